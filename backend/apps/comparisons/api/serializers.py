@@ -1,0 +1,118 @@
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from ..models import Arm, Comparison, Run
+from ..selectors import comparison_progress
+
+
+class ComparisonProgressSerializer(serializers.Serializer):
+    runs_total = serializers.IntegerField()
+    runs_done = serializers.IntegerField()
+    blocks_total = serializers.IntegerField()
+    blocks_done = serializers.IntegerField()
+    percent = serializers.FloatField()
+
+
+class ComparisonSummarySerializer(serializers.ModelSerializer):
+    progress = serializers.SerializerMethodField()
+    tags = serializers.DictField(child=serializers.CharField())
+    preset = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Comparison
+        fields = ["id", "name", "preset", "status", "progress", "tags", "created_at", "finished_at"]
+
+    @extend_schema_field(ComparisonProgressSerializer)
+    def get_progress(self, obj: Comparison) -> dict[str, Any]:
+        return comparison_progress(obj)
+
+    def get_preset(self, obj: Comparison) -> str | None:
+        return obj.preset or None
+
+
+class ArmOutputSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Arm
+        fields = ["label", "protocol", "connection", "endpoint"]
+
+
+class RunOutputSerializer(serializers.ModelSerializer):
+    device = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Run
+        fields = [
+            "id", "slot", "device", "network_profile", "status", "attempt", "next_block", "blocks_total", "error",
+            "fingerprint", "link", "started_at", "finished_at",
+        ]
+
+    def get_device(self, obj: Run) -> str | None:
+        return obj.device.serial if obj.device else None
+
+
+class ComparisonDetailSerializer(ComparisonSummarySerializer):
+    arms = ArmOutputSerializer(many=True)
+    runs = RunOutputSerializer(many=True)
+    spec = serializers.JSONField()
+
+    class Meta(ComparisonSummarySerializer.Meta):
+        fields = [*ComparisonSummarySerializer.Meta.fields, "spec", "baseline_arm", "arms", "runs", "error", "started_at"]
+
+
+class ComparisonSpecInputSerializer(serializers.Serializer):
+    """Documentation only: the body is a spec (DESIGN §5.1), validated by apps.comparisons.spec."""
+
+    name = serializers.CharField()
+    preset = serializers.CharField(required=False)
+    workload = serializers.JSONField(required=False)
+    arms = serializers.JSONField(required=False)
+    baseline_arm = serializers.CharField(required=False)
+    devices = serializers.JSONField(required=False)
+    network_profiles = serializers.ListField(child=serializers.CharField(), required=False)
+    blocks = serializers.IntegerField(required=False)
+    seed = serializers.IntegerField(required=False)
+    tags = serializers.DictField(child=serializers.CharField(), required=False)
+    gate = serializers.JSONField(required=False)
+
+
+class PresetSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    title = serializers.CharField()
+    description = serializers.CharField()
+    spec = serializers.JSONField()
+
+
+class RequestStatsSerializer(serializers.Serializer):
+    n = serializers.IntegerField()
+    errors = serializers.IntegerField()
+    median_ms = serializers.FloatField(allow_null=True)
+    p90_ms = serializers.FloatField(allow_null=True)
+    p95_ms = serializers.FloatField(allow_null=True)
+
+
+class ArmSeriesSerializer(serializers.Serializer):
+    avg_ms = serializers.ListField(child=serializers.FloatField(allow_null=True))
+    median_ms = serializers.ListField(child=serializers.FloatField(allow_null=True))
+    throughput_bps = serializers.ListField(child=serializers.FloatField(allow_null=True))
+    gain_pct = serializers.ListField(child=serializers.FloatField(allow_null=True))
+    n = serializers.ListField(child=serializers.IntegerField())
+    series_ms = serializers.ListField(child=serializers.ListField(child=serializers.FloatField()))
+
+
+class ResultGroupSerializer(serializers.Serializer):
+    device = serializers.CharField()
+    network_profile = serializers.CharField()
+    periods = serializers.ListField(child=serializers.IntegerField())
+    arms = serializers.DictField(child=ArmSeriesSerializer())
+    requests = serializers.DictField(child=RequestStatsSerializer())
+
+
+class ComparisonResultsSerializer(serializers.Serializer):
+    comparison = serializers.UUIDField()
+    status = serializers.CharField()
+    baseline_arm = serializers.CharField()
+    arms = serializers.ListField(child=serializers.CharField())
+    analysis_version = serializers.IntegerField(allow_null=True)
+    groups = ResultGroupSerializer(many=True)

@@ -1,0 +1,80 @@
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema
+from rest_framework import status
+from rest_framework.generics import ListAPIView
+from rest_framework.parsers import JSONParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from apps.core.parsers import TextYAMLParser, YAMLParser
+from apps.results.selectors import results_for_charts
+
+from ..presets import PRESETS
+from ..selectors import comparisons_for
+from ..services import comparison_cancel, comparison_create
+from .serializers import (
+    ComparisonDetailSerializer,
+    ComparisonResultsSerializer,
+    ComparisonSpecInputSerializer,
+    ComparisonSummarySerializer,
+    PresetSerializer,
+)
+
+
+class ComparisonListCreateView(ListAPIView):
+    serializer_class = ComparisonSummarySerializer
+    parser_classes = [JSONParser, YAMLParser, TextYAMLParser]
+
+    def get_queryset(self):  # type: ignore[no-untyped-def]
+        queryset = comparisons_for(organization=self.request.organization)
+        for key, value in self.request.query_params.items():
+            if key.startswith("tag."):
+                queryset = queryset.filter(**{f"tags__{key[4:]}": value})
+        if status_filter := self.request.query_params.get("status"):
+            queryset = queryset.filter(status=status_filter)
+        return queryset.order_by("-created_at")
+
+    @extend_schema(
+        request=ComparisonSpecInputSerializer,
+        responses={201: ComparisonDetailSerializer},
+        summary="Create a comparison from a spec (JSON or YAML)",
+    )
+    def post(self, request: Request) -> Response:
+        comparison = comparison_create(
+            organization=request.organization, submitted_spec=request.data, created_by=request.user
+        )
+        comparison = get_object_or_404(comparisons_for(organization=request.organization), pk=comparison.pk)
+        return Response(ComparisonDetailSerializer(comparison).data, status=status.HTTP_201_CREATED)
+
+
+class ComparisonDetailView(APIView):
+    @extend_schema(responses={200: ComparisonDetailSerializer}, summary="A comparison with its status and progress")
+    def get(self, request: Request, comparison_id: str) -> Response:
+        comparison = get_object_or_404(comparisons_for(organization=request.organization), pk=comparison_id)
+        return Response(ComparisonDetailSerializer(comparison).data)
+
+
+class ComparisonCancelView(APIView):
+    @extend_schema(request=None, responses={200: ComparisonDetailSerializer}, summary="Cancel a comparison")
+    def post(self, request: Request, comparison_id: str) -> Response:
+        comparison = get_object_or_404(comparisons_for(organization=request.organization), pk=comparison_id)
+        comparison_cancel(comparison=comparison)
+        comparison = get_object_or_404(comparisons_for(organization=request.organization), pk=comparison_id)
+        return Response(ComparisonDetailSerializer(comparison).data)
+
+
+class ComparisonResultsView(APIView):
+    @extend_schema(responses={200: ComparisonResultsSerializer}, summary="Aggregates shaped for the charts")
+    def get(self, request: Request, comparison_id: str) -> Response:
+        comparison = get_object_or_404(comparisons_for(organization=request.organization), pk=comparison_id)
+        return Response(results_for_charts(comparison=comparison))
+
+
+class PresetListView(APIView):
+    @extend_schema(responses={200: PresetSerializer(many=True)}, summary="The built-in presets")
+    def get(self, request: Request) -> Response:
+        return Response(
+            [{"name": name, "title": p["title"], "description": p["description"], "spec": p["spec"]}
+             for name, p in PRESETS.items()]
+        )

@@ -1,0 +1,215 @@
+"""The scheduler's side of the runner protocol (DESIGN §5.3): leases, heartbeats,
+block uploads and finishing, and the reaper that requeues runs whose lease expired."""
+
+import secrets
+import time
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from apps.core.errors import Conflict
+from apps.devices.models import Device, Runner
+
+from .models import Comparison, Run, RunBlock
+
+
+def _lease_expiry() -> Any:
+    return timezone.now() + timedelta(seconds=settings.RUNNER_LEASE_SECONDS)
+
+
+def run_lease_payload(run: Run) -> dict[str, Any]:
+    return {
+        "run_id": str(run.id),
+        "comparison_id": str(run.comparison_id),
+        "lease_token": run.lease_token,
+        "attempt": run.attempt,
+        "next_block": run.next_block,
+        "device_serial": run.device.serial if run.device else None,
+        "lease_expires_at": run.lease_expires_at.isoformat() if run.lease_expires_at else None,
+        "network_profile": {"name": run.network_profile, **run.network_profile_spec},
+        "spec": run.comparison.spec,
+    }
+
+
+@transaction.atomic
+def _lease_once(*, runner: Runner, serials: list[str]) -> list[Run]:
+    now = timezone.now()
+    devices = list(
+        Device.objects.select_for_update(skip_locked=True)
+        .filter(runner=runner, serial__in=serials)
+        .exclude(state=Device.State.QUARANTINED)
+        .exclude(runs__status=Run.Status.LEASED)
+    )
+    leased: list[Run] = []
+    for device in devices:
+        run = (
+            Run.objects.select_for_update(skip_locked=True, of=("self",))
+            .filter(
+                status=Run.Status.QUEUED,
+                pool=device.pool,
+                platforms__contains=[device.platform],
+                comparison__status__in=[Comparison.Status.QUEUED, Comparison.Status.RUNNING],
+            )
+            # One device must not take two device-slots of the same comparison and profile:
+            # that would be pseudo-replication in the device level of the statistics.
+            .exclude(comparison__runs__device=device, comparison__runs__status=Run.Status.DONE)
+            .select_related("comparison")
+            .order_by("comparison__created_at", "slot", "network_profile")
+            .first()
+        )
+        if run is None:
+            continue
+        run.device = device
+        run.status = Run.Status.LEASED
+        run.attempt += 1
+        run.lease_token = secrets.token_urlsafe(24)
+        run.lease_expires_at = _lease_expiry()
+        run.started_at = run.started_at or now
+        run.save()
+        device.state = Device.State.BUSY
+        device.last_seen_at = now
+        device.save(update_fields=["state", "last_seen_at", "updated_at"])
+        Comparison.objects.filter(pk=run.comparison_id, status=Comparison.Status.QUEUED).update(
+            status=Comparison.Status.RUNNING, started_at=now
+        )
+        leased.append(run)
+    return leased
+
+
+def lease_acquire(*, runner: Runner, serials: list[str], wait_s: float) -> list[dict[str, Any]]:
+    """Long-poll: look for work now and then every half second until wait_s has passed."""
+    deadline = time.monotonic() + min(wait_s, settings.RUNNER_LEASE_WAIT_MAX_S)
+    while True:
+        runs = _lease_once(runner=runner, serials=serials)
+        if runs or time.monotonic() >= deadline:
+            return [run_lease_payload(run) for run in runs]
+        time.sleep(0.5)
+
+
+def _run_under_lease(*, runner: Runner, run_id: str, lease_token: str) -> Run:
+    """The run, locked, if this runner still holds its lease; 409 otherwise."""
+    run = (
+        Run.objects.select_for_update(of=("self",))
+        .select_related("device", "comparison")
+        .filter(pk=run_id, device__runner=runner)
+        .first()
+    )
+    if run is None:
+        raise Conflict("This runner holds no lease on that run.")
+    if run.status != Run.Status.LEASED or not secrets.compare_digest(run.lease_token, lease_token):
+        raise Conflict("The lease on this run was lost (expired, cancelled or re-leased).")
+    if run.lease_expires_at and run.lease_expires_at < timezone.now():
+        raise Conflict("The lease on this run expired.")
+    return run
+
+
+@transaction.atomic
+def heartbeat_extend_leases(*, runner: Runner, runs: list[dict[str, str]]) -> list[dict[str, str]]:
+    """Extend each listed lease still held; answer cancel_run for the ones that are not."""
+    commands = []
+    for item in runs:
+        updated = Run.objects.filter(
+            pk=item["run_id"], device__runner=runner, status=Run.Status.LEASED, lease_token=item["lease_token"]
+        ).update(lease_expires_at=_lease_expiry())
+        if not updated:
+            commands.append({"type": "cancel_run", "run_id": item["run_id"]})
+    return commands
+
+
+@transaction.atomic
+def block_store(*, runner: Runner, run_id: str, batch: dict[str, Any]) -> dict[str, Any]:
+    """Store one block's samples and baseline atomically; a repeated block is a no-op."""
+    from apps.results.ingest import samples_insert
+
+    run = _run_under_lease(runner=runner, run_id=run_id, lease_token=batch["lease_token"])
+    block = batch["block"]
+    if block >= run.blocks_total:
+        raise Conflict(f"block: this run has blocks 0…{run.blocks_total - 1}.")
+    if RunBlock.objects.filter(run=run, block=block).exists():
+        return {"stored": 0, "duplicate": True, "next_block": run.next_block}
+    stored = samples_insert(run=run, samples=batch["samples"])
+    RunBlock.objects.create(
+        run=run,
+        block=block,
+        attempt=run.attempt,
+        batch_seq=batch["batch_seq"],
+        baseline=batch.get("baseline") or {},
+        sample_count=stored,
+    )
+    done = set(RunBlock.objects.filter(run=run).values_list("block", flat=True))
+    run.next_block = next((b for b in range(run.blocks_total) if b not in done), run.blocks_total)
+    run.lease_expires_at = _lease_expiry()
+    run.save(update_fields=["next_block", "lease_expires_at", "updated_at"])
+    return {"stored": stored, "duplicate": False, "next_block": run.next_block}
+
+
+def _release_device(run: Run) -> None:
+    if run.device_id:
+        Device.objects.filter(pk=run.device_id, state=Device.State.BUSY).update(state=Device.State.AVAILABLE)
+
+
+def _requeue_or_fail(run: Run, reason: str) -> None:
+    """Put the run back in the queue at its first incomplete block, or fail it after
+    RUNNER_MAX_ATTEMPTS attempts with an infrastructure reason."""
+    _release_device(run)
+    run.lease_token = ""
+    run.lease_expires_at = None
+    if run.attempt >= settings.RUNNER_MAX_ATTEMPTS:
+        run.status = Run.Status.FAILED
+        run.error = f"infrastructure: {reason} (after {run.attempt} attempts)"
+        run.finished_at = timezone.now()
+    else:
+        run.status = Run.Status.QUEUED
+        run.error = f"attempt {run.attempt}: {reason}"
+        run.device = None
+    run.save()
+
+
+@transaction.atomic
+def run_finish(*, runner: Runner, run_id: str, report: dict[str, Any]) -> Run:
+    run = _run_under_lease(runner=runner, run_id=run_id, lease_token=report["lease_token"])
+    status = report["status"]
+    run.fingerprint = report.get("fingerprint") or {}
+    run.link = report.get("link") or {}
+    if status == "infra_error":
+        _requeue_or_fail(run, report.get("error") or "runner reported an infrastructure error")
+    else:
+        _release_device(run)
+        complete = run.next_block >= run.blocks_total
+        run.status = Run.Status.DONE if status == "ok" and complete else Run.Status.FAILED
+        if status == "ok" and not complete:
+            run.error = f"runner finished after {run.next_block} of {run.blocks_total} blocks"
+        else:
+            run.error = report.get("error") or ""
+        run.lease_token = ""
+        run.lease_expires_at = None
+        run.finished_at = timezone.now()
+        run.save()
+    comparison_id = str(run.comparison_id)
+    from .services import comparison_complete_if_runs_done
+
+    transaction.on_commit(lambda: comparison_complete_if_runs_done(comparison_id=comparison_id))
+    return run
+
+
+def leases_reap_expired() -> int:
+    """Requeue runs whose lease expired; each in its own transaction."""
+    reaped = 0
+    expired_ids = list(
+        Run.objects.filter(status=Run.Status.LEASED, lease_expires_at__lt=timezone.now()).values_list("id", flat=True)
+    )
+    for run_id in expired_ids:
+        with transaction.atomic():
+            run = Run.objects.select_for_update(skip_locked=True).filter(pk=run_id, status=Run.Status.LEASED).first()
+            if run is None or run.lease_expires_at is None or run.lease_expires_at >= timezone.now():
+                continue
+            _requeue_or_fail(run, "lease expired")
+            reaped += 1
+            comparison_id = str(run.comparison_id)
+            from .services import comparison_complete_if_runs_done
+
+            transaction.on_commit(lambda cid=comparison_id: comparison_complete_if_runs_done(comparison_id=cid))
+    return reaped

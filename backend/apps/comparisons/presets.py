@@ -1,0 +1,87 @@
+"""The four seed experiments as presets (DESIGN §1). A preset is a partial spec; the
+user's fields override it key by key (workload as a whole object merge)."""
+
+from typing import Any
+
+# seeds/004: response sizes log-spaced 1 KB … 2 MB, plus the sizes where the seed saw
+# the Nagle/delayed-ACK stall (35,000 B and the 200–400 KB band).
+PAYLOAD_SWEEP_SIZES = sorted(
+    {1000, 2000, 4000, 8000, 16000, 32000, 35000, 64000, 128000, 200000, 256000, 300000, 400000, 512000,
+     1024000, 2048000}
+)
+
+PRESETS: dict[str, dict[str, Any]] = {
+    "mid-image-series": {
+        "title": "MID image series (seeds/000)",
+        "description": "24 images (1,615,506 bytes) fetched as series of 3, 6, … 30 requests, 12 repetitions "
+        "per period, one warm-up request per arm. Reports per-period average and median series time, "
+        "throughput and percentage gain over the baseline arm.",
+        "spec": {
+            "name": "MID image series: HTTPS/1.1 vs HTTP/2",
+            "workload": {
+                "kind": "series",
+                "objects": "seed-mid-24",
+                "periods": [3, 6, 9, 12, 15, 18, 21, 24, 27, 30],
+                "repetitions": 12,
+                "warmup": 1,
+            },
+            "arms": [
+                {"label": "https-h1", "protocol": "h1", "connection": "warm"},
+                {"label": "h2", "protocol": "h2", "connection": "warm"},
+            ],
+            "baseline_arm": "https-h1",
+            "blocks": 6,
+        },
+    },
+    "os-added-latency": {
+        "title": "OS-added latency (seeds/002)",
+        "description": "Server-side delay swept 0 … 1000 ms in 25 ms steps, 10 trials each; reports measured "
+        "minus known delay per step: the latency the client stack and OS add.",
+        "spec": {
+            "name": "OS-added latency: delay sweep",
+            "workload": {"kind": "delay_sweep", "start_ms": 0, "stop_ms": 1000, "step_ms": 25, "trials": 10},
+            "arms": [{"label": "h2", "protocol": "h2", "connection": "warm"}],
+            "blocks": 2,
+        },
+    },
+    "api-and-download": {
+        "title": "API calls and downloads (seeds/003)",
+        "description": "Test A: 5 rounds of 5 sequential echo calls on a fresh connection per round (first "
+        "call vs the rest). Test B: 5 files (241,776 … 163,763 bytes) then 5 API calls on the same connection.",
+        "spec": {
+            "name": "API and download: HTTPS/1.1 vs HTTP/2 vs gRPC",
+            "workload": {"kind": "mixed", "rounds": 5, "calls": 5, "files": "seed-unity-5"},
+            "arms": [
+                {"label": "https-h1", "protocol": "h1", "connection": "warm"},
+                {"label": "h2", "protocol": "h2", "connection": "warm"},
+                {"label": "grpc", "protocol": "grpc", "connection": "warm"},
+            ],
+            "baseline_arm": "https-h1",
+            "blocks": 2,
+        },
+    },
+    "payload-sweep": {
+        "title": "Payload sweep (seeds/004)",
+        "description": "800-byte request, responses log-spaced 1 KB … 2 MB; latency as a multiple of the "
+        "baseline RTT per size, flagging size bands slower than 2× RTT (the Nagle/delayed-ACK class).",
+        "spec": {
+            "name": "Payload sweep",
+            "workload": {
+                "kind": "payload_sweep",
+                "request_bytes": 800,
+                "sizes": PAYLOAD_SWEEP_SIZES,
+                "repetitions": 10,
+            },
+            "arms": [
+                {"label": "h1", "protocol": "h1", "connection": "warm"},
+                {"label": "h2", "protocol": "h2", "connection": "warm"},
+            ],
+            "baseline_arm": "h1",
+            "blocks": 2,
+        },
+    },
+}
+
+
+def preset_names() -> list[str]:
+    return list(PRESETS)

@@ -1,0 +1,40 @@
+from typing import Any
+
+from django.db.models import Count, Q, QuerySet, Sum
+
+from apps.accounts.models import Organization
+
+from .models import Comparison, Run
+
+
+def comparisons_for(*, organization: Organization) -> QuerySet[Comparison]:
+    return Comparison.objects.filter(organization=organization).annotate(
+        runs_total=Count("runs", distinct=True),
+        runs_done=Count("runs", filter=Q(runs__status__in=Run.TERMINAL), distinct=True),
+    )
+
+
+def comparison_get(*, organization: Organization, comparison_id: Any) -> Comparison:
+    """Another organization's id answers 404, exactly like an unknown one."""
+    return comparisons_for(organization=organization).get(pk=comparison_id)
+
+
+def comparison_progress(comparison: Comparison) -> dict[str, Any]:
+    runs = comparison.runs.aggregate(
+        blocks_total=Sum("blocks_total"),
+        runs_total=Count("id"),
+        runs_done=Count("id", filter=Q(status__in=Run.TERMINAL)),
+    )
+    blocks_done = comparison.runs.aggregate(n=Count("blocks"))["n"] or 0
+    blocks_total = runs["blocks_total"] or 0
+    if comparison.status in Comparison.TERMINAL:
+        percent = 100.0
+    else:
+        percent = round(100.0 * blocks_done / blocks_total, 1) if blocks_total else 0.0
+    return {
+        "runs_total": runs["runs_total"],
+        "runs_done": runs["runs_done"],
+        "blocks_total": blocks_total,
+        "blocks_done": blocks_done,
+        "percent": percent,
+    }

@@ -1,0 +1,107 @@
+"""Writes for comparisons: create from a spec, plan into runs, cancel, complete."""
+
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.utils import timezone
+from rest_framework import serializers
+
+from apps.accounts.models import Organization
+from apps.devices.selectors import pools_visible_to
+
+from .models import Arm, Comparison, Run
+from .spec import normalize_spec, spec_fingerprint
+
+
+@transaction.atomic
+def comparison_create(
+    *, organization: Organization, submitted_spec: dict[str, Any], created_by: AbstractBaseUser | None = None
+) -> Comparison:
+    spec = normalize_spec(submitted_spec)
+    pool_slug = spec["devices"]["pool"]
+    if not pools_visible_to(organization=organization).filter(slug=pool_slug).exists():
+        raise serializers.ValidationError({"devices": {"pool": [f"No device pool named {pool_slug!r} is visible."]}})
+    comparison = Comparison.objects.create(
+        organization=organization,
+        created_by=created_by if created_by is not None and created_by.is_authenticated else None,
+        name=spec["name"],
+        preset=spec.get("preset") or "",
+        submitted_spec=submitted_spec,
+        spec=spec,
+        spec_hash=spec_fingerprint(spec),
+        tags=spec.get("tags", {}),
+        baseline_arm=spec["baseline_arm"],
+    )
+    Arm.objects.bulk_create(
+        [
+            Arm(
+                comparison=comparison,
+                position=i,
+                label=arm["label"],
+                protocol=arm["protocol"],
+                connection=arm["connection"],
+                endpoint=arm.get("endpoint") or "",
+            )
+            for i, arm in enumerate(spec["arms"])
+        ]
+    )
+    from .tasks import plan_comparison  # tasks import services; import here avoids the cycle
+
+    transaction.on_commit(lambda: plan_comparison.delay(str(comparison.id)))
+    return comparison
+
+
+@transaction.atomic
+def comparison_plan(*, comparison_id: str) -> int:
+    """Expand a comparison into runs: one per device slot × network profile. Idempotent."""
+    comparison = Comparison.objects.select_for_update().get(pk=comparison_id)
+    if comparison.status != Comparison.Status.QUEUED or comparison.runs.exists():
+        return 0
+    spec = comparison.spec
+    pool = pools_visible_to(organization=comparison.organization).get(slug=spec["devices"]["pool"])
+    runs = [
+        Run(
+            comparison=comparison,
+            slot=slot,
+            pool=pool,
+            platforms=spec["devices"]["platforms"],
+            network_profile=profile,
+            blocks_total=spec["blocks"],
+        )
+        for slot in range(spec["devices"]["count"])
+        for profile in spec["network_profiles"]
+    ]
+    Run.objects.bulk_create(runs)
+    return len(runs)
+
+
+@transaction.atomic
+def comparison_cancel(*, comparison: Comparison) -> Comparison:
+    comparison = Comparison.objects.select_for_update().get(pk=comparison.pk)
+    if comparison.status in Comparison.TERMINAL:
+        return comparison
+    now = timezone.now()
+    comparison.runs.exclude(status__in=Run.TERMINAL).update(
+        status=Run.Status.CANCELLED, finished_at=now, lease_token=""
+    )
+    comparison.status = Comparison.Status.CANCELLED
+    comparison.finished_at = now
+    comparison.save(update_fields=["status", "finished_at", "updated_at"])
+    return comparison
+
+
+@transaction.atomic
+def comparison_complete_if_runs_done(*, comparison_id: str) -> bool:
+    """When every run is terminal, move to analysing and queue the analysis."""
+    comparison = Comparison.objects.select_for_update().get(pk=comparison_id)
+    if comparison.status in Comparison.TERMINAL or comparison.status == Comparison.Status.ANALYSING:
+        return False
+    if comparison.runs.exclude(status__in=Run.TERMINAL).exists() or not comparison.runs.exists():
+        return False
+    comparison.status = Comparison.Status.ANALYSING
+    comparison.save(update_fields=["status", "updated_at"])
+    from apps.results.tasks import analyse_comparison
+
+    transaction.on_commit(lambda: analyse_comparison.delay(str(comparison.id)))
+    return True

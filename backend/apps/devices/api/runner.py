@@ -1,0 +1,143 @@
+"""The runner protocol v1 (DESIGN §5.3, device-runner/contract/README.md). Runners pull;
+nothing here ever connects to a runner."""
+
+from django.conf import settings
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from apps.comparisons.leasing import block_store, heartbeat_extend_leases, lease_acquire, run_finish
+from apps.comparisons.models import Run
+from apps.core.errors import Conflict, PayloadTooLarge
+from apps.results.ingest import samples_validate
+
+from ..authentication import IsRunner, RunnerTokenAuthentication
+from ..services import runner_heartbeat, runner_hello
+
+
+class RunnerInfoSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=100, required=False)
+    version = serializers.CharField(max_length=32)
+    drivers = serializers.ListField(child=serializers.ChoiceField(choices=["host", "android", "ios"]), max_length=3)
+    hostname = serializers.CharField(max_length=200, required=False, allow_blank=True)
+
+
+class RunnerDeviceSerializer(serializers.Serializer):
+    serial = serializers.CharField(max_length=128)
+    platform = serializers.ChoiceField(choices=["host", "android", "ios"])
+    model = serializers.CharField(max_length=128, required=False, allow_blank=True)
+    os_version = serializers.CharField(max_length=64, required=False, allow_blank=True)
+    capabilities = serializers.DictField(required=False)
+
+
+class HelloInputSerializer(serializers.Serializer):
+    runner = RunnerInfoSerializer()
+    devices = RunnerDeviceSerializer(many=True, max_length=64)  # type: ignore[call-arg]
+
+
+class DeviceStateSerializer(serializers.Serializer):
+    serial = serializers.CharField(max_length=128)
+    state = serializers.ChoiceField(choices=["available", "busy"], required=False)
+    battery = serializers.FloatField(min_value=0, max_value=100, required=False, allow_null=True)
+    temperature = serializers.FloatField(min_value=-40, max_value=150, required=False, allow_null=True)
+
+
+class RunLeaseRefSerializer(serializers.Serializer):
+    run_id = serializers.UUIDField()
+    lease_token = serializers.CharField(max_length=64)
+
+
+class HeartbeatInputSerializer(serializers.Serializer):
+    devices = DeviceStateSerializer(many=True, max_length=64)  # type: ignore[call-arg]
+    runs = RunLeaseRefSerializer(many=True, required=False, default=list)
+
+
+class LeaseInputSerializer(serializers.Serializer):
+    devices = serializers.ListField(child=serializers.CharField(max_length=128), max_length=64)
+    wait_s = serializers.FloatField(min_value=0, max_value=25, default=25)
+
+
+class BatchInputSerializer(serializers.Serializer):
+    lease_token = serializers.CharField(max_length=64)
+    attempt = serializers.IntegerField(min_value=1)
+    batch_seq = serializers.IntegerField(min_value=0)
+    block = serializers.IntegerField(min_value=0, max_value=1000)
+    baseline = serializers.JSONField(required=False, allow_null=True)
+    samples = serializers.ListField(child=serializers.JSONField(), allow_empty=True)
+
+
+class FinishInputSerializer(serializers.Serializer):
+    lease_token = serializers.CharField(max_length=64)
+    status = serializers.ChoiceField(choices=["ok", "failed", "infra_error"])
+    fingerprint = serializers.JSONField(required=False, allow_null=True)
+    link = serializers.JSONField(required=False, allow_null=True)
+    error = serializers.CharField(max_length=4000, required=False, allow_null=True, allow_blank=True)
+
+
+class RunnerAPIView(APIView):
+    authentication_classes = [RunnerTokenAuthentication]
+    permission_classes = [IsRunner]
+
+    def validated(self, serializer_class: type[serializers.Serializer], request: Request) -> dict:
+        serializer = serializer_class(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        return dict(serializer.validated_data)
+
+
+class HelloView(RunnerAPIView):
+    @extend_schema(request=HelloInputSerializer, responses={200: dict}, summary="Runner registers its devices")
+    def post(self, request: Request) -> Response:
+        data = self.validated(HelloInputSerializer, request)
+        devices = runner_hello(runner=request.auth, info=data["runner"], devices=data["devices"])
+        return Response(
+            {
+                "runner_id": str(request.auth.id),
+                "heartbeat_interval_s": 10,
+                "lease_wait_s": settings.RUNNER_LEASE_WAIT_MAX_S,
+                "devices": [{"serial": d.serial, "id": str(d.id)} for d in devices],
+            }
+        )
+
+
+class HeartbeatView(RunnerAPIView):
+    @extend_schema(request=HeartbeatInputSerializer, responses={200: dict}, summary="Device states; extends leases")
+    def post(self, request: Request) -> Response:
+        data = self.validated(HeartbeatInputSerializer, request)
+        runner_heartbeat(runner=request.auth, devices=data["devices"])
+        runs = [{"run_id": str(r["run_id"]), "lease_token": r["lease_token"]} for r in data["runs"]]
+        return Response({"commands": heartbeat_extend_leases(runner=request.auth, runs=runs)})
+
+
+class LeaseView(RunnerAPIView):
+    @extend_schema(request=LeaseInputSerializer, responses={200: dict, 204: None}, summary="Long-poll for work")
+    def post(self, request: Request) -> Response:
+        data = self.validated(LeaseInputSerializer, request)
+        runs = lease_acquire(runner=request.auth, serials=data["devices"], wait_s=data["wait_s"])
+        if not runs:
+            return Response(status=status.HTTP_204_NO_CONTENT)
+        return Response({"runs": runs})
+
+
+class SamplesView(RunnerAPIView):
+    @extend_schema(request=BatchInputSerializer, responses={200: dict}, summary="Upload one block's samples")
+    def post(self, request: Request, run_id: str) -> Response:
+        samples = request.data.get("samples") if isinstance(request.data, dict) else None
+        if isinstance(samples, list) and len(samples) > settings.RUNNER_MAX_BATCH_SAMPLES:
+            raise PayloadTooLarge(f"samples: at most {settings.RUNNER_MAX_BATCH_SAMPLES} per batch (one block)")
+        data = self.validated(BatchInputSerializer, request)
+        run = Run.objects.filter(pk=run_id, device__runner=request.auth).select_related("comparison").first()
+        if run is None:
+            raise Conflict("This runner holds no lease on that run.")
+        arms = set(run.comparison.arms.values_list("label", flat=True))
+        samples_validate(data["samples"], arms=arms, block=data["block"])
+        return Response(block_store(runner=request.auth, run_id=run_id, batch=data))
+
+
+class FinishView(RunnerAPIView):
+    @extend_schema(request=FinishInputSerializer, responses={200: dict}, summary="Report the end of a run")
+    def post(self, request: Request, run_id: str) -> Response:
+        data = self.validated(FinishInputSerializer, request)
+        run = run_finish(runner=request.auth, run_id=run_id, report=data)
+        return Response({"run_id": str(run.id), "status": run.status})

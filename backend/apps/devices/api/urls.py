@@ -1,0 +1,11 @@
+from django.urls import path
+
+from . import runner
+
+runner_urlpatterns = [
+    path("hello", runner.HelloView.as_view(), name="runner-hello"),
+    path("heartbeat", runner.HeartbeatView.as_view(), name="runner-heartbeat"),
+    path("lease", runner.LeaseView.as_view(), name="runner-lease"),
+    path("runs/<uuid:run_id>/samples", runner.SamplesView.as_view(), name="runner-samples"),
+    path("runs/<uuid:run_id>/finish", runner.FinishView.as_view(), name="runner-finish"),
+]

@@ -1,0 +1,153 @@
+"""The runner protocol over real HTTP handling and a real PostgreSQL (DESIGN §5.3)."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from apps.comparisons.leasing import leases_reap_expired
+from apps.comparisons.models import Comparison, Run, RunBlock
+from apps.comparisons.services import comparison_create, comparison_plan
+from apps.results.models import Sample
+
+SPEC = {
+    "name": "proto",
+    "preset": "mid-image-series",
+    "workload": {"kind": "series", "periods": [3], "repetitions": 2},
+    "blocks": 2,
+    "seed": 1,
+}
+
+
+def make_sample(arm: str, block: int, seq: int, **extra):
+    sample = {
+        "arm": arm, "block": block, "seq": seq, "phase": "measure", "period": 3, "repetition": block, "step": seq % 3,
+        "op": "file", "path": "/files/mid-01", "wall_time": 1_700_000_000_000_000 + seq, "t0": 0,
+        "dns_start": None, "dns_end": None, "conn_start": None, "tls_start": None, "conn_ready": None,
+        "req_start": 10, "req_end": 20, "resp_first_byte": 400 + seq, "resp_end": 900 + seq, "app_done": 1000 + seq,
+        "conn_id": "c1", "conn_reused": True, "alpn": "h2", "tls_version": "TLSv1.3", "tls_resumed": False,
+        "early_data": False, "req_bytes": 40, "resp_bytes": 106941, "status": 200, "server_delay_ms": None,
+        "server_time_us": 12, "srtt_us": 50, "retrans": 0, "error_class": None, "error_detail": None,
+    }
+    sample.update(extra)
+    return sample
+
+
+@pytest.fixture
+def queued_run(org, pool):
+    comparison = comparison_create(organization=org, submitted_spec=SPEC)
+    comparison_plan(comparison_id=str(comparison.id))
+    return comparison.runs.get()
+
+
+def lease(runner_api):
+    response = runner_api.post("/api/runner/v1/lease", {"devices": ["host-lab-1"], "wait_s": 0}, format="json")
+    return response
+
+
+def upload(runner_api, leased, block, samples=None, **extra):
+    body = {"lease_token": leased["lease_token"], "attempt": leased["attempt"], "batch_seq": block, "block": block,
+            "baseline": {"tcp": {"n": 10, "avg_ms": 0.05}},
+            "samples": samples if samples is not None else [make_sample("h2", block, i) for i in range(6)], **extra}
+    return runner_api.post(f"/api/runner/v1/runs/{leased['run_id']}/samples", body, format="json")
+
+
+@pytest.mark.django_db
+def test_lease_upload_finish_happy_path(runner_api, queued_run, django_capture_on_commit_callbacks):
+    response = lease(runner_api)
+    assert response.status_code == 200, response.content
+    leased = response.json()["runs"][0]
+    assert leased["run_id"] == str(queued_run.id) and leased["attempt"] == 1 and leased["next_block"] == 0
+    assert leased["spec"]["workload"]["periods"] == [3]
+    assert lease(runner_api).status_code == 204  # the device is busy now
+
+    assert upload(runner_api, leased, 0).json() == {"stored": 6, "duplicate": False, "next_block": 1}
+    assert upload(runner_api, leased, 0).json()["duplicate"] is True  # idempotent on (run, block)
+    assert upload(runner_api, leased, 1).json()["next_block"] == 2
+    assert Sample.objects.filter(run=queued_run).count() == 12
+    sample = Sample.objects.filter(run=queued_run).order_by("seq").first()
+    assert (sample.total_us, sample.ttfb_us, sample.conn_start) == (1000, 390, None)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        finish = runner_api.post(f"/api/runner/v1/runs/{leased['run_id']}/finish",
+                                 {"lease_token": leased["lease_token"], "status": "ok",
+                                  "fingerprint": {"platform": "host"}}, format="json")
+    assert finish.status_code == 200 and finish.json()["status"] == "done"
+    queued_run.refresh_from_db()
+    assert queued_run.comparison.status in ("analysing", "finished")
+
+
+@pytest.mark.django_db
+def test_invalid_samples_are_rejected_with_paths_and_nothing_stored(runner_api, queued_run):
+    leased = lease(runner_api).json()["runs"][0]
+    bad = [make_sample("h2", 0, 0), make_sample("nope", 0, 1), make_sample("h2", 0, 2, t0=5, app_done=-1)]
+    response = upload(runner_api, leased, 0, samples=bad)
+    assert response.status_code == 400
+    body = response.json()
+    assert "samples[1].arm" in body and "samples[2].t0" in body and "samples[2].app_done" in body
+    assert Sample.objects.count() == 0 and RunBlock.objects.count() == 0
+
+
+@pytest.mark.django_db
+def test_oversize_batch_is_413(runner_api, queued_run, settings):
+    settings.RUNNER_MAX_BATCH_SAMPLES = 3
+    leased = lease(runner_api).json()["runs"][0]
+    assert upload(runner_api, leased, 0).status_code == 413
+    assert Sample.objects.count() == 0
+
+
+@pytest.mark.django_db
+def test_expired_lease_requeues_and_resumes_at_first_incomplete_block(runner_api, queued_run):
+    first = lease(runner_api).json()["runs"][0]
+    assert upload(runner_api, first, 0).status_code == 200
+    Run.objects.filter(pk=queued_run.pk).update(lease_expires_at=timezone.now() - timedelta(seconds=1))
+    assert upload(runner_api, first, 1).status_code == 409  # the old holder lost it
+    assert leases_reap_expired() == 1
+    second = lease(runner_api).json()["runs"][0]
+    assert (second["attempt"], second["next_block"]) == (2, 1)
+    assert upload(runner_api, second, 1).status_code == 200
+    assert Sample.objects.filter(run=queued_run).count() == 12  # none lost, none duplicated
+
+
+@pytest.mark.django_db
+def test_three_expired_attempts_fail_the_run_with_an_infrastructure_reason(runner_api, queued_run):
+    for _ in range(3):
+        assert lease(runner_api).status_code == 200
+        Run.objects.filter(pk=queued_run.pk).update(lease_expires_at=timezone.now() - timedelta(seconds=1))
+        leases_reap_expired()
+    queued_run.refresh_from_db()
+    assert queued_run.status == "failed" and "infrastructure" in queued_run.error
+    assert lease(runner_api).status_code == 204
+
+
+@pytest.mark.django_db
+def test_heartbeat_extends_leases_and_cancels_lost_ones(runner_api, queued_run):
+    leased = lease(runner_api).json()["runs"][0]
+    Run.objects.filter(pk=queued_run.pk).update(lease_expires_at=timezone.now() + timedelta(seconds=5))
+    response = runner_api.post("/api/runner/v1/heartbeat", {
+        "devices": [{"serial": "host-lab-1", "state": "busy", "battery": 80}],
+        "runs": [{"run_id": leased["run_id"], "lease_token": leased["lease_token"]},
+                 {"run_id": leased["run_id"], "lease_token": "stale"}],
+    }, format="json")
+    assert response.status_code == 200
+    assert response.json()["commands"] == [{"type": "cancel_run", "run_id": leased["run_id"]}]
+    queued_run.refresh_from_db()
+    assert queued_run.lease_expires_at > timezone.now() + timedelta(seconds=50)
+
+
+@pytest.mark.django_db
+def test_cancelled_comparison_loses_its_lease(runner_api, queued_run, api):
+    leased = lease(runner_api).json()["runs"][0]
+    assert api.post(f"/api/v1/comparisons/{queued_run.comparison_id}/cancel").json()["status"] == "cancelled"
+    assert upload(runner_api, leased, 0).status_code == 409
+    assert Comparison.objects.get().status == "cancelled"
+
+
+@pytest.mark.django_db
+def test_runner_auth_is_required(db):
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    assert client.post("/api/runner/v1/lease", {"devices": []}, format="json").status_code == 401
+    client.credentials(HTTP_AUTHORIZATION="Runner nope")
+    assert client.post("/api/runner/v1/lease", {"devices": []}, format="json").status_code == 401

@@ -1,0 +1,181 @@
+"""Each arm against the baseline arm, per metric × device class × profile.
+
+The unit of inference is the block: arms are interleaved within a block on one
+device and link, so a block's log(median candidate / median baseline) is a
+paired observation. Holm's correction runs per candidate arm over every
+metric × device class × profile it is compared on (the gate asks one question
+per candidate: "is it worse anywhere?").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+
+import numpy as np
+from .bootstrap import hierarchical_ratio_bootstrap
+from .effects import cliffs_delta_from_u, cliffs_label, cohens_d_log, cohens_label, percentage_gain, speedup
+from .grouping import group_by, sorted_quantiles
+from .significance import block_log_ratio_test, holm_adjust, mann_whitney
+from .table import SampleTable
+from .verdict import Verdict, VerdictConfig, decide, summary_line
+
+
+@dataclass(frozen=True)
+class ArmComparison:
+    arm: str
+    baseline_arm: str
+    metric: str
+    device_class: str
+    profile: str
+    devices: int
+    blocks: int  # paired blocks (both arms measured) over all devices
+    blocks_per_device: float
+    n_candidate: int
+    n_baseline: int
+    median_candidate_ms: float
+    median_baseline_ms: float
+    ratio: float  # median candidate / median baseline; < 1 is faster
+    ratio_ci95: tuple[float, float]
+    ratio_ci90: tuple[float, float]
+    change_pct: float  # (ratio − 1) × 100
+    change_ci95_pct: tuple[float, float]
+    gain_pct: float  # (baseline / candidate − 1) × 100, seeds/000's "percentage gain"
+    speedup: float
+    p_blocks: float  # Wilcoxon signed-rank on per-block log-ratios
+    p_blocks_holm: float
+    p_requests_mann_whitney: float  # secondary: treats requests as independent
+    cliffs_delta: float
+    cliffs_label: str
+    cohens_d_log: float
+    cohens_label: str
+    verdict: Verdict
+    summary: str
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class _UnitStats:
+    key: tuple[int, int, int, int]  # metric index, class, profile, candidate arm
+    fields: dict
+
+
+def compare_arms(
+    table: SampleTable,
+    *,
+    baseline_arm: str,
+    metrics: Sequence[str] = ("total_ms",),
+    config: VerdictConfig | None = None,
+) -> list[ArmComparison]:
+    config = config or VerdictConfig()
+    if baseline_arm not in table.arm_labels:
+        raise ValueError(f"baseline arm {baseline_arm!r} is not one of {list(table.arm_labels)}")
+    base_code = table.arm_labels.index(baseline_arm)
+    class_of_device, class_labels = table.device_class_codes()
+    rng = np.random.default_rng(config.seed)
+
+    units: list[_UnitStats] = []
+    for metric_index, metric in enumerate(metrics):
+        values, usable = table.metric_values(metric)
+        rows = np.flatnonzero(usable)
+        dev_class = class_of_device[table.device[rows]]
+        groups = group_by([dev_class, table.profile[rows], table.arm[rows]])
+        slices = {tuple(int(k[g]) for k in groups.keys): groups.order[groups.starts[g]:groups.starts[g] + groups.counts[g]]
+                  for g in range(len(groups))}
+        for (cls, profile, arm), cand_idx in slices.items():
+            base_idx = slices.get((cls, profile, base_code))
+            if arm == base_code or base_idx is None:
+                continue
+            fields = _compare_unit(table, values, rows[cand_idx], rows[base_idx], config, rng)
+            if fields is None:
+                continue
+            fields.update(arm=table.arm_labels[arm], baseline_arm=baseline_arm, metric=metric,
+                          device_class=class_labels[cls], profile=table.profile_labels[profile])
+            units.append(_UnitStats((metric_index, cls, profile, arm), fields))
+
+    out: list[ArmComparison] = []
+    for arm in sorted({u.key[3] for u in units}):
+        family = [u for u in units if u.key[3] == arm]
+        adjusted = holm_adjust(np.array([u.fields["p_blocks"] for u in family]))
+        for unit, p_adj in zip(family, adjusted, strict=True):
+            out.append(_finish(unit.fields, float(p_adj), len(family), config))
+    out.sort(key=lambda c: (c.arm, c.metric, c.device_class, c.profile))
+    return out
+
+
+def _compare_unit(table: SampleTable, values: np.ndarray, cand_rows: np.ndarray, base_rows: np.ndarray,
+                  config: VerdictConfig, rng: np.random.Generator) -> dict | None:
+    # µs as stored (integers sort fastest); converted to ms only for reporting.
+    cand = values[cand_rows]
+    base = values[base_rows]
+    # Cells are (device, block); number them densely across both arms.
+    cell_key = np.concatenate((table.device[cand_rows].astype(np.int64) * (1 << 31) + table.block[cand_rows],
+                               table.device[base_rows].astype(np.int64) * (1 << 31) + table.block[base_rows]))
+    cell_keys, cell = np.unique(cell_key, return_inverse=True)
+    cand_cell, base_cell = cell[:len(cand)], cell[len(cand):]
+    cell_device = (cell_keys >> 31).astype(np.int64)
+
+    log_ratios = np.log(_cell_medians(cand, cand_cell, len(cell_keys)) / _cell_medians(base, base_cell, len(cell_keys)))
+    paired = np.isfinite(log_ratios)
+    blocks = int(paired.sum())
+    if blocks == 0:
+        return None
+    devices = int(len(np.unique(cell_device[paired])))
+    # Only blocks holding both arms enter the bootstrap; a lone arm's block has no pair.
+    keep_c, keep_b = paired[cand_cell], paired[base_cell]
+    remap = np.cumsum(paired) - 1
+    boot = hierarchical_ratio_bootstrap(
+        cand[keep_c], remap[cand_cell[keep_c]], base[keep_b], remap[base_cell[keep_b]], cell_device[paired],
+        n_boot=config.n_boot, rng=rng)
+
+    med_c, med_b = float(np.median(cand)) / 1000.0, float(np.median(base)) / 1000.0
+    ratio = med_c / med_b
+    ci95, ci90 = boot.ci(0.95), boot.ci(0.90)
+    u, p_mw = mann_whitney(cand, base)
+    delta = cliffs_delta_from_u(u, len(cand), len(base))
+    d = cohens_d_log(cand, base)  # scale-free: µs or ms give the same d
+    return {
+        "devices": devices,
+        "blocks": blocks,
+        "blocks_per_device": blocks / devices,
+        "n_candidate": len(cand),
+        "n_baseline": len(base),
+        "median_candidate_ms": med_c,
+        "median_baseline_ms": med_b,
+        "ratio": ratio,
+        "ratio_ci95": ci95,
+        "ratio_ci90": ci90,
+        "change_pct": (ratio - 1) * 100,
+        "change_ci95_pct": ((ci95[0] - 1) * 100, (ci95[1] - 1) * 100),
+        "gain_pct": percentage_gain(med_b, med_c),
+        "speedup": speedup(med_b, med_c),
+        "p_blocks": block_log_ratio_test(log_ratios[paired]),
+        "p_requests_mann_whitney": p_mw,
+        "cliffs_delta": delta,
+        "cliffs_label": cliffs_label(delta),
+        "cohens_d_log": d,
+        "cohens_label": cohens_label(d),
+    }
+
+
+def _cell_medians(x: np.ndarray, cell: np.ndarray, n_cells: int) -> np.ndarray:
+    medians = np.full(n_cells, np.nan)
+    groups = group_by([cell], x)
+    if len(groups):
+        medians[groups.keys[0]] = sorted_quantiles(x[groups.order], groups.starts, groups.counts, 0.5)
+    return medians
+
+
+def _finish(fields: dict, p_adjusted: float, family_size: int, config: VerdictConfig) -> ArmComparison:
+    verdict = decide(
+        ratio=fields["ratio"], ci95=fields["ratio_ci95"], ci90=fields["ratio_ci90"], p_adjusted=p_adjusted,
+        cliffs_delta=fields["cliffs_delta"], baseline_median_ms=fields["median_baseline_ms"],
+        blocks=fields["blocks"], devices=fields["devices"], family_size=family_size, config=config)
+    summary = summary_line(
+        arm=fields["arm"], baseline_arm=fields["baseline_arm"], metric=fields["metric"],
+        device_class=fields["device_class"], profile=fields["profile"], ratio=fields["ratio"],
+        ci95=fields["ratio_ci95"], cliffs_delta=fields["cliffs_delta"], p=p_adjusted,
+        blocks_per_device=fields["blocks_per_device"], devices=fields["devices"])
+    return ArmComparison(**fields, p_blocks_holm=p_adjusted, verdict=verdict, summary=summary)

@@ -1,0 +1,65 @@
+"""The whole analysis of one comparison, as JSON-ready plain data."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from .compare import compare_arms
+from .connection import first_vs_rest
+from .descriptive import describe
+from .series import series_summary
+from .sweeps import delay_sweep, payload_sweep
+from .table import BlockBaselines, SampleTable
+from .verdict import VerdictConfig
+
+ANALYSIS_VERSION = 1
+
+
+def analyze_comparison(
+    table: SampleTable,
+    *,
+    baseline_arm: str,
+    baselines: BlockBaselines | None = None,
+    metrics: Sequence[str] = ("total_ms", "ttfb_ms"),
+    config: VerdictConfig | None = None,
+) -> dict:
+    """Every aggregate the charts and the CI gate need. Sections are empty when
+    the workload has no such data (no periods, no known delays, no payloads)."""
+    config = config or VerdictConfig()
+    comparisons = compare_arms(table, baseline_arm=baseline_arm, metrics=metrics, config=config)
+    result = {
+        "version": ANALYSIS_VERSION,
+        "baseline_arm": baseline_arm,
+        "config": dataclasses.asdict(config),
+        "samples": len(table),
+        "descriptive": [row for m in metrics for row in describe(table, metric=m, seed=config.seed)],
+        "series": series_summary(table, baseline_arm=baseline_arm) if (table.period >= 0).any() else [],
+        "first_vs_rest": first_vs_rest(table) if table.first_on_connection.any() else [],
+        "delay_sweep": delay_sweep(table) if (table.server_delay_us >= 0).any() else [],
+        "payload_sweep": payload_sweep(table, baselines) if baselines is not None else [],
+        "comparisons": [c.to_dict() for c in comparisons],
+    }
+    return to_jsonable(result)
+
+
+def to_jsonable(value: object) -> object:
+    """Plain JSON types: tuples become lists, numpy scalars Python numbers, NaN/inf None."""
+    if isinstance(value, dict):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_jsonable(v) for v in value]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return to_jsonable(dataclasses.asdict(value))
+    if isinstance(value, np.ndarray):
+        return to_jsonable(value.tolist())
+    if isinstance(value, (np.bool_, bool)):
+        return bool(value)
+    if isinstance(value, (np.integer, int)):
+        return int(value)
+    if isinstance(value, (np.floating, float)):
+        return float(value) if math.isfinite(value) else None
+    return value

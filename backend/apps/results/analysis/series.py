@@ -1,0 +1,83 @@
+"""Series workloads (seeds/000): time of a whole series of requests per period.
+
+A series is one (profile, device, arm, period, block, repetition): its time is
+the sum of its requests' total times. A series with a failed request has no
+meaningful time, so it is counted as incomplete and left out of the timings.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .effects import percentage_gain, speedup
+from .grouping import group_by, sorted_quantiles
+from .table import SampleTable
+
+SERIES_KEYS = ("profile", "device", "arm", "period", "block", "repetition")
+US_PER_S = 1_000_000.0
+
+
+def series_times(table: SampleTable) -> dict[str, np.ndarray]:
+    """Columnar per-series table: key columns, time_us, bytes, requests, complete."""
+    rows = np.flatnonzero(table.phase_measure & (table.period >= 0))
+    groups = group_by([getattr(table, k)[rows] for k in SERIES_KEYS])
+    ok = table.ok[rows]
+    time_us = groups.sums(np.where(ok, table.total_us[rows], 0))
+    n_bytes = groups.sums(np.where(ok, table.resp_bytes[rows], 0))
+    failed = groups.sums(~ok)
+    out = {k: groups.keys[i] for i, k in enumerate(SERIES_KEYS)}
+    out.update(time_us=time_us, bytes=n_bytes, requests=groups.counts, complete=failed == 0)
+    return out
+
+
+def series_summary(table: SampleTable, *, baseline_arm: str | None = None) -> list[dict]:
+    """Per profile × device × arm × period: average and median series time,
+    throughput (bytes of the series / series time, as a ratio of sums) and the
+    percentage gain and speedup over the baseline arm (from average times)."""
+    series = series_times(table)
+    complete = series["complete"]
+    keys = [series[k][complete] for k in ("profile", "device", "arm", "period")]
+    time_us = series["time_us"][complete]
+    groups = group_by(keys, time_us)
+    sorted_time = time_us[groups.order]
+    median_us = sorted_quantiles(sorted_time, groups.starts, groups.counts, 0.5)
+    total_time = groups.sums(time_us)
+    total_bytes = groups.sums(series["bytes"][complete])
+    average_us = total_time / groups.counts
+
+    incomplete: dict[tuple[int, ...], int] = {}
+    bad = ~complete
+    if bad.any():
+        bad_groups = group_by([series[k][bad] for k in ("profile", "device", "arm", "period")])
+        incomplete = {tuple(int(k[g]) for k in bad_groups.keys): int(bad_groups.counts[g]) for g in range(len(bad_groups))}
+
+    rows = []
+    for g in range(len(groups)):
+        profile, device, arm, period = (int(k[g]) for k in groups.keys)
+        rows.append({
+            "profile": table.profile_labels[profile],
+            "device": table.device_labels[device],
+            "arm": table.arm_labels[arm],
+            "period": period,
+            "series": int(groups.counts[g]),
+            "incomplete_series": incomplete.get((profile, device, arm, period), 0),
+            "average_ms": float(average_us[g] / 1000.0),
+            "median_ms": float(median_us[g] / 1000.0),
+            "times_ms": (sorted_time[groups.starts[g]:groups.starts[g] + groups.counts[g]] / 1000.0).tolist(),
+            "throughput_bytes_per_s": float(total_bytes[g] / total_time[g] * US_PER_S) if total_time[g] > 0 else None,
+        })
+    if baseline_arm is not None:
+        _add_gains(rows, baseline_arm)
+    return rows
+
+
+def _add_gains(rows: list[dict], baseline_arm: str) -> None:
+    baseline = {(r["profile"], r["device"], r["period"]): r for r in rows if r["arm"] == baseline_arm}
+    for r in rows:
+        base = baseline.get((r["profile"], r["device"], r["period"]))
+        if base is None or r["average_ms"] <= 0:
+            r["gain_pct"] = r["speedup"] = r["median_gain_pct"] = None
+            continue
+        r["gain_pct"] = percentage_gain(base["average_ms"], r["average_ms"])
+        r["median_gain_pct"] = percentage_gain(base["median_ms"], r["median_ms"])
+        r["speedup"] = speedup(base["average_ms"], r["average_ms"])

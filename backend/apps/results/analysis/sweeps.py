@@ -1,0 +1,95 @@
+"""Delay sweep (seeds/002) and payload sweep (seeds/004)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .grouping import group_by, sorted_quantiles
+from .table import BlockBaselines, SampleTable
+
+SLOW_BAND_RTT_MULTIPLE = 2.0
+
+
+def delay_sweep(table: SampleTable) -> list[dict]:
+    """Per profile × device × arm × known server delay: measured − known delay.
+
+    What remains after subtracting the injected delay is what the client, OS
+    and network add; its sawtooth over the delay steps is the point of the chart.
+    """
+    rows = np.flatnonzero(table.measured_ok & (table.server_delay_us >= 0))
+    added = (table.total_us[rows] - table.server_delay_us[rows]).astype(np.float64) / 1000.0
+    groups = group_by(
+        [table.profile[rows], table.device[rows], table.arm[rows], table.server_delay_us[rows]], added)
+    x = added[groups.order]
+    medians = sorted_quantiles(x, groups.starts, groups.counts, 0.5)
+    p90 = sorted_quantiles(x, groups.starts, groups.counts, 0.9)
+    means = groups.sums(added) / groups.counts if len(groups) else np.zeros(0)
+    out = []
+    for g in range(len(groups)):
+        profile, device, arm, delay_us = (int(k[g]) for k in groups.keys)
+        out.append({
+            "profile": table.profile_labels[profile],
+            "device": table.device_labels[device],
+            "arm": table.arm_labels[arm],
+            "known_delay_ms": delay_us / 1000.0,
+            "n": int(groups.counts[g]),
+            "added_median_ms": float(medians[g]),
+            "added_mean_ms": float(means[g]),
+            "added_p90_ms": float(p90[g]),
+            "measured_median_ms": float(medians[g] + delay_us / 1000.0),
+        })
+    return out
+
+
+def payload_sweep(
+    table: SampleTable,
+    baselines: BlockBaselines | None,
+    *,
+    slow_multiple: float = SLOW_BAND_RTT_MULTIPLE,
+) -> list[dict]:
+    """Per profile × device × arm × response size: latency ÷ the block's baseline RTT.
+
+    ``slow`` flags bands whose median exceeds ``slow_multiple`` × RTT.
+    ``slower_than_next_size`` flags a band slower than the next larger one:
+    latency should grow with size, and a dip after a band (e.g. 35,000 B
+    slower than 64 KB) is the signature of Nagle / delayed-ACK interplay.
+    """
+    rows = np.flatnonzero(table.measured_ok & (table.resp_bytes > 0))
+    if baselines is not None and len(baselines.device):
+        rtt = baselines.rtt_for(table.device[rows], table.profile[rows], table.block[rows])
+    else:
+        rtt = np.full(len(rows), np.nan)
+    total_us = table.total_us[rows]
+    ratio = total_us / rtt
+    keys = [table.profile[rows], table.device[rows], table.arm[rows], table.resp_bytes[rows]]
+    by_latency = group_by(keys, total_us)
+    median_latency = sorted_quantiles(total_us[by_latency.order], by_latency.starts, by_latency.counts, 0.5) / 1000.0
+    # Rows without a baseline sort last (NaN) and are excluded from the ratio.
+    by_ratio = group_by(keys, ratio)
+    sorted_ratio = ratio[by_ratio.order]
+    with_rtt = np.add.reduceat(np.isfinite(sorted_ratio).astype(np.int64), by_ratio.starts) if len(by_ratio) else np.zeros(0, np.int64)
+    safe_counts = np.maximum(with_rtt, 1)
+    median_ratio = np.where(with_rtt > 0, sorted_quantiles(sorted_ratio, by_ratio.starts, safe_counts, 0.5), np.nan)
+    # The groups of by_latency and by_ratio are the same keys in the same order.
+    mean_rtt_ms = by_ratio.sums(np.where(np.isfinite(rtt), rtt, 0.0)) / safe_counts / 1000.0
+
+    out = []
+    for g in range(len(by_latency)):
+        profile, device, arm, size = (int(k[g]) for k in by_latency.keys)
+        r = median_ratio[g]
+        out.append({
+            "profile": table.profile_labels[profile],
+            "device": table.device_labels[device],
+            "arm": table.arm_labels[arm],
+            "resp_bytes": size,
+            "n": int(by_latency.counts[g]),
+            "median_ms": float(median_latency[g]),
+            "median_rtt_multiple": None if np.isnan(r) else float(r),
+            "baseline_rtt_ms": None if np.isnan(r) else float(mean_rtt_ms[g]),
+            "slow": bool(r > slow_multiple) if not np.isnan(r) else None,
+        })
+    for i, row in enumerate(out):
+        nxt = out[i + 1] if i + 1 < len(out) else None
+        same_series = nxt is not None and all(nxt[k] == row[k] for k in ("profile", "device", "arm"))
+        row["slower_than_next_size"] = bool(same_series and row["median_ms"] > nxt["median_ms"])  # type: ignore[index]
+    return out

@@ -1,0 +1,153 @@
+"""The CI gate's four-outcome verdict and its one-line summary.
+
+regression   95 % CI of the ratio entirely above 1 + m, Holm-adjusted p < α, δ ≥ 0.147
+improvement  the mirror: CI entirely below 1 − m, p < α, δ ≤ −0.147
+equivalent   90 % CI inside [1 − m, 1 + m] (TOST at 5 % per side)
+inconclusive anything else, with an estimate of the blocks that would decide it
+
+m is the relative margin, but never less than the 2 ms floor expressed as a
+ratio of the baseline median: a 5 % margin on a 10 ms request (0.5 ms) is
+below what a phone's clock and radio can resolve.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from .significance import blocks_for_attainable_p
+
+REGRESSION, IMPROVEMENT, EQUIVALENT, INCONCLUSIVE = "regression", "improvement", "equivalent", "inconclusive"
+# Beyond this many times the current blocks, more blocks are not a realistic way to decide.
+MAX_BLOCK_GROWTH = 64
+
+
+@dataclass(frozen=True)
+class VerdictConfig:
+    margin_pct: float = 5.0
+    margin_floor_ms: float = 2.0
+    alpha: float = 0.01
+    min_abs_cliffs_delta: float = 0.147
+    n_boot: int = 2000
+    seed: int = 20240601
+
+    def __post_init__(self) -> None:
+        if not 0 < self.margin_pct < 100:
+            raise ValueError("margin_pct must be in (0, 100)")
+        if not 0 < self.alpha < 1:
+            raise ValueError("alpha must be in (0, 1)")
+        if self.margin_floor_ms < 0:
+            raise ValueError("margin_floor_ms must be >= 0")
+        if self.n_boot < 100:
+            raise ValueError("n_boot must be >= 100")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    outcome: str
+    margin: float  # effective relative margin on the ratio (0.05 = 5 %)
+    alpha: float
+    reason: str
+    blocks_needed_per_device: int | None  # for inconclusive: total blocks per device likely to decide
+    additional_blocks_per_device: int | None
+
+
+def effective_margin(config: VerdictConfig, baseline_median_ms: float) -> float:
+    if baseline_median_ms <= 0:
+        return config.margin_pct / 100.0
+    return max(config.margin_pct / 100.0, config.margin_floor_ms / baseline_median_ms)
+
+
+def decide(
+    *,
+    ratio: float,
+    ci95: tuple[float, float],
+    ci90: tuple[float, float],
+    p_adjusted: float,
+    cliffs_delta: float,
+    baseline_median_ms: float,
+    blocks: int,
+    devices: int,
+    family_size: int,
+    config: VerdictConfig,
+) -> Verdict:
+    m = effective_margin(config, baseline_median_ms)
+    significant = p_adjusted < config.alpha
+    if ci95[0] > 1 + m and significant and cliffs_delta >= config.min_abs_cliffs_delta:
+        return Verdict(REGRESSION, m, config.alpha, f"95 % CI above +{m:.1%}, p < α, δ ≥ {config.min_abs_cliffs_delta}", None, None)
+    if ci95[1] < 1 - m and significant and cliffs_delta <= -config.min_abs_cliffs_delta:
+        return Verdict(IMPROVEMENT, m, config.alpha, f"95 % CI below −{m:.1%}, p < α, δ ≤ −{config.min_abs_cliffs_delta}", None, None)
+    if 1 - m <= ci90[0] and ci90[1] <= 1 + m:
+        return Verdict(EQUIVALENT, m, config.alpha, f"90 % CI inside ±{m:.1%}", None, None)
+    needed, reason = _blocks_needed(ratio, ci95, ci90, significant, cliffs_delta, blocks, family_size, m, config)
+    if needed is None:
+        return Verdict(INCONCLUSIVE, m, config.alpha, reason, None, None)
+    per_device = math.ceil(needed / max(devices, 1))
+    more = max(per_device - math.ceil(blocks / max(devices, 1)), 1)
+    return Verdict(INCONCLUSIVE, m, config.alpha, f"{reason}: need ≥{per_device} blocks per device ({more} more)",
+                   per_device, more)
+
+
+def _blocks_needed(ratio: float, ci95: tuple[float, float], ci90: tuple[float, float], significant: bool,
+                   cliffs_delta: float, blocks: int, family_size: int, m: float,
+                   config: VerdictConfig) -> tuple[int | None, str]:
+    """Blocks likely to decide, assuming the CI half-width shrinks as 1/sqrt(blocks).
+
+    The effect estimate is taken as fixed; the nearest reachable outcome wins.
+    """
+    if blocks < 2 or not all(map(math.isfinite, (*ci95, *ci90, ratio))) or ratio <= 0:
+        return None, "too few paired blocks to estimate"
+    c = math.log(ratio)
+    upper, lower = math.log(1 + m), math.log(1 - m)
+    half95 = (math.log(ci95[1]) - math.log(ci95[0])) / 2
+    half90 = (math.log(ci90[1]) - math.log(ci90[0])) / 2
+    if c > upper:
+        outcome, gap, half = REGRESSION, c - upper, half95
+    elif c < lower:
+        outcome, gap, half = IMPROVEMENT, lower - c, half95
+    else:
+        outcome, gap, half = EQUIVALENT, min(upper - c, c - lower), half90
+    if outcome != EQUIVALENT and abs(cliffs_delta) < config.min_abs_cliffs_delta:
+        return None, f"effect beyond the margin but Cliff's δ {cliffs_delta:.2f} is negligible; more blocks will not decide"
+    if gap <= 0 or half <= 0:
+        return None, "estimate sits on the margin; more blocks are unlikely to decide"
+    needed = math.ceil(blocks * (half / gap) ** 2)
+    if outcome != EQUIVALENT:
+        # An exact test on n blocks cannot give p below 2 / 2^n; Holm divides α by the family size.
+        needed = max(needed, blocks_for_attainable_p(config.alpha / max(family_size, 1)))
+        if not significant:
+            needed = max(needed, blocks + 1)
+    needed = max(needed, blocks + 1)
+    if needed > blocks * MAX_BLOCK_GROWTH:
+        return None, f"would need over {MAX_BLOCK_GROWTH}× the blocks to decide; the effect is too close to the margin"
+    return needed, f"would likely be {outcome}"
+
+
+def _signed_pct(x: float) -> str:
+    value = f"{abs(x):.0f}" if abs(x) >= 9.5 else f"{abs(x):.1f}"
+    if value.strip("0.") == "":
+        return f"0 %"
+    return f"{'−' if x < 0 else '+'}{value} %"
+
+
+def _signed(x: float) -> str:
+    return f"{'−' if x < 0 else ''}{abs(x):.2f}"
+
+
+def format_p(p: float) -> str:
+    if not math.isfinite(p):
+        return "p n/a"
+    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
+
+
+def summary_line(*, arm: str, baseline_arm: str, metric: str, device_class: str, profile: str, ratio: float,
+                 ci95: tuple[float, float], cliffs_delta: float, p: float, blocks_per_device: float,
+                 devices: int) -> str:
+    """e.g. `h2 vs https-h1, host / lte: median −75 % [−78 %, −71 %], Cliff's δ −0.93, p < 0.001, 12 blocks × 3 devices`."""
+    what = arm if metric == "total_ms" else f"{arm} ({metric})"
+    blocks = f"{blocks_per_device:.0f}" if float(blocks_per_device).is_integer() else f"{blocks_per_device:.1f}"
+    change = (ratio - 1) * 100
+    lo, hi = ((c - 1) * 100 for c in ci95)
+    return (f"{what} vs {baseline_arm}, {device_class} / {profile}: median {_signed_pct(change)} "
+            f"[{_signed_pct(lo)}, {_signed_pct(hi)}], Cliff's δ {_signed(cliffs_delta)}, {format_p(p)}, "
+            f"{blocks} blocks × {devices} device{'s' if devices != 1 else ''}")

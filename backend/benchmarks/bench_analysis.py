@@ -1,0 +1,51 @@
+"""Full analysis of a 1,000,000-sample comparison: wall time and peak RSS.
+
+Target (DESIGN §11): < 2 s and < 1 GB RSS. Prints figures; no pass/fail.
+Run from backend/: ../.venv/bin/python benchmarks/bench_analysis.py
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from apps.results.analysis import analyze_comparison, synthetic_table  # noqa: E402
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # KiB on Linux
+
+
+def main() -> None:
+    rss_start = peak_rss_mb()
+    # The mid-image-series shape: periods 3..30, 3 arms, 4 devices, 2 profiles, 12 blocks.
+    periods = list(range(3, 31, 3))
+    table, baselines = synthetic_table(
+        arm_ratios={"https-h1": 1.0, "h2": 0.6, "h3": 0.55},
+        devices=4, profiles=("none", "lte"), blocks=12, periods=periods, repetitions=21,
+        first_request_factor=1.8, error_rate=0.001, seed=1,
+    )
+    rss_built = peak_rss_mb()
+    print(f"samples: {len(table):,}  (table {sum(getattr(table, c).nbytes for c in ('arm', 'device', 'profile', 'block', 'period', 'repetition', 'step', 'phase_measure', 'ok', 'total_us', 'ttfb_us', 'resp_bytes', 'server_delay_us', 'first_on_connection')) / 1e6:.0f} MB)")
+
+    start = time.perf_counter()
+    result = analyze_comparison(table, baseline_arm="https-h1", baselines=baselines)
+    elapsed = time.perf_counter() - start
+    encoded = json.dumps(result)
+
+    print(f"full analysis wall time: {elapsed:.2f} s (target < 2 s)")
+    print(f"peak RSS: {peak_rss_mb():.0f} MB (target < 1024 MB); before building {rss_start:.0f} MB, "
+          f"after building the table {rss_built:.0f} MB")
+    print(f"result: {len(encoded) / 1e6:.1f} MB of JSON; {len(result['descriptive'])} descriptive rows, "
+          f"{len(result['series'])} series rows, {len(result['comparisons'])} comparisons")
+    for c in result["comparisons"]:
+        print("  ", c["summary"], "->", c["verdict"]["outcome"])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,18 @@
+from django.urls import include, path, re_path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from apps.core.spa import spa
+from apps.devices.api.urls import runner_urlpatterns
+
+api_v1 = [
+    path("", include("apps.accounts.api.urls")),
+    path("", include("apps.comparisons.api.urls")),
+]
+
+urlpatterns = [
+    path("api/v1/", include(api_v1)),
+    path("api/runner/v1/", include(runner_urlpatterns)),
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    re_path(r"^(?!api/)(?P<path>.*)$", spa, name="spa"),
+]

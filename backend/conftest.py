@@ -1,0 +1,48 @@
+"""Shared fixtures. Tests run against the real PostgreSQL and Redis that `make test`
+starts on free ports (LATENCYLAB_DB_PORT / LATENCYLAB_REDIS_URL)."""
+
+import pytest
+from rest_framework.test import APIClient
+
+from apps.accounts.services import api_token_create, organization_get_or_create, user_ensure_member
+from apps.devices.services import pool_get_or_create, runner_hello, runner_register
+
+
+@pytest.fixture
+def org(db):
+    return organization_get_or_create(slug="acme", name="Acme")
+
+
+@pytest.fixture
+def other_org(db):
+    return organization_get_or_create(slug="globex", name="Globex")
+
+
+@pytest.fixture
+def user(org):
+    return user_ensure_member(organization=org, username="alice", password="pw-alice-123")
+
+
+@pytest.fixture
+def pool(org):
+    return pool_get_or_create(organization=org, slug="local", name="Local")
+
+
+@pytest.fixture
+def api(org, user):
+    client = APIClient()
+    _, secret = api_token_create(organization=org, name="test", scopes=["read", "write", "ci"])
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {secret}")
+    return client
+
+
+@pytest.fixture
+def runner_api(pool):
+    """A registered runner with one host device, and an API client speaking as it."""
+    runner, secret = runner_register(pool=pool, name="lab-1")
+    runner_hello(runner=runner, info={"version": "test", "drivers": ["host"]},
+                 devices=[{"serial": "host-lab-1", "platform": "host", "model": "test", "os_version": "1"}])
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Runner {secret}")
+    client.runner = runner
+    return client

@@ -1,0 +1,281 @@
+#!/usr/bin/env python3
+"""Runs the whole LatencyLab service on one machine without Docker.
+
+    stack.py up   [--dir var/dev] [--web-port 8000] [--no-demo]   start everything, submit the demo
+    stack.py demo [--dir var/dev]                                  submit the demo comparison again
+    stack.py down [--dir var/dev]                                  stop everything `up` started
+    stack.py env  [--dir var/dev]                                  print the environment of a running stack
+
+Processes: PostgreSQL and Redis (infra/bin/services.py), the web server (gunicorn),
+a Celery worker and beat, the reference target server and one host runner agent. Each
+has a pid file and a log in <dir>/; `up` is idempotent: what already runs is kept.
+`--ports auto` picks free ports (the test suite uses this to run beside a dev stack).
+"""
+
+import argparse
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+VENV_BIN = REPO / ".venv" / "bin"
+PY = str(VENV_BIN / "python")
+BACKEND = REPO / "backend"
+DEMO_USER, DEMO_PASSWORD, DEMO_ORG = "demo", "demo-latencylab", "demo"
+DEFAULT_PORTS = {"web": 8000, "pg": 54320, "redis": 63790, "target_plain": 8080, "target_tls": 8443}
+
+# Small enough to finish in well under two minutes on a laptop, big enough for charts.
+DEMO_SPEC = {
+    "name": "Demo: MID image series, HTTPS/1.1 vs HTTP/2",
+    "preset": "mid-image-series",
+    "workload": {"kind": "series", "periods": [3, 6, 9, 12], "repetitions": 6},
+    "blocks": 3,
+    "tags": {"source": "make-up-demo"},
+}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def port_open(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.3):
+            return True
+    except OSError:
+        return False
+
+
+class Stack:
+    def __init__(self, base: Path):
+        self.base = base.resolve()
+        self.logs = self.base / "logs"
+        self.pids = self.base / "pids"
+        self.secrets = self.base / "secrets"
+        self.state_file = self.base / "stack.json"
+
+    # -- state ---------------------------------------------------------------------------
+    def load_state(self) -> dict:
+        return json.loads(self.state_file.read_text()) if self.state_file.exists() else {}
+
+    def save_state(self, state: dict) -> None:
+        self.state_file.write_text(json.dumps(state, indent=1))
+
+    def env(self, state: dict) -> dict[str, str]:
+        env = dict(os.environ)
+        env.update(
+            {
+                "DJANGO_SETTINGS_MODULE": "config.settings.base",
+                "LATENCYLAB_DB_HOST": "127.0.0.1",
+                "LATENCYLAB_DB_PORT": str(state["ports"]["pg"]),
+                "LATENCYLAB_REDIS_URL": f"redis://127.0.0.1:{state['ports']['redis']}/0",
+                "LATENCYLAB_ALLOWED_HOSTS": "127.0.0.1,localhost",
+                "LATENCYLAB_SECRET_KEY": self.secret("django-secret-key"),
+                "PYTHONUNBUFFERED": "1",
+            }
+        )
+        return env
+
+    def secret(self, name: str, value: str | None = None) -> str:
+        """Secrets live in <dir>/secrets (mode 0600), never in the repository."""
+        self.secrets.mkdir(parents=True, exist_ok=True)
+        path = self.secrets / name
+        if value is not None:
+            path.write_text(value)
+            path.chmod(0o600)
+        elif not path.exists():
+            import secrets as _secrets
+
+            path.write_text(_secrets.token_urlsafe(48))
+            path.chmod(0o600)
+        return path.read_text().strip()
+
+    # -- processes -----------------------------------------------------------------------
+    def alive(self, name: str) -> bool:
+        pidfile = self.pids / f"{name}.pid"
+        if not pidfile.exists():
+            return False
+        try:
+            os.kill(int(pidfile.read_text()), 0)
+            return True
+        except (ProcessLookupError, ValueError):
+            return False
+
+    def spawn(self, name: str, argv: list[str], env: dict[str, str], cwd: Path) -> None:
+        if self.alive(name):
+            print(f"  {name}: already running")
+            return
+        self.logs.mkdir(parents=True, exist_ok=True)
+        self.pids.mkdir(parents=True, exist_ok=True)
+        log = open(self.logs / f"{name}.log", "ab")
+        # A new session per process, so `down` can stop each with its children.
+        proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, start_new_session=True)
+        (self.pids / f"{name}.pid").write_text(str(proc.pid))
+        print(f"  {name}: started (pid {proc.pid}, log {self.logs / (name + '.log')})")
+
+    def stop(self, name: str) -> None:
+        pidfile = self.pids / f"{name}.pid"
+        if not pidfile.exists():
+            return
+        pid = int(pidfile.read_text())
+        try:
+            os.killpg(pid, signal.SIGTERM)
+            for _ in range(100):
+                os.kill(pid, 0)
+                time.sleep(0.1)
+            os.killpg(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        pidfile.unlink(missing_ok=True)
+        print(f"  {name}: stopped")
+
+    # -- steps ---------------------------------------------------------------------------
+    def manage(self, state: dict, *args: str) -> str:
+        out = subprocess.run([PY, "manage.py", *args], cwd=BACKEND, env=self.env(state), check=True,
+                             capture_output=True, text=True)
+        return out.stdout
+
+    def wait_http(self, url: str, what: str, timeout_s: float = 60, proc_name: str | None = None) -> None:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(url, timeout=2):
+                    return
+            except urllib.error.HTTPError:
+                return  # it answers
+            except (urllib.error.URLError, OSError):
+                if proc_name and not self.alive(proc_name):
+                    break
+                time.sleep(0.3)
+        log = self.logs / f"{proc_name}.log" if proc_name else None
+        tail = log.read_text()[-3000:] if log and log.exists() else ""
+        sys.exit(f"{what} did not come up at {url}\n{tail}")
+
+    def up(self, *, ports_mode: str, web_port: int | None, demo: bool) -> dict:
+        self.base.mkdir(parents=True, exist_ok=True)
+        state = self.load_state()
+        if not state.get("ports") or not self.any_alive():
+            if ports_mode == "auto":
+                ports = {name: free_port() for name in DEFAULT_PORTS}
+            else:
+                ports = dict(DEFAULT_PORTS)
+            if web_port:
+                ports["web"] = web_port
+            state = {"ports": ports}
+            self.save_state(state)
+        ports = state["ports"]
+        print(f"LatencyLab stack in {self.base}")
+        subprocess.run([sys.executable, str(REPO / "infra/bin/services.py"), "start", "--dir", str(self.base),
+                        "--pg-port", str(ports["pg"]), "--redis-port", str(ports["redis"])], check=True,
+                       stdout=subprocess.DEVNULL)
+        print(f"  postgres: 127.0.0.1:{ports['pg']}   redis: 127.0.0.1:{ports['redis']}")
+        self.manage(state, "migrate", "--noinput")
+        runner_token = self.secret("runner.token", None if (self.secrets / "runner.token").exists() else
+                                   "llr_" + __import__("secrets").token_urlsafe(32))
+        boot = json.loads(self.manage(state, "bootstrap_demo", "--username", DEMO_USER, "--password", DEMO_PASSWORD,
+                                      "--org", DEMO_ORG, "--runner-token", runner_token))
+        env = self.env(state)
+        tls_dir = self.base / "tls"
+        subprocess.run([PY, "-c", f"from latencylab_runner.tls import ensure_tls; ensure_tls(__import__('pathlib').Path({str(tls_dir)!r}))"],
+                       check=True)
+        web = f"http://127.0.0.1:{ports['web']}"
+        self.spawn("web", [str(VENV_BIN / "gunicorn"), "config.wsgi:application", "--bind", f"127.0.0.1:{ports['web']}",
+                           "--worker-class", "gthread", "--workers", "2", "--threads", "16", "--timeout", "90",
+                           "--graceful-timeout", "5"], env, BACKEND)
+        self.spawn("worker", [str(VENV_BIN / "celery"), "-A", "config", "worker", "--concurrency", "2",
+                              "--loglevel", "INFO", "--hostname", f"worker-{ports['web']}@%h"], env, BACKEND)
+        self.spawn("beat", [str(VENV_BIN / "celery"), "-A", "config", "beat", "--loglevel", "INFO",
+                            "--schedule", str(self.base / "celerybeat-schedule")], env, BACKEND)
+        self.spawn("target", [PY, "-m", "latencylab_runner.target", "--host", "127.0.0.1",
+                              "--plain-port", str(ports["target_plain"]), "--tls-port", str(ports["target_tls"]),
+                              "--tls-dir", str(tls_dir)], env, REPO)
+        self.wait_http(f"{web}/api/v1/auth/csrf", "the web server", proc_name="web")
+        self.spawn("runner", [PY, "-m", "latencylab_runner.agent", "--server", web, "--token", runner_token,
+                              "--name", boot["runner"], "--target-host", "127.0.0.1",
+                              "--target-plain-port", str(ports["target_plain"]),
+                              "--target-tls-port", str(ports["target_tls"]), "--target-server-name", "localhost",
+                              "--ca-file", str(tls_dir / "ca.pem")], env, REPO)
+        state["web"] = web
+        state["api_token"] = self.api_token(state)
+        self.save_state(state)
+        if demo:
+            self.demo(state)
+        return state
+
+    def any_alive(self) -> bool:
+        return any(self.alive(name) for name in ("web", "worker", "beat", "target", "runner"))
+
+    def api_token(self, state: dict) -> str:
+        existing = (self.secrets / "api.token")
+        if existing.exists():
+            request = urllib.request.Request(f"{state['web']}/api/v1/auth/me",
+                                             headers={"Authorization": f"Bearer {existing.read_text().strip()}"})
+            try:
+                with urllib.request.urlopen(request, timeout=10):
+                    return existing.read_text().strip()
+            except (urllib.error.URLError, OSError):
+                pass
+        token = self.manage(state, "mint_api_token", "--org", DEMO_ORG, "--name", "demo").strip()
+        return self.secret("api.token", token)
+
+    def demo(self, state: dict) -> dict:
+        request = urllib.request.Request(
+            f"{state['web']}/api/v1/comparisons", data=json.dumps(DEMO_SPEC).encode(), method="POST",
+            headers={"Authorization": f"Bearer {state['api_token']}", "Content-Type": "application/json"},
+        )
+        with urllib.request.urlopen(request, timeout=30) as response:
+            comparison = json.load(response)
+        print(f"\nDemo comparison submitted: {comparison['name']}\n  {state['web']}/comparisons/{comparison['id']}")
+        return comparison
+
+    def down(self) -> None:
+        for name in ("runner", "target", "beat", "worker", "web"):
+            self.stop(name)
+        subprocess.run([sys.executable, str(REPO / "infra/bin/services.py"), "stop", "--dir", str(self.base)])
+        print("  postgres, redis: stopped")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("action", choices=["up", "down", "demo", "env"])
+    parser.add_argument("--dir", default=str(REPO / "var" / "dev"), type=Path)
+    parser.add_argument("--ports", choices=["default", "auto"], default="default")
+    parser.add_argument("--web-port", type=int, default=None)
+    parser.add_argument("--no-demo", action="store_true")
+    args = parser.parse_args()
+    stack = Stack(args.dir)
+    if args.action == "up":
+        state = stack.up(ports_mode=args.ports, web_port=args.web_port, demo=not args.no_demo)
+        print(
+            f"\nLatencyLab is running.\n"
+            f"  Dashboard:  {state['web']}/\n"
+            f"  Login:      {DEMO_USER} / {DEMO_PASSWORD}\n"
+            f"  API token:  {state['api_token']}\n"
+            f"  API docs:   {state['web']}/api/docs/\n"
+            f"  Try:        curl -H 'Authorization: Bearer {state['api_token']}' {state['web']}/api/v1/comparisons\n"
+            f"  Stop with:  make down"
+        )
+    elif args.action == "demo":
+        state = stack.load_state()
+        if not state.get("web") or not stack.alive("web"):
+            sys.exit("The stack is not running: run `make up` first.")
+        stack.demo(state)
+    elif args.action == "env":
+        state = stack.load_state()
+        print(json.dumps({**state, "env": {k: v for k, v in stack.env(state).items() if k.startswith("LATENCYLAB_")}}))
+    else:
+        stack.down()
+
+
+if __name__ == "__main__":
+    main()
