@@ -112,6 +112,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    "ENUM_NAME_OVERRIDES": {
+        "ComparisonStatusEnum": "apps.comparisons.models.Comparison.Status",
+        "RunStatusEnum": "apps.comparisons.models.Run.Status",
+        "PlatformEnum": ["host", "android", "ios"],
+    },
 }
 
 REDIS_URL = env("REDIS_URL", "redis://127.0.0.1:6379/0")

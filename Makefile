@@ -1,0 +1,34 @@
+# The only entry points. See README.md.
+.PHONY: help up down demo test bench lint bootstrap frontend
+
+help:
+	@echo "make up     - install what is missing, start LatencyLab and run the demo comparison"
+	@echo "make down   - stop everything 'make up' started"
+	@echo "make demo   - submit the demo comparison again"
+	@echo "make test   - run every test suite (starts its own PostgreSQL and Redis)"
+	@echo "make bench  - run the benchmarks and print their figures"
+	@echo "make lint   - ruff over the Python code"
+
+bootstrap:
+	@infra/bin/bootstrap.sh
+
+frontend: bootstrap
+	@cd frontend && npm run build --silent
+
+up: frontend
+	@.venv/bin/python infra/bin/stack.py up
+
+down:
+	@if [ -x .venv/bin/python ]; then .venv/bin/python infra/bin/stack.py down; fi
+
+demo:
+	@.venv/bin/python infra/bin/stack.py demo
+
+test:
+	@infra/bin/test-all.sh
+
+bench: bootstrap
+	@infra/bin/bench.sh
+
+lint: bootstrap
+	@.venv/bin/pip install -q ruff && .venv/bin/ruff check backend device-runner

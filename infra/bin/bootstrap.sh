@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Installs what LatencyLab needs on a Debian machine, and nothing twice:
+# Debian packages that are missing (as root; otherwise prints the apt command),
+# the Python virtualenv in .venv, and the frontend's npm packages.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+missing=()
+have() { command -v "$1" >/dev/null 2>&1; }
+ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || missing+=(postgresql)
+have redis-server || missing+=(redis-server)
+have nginx || [ -x /usr/sbin/nginx ] || missing+=(nginx-light)
+have h2load || missing+=(nghttp2-client)
+have curl || missing+=(curl)
+have ip || missing+=(iproute2)
+have ping || missing+=(iputils-ping)
+have chromium || [ -x /usr/bin/chromium ] || missing+=(chromium)
+have runuser || missing+=(util-linux)
+python3 -c "import ensurepip, venv" 2>/dev/null || missing+=(python3-venv)
+have node || missing+=(nodejs npm)
+
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ]; then
+    echo "bootstrap: installing Debian packages: ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    # The Debian packages start their own servers; LatencyLab runs its own instances.
+    for svc in postgresql redis-server nginx; do
+      (systemctl stop "$svc" || service "$svc" stop) >/dev/null 2>&1 || true
+    done
+  else
+    echo "bootstrap: missing Debian packages; run: sudo apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+
+node_major=$(node -p 'process.versions.node.split(".")[0]')
+if [ "$node_major" -lt 20 ]; then
+  echo "bootstrap: Node.js >= 20 is required (found $(node --version))" >&2
+  exit 1
+fi
+
+# Python: one virtualenv for the backend and the device-runner package (editable).
+stamp=.venv/.requirements.sha
+want=$(cat backend/requirements.txt device-runner/pyproject.toml | sha256sum | cut -d' ' -f1)
+if [ ! -x .venv/bin/python ] || [ "$(cat $stamp 2>/dev/null)" != "$want" ]; then
+  echo "bootstrap: installing Python packages into .venv"
+  python3 -m venv .venv
+  .venv/bin/pip install -q --upgrade pip
+  .venv/bin/pip install -q -r backend/requirements.txt -e device-runner
+  echo "$want" > $stamp
+fi
+
+# Frontend: npm ci when the lock file changed.
+if [ -f frontend/package-lock.json ]; then
+  fstamp=frontend/node_modules/.lock.sha
+  fwant=$(sha256sum frontend/package-lock.json | cut -d' ' -f1)
+  if [ "$(cat $fstamp 2>/dev/null)" != "$fwant" ]; then
+    echo "bootstrap: installing npm packages"
+    (cd frontend && npm ci --no-audit --no-fund --loglevel=error)
+    echo "$fwant" > $fstamp
+  fi
+fi

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Runs every test suite against real PostgreSQL and Redis started on free ports:
+# backend (pytest), device-runner (pytest), frontend unit (vitest) and the browser
+# end-to-end test (Playwright in Debian's Chromium against a full stack).
+# Every suite runs even if an earlier one failed; the exit code is non-zero if any did.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+REPO=$(pwd)
+
+infra/bin/bootstrap.sh || exit 1
+
+run_dir=$(mktemp -d "$REPO/var/test-XXXXXX" 2>/dev/null || { mkdir -p "$REPO/var"; mktemp -d "$REPO/var/test-XXXXXX"; })
+cleanup() {
+  .venv/bin/python infra/bin/stack.py down --dir "$run_dir/e2e" >/dev/null 2>&1
+  .venv/bin/python infra/bin/services.py stop --dir "$run_dir/services" >/dev/null 2>&1
+  rm -rf "$run_dir"
+}
+trap cleanup EXIT
+
+eval "$(.venv/bin/python infra/bin/services.py start --dir "$run_dir/services" | sed 's/^/export /')" || exit 1
+echo "test services: postgres :$LATENCYLAB_DB_PORT, $LATENCYLAB_REDIS_URL"
+
+failed=()
+suite() {  # suite NAME COMMAND...: runs it, records failure; pytest's exit 5 (no tests) is a failure too
+  local name=$1; shift
+  echo; echo "=== $name ==="
+  "$@"; local rc=$?
+  if [ $rc -ne 0 ]; then failed+=("$name (exit $rc)"); fi
+}
+
+suite backend bash -c "cd backend && ../.venv/bin/python -m pytest --create-db -p no:cacheprovider"
+suite device-runner bash -c "cd device-runner && ../.venv/bin/python -m pytest -p no:cacheprovider"
+if [ -f frontend/package.json ]; then
+  suite frontend-unit bash -c "cd frontend && npm test --silent"
+  suite frontend-build bash -c "cd frontend && npm run build --silent"
+  suite e2e bash -c "
+    set -e
+    .venv/bin/python infra/bin/stack.py up --dir '$run_dir/e2e' --ports auto --no-demo
+    web=\$(.venv/bin/python infra/bin/stack.py env --dir '$run_dir/e2e' | .venv/bin/python -c 'import json,sys; print(json.load(sys.stdin)[\"web\"])')
+    cd frontend && E2E_BASE_URL=\$web E2E_USERNAME=demo E2E_PASSWORD=demo-latencylab npm run e2e --silent"
+fi
+
+echo
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "FAILED suites: ${failed[*]}"
+  exit 1
+fi
+echo "All test suites passed."
