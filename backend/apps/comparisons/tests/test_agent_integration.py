@@ -1,0 +1,75 @@
+"""The real runner agent (device-runner package) against a live backend, the real
+reference target server over TLS and a real Celery worker: one comparison per seed
+preset, scaled down, goes from spec to analysed results with real measurements."""
+
+import threading
+
+import pytest
+from celery.contrib.testing.worker import start_worker
+
+from apps.comparisons.models import Comparison
+from apps.devices.services import runner_register
+from config.celery import app as celery_app
+
+from .test_pipeline import wait_for
+
+latencylab_runner = pytest.importorskip("latencylab_runner")
+from latencylab_runner.agent.client import RunnerClient  # noqa: E402
+from latencylab_runner.agent.main import Agent  # noqa: E402
+from latencylab_runner.drivers.host import HostDriver  # noqa: E402
+from latencylab_runner.drivers.targets import ReferenceTarget  # noqa: E402
+from latencylab_runner.target import start_target  # noqa: E402
+
+SMALL = {
+    "mid-image-series": {"workload": {"kind": "series", "periods": [3, 6], "repetitions": 2}},
+    "os-added-latency": {"workload": {"kind": "delay_sweep", "start_ms": 0, "stop_ms": 50, "step_ms": 25,
+                                      "trials": 2}},
+    "api-and-download": {"workload": {"kind": "mixed", "rounds": 2, "calls": 3},
+                         "arms": [{"label": "https-h1", "protocol": "h1"}, {"label": "h2", "protocol": "h2"}],
+                         "baseline_arm": "https-h1"},
+    "payload-sweep": {"workload": {"kind": "payload_sweep", "sizes": [1000, 35000, 300000], "repetitions": 2}},
+}
+
+
+@pytest.fixture
+def target(tmp_path):
+    with start_target("127.0.0.1", plain_port=0, tls_port=0, tls_dir=tmp_path / "tls") as running:
+        yield running
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("preset", list(SMALL))
+def test_seed_preset_runs_end_to_end_through_the_agent(preset, live_server, api, pool, target):
+    _, token = runner_register(pool=pool, name="it-runner")
+    client = RunnerClient(live_server.url, token)
+    reference = ReferenceTarget("127.0.0.1", target.plain_port, target.tls_port, "localhost", str(target.ca_file))
+    agent = Agent(client, name="it-runner", serial="host-it", driver=HostDriver(reference), heartbeat_interval_s=1)
+    with start_worker(celery_app, pool="solo", perform_ping_check=False, shutdown_timeout=10):
+        created = api.post("/api/v1/comparisons", {"name": preset, "preset": preset, "blocks": 2, "seed": 5,
+                                                   **SMALL[preset]}, format="json")
+        assert created.status_code == 201, created.content
+        comparison_id = created.json()["id"]
+        thread = threading.Thread(target=agent.run_forever, kwargs={"max_runs": 1}, daemon=True)
+        thread.start()
+        finished = wait_for(lambda: Comparison.objects.get(pk=comparison_id).status in Comparison.TERMINAL, 120)
+        agent.stopping.set()
+        thread.join(30)
+    comparison = Comparison.objects.get(pk=comparison_id)
+    assert finished and comparison.status == "finished", (comparison.status, comparison.error,
+                                                         list(comparison.runs.values("status", "error")))
+    detail = api.get(f"/api/v1/comparisons/{comparison_id}").json()
+    assert detail["progress"] == {"runs_total": 1, "runs_done": 1, "blocks_total": 2, "blocks_done": 2,
+                                  "percent": 100.0}
+    run = detail["runs"][0]
+    assert run["fingerprint"]["platform"] == "host" and run["fingerprint"]["clock_source"]
+    results = api.get(f"/api/v1/comparisons/{comparison_id}/results").json()
+    requests = results["groups"][0]["requests"]
+    for arm in results["arms"]:
+        assert requests[arm]["n"] > 0 and requests[arm]["errors"] == 0, requests
+        assert requests[arm]["median_ms"] > 0
+    if preset == "mid-image-series":
+        arms = results["groups"][0]["arms"]
+        assert results["groups"][0]["periods"] == [3, 6]
+        assert all(v > 0 for arm in arms.values() for v in arm["throughput_bps"])
+        assert arms["h2"]["gain_pct"][0] is not None and arms["https-h1"]["gain_pct"] == [None, None]
+    client.close()

@@ -1,0 +1,78 @@
+"""Wire-contract JSON Schemas: loading and validation of per-request samples.
+
+The schemas live in device-runner/contract/ (the shared source of truth for the Python
+probe, the Kotlin and Swift harnesses). An installed wheel has no repo around it, so we
+fall back to a copy shipped as package data in latencylab_runner/contract/.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+_PACKAGE_DIR = Path(__file__).resolve().parent
+CANDIDATE_DIRS = (_PACKAGE_DIR.parent / "contract", _PACKAGE_DIR / "contract")
+
+
+class ContractError(ValueError):
+    """A document violates the wire contract; `errors` lists 'field.path: message'."""
+
+    def __init__(self, schema: str, errors: list[str]):
+        self.schema = schema
+        self.errors = errors
+        shown = "; ".join(errors[:10])
+        more = f" (+{len(errors) - 10} more)" if len(errors) > 10 else ""
+        super().__init__(f"invalid {schema}: {shown}{more}")
+
+
+def contract_dir() -> Path:
+    for candidate in CANDIDATE_DIRS:
+        if (candidate / "sample.schema.json").is_file():
+            return candidate
+    raise FileNotFoundError(f"contract schemas not found in {[str(c) for c in CANDIDATE_DIRS]}")
+
+
+@lru_cache(maxsize=None)
+def load_schema(name: str) -> dict[str, Any]:
+    """name: 'sample' or 'batch' (file <name>.schema.json)."""
+    with open(contract_dir() / f"{name}.schema.json", encoding="utf-8") as f:
+        return json.load(f)
+
+
+@lru_cache(maxsize=None)
+def _validator(name: str) -> Draft202012Validator:
+    schema = load_schema(name)
+    Draft202012Validator.check_schema(schema)
+    return Draft202012Validator(schema)
+
+
+def _path(error: Any) -> str:
+    parts = [str(p) for p in error.absolute_path]
+    return ".".join(parts) if parts else "(root)"
+
+
+def iter_errors(doc: Any, schema: str = "sample") -> Iterator[str]:
+    """Yield 'field.path: message' for every violation, in a stable order."""
+    errors = sorted(_validator(schema).iter_errors(doc), key=lambda e: (list(map(str, e.absolute_path)), e.message))
+    for error in errors:
+        yield f"{_path(error)}: {error.message}"
+
+
+def iter_sample_errors(doc: Any) -> Iterator[str]:
+    yield from iter_errors(doc, "sample")
+
+
+def validate(doc: Any, schema: str = "sample") -> None:
+    errors = list(iter_errors(doc, schema))
+    if errors:
+        raise ContractError(schema, errors)
+
+
+def validate_sample(doc: Any) -> None:
+    """Raise ContractError naming each bad field path."""
+    validate(doc, "sample")

@@ -1,0 +1,198 @@
+"""Connection policies (cold / warm / resumed) around the per-protocol clients.
+
+fetch() never raises for network trouble: every failure becomes an error sample
+(DESIGN §6.5 "failures are data").
+"""
+
+from __future__ import annotations
+
+import ssl
+import time
+from typing import Any
+
+from . import grpc
+from .http1 import H1Client
+from .http2 import H2Client
+from .http3 import H3Client
+from .sample import Timeline, parse_server_timing
+from .tcp import TcpConnection, client_ssl_context, connect, read_idle, tcp_info
+from .types import CONNECTION_POLICIES, EXPECTED_ALPN, PROTOCOLS, Origin, ProbeFailure, ProbeRequest
+
+OFFERED_ALPN = {
+    "h1": ["http/1.1"],
+    # Offer both, like real clients do, so that a server's silent fallback to HTTP/1.1 is
+    # caught and reported as protocol_mismatch instead of failing the handshake.
+    "h2": ["h2", "http/1.1"],
+    "grpc": ["h2", "http/1.1"],
+}
+
+
+class ProbeSession:
+    """Base: one arm's connection state for a sequence of requests."""
+
+    protocol: str
+    connection: str
+
+    def fetch(self, req: ProbeRequest) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self) -> "ProbeSession":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _finish(tl: Timeline) -> dict[str, Any]:
+    f = tl.fields
+    if f["error_class"] is None and f["status"] is not None and f["status"] >= 400:
+        tl.fail("http", f"HTTP {f['status']}")
+    return f
+
+
+class TcpSession(ProbeSession):
+    def __init__(self, protocol: str, connection: str, origin: Origin, ca_file: str | None,
+                 ca_pem: str | None, timeout_s: float):
+        self.protocol, self.connection, self.origin, self.timeout_s = protocol, connection, origin, timeout_s
+        self.ssl_context = None if protocol == "h1c" else client_ssl_context(ca_file, ca_pem, OFFERED_ALPN[protocol])
+        self.conn: TcpConnection | None = None
+        self.client: H1Client | H2Client | None = None
+        self.tls_session: ssl.SSLSession | None = None  # for the resumed policy
+        self.last_body = b""
+
+    def _acquire(self, tl: Timeline, deadline: float) -> tuple[TcpConnection, bool]:
+        if self.connection == "warm" and self.conn is not None and self.conn.usable:
+            idle = read_idle(self.conn)
+            if idle is not None and isinstance(self.client, H2Client):
+                self.client.feed_idle(idle)
+            elif idle:  # unsolicited bytes on an idle HTTP/1.1 connection: not reusable
+                self.conn.usable = False
+            if idle is not None and self.conn.usable:
+                return self.conn, True
+        self._drop()
+        conn = connect(
+            self.origin.host, self.origin.port, tl, deadline,
+            is_ip=self.origin.host_is_ip, ssl_context=self.ssl_context, server_name=self.origin.tls_name,
+            session=self.tls_session if self.connection == "resumed" else None,
+        )
+        self.conn = conn
+        self.client = H1Client(conn, self.origin) if self.protocol in ("h1c", "h1") else H2Client(conn, self.origin)
+        return conn, False
+
+    def fetch(self, req: ProbeRequest) -> dict[str, Any]:
+        tl = Timeline(req)
+        f = tl.fields
+        deadline = time.monotonic() + self.timeout_s
+        conn: TcpConnection | None = None
+        try:
+            conn, reused = self._acquire(tl, deadline)
+            f.update(conn_id=conn.id, conn_reused=reused, alpn=conn.alpn, tls_version=conn.tls_version,
+                     tls_resumed=conn.tls_resumed, early_data=None if self.protocol == "h1c" else False)
+            expected = EXPECTED_ALPN[self.protocol]
+            if self.protocol == "h1" and conn.alpn is None:
+                f["alpn"] = "http/1.1"  # no ALPN from the server means HTTP/1.1 (RFC 7301 §3.2)
+            elif expected is not None and conn.alpn != expected:
+                conn.usable = False
+                raise ProbeFailure("protocol_mismatch", f"negotiated ALPN {conn.alpn!r}, arm wants {expected!r}")
+            if isinstance(self.client, H1Client):
+                self.last_body = self.client.exchange(req, tl, deadline)
+                f["alpn"] = f["alpn"] if self.protocol == "h1" else conn.alpn
+            elif self.protocol == "grpc":
+                assert isinstance(self.client, H2Client)
+                self.last_body = grpc.call(self.client, req, tl, deadline)
+            else:
+                assert isinstance(self.client, H2Client)
+                resp = self.client.exchange(req.method, req.path, req.body, tl, deadline, [])
+                f.update(status=resp.status, req_bytes=len(req.body), resp_bytes=len(resp.body),
+                         server_time_us=parse_server_timing(resp.headers.get("server-timing")))
+                self.last_body = bytes(resp.body)
+        except ProbeFailure as e:
+            tl.fail(e.error_class, e.detail)
+        except Exception as e:  # noqa: BLE001 - a bug must still yield a sample, not kill a run
+            tl.fail("other", f"{type(e).__name__}: {e}")
+            if conn is not None:
+                conn.usable = False
+        tl.mark("app_done")
+        if conn is not None:
+            f["srtt_us"], f["retrans"] = tcp_info(conn.raw)
+            conn.requests += 1
+            if self.connection == "resumed":
+                self.tls_session = conn.tls_session() or self.tls_session
+            if self.connection != "warm" or not conn.usable:
+                self._drop()
+        return _finish(tl)
+
+    def _drop(self) -> None:
+        if self.conn is not None:
+            self.conn.close()
+        self.conn = None
+        self.client = None
+
+    def close(self) -> None:
+        self._drop()
+
+
+class H3Session(ProbeSession):
+    def __init__(self, connection: str, origin: Origin, ca_file: str | None, ca_pem: str | None, timeout_s: float):
+        self.protocol, self.connection, self.origin, self.timeout_s = "h3", connection, origin, timeout_s
+        self.client = H3Client(origin, ca_file, ca_pem)
+        self.last_body = b""
+
+    def fetch(self, req: ProbeRequest) -> dict[str, Any]:
+        tl = Timeline(req)
+        f = tl.fields
+        deadline = time.monotonic() + self.timeout_s
+        ok = False
+        try:
+            self.last_body = self.client.fetch(
+                req, tl, deadline, new_connection=self.connection != "warm", use_ticket=self.connection == "resumed"
+            )
+            if f["alpn"] != "h3":
+                raise ProbeFailure("protocol_mismatch", f"negotiated ALPN {f['alpn']!r}, arm wants 'h3'")
+            ok = True
+        except ProbeFailure as e:
+            tl.fail(e.error_class, e.detail)
+        except Exception as e:  # noqa: BLE001
+            tl.fail("other", f"{type(e).__name__}: {e}")
+        tl.mark("app_done")
+        proto = self.client.protocol
+        if proto is not None:
+            f["conn_id"] = f["conn_id"] or proto.id
+            if f["conn_reused"] is None:
+                f["conn_reused"] = False
+        self.client.after_fetch(keep=ok and self.connection == "warm")
+        return _finish(tl)
+
+    def close(self) -> None:
+        self.client.close()
+
+
+def open_session(
+    *,
+    protocol: str,
+    connection: str,
+    origin: Origin,
+    ca_file: str | None = None,
+    ca_pem: str | None = None,
+    timeout_s: float = 30.0,
+) -> ProbeSession:
+    """protocol: h1c|h1|h2|h3|grpc; connection: cold|warm|resumed.
+
+    Raises ValueError for an impossible combination (a spec bug, not a network event).
+    """
+    if protocol not in PROTOCOLS:
+        raise ValueError(f"protocol must be one of {PROTOCOLS}, got {protocol!r}")
+    if connection not in CONNECTION_POLICIES:
+        raise ValueError(f"connection must be one of {CONNECTION_POLICIES}, got {connection!r}")
+    want_scheme = "http" if protocol == "h1c" else "https"
+    if origin.scheme != want_scheme:
+        raise ValueError(f"protocol {protocol} needs an {want_scheme}:// origin, got {origin.scheme!r}")
+    if timeout_s <= 0:
+        raise ValueError("timeout_s must be positive")
+    ca_file = str(ca_file) if ca_file else None
+    if protocol == "h3":
+        return H3Session(connection, origin, ca_file, ca_pem, timeout_s)
+    return TcpSession(protocol, connection, origin, ca_file, ca_pem, timeout_s)

@@ -1,0 +1,198 @@
+"""HTTP/2 server side (h2 library) with gRPC dispatch on the same connection."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import h2.config
+import h2.connection
+import h2.errors
+import h2.events
+import h2.exceptions
+import h2.settings
+
+from . import grpc_service, grpc_wire, routes
+from .transport import TargetProtocol
+
+# Generous windows so that uploads (POST /echo) are not throttled by WINDOW_UPDATE
+# round trips; the probe measures the network, not our flow-control policy.
+INITIAL_WINDOW = 16 * 1024 * 1024
+CONNECTION_WINDOW = 64 * 1024 * 1024
+
+
+class _Stream:
+    __slots__ = ("headers", "body", "task", "window_open")
+
+    def __init__(self, headers: dict[str, str]):
+        self.headers = headers
+        self.body = bytearray()
+        self.task: asyncio.Task[None] | None = None
+        self.window_open = asyncio.Event()
+
+
+class H2Session:
+    def __init__(self, conn: TargetProtocol):
+        self.conn = conn
+        config = h2.config.H2Configuration(client_side=False, header_encoding="utf-8", validate_inbound_headers=True)
+        self.h2 = h2.connection.H2Connection(config=config)
+        self.h2.local_settings = h2.settings.Settings(
+            client=False,
+            initial_values={
+                h2.settings.SettingCodes.MAX_CONCURRENT_STREAMS: 1000,
+                h2.settings.SettingCodes.INITIAL_WINDOW_SIZE: INITIAL_WINDOW,
+                h2.settings.SettingCodes.MAX_HEADER_LIST_SIZE: 64 * 1024,
+            },
+        )
+        self.h2.initiate_connection()
+        self.h2.increment_flow_control_window(CONNECTION_WINDOW - 65535)
+        self.streams: dict[int, _Stream] = {}
+        self.flush()
+
+    def flush(self) -> None:
+        data = self.h2.data_to_send()
+        if data:
+            self.conn.write(data)
+
+    def connection_lost(self) -> None:
+        for stream in self.streams.values():
+            if stream.task is not None:
+                stream.task.cancel()
+        self.streams.clear()
+
+    def data_received(self, data: bytes) -> None:
+        try:
+            events = self.h2.receive_data(data)
+        except h2.exceptions.ProtocolError:
+            self.flush()
+            self.conn.close()
+            return
+        for event in events:
+            if isinstance(event, h2.events.RequestReceived):
+                headers = {k: v for k, v in event.headers}  # type: ignore[misc]
+                self.streams[event.stream_id] = _Stream(headers)
+            elif isinstance(event, h2.events.DataReceived):
+                stream = self.streams.get(event.stream_id)
+                if stream is not None:
+                    stream.body += event.data
+                    if len(stream.body) > routes.MAX_ECHO_BYTES:
+                        self._reset(event.stream_id)
+                self.h2.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
+            elif isinstance(event, h2.events.StreamEnded):
+                stream = self.streams.get(event.stream_id)
+                if stream is not None:
+                    done_ns = time.perf_counter_ns()
+                    stream.task = asyncio.get_running_loop().create_task(self._respond(event.stream_id, stream, done_ns))
+            elif isinstance(event, h2.events.WindowUpdated):
+                targets = self.streams.values() if event.stream_id == 0 else [self.streams.get(event.stream_id)]
+                for s in targets:
+                    if s is not None:
+                        s.window_open.set()
+            elif isinstance(event, h2.events.StreamReset):
+                stream = self.streams.pop(event.stream_id, None)
+                if stream is not None and stream.task is not None:
+                    stream.task.cancel()
+            elif isinstance(event, h2.events.ConnectionTerminated):
+                self.flush()
+                self.conn.close()
+                return
+        self.flush()
+
+    def _reset(self, stream_id: int) -> None:
+        stream = self.streams.pop(stream_id, None)
+        if stream is not None and stream.task is not None:
+            stream.task.cancel()
+        try:
+            self.h2.reset_stream(stream_id, error_code=h2.errors.ErrorCodes.REFUSED_STREAM)
+        except h2.exceptions.ProtocolError:
+            pass
+
+    async def _respond(self, stream_id: int, stream: _Stream, done_ns: int) -> None:
+        try:
+            if stream.headers.get("content-type", "").startswith("application/grpc"):
+                await self._respond_grpc(stream_id, stream, done_ns)
+            else:
+                await self._respond_http(stream_id, stream, done_ns)
+        except (h2.exceptions.StreamClosedError, h2.exceptions.ProtocolError):
+            pass  # client went away mid-response
+        finally:
+            self.streams.pop(stream_id, None)
+
+    async def _respond_http(self, stream_id: int, stream: _Stream, done_ns: int) -> None:
+        method = stream.headers.get(":method", "GET")
+        resp = routes.handle(method, stream.headers.get(":path", "/"), bytes(stream.body))
+        if resp.delay_s:
+            await asyncio.sleep(resp.delay_s)
+        head_only = method == "HEAD"
+        headers = [
+            (":status", str(resp.status)),
+            ("content-type", resp.content_type),
+            ("content-length", str(resp.length)),
+            *resp.extra_headers,
+            *self.conn.options.common_headers(),
+            ("server-timing", routes.server_timing(time.perf_counter_ns() - done_ns)),
+        ]
+        no_body = head_only or resp.length == 0
+        self.h2.send_headers(stream_id, headers, end_stream=no_body)
+        self.flush()
+        if not no_body:
+            for chunk in resp.chunks:
+                await self._send_data(stream_id, stream, chunk)
+            self.h2.end_stream(stream_id)
+            self.flush()
+
+    async def _respond_grpc(self, stream_id: int, stream: _Stream, done_ns: int) -> None:
+        deframer = grpc_wire.Deframer()
+        try:
+            messages = deframer.feed(bytes(stream.body))
+            if deframer.pending:
+                raise grpc_wire.WireError("trailing partial gRPC message")
+            result = grpc_service.handle(stream.headers.get(":path", ""), messages)
+        except grpc_wire.WireError as e:
+            result = grpc_service.GrpcResult(status=grpc_wire.INVALID_ARGUMENT, message=str(e))
+        if result.delay_s:
+            await asyncio.sleep(result.delay_s)
+        headers = [
+            (":status", "200"),
+            ("content-type", "application/grpc"),
+            *self.conn.options.common_headers(),
+            ("server-timing", routes.server_timing(time.perf_counter_ns() - done_ns)),
+        ]
+        if result.status != grpc_wire.OK:
+            # Trailers-only response.
+            headers += [("grpc-status", str(result.status)), ("grpc-message", _grpc_message(result.message))]
+            self.h2.send_headers(stream_id, headers, end_stream=True)
+            self.flush()
+            return
+        self.h2.send_headers(stream_id, headers)
+        self.flush()
+        for message in result.messages:
+            await self._send_data(stream_id, stream, grpc_wire.frame(message))
+        self.h2.send_headers(stream_id, [("grpc-status", "0")], end_stream=True)
+        self.flush()
+
+    async def _send_data(self, stream_id: int, stream: _Stream, data: bytes | memoryview) -> None:
+        view = memoryview(data)
+        offset = 0
+        while offset < len(view):
+            window = min(self.h2.local_flow_control_window(stream_id), self.h2.max_outbound_frame_size)
+            if window <= 0:
+                stream.window_open.clear()
+                await stream.window_open.wait()
+                if self.conn.closed:
+                    raise h2.exceptions.StreamClosedError(stream_id)
+                continue
+            n = min(window, len(view) - offset)
+            self.h2.send_data(stream_id, bytes(view[offset : offset + n]))
+            offset += n
+            if self.conn.options.nagle_trap:
+                self.flush()  # one write per frame keeps the trap's small-write pattern
+        self.flush()
+        await self.conn.drain()
+        if self.conn.closed:
+            raise h2.exceptions.StreamClosedError(stream_id)
+
+
+def _grpc_message(text: str) -> str:
+    # grpc-message is percent-encoded per the gRPC HTTP/2 spec.
+    return "".join(c if 0x20 <= ord(c) < 0x7F and c != "%" else "".join(f"%{b:02X}" for b in c.encode()) for c in text)

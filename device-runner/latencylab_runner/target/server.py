@@ -1,0 +1,200 @@
+"""Assemble the reference target: h1c port, TLS port (h1+h2+gRPC by ALPN), h3 on UDP."""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import socket
+import ssl
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..tls import TlsPaths, ensure_tls
+from .transport import ServerOptions, TargetProtocol
+
+ALPN = ["h2", "http/1.1"]
+
+
+def server_ssl_context(paths: TlsPaths) -> ssl.SSLContext:
+    ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    ctx.load_cert_chain(paths.server_cert, paths.server_key)
+    ctx.minimum_version = ssl.TLSVersion.TLSv1_2
+    ctx.set_alpn_protocols(ALPN)
+    return ctx
+
+
+@dataclass
+class RunningTarget:
+    host: str
+    plain_port: int | None
+    tls_port: int | None
+    h3_port: int | None
+    tls: TlsPaths
+    nagle_trap: bool
+    _servers: list[asyncio.base_events.Server] = field(default_factory=list, repr=False)
+    _quic: object | None = field(default=None, repr=False)
+    _connections: set[TargetProtocol] = field(default_factory=set, repr=False)
+
+    @property
+    def ca_file(self) -> Path:
+        return self.tls.ca_cert
+
+    def describe(self) -> dict[str, object]:
+        return {
+            "host": self.host,
+            "plain_port": self.plain_port,
+            "tls_port": self.tls_port,
+            "h3_port": self.h3_port,
+            "ca_file": str(self.tls.ca_cert),
+            "nagle_trap": self.nagle_trap,
+        }
+
+    async def aclose(self) -> None:
+        for server in self._servers:
+            server.close()
+        if self._quic is not None:
+            self._quic.close()  # type: ignore[attr-defined]
+        for conn in list(self._connections):
+            if conn.transport is not None:
+                conn.transport.abort()
+        for server in self._servers:
+            await server.wait_closed()
+
+
+def _tcp_socket(host: str, port: int) -> socket.socket:
+    info = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
+    sock = socket.socket(info[0], socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(info[4])
+    sock.listen(1024)
+    sock.setblocking(False)
+    return sock
+
+
+async def serve_target(
+    host: str = "127.0.0.1",
+    plain_port: int | None = 0,
+    tls_port: int | None = 0,
+    tls_dir: Path | str = Path("var/tls"),
+    *,
+    nagle_trap: bool = False,
+    h3: bool = True,
+) -> RunningTarget:
+    """Bind everything on the running loop. Port 0 picks a free port; None disables it."""
+    from .http3 import serve_h3  # aioquic import is slow-ish; only when serving
+
+    loop = asyncio.get_running_loop()
+    paths = ensure_tls(Path(tls_dir))
+    target = RunningTarget(host, None, None, None, paths, nagle_trap)
+    try:
+        if plain_port is not None:
+            opts = ServerOptions(tls=False, nagle_trap=nagle_trap)
+            server = await loop.create_server(
+                lambda opts=opts: TargetProtocol(opts, target._connections), sock=_tcp_socket(host, plain_port)
+            )
+            target._servers.append(server)
+            target.plain_port = server.sockets[0].getsockname()[1]
+        if tls_port is not None:
+            ctx = server_ssl_context(paths)
+            # h3 must use the same port number over UDP; with port 0, retry until both bind.
+            for attempt in range(20):
+                sock = _tcp_socket(host, tls_port)
+                port = sock.getsockname()[1]
+                quic = None
+                if h3:
+                    try:
+                        quic = await serve_h3(host, port, str(paths.server_cert), str(paths.server_key),
+                                              ServerOptions(tls=True, h3_port=port))
+                    except OSError as e:
+                        sock.close()
+                        if tls_port == 0 and e.errno == errno.EADDRINUSE and attempt < 19:
+                            continue
+                        raise
+                opts = ServerOptions(tls=True, h3_port=port if h3 else None, nagle_trap=nagle_trap)
+                server = await loop.create_server(
+                    lambda opts=opts: TargetProtocol(opts, target._connections), sock=sock, ssl=ctx,
+                    ssl_handshake_timeout=10,
+                )
+                target._servers.append(server)
+                target._quic = quic
+                target.tls_port = port
+                target.h3_port = port if h3 else None
+                break
+    except BaseException:
+        await target.aclose()
+        raise
+    return target
+
+
+class TargetThread:
+    """A target running on its own event loop in a background thread (for tests/benches).
+
+    Attributes mirror RunningTarget: host, plain_port, tls_port, h3_port, tls, ca_file.
+    """
+
+    def __init__(self, **kwargs: object):
+        self._kwargs = kwargs
+        self._ready = threading.Event()
+        self._error: BaseException | None = None
+        self._loop = asyncio.new_event_loop()
+        self._running: RunningTarget | None = None
+        self._stop: asyncio.Event | None = None
+        self._thread = threading.Thread(target=self._run, name="latencylab-target", daemon=True)
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self._loop)
+        self._loop.run_until_complete(self._main())
+        self._loop.close()
+
+    async def _main(self) -> None:
+        self._stop = asyncio.Event()
+        try:
+            self._running = await serve_target(**self._kwargs)  # type: ignore[arg-type]
+        except BaseException as e:  # noqa: BLE001 - reported to the starting thread
+            self._error = e
+            self._ready.set()
+            return
+        self._ready.set()
+        await self._stop.wait()
+        await self._running.aclose()
+
+    def start(self, timeout: float = 30.0) -> "TargetThread":
+        self._thread.start()
+        if not self._ready.wait(timeout):
+            raise TimeoutError("target server did not start")
+        if self._error is not None:
+            raise self._error
+        return self
+
+    def __getattr__(self, name: str) -> object:
+        running = self.__dict__.get("_running")
+        if running is None:
+            raise AttributeError(name)
+        return getattr(running, name)
+
+    def stop(self) -> None:
+        if self._stop is not None and self._thread.is_alive():
+            self._loop.call_soon_threadsafe(self._stop.set)
+            self._thread.join(10)
+
+    def __enter__(self) -> "TargetThread":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def start_target(
+    host: str = "127.0.0.1",
+    plain_port: int | None = 0,
+    tls_port: int | None = 0,
+    tls_dir: Path | str = Path("var/tls"),
+    *,
+    nagle_trap: bool = False,
+    h3: bool = True,
+) -> TargetThread:
+    """Start the target in a background thread; returns once every port is bound."""
+    return TargetThread(
+        host=host, plain_port=plain_port, tls_port=tls_port, tls_dir=tls_dir, nagle_trap=nagle_trap, h3=h3
+    ).start()

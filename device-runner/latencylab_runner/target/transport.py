@@ -1,0 +1,94 @@
+"""asyncio Protocol for the TCP ports: socket options, write back-pressure, ALPN dispatch."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from dataclasses import dataclass
+from typing import Protocol as TypingProtocol
+
+
+@dataclass(frozen=True)
+class ServerOptions:
+    tls: bool
+    h3_port: int | None = None  # advertised in Alt-Svc on TLS ports
+    nagle_trap: bool = False  # calibration: Nagle on + response split in two writes
+
+    def common_headers(self) -> list[tuple[str, str]]:
+        if self.tls and self.h3_port:
+            return [("alt-svc", f'h3=":{self.h3_port}"; ma=86400')]
+        return []
+
+
+class Session(TypingProtocol):
+    def data_received(self, data: bytes) -> None: ...
+    def connection_lost(self) -> None: ...
+
+
+class TargetProtocol(asyncio.Protocol):
+    """One TCP (or TLS) connection. Chooses h1 or h2 from ALPN once TLS is up."""
+
+    def __init__(self, options: ServerOptions, connections: set["TargetProtocol"]):
+        self.options = options
+        self._connections = connections
+        self.transport: asyncio.Transport | None = None
+        self.session: Session | None = None
+        self._can_write = asyncio.Event()
+        self._can_write.set()
+        self.closed = False
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+        self._connections.add(self)
+        sock = transport.get_extra_info("socket")
+        if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
+            # asyncio turns NODELAY on by default; the trap needs Nagle back on.
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 0 if self.options.nagle_trap else 1)
+        # Large write buffer: a 300 KB file is queued in one go; back-pressure beyond that.
+        transport.set_write_buffer_limits(high=1 << 20)
+        alpn = None
+        ssl_object = transport.get_extra_info("ssl_object")
+        if ssl_object is not None:
+            alpn = ssl_object.selected_alpn_protocol()
+        if alpn == "h2":
+            from .http2 import H2Session
+
+            self.session = H2Session(self)
+        else:
+            from .http1 import H1Session
+
+            self.session = H1Session(self)
+
+    def data_received(self, data: bytes) -> None:
+        if self.session is not None:
+            self.session.data_received(data)
+
+    def eof_received(self) -> bool | None:
+        return None  # close our side too
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.closed = True
+        self._connections.discard(self)
+        self._can_write.set()  # wake writers so they notice the close
+        if self.session is not None:
+            self.session.connection_lost()
+
+    def pause_writing(self) -> None:
+        self._can_write.clear()
+
+    def resume_writing(self) -> None:
+        self._can_write.set()
+
+    def write(self, data: bytes | memoryview) -> None:
+        if not self.closed and data:
+            assert self.transport is not None
+            self.transport.write(data)
+
+    async def drain(self) -> None:
+        if not self._can_write.is_set():
+            await self._can_write.wait()
+
+    def close(self) -> None:
+        if self.transport is not None and not self.closed:
+            self.transport.close()
