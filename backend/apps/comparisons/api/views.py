@@ -1,3 +1,4 @@
+from django.http import StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
@@ -8,6 +9,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.core.parsers import TextYAMLParser, YAMLParser
+from apps.results.export import stream_csv, stream_json_lines
 from apps.results.selectors import results_for_charts
 
 from ..presets import PRESETS
@@ -78,3 +80,18 @@ class PresetListView(APIView):
             [{"name": name, "title": p["title"], "description": p["description"], "spec": p["spec"]}
              for name, p in PRESETS.items()]
         )
+
+
+class ComparisonSamplesExportView(APIView):
+    """Raw samples, one row per request, with the derived durations in ms."""
+
+    @extend_schema(responses={(200, "text/csv"): str, (200, "application/x-ndjson"): str},
+                   summary="Export raw samples (CSV, or JSON lines)")
+    def get(self, request: Request, comparison_id: str, fmt: str) -> StreamingHttpResponse:
+        comparison = get_object_or_404(comparisons_for(organization=request.organization), pk=comparison_id)
+        if fmt == "csv":
+            response = StreamingHttpResponse(stream_csv(comparison), content_type="text/csv")
+        else:
+            response = StreamingHttpResponse(stream_json_lines(comparison), content_type="application/x-ndjson")
+        response["Content-Disposition"] = f'attachment; filename="latencylab-{comparison.id}.{fmt}"'
+        return response

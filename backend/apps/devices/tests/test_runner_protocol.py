@@ -1,5 +1,6 @@
 """The runner protocol over real HTTP handling and a real PostgreSQL (DESIGN §5.3)."""
 
+import json
 from datetime import timedelta
 
 import pytest
@@ -53,7 +54,7 @@ def upload(runner_api, leased, block, samples=None, **extra):
 
 
 @pytest.mark.django_db
-def test_lease_upload_finish_happy_path(runner_api, queued_run, django_capture_on_commit_callbacks):
+def test_lease_upload_finish_happy_path(runner_api, queued_run, api, django_capture_on_commit_callbacks):
     response = lease(runner_api)
     assert response.status_code == 200, response.content
     leased = response.json()["runs"][0]
@@ -67,6 +68,17 @@ def test_lease_upload_finish_happy_path(runner_api, queued_run, django_capture_o
     assert Sample.objects.filter(run=queued_run).count() == 12
     sample = Sample.objects.filter(run=queued_run).order_by("seq").first()
     assert (sample.total_us, sample.ttfb_us, sample.conn_start) == (1000, 390, None)
+
+    export = api.get(f"/api/v1/comparisons/{queued_run.comparison_id}/samples.csv")
+    lines = b"".join(export.streaming_content).decode().splitlines()
+    assert export.status_code == 200 and len(lines) == 13
+    header = lines[0].split(",")
+    first = dict(zip(header, lines[1].split(",")))
+    assert (first["arm"], first["total_ms"], first["ttfb_ms"], first["dns_ms"]) == ("h2", "1.0", "0.39", "")
+    as_json = api.get(f"/api/v1/comparisons/{queued_run.comparison_id}/samples.json")
+    rows = [json.loads(line) for line in b"".join(as_json.streaming_content).decode().splitlines()]
+    assert len(rows) == 12 and rows[0]["conn_start"] is None and rows[0]["total_ms"] == 1.0
+    assert api.get(f"/api/v1/comparisons/{queued_run.comparison_id}/samples.xml").status_code == 404
 
     with django_capture_on_commit_callbacks(execute=True):
         finish = runner_api.post(f"/api/runner/v1/runs/{leased['run_id']}/finish",
