@@ -7,6 +7,7 @@ Run from backend/: ../.venv/bin/python benchmarks/bench_analysis.py
 from __future__ import annotations
 
 import json
+import os
 import resource
 import sys
 import time
@@ -31,14 +32,20 @@ def main() -> None:
         first_request_factor=1.8, error_rate=0.001, seed=1,
     )
     rss_built = peak_rss_mb()
-    print(f"samples: {len(table):,}  (table {sum(getattr(table, c).nbytes for c in ('arm', 'device', 'profile', 'block', 'period', 'repetition', 'step', 'phase_measure', 'ok', 'total_us', 'ttfb_us', 'resp_bytes', 'server_delay_us', 'first_on_connection')) / 1e6:.0f} MB)")
+    table_bytes = sum(v.nbytes for v in vars(table).values() if hasattr(v, "nbytes"))
+    print(f"samples: {len(table):,}  (table {table_bytes / 1e6:.0f} MB)")
 
-    start = time.perf_counter()
-    result = analyze_comparison(table, baseline_arm="https-h1", baselines=baselines)
-    elapsed = time.perf_counter() - start
+    # Best of 3: the figure is the engine's, not the noise of a shared machine.
+    walls, cpus = [], []
+    for _ in range(3):
+        cpu_start, start = time.process_time(), time.perf_counter()
+        result = analyze_comparison(table, baseline_arm="https-h1", baselines=baselines)
+        walls.append(time.perf_counter() - start)
+        cpus.append(time.process_time() - cpu_start)
     encoded = json.dumps(result)
 
-    print(f"full analysis wall time: {elapsed:.2f} s (target < 2 s)")
+    print(f"full analysis wall time: best {min(walls):.2f} s, runs {', '.join(f'{w:.2f}' for w in walls)} s "
+          f"(target < 2 s); CPU time best {min(cpus):.2f} s; load average {os.getloadavg()[0]:.1f}")
     print(f"peak RSS: {peak_rss_mb():.0f} MB (target < 1024 MB); before building {rss_start:.0f} MB, "
           f"after building the table {rss_built:.0f} MB")
     print(f"result: {len(encoded) / 1e6:.1f} MB of JSON; {len(result['descriptive'])} descriptive rows, "

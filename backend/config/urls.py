@@ -7,6 +7,7 @@ from apps.devices.api.urls import runner_urlpatterns
 api_v1 = [
     path("", include("apps.accounts.api.urls")),
     path("", include("apps.comparisons.api.urls")),
+    path("", include("apps.results.api.urls")),
 ]
 
 urlpatterns = [

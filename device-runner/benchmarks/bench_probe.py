@@ -1,6 +1,7 @@
 """Probe accuracy and overhead (DESIGN §11). Prints figures; no pass/fail.
 
-1. probe vs curl -w phase timings, same requests (h1, h2 × cold, warm)
+1. probe vs libcurl (pycurl, the engine behind curl -w) phase timings, interleaved
+   requests (h1, h2 × cold, warm); see docs/methodology.md for the phase mapping
 2. probe warm h2 per-request time vs h2load on the same server
 3. Nagle trap on vs off (h1c warm)
 
@@ -22,62 +23,90 @@ from latencylab_runner.probe import Origin, ProbeRequest, open_session
 PATH = "/files/mid-03"  # 5 KB: latency-dominated
 
 
-def probe_phases(origin, protocol, policy, ca, n):
-    out = {"connect": [], "tls": [], "ttfb": [], "total": []}
-    with open_session(protocol=protocol, connection=policy, origin=origin, ca_file=ca) as s:
-        s.fetch(ProbeRequest("GET", PATH))  # warm-up
-        for _ in range(n):
-            f = s.fetch(ProbeRequest("GET", PATH))
-            assert f["error_class"] is None, f
-            if f["conn_start"] is not None:
-                out["connect"].append((f["tls_start"] - f["conn_start"]) / 1000)
-                out["tls"].append((f["conn_ready"] - f["tls_start"]) / 1000)
-            out["ttfb"].append((f["resp_first_byte"] - f["req_start"]) / 1000)
-            out["total"].append(f["resp_end"] / 1000)
+PHASES = ("connect", "tls", "pretransfer", "send", "ttfb", "tls+ttfb", "total")
+
+
+def _probe_phases(f) -> dict[str, float]:
+    assert f["error_class"] is None, f
+    out = {"pretransfer": f["req_start"] / 1000, "send": (f["req_end"] - f["req_start"]) / 1000,
+           "ttfb": (f["resp_first_byte"] - f["req_start"]) / 1000, "total": f["resp_end"] / 1000}
+    if f["conn_start"] is not None:
+        out["connect"] = (f["tls_start"] - f["conn_start"]) / 1000
+        out["tls"] = (f["conn_ready"] - f["tls_start"]) / 1000
+        # Immune to where each client draws the handshake-done line (see methodology.md).
+        out["tls+ttfb"] = (f["resp_first_byte"] - f["tls_start"]) / 1000
     return out
 
 
-def curl_phases(port, protocol, policy, ca, n):
-    fmt = "%{time_namelookup} %{time_connect} %{time_appconnect} %{time_pretransfer} %{time_starttransfer} %{time_total}\\n"
-    url = f"https://localhost:{port}{PATH}"
-    base = ["curl", "-s", "--cacert", ca, "--resolve", f"localhost:{port}:127.0.0.1",
-            "--http2" if protocol == "h2" else "--http1.1", "-w", fmt]
-    lines: list[str] = []
-    if policy == "cold":
-        for _ in range(n):
-            # One process per request: this includes curl's own CA-file load in its TLS phase.
-            lines += subprocess.run(base + [url, "-o", "/dev/null"], capture_output=True, text=True, check=True).stdout.split("\n")
-    else:
-        # One curl process, n+1 URLs: the connection is reused after the first.
-        urls = [a for _ in range(n + 1) for a in (url, "-o", "/dev/null")]
-        lines = subprocess.run(base + urls, capture_output=True, text=True, check=True).stdout.split("\n")[1:]
-    out = {"connect": [], "tls": [], "ttfb": [], "total": []}
-    for line in filter(None, lines):
-        dns, conn, app, pre, start, total = (float(x) * 1000 for x in line.split())
+class LibCurl:
+    """libcurl (via pycurl) in this process: one easy handle for the whole run, so the CA
+    store is loaded once (libcurl's CA cache) exactly like the probe's one SSLContext.
+    cold = FRESH_CONNECT + FORBID_REUSE + no TLS session cache; warm = reuse."""
+
+    def __init__(self, port: int, protocol: str, policy: str, ca: str):
+        import pycurl
+
+        self.pycurl = pycurl
+        c = self.c = pycurl.Curl()
+        c.setopt(pycurl.URL, f"https://localhost:{port}{PATH}")
+        c.setopt(pycurl.RESOLVE, [f"localhost:{port}:127.0.0.1"])
+        c.setopt(pycurl.CAINFO, ca)
+        c.setopt(pycurl.HTTP_VERSION, pycurl.CURL_HTTP_VERSION_2TLS if protocol == "h2" else pycurl.CURL_HTTP_VERSION_1_1)
+        c.setopt(pycurl.WRITEFUNCTION, lambda b: None)
         if policy == "cold":
-            out["connect"].append(conn - dns)
-            out["tls"].append(app - conn)
-        out["ttfb"].append(start - pre)
-        out["total"].append(total)
-    return out
+            c.setopt(pycurl.FRESH_CONNECT, 1)
+            c.setopt(pycurl.FORBID_REUSE, 1)
+            c.setopt(pycurl.SSL_SESSIONID_CACHE, 0)
+        self.cold = policy == "cold"
+
+    def fetch(self) -> dict[str, float]:
+        p, c = self.pycurl, self.c
+        c.perform()
+        us = lambda opt: c.getinfo(opt) / 1000  # noqa: E731 - *_TIME_T are µs
+        dns, conn, app, pre, post, start, total = (us(o) for o in (
+            p.NAMELOOKUP_TIME_T, p.CONNECT_TIME_T, p.APPCONNECT_TIME_T, p.PRETRANSFER_TIME_T,
+            p.POSTTRANSFER_TIME_T, p.STARTTRANSFER_TIME_T, p.TOTAL_TIME_T))
+        out = {"pretransfer": pre, "send": post - pre, "ttfb": start - pre, "total": total}
+        if self.cold:
+            out["connect"], out["tls"], out["tls+ttfb"] = conn - dns, app - conn, start - conn
+        return out
+
+    def close(self) -> None:
+        self.c.close()
 
 
 def agreement(n, target, ca):
-    print(f"\n== probe vs curl -w (median ms, {n} requests each, {PATH}) ==")
-    print(f"{'arm':10} {'phase':8} {'probe':>8} {'curl':>8} {'diff':>8} {'diff%':>7}  within 5% or 0.5ms")
+    try:
+        import pycurl  # noqa: F401
+    except ImportError:
+        print("\n== probe vs curl: skipped (pip install pycurl: libcurl in-process keeps the comparison fair) ==")
+        return
+    print(f"\n== probe vs libcurl (pycurl) timings, median ms, {n} interleaved requests each, GET {PATH} ==")
+    print(f"{'arm':10} {'phase':12} {'probe':>8} {'curl':>8} {'diff':>8} {'diff%':>7}  within 5% or 0.5ms")
     origin = Origin("https", "127.0.0.1", target.tls_port, "localhost")
     for protocol in ("h1", "h2"):
         for policy in ("cold", "warm"):
-            p = probe_phases(origin, protocol, policy, ca, n)
-            c = curl_phases(target.tls_port, protocol, policy, ca, n)
-            for phase in ("connect", "tls", "ttfb", "total"):
-                if not p[phase] or not c[phase]:
+            probe = {k: [] for k in PHASES}
+            curl = {k: [] for k in PHASES}
+            lc = LibCurl(target.tls_port, protocol, policy, ca)
+            with open_session(protocol=protocol, connection=policy, origin=origin, ca_file=ca) as s:
+                s.fetch(ProbeRequest("GET", PATH))  # warm-up both
+                lc.fetch()
+                for i in range(n):
+                    # Alternate who goes first (ABBA) so drift hits both alike.
+                    pairs = [("probe", lambda: _probe_phases(s.fetch(ProbeRequest("GET", PATH)))), ("curl", lc.fetch)]
+                    for who, fn in (pairs if i % 2 == 0 else pairs[::-1]):
+                        for k, v in fn().items():
+                            (probe if who == "probe" else curl)[k].append(v)
+            lc.close()
+            for phase in PHASES:
+                if not probe[phase] or not curl[phase]:
                     continue
-                mp, mc = statistics.median(p[phase]), statistics.median(c[phase])
+                mp, mc = statistics.median(probe[phase]), statistics.median(curl[phase])
                 diff = mp - mc
                 pct = 100 * diff / mc if mc else float("nan")
                 ok = abs(diff) <= 0.5 or abs(pct) <= 5
-                print(f"{protocol + '-' + policy:10} {phase:8} {mp:8.3f} {mc:8.3f} {diff:+8.3f} {pct:+6.1f}%  {'yes' if ok else 'NO'}")
+                print(f"{protocol + '-' + policy:10} {phase:12} {mp:8.3f} {mc:8.3f} {diff:+8.3f} {pct:+6.1f}%  {'yes' if ok else 'NO'}")
 
 
 def overhead(n, target, ca):

@@ -69,6 +69,7 @@ class Run(TimeStampedModel):
     network_profile = models.CharField(max_length=64)
     network_profile_spec = models.JSONField(default=dict)
     device = models.ForeignKey(Device, null=True, blank=True, on_delete=models.SET_NULL, related_name="runs")
+    device_label = models.CharField(max_length=128, blank=True, help_text="the device of imported measurements")
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
     attempt = models.PositiveSmallIntegerField(default=0)
     blocks_total = models.PositiveSmallIntegerField()

@@ -1,75 +1,43 @@
-"""Shapes the loaded samples into the per-group chart payload of /results (DESIGN §9).
-The browser never sees raw samples: it gets per-period aggregates and per-repetition
-series times only."""
+"""Reshapes the engine's analysis into the per-group payload the dashboard draws
+(DESIGN §9): one group per device × network profile, with per-period series aggregates
+per arm and per-arm request statistics. Numbers only: the browser never sees raw samples."""
 
 from typing import Any
 
-import numpy as np
 
-from .loader import ComparisonSamples
-
-
-def _ms(values: np.ndarray) -> float:
-    return round(float(values) / 1000.0, 3)
+def _round(value: float | None, digits: int = 3) -> float | None:
+    return None if value is None else round(value, digits)
 
 
-def series_times(s: ComparisonSamples, mask: np.ndarray) -> dict[tuple[int, int, int, int, int], tuple[int, int]]:
-    """(group, arm, period, run, block, repetition) → (series µs, series bytes): the sum of
-    the series' request times. A series with any failed request is left out (its errors
-    are counted in the request table)."""
-    series: dict[tuple, list[int]] = {}
-    failed: set[tuple] = set()
-    idx = np.flatnonzero(mask & s.measure & (s.period >= 0))
-    for i in idx:
-        key = (int(s.group[i]), int(s.arm[i]), int(s.period[i]), int(s.run[i]), int(s.block[i]), int(s.repetition[i]))
-        if not s.ok[i] or s.total_us[i] < 0:
-            failed.add(key)
-            continue
-        acc = series.setdefault(key, [0, 0])
-        acc[0] += int(s.total_us[i])
-        acc[1] += int(s.resp_bytes[i])
-    return {k: (v[0], v[1]) for k, v in series.items() if k not in failed}
-
-
-def group_payload(s: ComparisonSamples, group: int, baseline_arm: str) -> dict[str, Any]:
-    device, profile = s.group_labels[group]
-    in_group = s.group == group
-    payload: dict[str, Any] = {"device": device, "network_profile": profile, "periods": [], "arms": {}, "requests": {}}
-    times = series_times(s, in_group)
-    periods = sorted({key[2] for key in times})
-    payload["periods"] = periods
-    per_arm_time: dict[int, list[float | None]] = {}
-    for a, label in enumerate(s.arm_labels):
-        avg, med, thr, n, reps = [], [], [], [], []
-        for p in periods:
-            values = [(t, b) for key, (t, b) in times.items() if key[1] == a and key[2] == p]
-            if not values:
-                avg.append(None), med.append(None), thr.append(None), n.append(0), reps.append([])
-                continue
-            t = np.asarray([v[0] for v in values], dtype=float)
-            b = np.asarray([v[1] for v in values], dtype=float)
-            avg.append(_ms(t.mean()))
-            med.append(_ms(np.median(t)))
-            thr.append(round(float(b.sum() / (t.sum() / 1e6)), 1) if t.sum() > 0 else None)
-            n.append(int(t.size))
-            reps.append([_ms(x) for x in t])
-        per_arm_time[a] = avg
-        payload["arms"][label] = {"avg_ms": avg, "median_ms": med, "throughput_bps": thr, "n": n, "series_ms": reps}
-    base = s.arm_labels.index(baseline_arm) if baseline_arm in s.arm_labels else 0
-    for a, label in enumerate(s.arm_labels):
-        gains: list[float | None] = []
-        for i in range(len(periods)):
-            arm_t, base_t = per_arm_time[a][i], per_arm_time[base][i]
-            gains.append(None if a == base or not arm_t or not base_t else round((base_t / arm_t - 1) * 100, 2))
-        payload["arms"][label]["gain_pct"] = gains
-    for a, label in enumerate(s.arm_labels):
-        sel = in_group & s.measure & (s.arm == a)
-        good = s.total_us[sel & s.ok]
-        payload["requests"][label] = {
-            "n": int(sel.sum()),
-            "errors": int((sel & ~s.ok).sum()),
-            "median_ms": _ms(np.median(good)) if good.size else None,
-            "p90_ms": _ms(np.percentile(good, 90)) if good.size else None,
-            "p95_ms": _ms(np.percentile(good, 95)) if good.size else None,
-        }
-    return payload
+def chart_groups(analysis: dict[str, Any], *, arms: list[str], groups: list[tuple[str, str]]) -> list[dict[str, Any]]:
+    out = []
+    for device, profile in groups:
+        series = [r for r in analysis["series"] if r["device"] == device and r["profile"] == profile]
+        periods = sorted({r["period"] for r in series})
+        by_key = {(r["arm"], r["period"]): r for r in series}
+        arm_payload = {}
+        for arm in arms:
+            rows = [by_key.get((arm, p)) for p in periods]
+            arm_payload[arm] = {
+                "avg_ms": [_round(r["average_ms"]) if r else None for r in rows],
+                "median_ms": [_round(r["median_ms"]) if r else None for r in rows],
+                "throughput_bps": [_round(r["throughput_bytes_per_s"], 1) if r else None for r in rows],
+                "gain_pct": [_round(r.get("gain_pct"), 2) if r and r["arm"] != analysis["baseline_arm"] else None
+                             for r in rows],
+                "n": [r["series"] if r else 0 for r in rows],
+                "series_ms": [[_round(t) for t in r["times_ms"]] if r else [] for r in rows],
+            }
+        requests = {}
+        for arm in arms:
+            row = next((r for r in analysis["requests"] if r["arm"] == arm and r["device"] == device
+                        and r["profile"] == profile), None)
+            requests[arm] = {
+                "n": row["n"] if row else 0,
+                "errors": row["errors"] if row else 0,
+                "median_ms": _round(row.get("median_ms")) if row else None,
+                "p90_ms": _round(row.get("p90_ms")) if row else None,
+                "p95_ms": _round(row.get("p95_ms")) if row else None,
+            }
+        out.append({"device": device, "network_profile": profile, "periods": periods, "arms": arm_payload,
+                    "requests": requests})
+    return out

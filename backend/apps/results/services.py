@@ -1,24 +1,43 @@
+import dataclasses
 from typing import Any
 
+import numpy as np
 from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
 from apps.comparisons.models import Comparison, Run
 
-from .charts import group_payload
-from .loader import load_comparison_samples
+from .analysis import VerdictConfig, analyze_comparison, describe, to_jsonable
+from .charts import chart_groups
+from .loader import load_comparison
 from .models import Analysis
 
-ENGINE_VERSION = "charts-1"
+ENGINE = "latencylab-stats"
+
+
+def verdict_config(spec: dict[str, Any]) -> VerdictConfig:
+    gate = spec.get("gate") or {}
+    return VerdictConfig(margin_pct=float(gate.get("margin_pct", 5.0)), alpha=float(gate.get("alpha", 0.01)))
 
 
 def analysis_compute(*, comparison: Comparison) -> dict[str, Any]:
-    samples = load_comparison_samples(comparison)
+    loaded = load_comparison(comparison)
+    table = loaded.table
+    arms = list(table.arm_labels)
+    analysis = analyze_comparison(table, baseline_arm=comparison.baseline_arm, baselines=loaded.baselines,
+                                  config=verdict_config(comparison.spec))
+    # Request statistics per arm over every period: the same describe() with periods folded.
+    folded = dataclasses.replace(table, period=np.full(len(table), -1, dtype=np.int32))
+    analysis["requests"] = to_jsonable(describe(folded, metric="total_ms"))
+    groups = list(dict.fromkeys(zip(
+        [table.device_labels[d] for d in table.device], [table.profile_labels[p] for p in table.profile]))) \
+        if len(table) else []
     return {
         "baseline_arm": comparison.baseline_arm,
-        "arms": samples.arm_labels,
-        "groups": [group_payload(samples, g, comparison.baseline_arm) for g in range(len(samples.group_labels))],
+        "arms": arms,
+        "groups": chart_groups(analysis, arms=arms, groups=groups),
+        "analysis": analysis,
     }
 
 
@@ -34,7 +53,7 @@ def comparison_analyse(*, comparison_id: str) -> Analysis | None:
         if locked.status != Comparison.Status.ANALYSING:
             return None
         version = (locked.analyses.aggregate(v=Max("version"))["v"] or 0) + 1
-        analysis = Analysis.objects.create(comparison=locked, version=version, engine=ENGINE_VERSION, result=result)
+        analysis = Analysis.objects.create(comparison=locked, version=version, engine=ENGINE, result=result)
         runs = list(locked.runs.values_list("status", "error"))
         if any(status == Run.Status.DONE for status, _ in runs):
             locked.status = Comparison.Status.FINISHED

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
+from collections.abc import Iterator
 
 import h2.config
 import h2.connection
@@ -19,6 +21,8 @@ from .transport import TargetProtocol
 # round trips; the probe measures the network, not our flow-control policy.
 INITIAL_WINDOW = 16 * 1024 * 1024
 CONNECTION_WINDOW = 64 * 1024 * 1024
+# Body bytes a response may queue inline (in data_received) before a task takes over.
+INLINE_BODY = 256 * 1024
 
 
 class _Stream:
@@ -61,6 +65,9 @@ class H2Session:
         self.streams.clear()
 
     def data_received(self, data: bytes) -> None:
+        # The Server-Timing clock of every request completed by these bytes starts now:
+        # the same point as HTTP/1.1 (http1.py), so both measure the same thing.
+        received_ns = time.perf_counter_ns()
         try:
             events = self.h2.receive_data(data)
         except h2.exceptions.ProtocolError:
@@ -81,8 +88,7 @@ class H2Session:
             elif isinstance(event, h2.events.StreamEnded):
                 stream = self.streams.get(event.stream_id)
                 if stream is not None:
-                    done_ns = time.perf_counter_ns()
-                    stream.task = asyncio.get_running_loop().create_task(self._respond(event.stream_id, stream, done_ns))
+                    self._dispatch(event.stream_id, stream, received_ns)
             elif isinstance(event, h2.events.WindowUpdated):
                 targets = self.streams.values() if event.stream_id == 0 else [self.streams.get(event.stream_id)]
                 for s in targets:
@@ -96,7 +102,7 @@ class H2Session:
                 self.flush()
                 self.conn.close()
                 return
-        self.flush()
+        self.flush()  # one write for every response answered inline above
 
     def _reset(self, stream_id: int) -> None:
         stream = self.streams.pop(stream_id, None)
@@ -107,68 +113,115 @@ class H2Session:
         except h2.exceptions.ProtocolError:
             pass
 
-    async def _respond(self, stream_id: int, stream: _Stream, done_ns: int) -> None:
-        try:
-            if stream.headers.get("content-type", "").startswith("application/grpc"):
-                await self._respond_grpc(stream_id, stream, done_ns)
-            else:
-                await self._respond_http(stream_id, stream, done_ns)
-        except (h2.exceptions.StreamClosedError, h2.exceptions.ProtocolError):
-            pass  # client went away mid-response
-        finally:
-            self.streams.pop(stream_id, None)
-
-    async def _respond_http(self, stream_id: int, stream: _Stream, done_ns: int) -> None:
+    def _plan(self, stream: _Stream) -> _Reply:
+        """The response as headers (without Server-Timing), body chunks and trailers."""
+        path = stream.headers.get(":path", "/")
+        if stream.headers.get("content-type", "").startswith("application/grpc"):
+            deframer = grpc_wire.Deframer()
+            try:
+                messages = deframer.feed(bytes(stream.body))
+                if deframer.pending:
+                    raise grpc_wire.WireError("trailing partial gRPC message")
+                result = grpc_service.handle(path, messages)
+            except grpc_wire.WireError as e:
+                result = grpc_service.GrpcResult(status=grpc_wire.INVALID_ARGUMENT, message=str(e))
+            headers = [(":status", "200"), ("content-type", "application/grpc"), *self.conn.options.common_headers()]
+            if result.status != grpc_wire.OK:
+                # Trailers-only response.
+                headers += [("grpc-status", str(result.status)), ("grpc-message", _grpc_message(result.message))]
+                return _Reply(headers, iter(()), None, result.delay_s)
+            return _Reply(headers, (grpc_wire.frame(m) for m in result.messages), [("grpc-status", "0")],
+                          result.delay_s)
         method = stream.headers.get(":method", "GET")
-        resp = routes.handle(method, stream.headers.get(":path", "/"), bytes(stream.body))
-        if resp.delay_s:
-            await asyncio.sleep(resp.delay_s)
-        head_only = method == "HEAD"
+        resp = routes.handle(method, path, bytes(stream.body))
         headers = [
             (":status", str(resp.status)),
             ("content-type", resp.content_type),
             ("content-length", str(resp.length)),
             *resp.extra_headers,
             *self.conn.options.common_headers(),
-            ("server-timing", routes.server_timing(time.perf_counter_ns() - done_ns)),
         ]
-        no_body = head_only or resp.length == 0
-        self.h2.send_headers(stream_id, headers, end_stream=no_body)
-        self.flush()
-        if not no_body:
-            for chunk in resp.chunks:
-                await self._send_data(stream_id, stream, chunk)
-            self.h2.end_stream(stream_id)
-            self.flush()
+        no_body = method == "HEAD" or resp.length == 0
+        return _Reply(headers, iter(()) if no_body else iter(resp.chunks), None, resp.delay_s)
 
-    async def _respond_grpc(self, stream_id: int, stream: _Stream, done_ns: int) -> None:
-        deframer = grpc_wire.Deframer()
+    def _dispatch(self, stream_id: int, stream: _Stream, done_ns: int) -> None:
         try:
-            messages = deframer.feed(bytes(stream.body))
-            if deframer.pending:
-                raise grpc_wire.WireError("trailing partial gRPC message")
-            result = grpc_service.handle(stream.headers.get(":path", ""), messages)
-        except grpc_wire.WireError as e:
-            result = grpc_service.GrpcResult(status=grpc_wire.INVALID_ARGUMENT, message=str(e))
-        if result.delay_s:
-            await asyncio.sleep(result.delay_s)
-        headers = [
-            (":status", "200"),
-            ("content-type", "application/grpc"),
-            *self.conn.options.common_headers(),
-            ("server-timing", routes.server_timing(time.perf_counter_ns() - done_ns)),
-        ]
-        if result.status != grpc_wire.OK:
-            # Trailers-only response.
-            headers += [("grpc-status", str(result.status)), ("grpc-message", _grpc_message(result.message))]
-            self.h2.send_headers(stream_id, headers, end_stream=True)
-            self.flush()
+            reply = self._plan(stream)
+            if reply.delay_s:
+                stream.task = asyncio.get_running_loop().create_task(self._respond_later(stream_id, stream, reply, done_ns))
+                return
+            self._send_headers(stream_id, reply, done_ns)
+            # Inline while the flow-control window and INLINE_BODY allow; the rest in a task.
+            budget = INLINE_BODY
+            for chunk in reply.body:
+                view = memoryview(chunk)
+                sent = self._send_now(stream_id, view, budget)
+                budget -= sent
+                if sent < len(view):
+                    reply.pending = view[sent:]
+                    stream.task = asyncio.get_running_loop().create_task(self._finish_later(stream_id, stream, reply))
+                    return
+            self._end(stream_id, reply)
+            self.streams.pop(stream_id, None)
+        except (h2.exceptions.StreamClosedError, h2.exceptions.ProtocolError):
+            self.streams.pop(stream_id, None)
+
+    def _send_headers(self, stream_id: int, reply: _Reply, done_ns: int) -> None:
+        headers = [*reply.headers, ("server-timing", routes.server_timing(time.perf_counter_ns() - done_ns))]
+        ends = reply.trailers is None and _is_empty(reply)
+        self.h2.send_headers(stream_id, headers, end_stream=ends)
+        reply.ended = ends
+
+    def _end(self, stream_id: int, reply: _Reply) -> None:
+        if reply.ended:
             return
-        self.h2.send_headers(stream_id, headers)
-        self.flush()
-        for message in result.messages:
-            await self._send_data(stream_id, stream, grpc_wire.frame(message))
-        self.h2.send_headers(stream_id, [("grpc-status", "0")], end_stream=True)
+        if reply.trailers is not None:
+            self.h2.send_headers(stream_id, reply.trailers, end_stream=True)
+        else:
+            self.h2.end_stream(stream_id)
+        reply.ended = True
+
+    def _send_now(self, stream_id: int, view: memoryview, budget: int) -> int:
+        """Queue DATA frames for as much of view as the windows and budget allow; bytes queued."""
+        offset = 0
+        while offset < len(view) and offset < budget:
+            window = min(self.h2.local_flow_control_window(stream_id), self.h2.max_outbound_frame_size,
+                         budget - offset)
+            if window <= 0:
+                break
+            n = min(window, len(view) - offset)
+            self.h2.send_data(stream_id, bytes(view[offset : offset + n]))
+            offset += n
+            if self.conn.options.nagle_trap:
+                self.flush()  # one write per frame keeps the trap's small-write pattern
+        return offset
+
+    async def _respond_later(self, stream_id: int, stream: _Stream, reply: _Reply, done_ns: int) -> None:
+        try:
+            await asyncio.sleep(reply.delay_s)
+            self._send_headers(stream_id, reply, done_ns)
+            self.flush()
+            await self._finish(stream_id, stream, reply)
+        except (h2.exceptions.StreamClosedError, h2.exceptions.ProtocolError):
+            pass  # client went away mid-response
+        finally:
+            self.streams.pop(stream_id, None)
+
+    async def _finish_later(self, stream_id: int, stream: _Stream, reply: _Reply) -> None:
+        try:
+            await self._finish(stream_id, stream, reply)
+        except (h2.exceptions.StreamClosedError, h2.exceptions.ProtocolError):
+            pass
+        finally:
+            self.streams.pop(stream_id, None)
+
+    async def _finish(self, stream_id: int, stream: _Stream, reply: _Reply) -> None:
+        if reply.pending is not None:
+            pending, reply.pending = reply.pending, None
+            await self._send_data(stream_id, stream, pending)
+        for chunk in reply.body:
+            await self._send_data(stream_id, stream, chunk)
+        self._end(stream_id, reply)
         self.flush()
 
     async def _send_data(self, stream_id: int, stream: _Stream, data: bytes | memoryview) -> None:
@@ -191,6 +244,31 @@ class H2Session:
         await self.conn.drain()
         if self.conn.closed:
             raise h2.exceptions.StreamClosedError(stream_id)
+
+
+class _Reply:
+    """One stream's response; body is consumed lazily (a 50 MB download never materialises)."""
+
+    __slots__ = ("headers", "body", "trailers", "delay_s", "pending", "ended")
+
+    def __init__(self, headers: list[tuple[str, str]], body: Iterator[bytes | memoryview],
+                 trailers: list[tuple[str, str]] | None, delay_s: float):
+        self.headers = headers
+        self.body = body
+        self.trailers = trailers
+        self.delay_s = delay_s
+        self.pending: memoryview | None = None
+        self.ended = False
+
+
+def _is_empty(reply: _Reply) -> bool:
+    """Whether the body iterator yields no bytes; peeks without losing the first chunk."""
+    for chunk in reply.body:
+        if len(chunk):
+            reply.body = itertools.chain([chunk], reply.body)
+            return False
+    reply.body = iter(())
+    return True
 
 
 def _grpc_message(text: str) -> str:

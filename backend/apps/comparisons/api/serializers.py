@@ -23,6 +23,7 @@ class ComparisonSummarySerializer(serializers.ModelSerializer):
     class Meta:
         model = Comparison
         fields = ["id", "name", "preset", "status", "progress", "tags", "created_at", "finished_at"]
+        read_only_fields = fields  # output only: every field is always present
 
     @extend_schema_field(ComparisonProgressSerializer)
     def get_progress(self, obj: Comparison) -> dict[str, Any]:
@@ -36,6 +37,7 @@ class ArmOutputSerializer(serializers.ModelSerializer):
     class Meta:
         model = Arm
         fields = ["label", "protocol", "connection", "endpoint"]
+        read_only_fields = fields
 
 
 class RunOutputSerializer(serializers.ModelSerializer):
@@ -47,6 +49,7 @@ class RunOutputSerializer(serializers.ModelSerializer):
             "id", "slot", "device", "network_profile", "status", "attempt", "next_block", "blocks_total", "error",
             "fingerprint", "link", "started_at", "finished_at",
         ]
+        read_only_fields = fields
 
     def get_device(self, obj: Run) -> str | None:
         return obj.device.serial if obj.device else None
@@ -59,6 +62,7 @@ class ComparisonDetailSerializer(ComparisonSummarySerializer):
 
     class Meta(ComparisonSummarySerializer.Meta):
         fields = [*ComparisonSummarySerializer.Meta.fields, "spec", "baseline_arm", "arms", "runs", "error", "started_at"]
+        read_only_fields = fields
 
 
 class ComparisonSpecInputSerializer(serializers.Serializer):
@@ -116,3 +120,6 @@ class ComparisonResultsSerializer(serializers.Serializer):
     arms = serializers.ListField(child=serializers.CharField())
     analysis_version = serializers.IntegerField(allow_null=True)
     groups = ResultGroupSerializer(many=True)
+    analysis = serializers.JSONField(
+        required=False, help_text="the statistics engine's full output: descriptive, series, first_vs_rest, "
+        "delay_sweep, payload_sweep, requests and the arm comparisons with their verdicts")

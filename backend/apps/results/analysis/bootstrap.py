@@ -85,7 +85,7 @@ def _block_weights(cell_device: np.ndarray, n_boot: int, rng: np.random.Generato
 
 
 def _window_medians(cum_lam: np.ndarray, bin_lo: np.ndarray, bin_hi: np.ndarray, interpolate: bool,
-                    rng: np.random.Generator, window: int = 8) -> np.ndarray:
+                    rng: np.random.Generator, window: int = 16, resample_requests: bool = True) -> np.ndarray:
     """Median of a Poisson-weighted histogram per replicate, drawing only bins near the median.
 
     ``cum_lam`` (replicates x bins) is the expected cumulative count. Counts
@@ -107,23 +107,44 @@ def _window_medians(cum_lam: np.ndarray, bin_lo: np.ndarray, bin_hi: np.ndarray,
     lam_win = np.diff(np.concatenate((lam_before[:, None], cum_at), axis=1), axis=1)
     lam_after = total_lam - cum_at[:, -1]
 
-    counts = rng.poisson(np.maximum(lam_win, 0.0)).astype(np.float64)
-    below = rng.poisson(np.maximum(lam_before, 0.0)).astype(np.float64)
-    after = rng.poisson(np.maximum(lam_after, 0.0)).astype(np.float64)
+    if resample_requests:
+        counts = rng.poisson(np.maximum(lam_win, 0.0)).astype(np.float64)
+        below = rng.poisson(np.maximum(lam_before, 0.0)).astype(np.float64)
+        after = rng.poisson(np.maximum(lam_after, 0.0)).astype(np.float64)
+    else:  # two-level bootstrap: each resampled block contributes its requests as they are
+        counts, below, after = np.maximum(lam_win, 0.0), lam_before, lam_after
     cum = below[:, None] + np.cumsum(counts, axis=1)
     half = (cum[:, -1] + after) / 2.0
     # Inside iff the median's bin and (for exact values) the next value are in the window.
     inside = (below < half) & (cum[:, -1] > half)
     med = _median_in_window(counts, cum, half, first, bin_lo, bin_hi, interpolate)
     escaped = np.flatnonzero(~inside & (cum[:, -1] + after > 0))
-    if len(escaped):
-        lam_full = np.diff(np.concatenate((np.zeros((len(escaped), 1)), cum_lam[escaped]), axis=1), axis=1)
-        full_counts = rng.poisson(np.maximum(lam_full, 0.0)).astype(np.float64)
-        full_cum = np.cumsum(full_counts, axis=1)
-        med[escaped] = _median_in_window(full_counts, full_cum, full_cum[:, -1] / 2.0, np.zeros(len(escaped), np.int64),
-                                         bin_lo, bin_hi, interpolate)
+    for r in escaped:  # rare: a loop over replicates, never over samples
+        med[r] = _escaped_median(counts[r], below[r], after[r], first[r], cum_lam[r], bin_lo, bin_hi,
+                                 interpolate, rng)
     med[cum[:, -1] + after == 0] = np.nan
     return med
+
+
+def _escaped_median(window_counts: np.ndarray, below: float, after: float, first: int,
+                    cum_lam_row: np.ndarray, bin_lo: np.ndarray, bin_hi: np.ndarray, interpolate: bool,
+                    rng: np.random.Generator) -> float:
+    """Complete one replicate whose median left the window: given the totals
+    below and after it, the bins there are multinomial in their means, so
+    splitting the totals keeps the draw exact."""
+    lam = np.diff(np.concatenate(([0.0], cum_lam_row)))
+    lam = np.maximum(lam, 0.0)
+    width = len(window_counts)
+    before_lam, after_lam = lam[:first], lam[first + width:]
+    full = np.zeros(len(lam))
+    if below > 0:
+        full[:first] = rng.multinomial(int(below), before_lam / before_lam.sum())
+    full[first:first + width] = window_counts
+    if after > 0:
+        full[first + width:] = rng.multinomial(int(after), after_lam / after_lam.sum())
+    cum = np.cumsum(full)[None, :]
+    return float(_median_in_window(full[None, :], cum, cum[:, -1] / 2.0, np.zeros(1, np.int64),
+                                   bin_lo, bin_hi, interpolate)[0])
 
 
 def _median_in_window(counts: np.ndarray, cum: np.ndarray, half: np.ndarray, first: np.ndarray,
@@ -150,6 +171,7 @@ def hierarchical_ratio_bootstrap(
     *,
     n_boot: int = 2000,
     max_bins: int = 256,
+    resample_requests: bool = True,
     rng: np.random.Generator,
 ) -> RatioBootstrap:
     """Hierarchical bootstrap of median(candidate) / median(baseline).
@@ -159,6 +181,10 @@ def hierarchical_ratio_bootstrap(
     pairing of interleaved blocks. Values are binned (exactly when there are at
     most ``max_bins`` distinct values, else into equal-count bins with linear
     interpolation inside the median's bin).
+
+    Resampling at every level is conservative (block resampling already
+    carries the request-level noise, and requests are then resampled again);
+    ``resample_requests=False`` gives the two-level devices -> blocks bootstrap.
     """
     # Stable sort merges already-sorted inputs in linear time.
     pooled = np.sort(np.concatenate((candidate, baseline)).astype(np.float64), kind="stable")
@@ -189,8 +215,10 @@ def hierarchical_ratio_bootstrap(
     while done < n_boot:
         size = min(chunk, n_boot - done)
         weights = _block_weights(cell_device, size, rng)
-        med_c = _window_medians(weights @ cum_hist_c, bin_lo, bin_hi, interpolate, rng)
-        med_b = _window_medians(weights @ cum_hist_b, bin_lo, bin_hi, interpolate, rng)
+        med_c = _window_medians(weights @ cum_hist_c, bin_lo, bin_hi, interpolate, rng,
+                                resample_requests=resample_requests)
+        med_b = _window_medians(weights @ cum_hist_b, bin_lo, bin_hi, interpolate, rng,
+                                resample_requests=resample_requests)
         with np.errstate(divide="ignore", invalid="ignore"):
             out.append(np.log(med_c / med_b))
         done += size

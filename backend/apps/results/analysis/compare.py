@@ -81,9 +81,12 @@ def compare_arms(
         values, usable = table.metric_values(metric)
         rows = np.flatnonzero(usable)
         dev_class = class_of_device[table.device[rows]]
-        groups = group_by([dev_class, table.profile[rows], table.arm[rows]])
-        slices = {tuple(int(k[g]) for k in groups.keys): groups.order[groups.starts[g]:groups.starts[g] + groups.counts[g]]
-                  for g in range(len(groups))}
+        # Sorted by value within each (class, profile, arm): every arm is sorted once.
+        groups = group_by([dev_class, table.profile[rows], table.arm[rows]], values[rows])
+        slices = {
+            tuple(int(k[g]) for k in groups.keys): groups.order[groups.starts[g]:groups.starts[g] + groups.counts[g]]
+            for g in range(len(groups))
+        }
         for (cls, profile, arm), cand_idx in slices.items():
             base_idx = slices.get((cls, profile, base_code))
             if arm == base_code or base_idx is None:
@@ -107,17 +110,11 @@ def compare_arms(
 
 def _compare_unit(table: SampleTable, values: np.ndarray, cand_rows: np.ndarray, base_rows: np.ndarray,
                   config: VerdictConfig, rng: np.random.Generator) -> dict | None:
-    # µs as stored (integers sort fastest); converted to ms only for reporting.
-    cand = values[cand_rows]
-    base = values[base_rows]
-    # Cells are (device, block); number them densely across both arms.
-    cell_key = np.concatenate((table.device[cand_rows].astype(np.int64) * (1 << 31) + table.block[cand_rows],
-                               table.device[base_rows].astype(np.int64) * (1 << 31) + table.block[base_rows]))
-    cell_keys, cell = np.unique(cell_key, return_inverse=True)
-    cand_cell, base_cell = cell[:len(cand)], cell[len(cand):]
-    cell_device = (cell_keys >> 31).astype(np.int64)
-
-    log_ratios = np.log(_cell_medians(cand, cand_cell, len(cell_keys)) / _cell_medians(base, base_cell, len(cell_keys)))
+    # Each arm arrives sorted (see compare_arms); medians, cell medians, U and the bootstrap's
+    # bins all read the sorted arrays. Values stay in µs (integers sort fastest).
+    cand, cand_cell, base, base_cell, cell_device = _sorted_arms_with_cells(table, values, cand_rows, base_rows)
+    n_cells = len(cell_device)
+    log_ratios = np.log(_cell_medians(cand, cand_cell, n_cells) / _cell_medians(base, base_cell, n_cells))
     paired = np.isfinite(log_ratios)
     blocks = int(paired.sum())
     if blocks == 0:
@@ -128,9 +125,10 @@ def _compare_unit(table: SampleTable, values: np.ndarray, cand_rows: np.ndarray,
     remap = np.cumsum(paired) - 1
     boot = hierarchical_ratio_bootstrap(
         cand[keep_c], remap[cand_cell[keep_c]], base[keep_b], remap[base_cell[keep_b]], cell_device[paired],
-        n_boot=config.n_boot, rng=rng)
+        n_boot=config.n_boot, resample_requests=config.resample_requests, rng=rng)
 
-    med_c, med_b = float(np.median(cand)) / 1000.0, float(np.median(base)) / 1000.0
+    med_c = float(sorted_quantiles(cand, np.zeros(1, np.int64), np.array([len(cand)]), 0.5)[0]) / 1000.0
+    med_b = float(sorted_quantiles(base, np.zeros(1, np.int64), np.array([len(base)]), 0.5)[0]) / 1000.0
     ratio = med_c / med_b
     ci95, ci90 = boot.ci(0.95), boot.ci(0.90)
     u, p_mw = mann_whitney(cand, base)
@@ -160,11 +158,34 @@ def _compare_unit(table: SampleTable, values: np.ndarray, cand_rows: np.ndarray,
     }
 
 
-def _cell_medians(x: np.ndarray, cell: np.ndarray, n_cells: int) -> np.ndarray:
+def _sorted_arms_with_cells(table: SampleTable, values: np.ndarray, cand_rows: np.ndarray, base_rows: np.ndarray
+                            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Each arm's values (rows arrive sorted by value), with the dense (device, block)
+    cell of each value and each cell's device."""
+    n_blocks = int(max(table.block[cand_rows].max(), table.block[base_rows].max())) + 1
+    arms = []
+    for rows in (cand_rows, base_rows):
+        arms.append((values[rows], table.device[rows].astype(np.int64) * n_blocks + table.block[rows]))
+    (cand, cand_key), (base, base_key) = arms
+    present = np.zeros(int(max(cand_key.max(), base_key.max())) + 1, dtype=bool)
+    present[cand_key] = True
+    present[base_key] = True
+    dense = np.cumsum(present) - 1
+    cell_device = np.flatnonzero(present) // n_blocks
+    return cand, dense[cand_key], base, dense[base_key], cell_device
+
+
+def _cell_medians(sorted_values: np.ndarray, cell: np.ndarray, n_cells: int) -> np.ndarray:
+    """Median per cell; a stable sort by cell keeps each cell's values sorted."""
     medians = np.full(n_cells, np.nan)
-    groups = group_by([cell], x)
-    if len(groups):
-        medians[groups.keys[0]] = sorted_quantiles(x[groups.order], groups.starts, groups.counts, 0.5)
+    # Stable sort of 16-bit ints is a radix sort: far cheaper than on int64.
+    narrow = cell.astype(np.int16) if n_cells < 2**15 else cell
+    order = np.argsort(narrow, kind="stable")
+    sorted_cells = cell[order]
+    starts = np.flatnonzero(np.concatenate(([True], sorted_cells[1:] != sorted_cells[:-1])))
+    if len(starts):
+        counts = np.diff(np.append(starts, len(order)))
+        medians[sorted_cells[starts]] = sorted_quantiles(sorted_values[order], starts, counts, 0.5)
     return medians
 
 

@@ -48,6 +48,11 @@ def analyze_comparison(
 
 def to_jsonable(value: object) -> object:
     """Plain JSON types: tuples become lists, numpy scalars Python numbers, NaN/inf None."""
+    kind = type(value)
+    if kind is float:
+        return value if math.isfinite(value) else None  # type: ignore[arg-type]
+    if kind is int or kind is str or kind is bool or value is None:
+        return value
     if isinstance(value, dict):
         return {str(k): to_jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):

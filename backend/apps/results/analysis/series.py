@@ -49,7 +49,9 @@ def series_summary(table: SampleTable, *, baseline_arm: str | None = None) -> li
     bad = ~complete
     if bad.any():
         bad_groups = group_by([series[k][bad] for k in ("profile", "device", "arm", "period")])
-        incomplete = {tuple(int(k[g]) for k in bad_groups.keys): int(bad_groups.counts[g]) for g in range(len(bad_groups))}
+        incomplete = {
+            tuple(int(k[g]) for k in bad_groups.keys): int(bad_groups.counts[g]) for g in range(len(bad_groups))
+        }
 
     rows = []
     for g in range(len(groups)):

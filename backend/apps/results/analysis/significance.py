@@ -55,11 +55,14 @@ def mann_whitney(candidate: np.ndarray, baseline: np.ndarray) -> tuple[float, fl
     if n_c + n_b < MANN_WHITNEY_LARGE:
         result = stats.mannwhitneyu(candidate, baseline, alternative="two-sided", method="auto")
         return float(result.statistic), float(result.pvalue)
-    sorted_base = np.sort(baseline)
-    below = np.searchsorted(sorted_base, candidate, side="left").sum(dtype=np.float64)
-    below_or_tied = np.searchsorted(sorted_base, candidate, side="right").sum(dtype=np.float64)
+    # Sorting is linear on already-sorted input (timsort), and sorted queries
+    # make searchsorted cache-friendly; callers that hold sorted arms pay little.
+    sorted_cand = np.sort(candidate, kind="stable")
+    sorted_base = np.sort(baseline, kind="stable")
+    below = np.searchsorted(sorted_base, sorted_cand, side="left").sum(dtype=np.float64)
+    below_or_tied = np.searchsorted(sorted_base, sorted_cand, side="right").sum(dtype=np.float64)
     u = (below + below_or_tied) / 2.0
-    pooled = np.sort(np.concatenate((candidate, baseline)))
+    pooled = np.sort(np.concatenate((sorted_cand, sorted_base)), kind="stable")
     run_starts = np.flatnonzero(np.concatenate(([True], pooled[1:] != pooled[:-1])))
     ties = np.diff(np.append(run_starts, len(pooled))).astype(np.float64)
     n = float(n_c + n_b)

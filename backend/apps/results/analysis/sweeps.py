@@ -67,7 +67,8 @@ def payload_sweep(
     # Rows without a baseline sort last (NaN) and are excluded from the ratio.
     by_ratio = group_by(keys, ratio)
     sorted_ratio = ratio[by_ratio.order]
-    with_rtt = np.add.reduceat(np.isfinite(sorted_ratio).astype(np.int64), by_ratio.starts) if len(by_ratio) else np.zeros(0, np.int64)
+    finite = np.isfinite(sorted_ratio).astype(np.int64)
+    with_rtt = np.add.reduceat(finite, by_ratio.starts) if len(by_ratio) else np.zeros(0, np.int64)
     safe_counts = np.maximum(with_rtt, 1)
     median_ratio = np.where(with_rtt > 0, sorted_quantiles(sorted_ratio, by_ratio.starts, safe_counts, 0.5), np.nan)
     # The groups of by_latency and by_ratio are the same keys in the same order.

@@ -111,7 +111,11 @@ class SampleTable:
                 arrays[name] = np.asarray(columns[name], dtype=dtype)
             else:
                 arrays[name] = np.full(n, defaults[name], dtype=dtype)
-        labels = {k: tuple(v) for k, v in columns.items() if k.endswith("_labels") or k == "device_classes"}  # type: ignore[call-overload]
+        labels = {
+            k: tuple(v)  # type: ignore[call-overload]
+            for k, v in columns.items()
+            if k.endswith("_labels") or k == "device_classes"
+        }
         return cls(**arrays, **labels)  # type: ignore[arg-type]
 
 

@@ -30,6 +30,8 @@ class VerdictConfig:
     min_abs_cliffs_delta: float = 0.147
     n_boot: int = 2000
     seed: int = 20240601
+    # devices -> blocks -> requests (True, DESIGN §8) or devices -> blocks (False; less conservative).
+    resample_requests: bool = True
 
     def __post_init__(self) -> None:
         if not 0 < self.margin_pct < 100:
@@ -74,9 +76,11 @@ def decide(
     m = effective_margin(config, baseline_median_ms)
     significant = p_adjusted < config.alpha
     if ci95[0] > 1 + m and significant and cliffs_delta >= config.min_abs_cliffs_delta:
-        return Verdict(REGRESSION, m, config.alpha, f"95 % CI above +{m:.1%}, p < α, δ ≥ {config.min_abs_cliffs_delta}", None, None)
+        reason = f"95 % CI above +{m:.1%}, p < α, δ ≥ {config.min_abs_cliffs_delta}"
+        return Verdict(REGRESSION, m, config.alpha, reason, None, None)
     if ci95[1] < 1 - m and significant and cliffs_delta <= -config.min_abs_cliffs_delta:
-        return Verdict(IMPROVEMENT, m, config.alpha, f"95 % CI below −{m:.1%}, p < α, δ ≤ −{config.min_abs_cliffs_delta}", None, None)
+        reason = f"95 % CI below −{m:.1%}, p < α, δ ≤ −{config.min_abs_cliffs_delta}"
+        return Verdict(IMPROVEMENT, m, config.alpha, reason, None, None)
     if 1 - m <= ci90[0] and ci90[1] <= 1 + m:
         return Verdict(EQUIVALENT, m, config.alpha, f"90 % CI inside ±{m:.1%}", None, None)
     needed, reason = _blocks_needed(ratio, ci95, ci90, significant, cliffs_delta, blocks, family_size, m, config)
@@ -95,10 +99,15 @@ def _blocks_needed(ratio: float, ci95: tuple[float, float], ci90: tuple[float, f
 
     The effect estimate is taken as fixed; the nearest reachable outcome wins.
     """
-    if blocks < 2 or not all(map(math.isfinite, (*ci95, *ci90, ratio))) or ratio <= 0:
+    if blocks < 2 or not all(map(math.isfinite, (*ci95, *ci90, ratio))):
         return None, "too few paired blocks to estimate"
+    if min(ratio, ci95[0], ci90[0]) <= 0:
+        # A zero median (e.g. a TTFB below the clock's resolution) has no log-ratio.
+        return None, "a median or CI bound is zero; the ratio cannot be estimated"
     c = math.log(ratio)
-    upper, lower = math.log(1 + m), math.log(1 - m)
+    # With the 2 ms floor on sub-2 ms medians m can reach 1 or more: no ratio is then
+    # "faster by more than the margin", so the lower bound is -inf.
+    upper, lower = math.log(1 + m), (math.log(1 - m) if m < 1 else -math.inf)
     half95 = (math.log(ci95[1]) - math.log(ci95[0])) / 2
     half90 = (math.log(ci90[1]) - math.log(ci90[0])) / 2
     if c > upper:
@@ -108,7 +117,8 @@ def _blocks_needed(ratio: float, ci95: tuple[float, float], ci90: tuple[float, f
     else:
         outcome, gap, half = EQUIVALENT, min(upper - c, c - lower), half90
     if outcome != EQUIVALENT and abs(cliffs_delta) < config.min_abs_cliffs_delta:
-        return None, f"effect beyond the margin but Cliff's δ {cliffs_delta:.2f} is negligible; more blocks will not decide"
+        return None, (f"effect beyond the margin but Cliff's δ {cliffs_delta:.2f} is negligible; "
+                      "more blocks will not decide")
     if gap <= 0 or half <= 0:
         return None, "estimate sits on the margin; more blocks are unlikely to decide"
     needed = math.ceil(blocks * (half / gap) ** 2)
@@ -143,7 +153,11 @@ def format_p(p: float) -> str:
 def summary_line(*, arm: str, baseline_arm: str, metric: str, device_class: str, profile: str, ratio: float,
                  ci95: tuple[float, float], cliffs_delta: float, p: float, blocks_per_device: float,
                  devices: int) -> str:
-    """e.g. `h2 vs https-h1, host / lte: median −75 % [−78 %, −71 %], Cliff's δ −0.93, p < 0.001, 12 blocks × 3 devices`."""
+    """One line for CI logs and PR comments, e.g.
+
+    `h2 vs https-h1, host / lte: median −75 % [−78 %, −71 %], Cliff's δ −0.93, p < 0.001, 12 blocks × 3 devices`
+    (the p shown is the Holm-adjusted one the verdict used).
+    """
     what = arm if metric == "total_ms" else f"{arm} ({metric})"
     blocks = f"{blocks_per_device:.0f}" if float(blocks_per_device).is_integer() else f"{blocks_per_device:.1f}"
     change = (ratio - 1) * 100

@@ -1,0 +1,68 @@
+"""Progress while waiting: a redrawn bar on a terminal, plain lines in CI logs."""
+
+from __future__ import annotations
+
+import time
+from typing import Any, TextIO
+
+BAR_WIDTH = 24
+# In a log, repeat an unchanged state at most this often so the job visibly lives.
+LOG_HEARTBEAT_S = 60.0
+
+
+def describe(detail: dict[str, Any]) -> str:
+    """`running 40% (4/10 blocks)`."""
+    progress = detail.get("progress") or {}
+    status = detail.get("status", "?")
+    percent = progress.get("percent")
+    done, total = progress.get("blocks_done"), progress.get("blocks_total")
+    text = str(status)
+    if isinstance(percent, (int, float)):
+        text += f" {percent:.0f}%"
+    if done is not None and total:
+        text += f" ({done}/{total} blocks)"
+    return text
+
+
+def _elapsed(seconds: float) -> str:
+    minutes, secs = divmod(int(seconds), 60)
+    return f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
+
+
+class Progress:
+    def __init__(self, stream: TextIO, *, tty: bool | None = None, clock: Any = time.monotonic) -> None:
+        self.stream = stream
+        self.tty = stream.isatty() if tty is None else tty
+        self.clock = clock
+        self.started = clock()
+        self._last_line: str | None = None
+        self._last_print = 0.0
+        self._bar_shown = False
+
+    def update(self, detail: dict[str, Any]) -> None:
+        line = describe(detail)
+        now = self.clock()
+        if self.tty:
+            percent = (detail.get("progress") or {}).get("percent") or 0
+            filled = max(0, min(BAR_WIDTH, round(BAR_WIDTH * float(percent) / 100)))
+            bar = "#" * filled + "." * (BAR_WIDTH - filled)
+            self.stream.write(f"\r\x1b[K[{bar}] {line}  {_elapsed(now - self.started)}")
+            self.stream.flush()
+            self._bar_shown = True
+        elif line != self._last_line or now - self._last_print >= LOG_HEARTBEAT_S:
+            self.stream.write(line + "\n")
+            self.stream.flush()
+            self._last_print = now
+        self._last_line = line
+
+    def note(self, message: str) -> None:
+        """A message that must not be overdrawn by the bar."""
+        self.finish_line()
+        self.stream.write(message + "\n")
+        self.stream.flush()
+
+    def finish_line(self) -> None:
+        if self._bar_shown:
+            self.stream.write("\n")
+            self.stream.flush()
+            self._bar_shown = False

@@ -1,0 +1,108 @@
+// End-to-end: the real service (Django serving frontend/dist, workers, a host runner).
+//   E2E_BASE_URL=http://127.0.0.1:8000 E2E_USERNAME=… E2E_PASSWORD=… npm run e2e
+// Optional: E2E_PERIODS (default "3,6"), E2E_REPETITIONS (2), E2E_BLOCKS (2),
+// E2E_FINISH_TIMEOUT_MS (300000). Screenshots go to e2e/artifacts/ (gitignored).
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { launchChromium } from './chromium.mjs';
+
+const env = (name, fallback) => {
+  const value = process.env[name] ?? fallback;
+  if (value === undefined || value === '') throw new Error(`${name} is not set; see the header of ${path.basename(import.meta.url)}`);
+  return value;
+};
+
+const baseUrl = env('E2E_BASE_URL').replace(/\/$/, '');
+const username = env('E2E_USERNAME');
+const password = env('E2E_PASSWORD');
+const periods = env('E2E_PERIODS', '3,6');
+const repetitions = env('E2E_REPETITIONS', '2');
+const blocks = env('E2E_BLOCKS', '2');
+const finishTimeoutMs = Number(env('E2E_FINISH_TIMEOUT_MS', '300000'));
+const artifacts = path.join(path.dirname(fileURLToPath(import.meta.url)), 'artifacts');
+const CHARTS = ['chart-avg', 'chart-median', 'chart-throughput', 'chart-gain'];
+const TERMINAL = ['finished', 'failed', 'cancelled'];
+
+let browser;
+let page;
+const pageErrors = [];
+
+before(async () => {
+  mkdirSync(artifacts, { recursive: true });
+  browser = await launchChromium();
+  page = await browser.context.newPage();
+  page.setDefaultTimeout(30_000);
+  page.on('pageerror', (error) => pageErrors.push(String(error)));
+});
+
+after(async () => {
+  await browser?.close();
+});
+
+async function saveScreenshot(name) {
+  const file = path.join(artifacts, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: true }).catch(() => {});
+  return file;
+}
+
+test('a user creates a MID image-series comparison and sees its charts', { timeout: finishTimeoutMs + 120_000 }, async (t) => {
+  try {
+    // 1. Anonymous visitors land on the login page.
+    await page.goto(`${baseUrl}/comparisons`);
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await page.getByLabel('Username', { exact: true }).fill(username);
+    await page.getByLabel('Password', { exact: true }).fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Comparisons', level: 1 }).waitFor();
+
+    // 2. New comparison from the mid-image-series preset, made small enough for CI.
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'New comparison' }).click();
+    await page.getByTestId('preset-mid-image-series').click();
+    assert.ok(await page.getByRole('radio', { name: /MID image series/ }).isChecked(), 'preset selected');
+    const name = `e2e MID series ${new Date().toISOString()}`;
+    await page.getByLabel('Name (optional)', { exact: true }).fill(name);
+    await page.getByLabel('Blocks', { exact: true }).fill(blocks);
+    await page.getByLabel('Periods (requests per series)', { exact: true }).fill(periods);
+    await page.getByLabel('Repetitions per period', { exact: true }).fill(repetitions);
+    await page.getByRole('button', { name: 'Create comparison' }).click();
+
+    await page.waitForURL(/\/comparisons\/[0-9a-f-]{36}$/);
+    const id = page.url().split('/').pop();
+    t.diagnostic(`comparison ${id}`);
+    await page.getByRole('heading', { level: 1, name }).waitFor();
+
+    // 3. The page polls by itself; wait for a terminal status.
+    const badge = page.getByTestId('status-badge');
+    const deadline = Date.now() + finishTimeoutMs;
+    let status = await badge.getAttribute('data-status');
+    while (!TERMINAL.includes(status ?? '') && Date.now() < deadline) {
+      await page.waitForTimeout(1_000);
+      status = await badge.getAttribute('data-status');
+    }
+    if (status !== 'finished') {
+      const file = await saveScreenshot(`not-finished-${id}`);
+      assert.fail(`comparison ${id} is ${status} after ${finishTimeoutMs} ms (screenshot: ${file})`);
+    }
+
+    // 4. Each chart is drawn by Plotly and carries real data points.
+    for (const testId of CHARTS) {
+      const chart = page.getByTestId(testId);
+      await chart.and(page.locator('[data-state="ready"]')).waitFor({ timeout: 60_000 });
+      const points = Number(await chart.getAttribute('data-points'));
+      t.diagnostic(`${testId}: ${points} points`);
+      assert.ok(points > 0, `${testId} has no data points`);
+      assert.ok((await chart.locator('svg.main-svg').count()) > 0, `${testId} has no Plotly SVG`);
+    }
+    await page.getByTestId('chart-series').and(page.locator('[data-state="ready"]')).waitFor();
+
+    const file = await saveScreenshot(`comparison-${id}`);
+    t.diagnostic(`screenshot ${file}`);
+    assert.deepEqual(pageErrors, [], 'no uncaught errors in the page');
+  } catch (error) {
+    await saveScreenshot('failure');
+    throw error;
+  }
+});

@@ -1,0 +1,27 @@
+import { useState } from 'react';
+import { createBrowserRouter, Navigate, RouterProvider, type RouteObject } from 'react-router-dom';
+import { AppLayout } from './routes/app-layout';
+import { LoginRoute } from './routes/login';
+import { ComparisonsRoute } from './routes/comparisons';
+import { NewComparisonRoute } from './routes/new-comparison';
+import { ComparisonRoute } from './routes/comparison';
+import { NotFoundRoute } from './routes/not-found';
+
+export const routes: RouteObject[] = [
+  { path: '/login', element: <LoginRoute /> },
+  {
+    element: <AppLayout />,
+    children: [
+      { index: true, element: <Navigate to="/comparisons" replace /> },
+      { path: '/comparisons', element: <ComparisonsRoute /> },
+      { path: '/comparisons/new', element: <NewComparisonRoute /> },
+      { path: '/comparisons/:id', element: <ComparisonRoute /> },
+      { path: '*', element: <NotFoundRoute /> },
+    ],
+  },
+];
+
+export function AppRouter() {
+  const [router] = useState(() => createBrowserRouter(routes));
+  return <RouterProvider router={router} />;
+}

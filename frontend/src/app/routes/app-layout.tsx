@@ -1,0 +1,54 @@
+import { NavLink, Outlet, useNavigate } from 'react-router-dom';
+import { useUser } from '@/features/auth/api/get-me';
+import { useLogout } from '@/features/auth/api/logout';
+import { ProtectedRoute } from '@/features/auth/components/protected-route';
+
+export function AppLayout() {
+  return (
+    <ProtectedRoute>
+      <div className="shell">
+        <TopBar />
+        <main className="content" id="main">
+          <Outlet />
+        </main>
+      </div>
+    </ProtectedRoute>
+  );
+}
+
+function TopBar() {
+  const user = useUser();
+  const logout = useLogout();
+  const navigate = useNavigate();
+  return (
+    <header className="topbar">
+      <div className="topbar-inner">
+        <NavLink to="/comparisons" className="brand" end>
+          <img src="/favicon.svg" alt="" width={24} height={24} />
+          LatencyLab
+        </NavLink>
+        <nav aria-label="Main" className="nav">
+          <NavLink to="/comparisons" end>
+            Comparisons
+          </NavLink>
+          <NavLink to="/comparisons/new">New comparison</NavLink>
+        </nav>
+        <div className="topbar-user">
+          {user.data && (
+            <span className="muted">
+              {user.data.username} · {user.data.organization.name}
+            </span>
+          )}
+          <button
+            type="button"
+            className="button button-ghost"
+            onClick={() => logout.mutate(undefined, { onSuccess: () => navigate('/login') })}
+            disabled={logout.isPending}
+          >
+            Sign out
+          </button>
+        </div>
+      </div>
+    </header>
+  );
+}

@@ -1,0 +1,162 @@
+import { useEffect, useRef, type ReactNode } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { Link } from 'react-router-dom';
+import { useComparison } from '../api/get-comparison';
+import { useCancelComparison } from '../api/cancel-comparison';
+import { Spinner } from '@/components/spinner';
+import { ApiError } from '@/lib/api-client';
+import { isTerminal, statusOf, type ComparisonDetail } from '@/lib/api-types';
+import { formatDateTime } from '@/utils/format';
+import { StatusBadge } from './status-badge';
+import { ProgressBar } from './progress-bar';
+import { TagList } from './tag-list';
+
+type ComparisonDetailViewProps = {
+  id: string;
+  /** The results section; rendered by the route so this feature does not import another. */
+  renderResults: (comparison: ComparisonDetail) => ReactNode;
+};
+
+export function ComparisonDetailView({ id, renderResults }: ComparisonDetailViewProps) {
+  const comparison = useComparison(id);
+  const cancel = useCancelComparison();
+  const queryClient = useQueryClient();
+  const previousStatus = useRef<string | undefined>(undefined);
+  const status = comparison.data ? statusOf(comparison.data) : undefined;
+
+  // When the comparison reaches a terminal state, fetch the final results once more.
+  useEffect(() => {
+    if (status && previousStatus.current && previousStatus.current !== status && isTerminal(status)) {
+      void queryClient.invalidateQueries({ queryKey: ['comparisons', 'results', id] });
+    }
+    previousStatus.current = status;
+  }, [status, id, queryClient]);
+
+  if (comparison.isPending) return <Spinner label="Loading comparison" />;
+  if (comparison.isError) {
+    const notFound = comparison.error instanceof ApiError && comparison.error.status === 404;
+    return (
+      <div className="stack">
+        <p role="alert" className="alert alert-error">
+          {notFound ? 'This comparison does not exist or belongs to another organization.' : comparison.error.message}
+        </p>
+        <p>
+          <Link to="/comparisons">Back to comparisons</Link>
+        </p>
+      </div>
+    );
+  }
+  const detail = comparison.data;
+  const detailStatus = statusOf(detail);
+  const terminal = isTerminal(detailStatus);
+
+  return (
+    <div className="stack">
+      <header className="page-header">
+        <div>
+          <h1>{detail.name}</h1>
+          <p className="muted">
+            {detail.preset ? `Preset ${detail.preset}` : 'Custom spec'} · created {formatDateTime(detail.created_at)}
+            {detail.finished_at && <> · finished {formatDateTime(detail.finished_at)}</>}
+          </p>
+          <TagList tags={detail.tags} />
+        </div>
+        <div className="page-actions">
+          <StatusBadge status={detailStatus} />
+          <a className="button" href={`/api/v1/comparisons/${detail.id}/samples.csv`} download>
+            Export samples (CSV)
+          </a>
+          {!terminal && (
+            <button
+              type="button"
+              className="button button-danger"
+              onClick={() => cancel.mutate(detail.id)}
+              disabled={cancel.isPending}
+            >
+              {cancel.isPending ? 'Cancelling…' : 'Cancel comparison'}
+            </button>
+          )}
+        </div>
+      </header>
+      {cancel.isError && (
+        <p role="alert" className="alert alert-error">
+          Could not cancel: {cancel.error.message}
+        </p>
+      )}
+
+      <section className="card" aria-labelledby="progress-heading">
+        <h2 id="progress-heading">Progress</h2>
+        <ProgressBar progress={detail.progress} label="Comparison progress" detailed />
+        <div className="two-column">
+          <div>
+            <h3>Arms</h3>
+            <table className="table table-compact" aria-label="Arms">
+              <thead>
+                <tr>
+                  <th scope="col">Label</th>
+                  <th scope="col">Protocol</th>
+                  <th scope="col">Connection</th>
+                </tr>
+              </thead>
+              <tbody>
+                {detail.arms.map((arm) => (
+                  <tr key={arm.label}>
+                    <td>
+                      {arm.label}
+                      {arm.label === detail.baseline_arm && <span className="tag">baseline</span>}
+                    </td>
+                    <td>{arm.protocol}</td>
+                    <td>{arm.connection}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <div>
+            <h3>Runs</h3>
+            {detail.runs.length === 0 ? (
+              <p className="muted">Waiting for a device to take the first run.</p>
+            ) : (
+              <table className="table table-compact" aria-label="Runs">
+                <thead>
+                  <tr>
+                    <th scope="col">Device</th>
+                    <th scope="col">Network</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Blocks</th>
+                    <th scope="col">Attempt</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {detail.runs.map((run) => (
+                    <tr key={run.id}>
+                      <td>{run.device ?? <span className="muted">not assigned</span>}</td>
+                      <td>{run.network_profile}</td>
+                      <td>
+                        {run.status ?? 'queued'}
+                        {run.error && <div className="text-error small">{run.error}</div>}
+                      </td>
+                      <td>
+                        {Math.min(run.next_block ?? 0, run.blocks_total)}/{run.blocks_total}
+                      </td>
+                      <td>{run.attempt ?? 1}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            )}
+          </div>
+        </div>
+      </section>
+
+      <section aria-labelledby="results-heading" className="stack">
+        <h2 id="results-heading">Results</h2>
+        {detailStatus === 'queued' ? (
+          <p className="muted">Results appear once the first runs report.</p>
+        ) : (
+          renderResults(detail)
+        )}
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,116 @@
+import { screen, within } from '@testing-library/react';
+import { http, HttpResponse } from 'msw';
+import { describe, expect, it, vi } from 'vitest';
+import { renderWithProviders } from '@/testing/test-utils';
+import { server } from '@/testing/mocks/server';
+import { CSRF_TOKEN, mockBackend } from '@/testing/mocks/handlers';
+import { CreateComparisonForm } from './create-comparison-form';
+
+function renderForm() {
+  const onCreated = vi.fn();
+  const utils = renderWithProviders(<CreateComparisonForm onCreated={onCreated} />);
+  return { ...utils, onCreated };
+}
+
+describe('CreateComparisonForm', () => {
+  it('preselects the MID preset and fills the form from its spec', async () => {
+    renderForm();
+    const mid = await screen.findByRole('radio', { name: /MID image series/ });
+    expect(mid).toBeChecked();
+    expect(screen.getAllByRole('radio')).toHaveLength(4);
+    expect(screen.getByLabelText('Label of arm 1')).toHaveValue('https-h1');
+    expect(screen.getByLabelText('Protocol of arm 2')).toHaveValue('h2');
+    expect(screen.getByLabelText('Blocks')).toHaveValue('6');
+    expect(screen.getByLabelText('Periods (requests per series)')).toHaveValue('3, 6, 9, 12, 15, 18, 21, 24, 27, 30');
+    expect(screen.getByLabelText('Baseline arm')).toHaveValue('https-h1');
+  });
+
+  it('submits the edited spec with the CSRF header and reports the created comparison', async () => {
+    const { user, onCreated } = renderForm();
+    await screen.findByRole('radio', { name: /MID image series/ });
+
+    await user.type(screen.getByLabelText('Name (optional)'), 'Smoke test');
+    await user.clear(screen.getByLabelText('Blocks'));
+    await user.type(screen.getByLabelText('Blocks'), '2');
+    await user.clear(screen.getByLabelText('Periods (requests per series)'));
+    await user.type(screen.getByLabelText('Periods (requests per series)'), '3, 6');
+    await user.clear(screen.getByLabelText('Repetitions per period'));
+    await user.type(screen.getByLabelText('Repetitions per period'), '3');
+    await user.click(screen.getByRole('button', { name: 'Add arm' }));
+    await user.clear(screen.getByLabelText('Label of arm 3'));
+    await user.type(screen.getByLabelText('Label of arm 3'), 'h3');
+    await user.selectOptions(screen.getByLabelText('Connection of arm 3'), 'cold');
+    await user.click(screen.getByRole('button', { name: 'Create comparison' }));
+
+    await vi.waitFor(() => expect(onCreated).toHaveBeenCalled());
+    expect(mockBackend.lastCsrfHeader).toBe(CSRF_TOKEN);
+    expect(mockBackend.created).toEqual([
+      {
+        name: 'Smoke test',
+        preset: 'mid-image-series',
+        arms: [
+          { label: 'https-h1', protocol: 'h1', connection: 'warm' },
+          { label: 'h2', protocol: 'h2', connection: 'warm' },
+          { label: 'h3', protocol: 'h3', connection: 'cold' },
+        ],
+        baseline_arm: 'https-h1',
+        network_profiles: ['none'],
+        blocks: 2,
+        workload: { kind: 'series', objects: 'seed-mid-24', periods: [3, 6], repetitions: 3, warmup: 1 },
+      },
+    ]);
+  });
+
+  it("shows the server's field errors next to the fields and as a list with their paths", async () => {
+    server.use(
+      http.post('*/api/v1/comparisons', () =>
+        HttpResponse.json(
+          {
+            arms: { '1': { protocol: ['"h4" is not a valid choice.'] } },
+            blocks: ['Ensure this value is less than or equal to 50.'],
+          },
+          { status: 400 },
+        ),
+      ),
+    );
+    const { user, onCreated } = renderForm();
+    await screen.findByRole('radio', { name: /MID image series/ });
+    await user.clear(screen.getByLabelText('Blocks'));
+    await user.type(screen.getByLabelText('Blocks'), '99');
+    await user.click(screen.getByRole('button', { name: 'Create comparison' }));
+
+    const summary = await screen.findByRole('alert');
+    expect(summary).toHaveTextContent('The comparison was not created');
+    const items = within(summary).getAllByRole('listitem').map((item) => item.textContent);
+    expect(items).toEqual([
+      'arms.1.protocol: "h4" is not a valid choice.',
+      'blocks: Ensure this value is less than or equal to 50.',
+    ]);
+
+    const blocks = screen.getByLabelText('Blocks');
+    expect(blocks).toHaveAttribute('aria-invalid', 'true');
+    expect(blocks).toHaveAccessibleDescription(/less than or equal to 50/);
+    expect(screen.getByLabelText('Protocol of arm 2')).toHaveAttribute('aria-invalid', 'true');
+    expect(screen.getByLabelText('Protocol of arm 1')).not.toHaveAttribute('aria-invalid');
+    expect(onCreated).not.toHaveBeenCalled();
+  });
+
+  it('catches periods that are not numbers before sending anything', async () => {
+    const { user } = renderForm();
+    await screen.findByRole('radio', { name: /MID image series/ });
+    await user.clear(screen.getByLabelText('Periods (requests per series)'));
+    await user.type(screen.getByLabelText('Periods (requests per series)'), '3, six');
+    await user.click(screen.getByRole('button', { name: 'Create comparison' }));
+
+    expect(await screen.findByRole('alert')).toHaveTextContent('workload.periods: Enter whole numbers');
+    expect(mockBackend.created).toEqual([]);
+  });
+
+  it('resets the arms when another preset is picked', async () => {
+    const { user } = renderForm();
+    await user.click(await screen.findByRole('radio', { name: /API calls and downloads/ }));
+    expect(screen.getAllByTestId('arm-row')).toHaveLength(3);
+    expect(screen.getByLabelText('Protocol of arm 3')).toHaveValue('grpc');
+    expect(screen.queryByLabelText('Periods (requests per series)')).not.toBeInTheDocument();
+  });
+});

@@ -1,0 +1,357 @@
+import { useState, type FormEvent } from 'react';
+import { usePresets } from '../api/get-presets';
+import { useCreateComparison } from '../api/create-comparison';
+import { Spinner } from '@/components/spinner';
+import { ApiError } from '@/lib/api-client';
+import { CONNECTION_POLICIES, PROTOCOLS, type ComparisonDetail, type Preset } from '@/lib/api-types';
+import { flattenFieldErrors, type FieldError } from '@/lib/field-errors';
+import { ErrorSummary, FieldMessages, fieldMessages } from './field-messages';
+import {
+  NETWORK_PROFILES,
+  buildSpec,
+  defaultName,
+  draftFromPreset,
+  isSeriesWorkload,
+  presetWorkload,
+  type ArmDraft,
+  type SpecDraft,
+} from './spec-draft';
+
+const PREFERRED_PRESET = 'mid-image-series';
+
+type CreateComparisonFormProps = { onCreated: (comparison: ComparisonDetail) => void };
+
+export function CreateComparisonForm({ onCreated }: CreateComparisonFormProps) {
+  const presets = usePresets();
+  if (presets.isPending) return <Spinner label="Loading presets" />;
+  if (presets.isError) {
+    return (
+      <p role="alert" className="alert alert-error">
+        Could not load presets: {presets.error.message}
+      </p>
+    );
+  }
+  return <SpecForm presets={presets.data} onCreated={onCreated} />;
+}
+
+function errorsFrom(error: unknown): FieldError[] {
+  if (error instanceof ApiError) {
+    const flat = flattenFieldErrors(error.body);
+    return flat.length ? flat : [{ path: '', message: error.message }];
+  }
+  return [{ path: '', message: error instanceof Error ? error.message : String(error) }];
+}
+
+function SpecForm({ presets, onCreated }: { presets: Preset[]; onCreated: CreateComparisonFormProps['onCreated'] }) {
+  const initial = presets.find((preset) => preset.name === PREFERRED_PRESET) ?? presets[0];
+  const [presetName, setPresetName] = useState(initial?.name ?? '');
+  const preset = presets.find((candidate) => candidate.name === presetName);
+  const [draft, setDraft] = useState<SpecDraft>(() => draftFromPreset(initial));
+  const [errors, setErrors] = useState<FieldError[]>([]);
+  const create = useCreateComparison();
+
+  const selectPreset = (next: Preset) => {
+    setPresetName(next.name);
+    setDraft(draftFromPreset(next));
+    setErrors([]);
+  };
+
+  const update = (patch: Partial<SpecDraft>) => setDraft((current) => ({ ...current, ...patch }));
+  const updateArm = (index: number, patch: Partial<ArmDraft>) =>
+    setDraft((current) => {
+      const arms = current.arms.map((arm, i) => (i === index ? { ...arm, ...patch } : arm));
+      const renamed = patch.label !== undefined && current.arms[index]?.label === current.baselineArm;
+      return { ...current, arms, baselineArm: renamed ? (patch.label ?? '') : current.baselineArm };
+    });
+  const addArm = () =>
+    setDraft((current) => ({
+      ...current,
+      arms: [...current.arms, { label: `arm-${current.arms.length + 1}`, protocol: 'h3', connection: 'warm' }],
+    }));
+  const removeArm = (index: number) =>
+    setDraft((current) => {
+      const removed = current.arms[index];
+      const arms = current.arms.filter((_, i) => i !== index);
+      const baselineArm = removed?.label === current.baselineArm ? (arms[0]?.label ?? '') : current.baselineArm;
+      return { ...current, arms, baselineArm };
+    });
+  const toggleProfile = (profile: string) =>
+    setDraft((current) => ({
+      ...current,
+      networkProfiles: current.networkProfiles.includes(profile)
+        ? current.networkProfiles.filter((p) => p !== profile)
+        : [...current.networkProfiles, profile],
+    }));
+
+  function handleSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const built = buildSpec(preset, draft);
+    if (!built.spec) {
+      setErrors(built.errors);
+      return;
+    }
+    setErrors([]);
+    create.mutate(built.spec, {
+      onSuccess: onCreated,
+      onError: (error) => setErrors(errorsFrom(error)),
+    });
+  }
+
+  const messages = (path: string) => fieldMessages(errors, path);
+  const describedBy = (path: string) => (messages(path).length ? `${path.replace(/\./g, '-')}-error` : undefined);
+  const series = isSeriesWorkload(preset);
+  const workload = presetWorkload(preset);
+
+  return (
+    <form className="form form-wide" onSubmit={handleSubmit} aria-label="New comparison" noValidate>
+      <ErrorSummary errors={errors} />
+
+      <fieldset className="fieldset">
+        <legend>Preset</legend>
+        <div className="preset-grid" role="radiogroup" aria-label="Preset">
+          {presets.map((candidate) => (
+            <label
+              key={candidate.name}
+              className={candidate.name === presetName ? 'preset-card preset-card-selected' : 'preset-card'}
+              data-testid={`preset-${candidate.name}`}
+            >
+              <input
+                type="radio"
+                name="preset"
+                value={candidate.name}
+                checked={candidate.name === presetName}
+                onChange={() => selectPreset(candidate)}
+                className="visually-hidden"
+                aria-labelledby={`preset-${candidate.name}-title`}
+                aria-describedby={`preset-${candidate.name}-description`}
+              />
+              <span className="preset-title" id={`preset-${candidate.name}-title`}>
+                {candidate.title}
+              </span>
+              <span className="preset-name">{candidate.name}</span>
+              <span className="preset-description" id={`preset-${candidate.name}-description`}>
+                {candidate.description}
+              </span>
+            </label>
+          ))}
+        </div>
+      </fieldset>
+
+      <fieldset className="fieldset">
+        <legend>Details</legend>
+        <div className="field">
+          <label htmlFor="spec-name">Name (optional)</label>
+          <input
+            id="spec-name"
+            value={draft.name}
+            placeholder={defaultName(preset)}
+            onChange={(event) => update({ name: event.target.value })}
+            aria-invalid={messages('name').length > 0 || undefined}
+            aria-describedby={describedBy('name')}
+          />
+          <FieldMessages id="name-error" messages={messages('name')} />
+        </div>
+        <div className="field-row">
+          <div className="field">
+            <label htmlFor="spec-blocks">Blocks</label>
+            <input
+              id="spec-blocks"
+              inputMode="numeric"
+              value={draft.blocks}
+              onChange={(event) => update({ blocks: event.target.value })}
+              aria-invalid={messages('blocks').length > 0 || undefined}
+              aria-describedby={describedBy('blocks')}
+            />
+            <p className="hint">Randomized interleaved blocks (ABBA) per run.</p>
+            <FieldMessages id="blocks-error" messages={messages('blocks')} />
+          </div>
+          {series && (
+            <>
+              <div className="field">
+                <label htmlFor="spec-periods">Periods (requests per series)</label>
+                <input
+                  id="spec-periods"
+                  value={draft.periods}
+                  onChange={(event) => update({ periods: event.target.value })}
+                  aria-invalid={messages('workload.periods').length > 0 || undefined}
+                  aria-describedby={describedBy('workload.periods')}
+                />
+                <p className="hint">Comma-separated, e.g. 3, 6, 9 (objects wrap after {String(workload['objects'] ?? 'the set')}).</p>
+                <FieldMessages id="workload-periods-error" messages={messages('workload.periods')} />
+              </div>
+              <div className="field">
+                <label htmlFor="spec-repetitions">Repetitions per period</label>
+                <input
+                  id="spec-repetitions"
+                  inputMode="numeric"
+                  value={draft.repetitions}
+                  onChange={(event) => update({ repetitions: event.target.value })}
+                  aria-invalid={messages('workload.repetitions').length > 0 || undefined}
+                  aria-describedby={describedBy('workload.repetitions')}
+                />
+                <FieldMessages id="workload-repetitions-error" messages={messages('workload.repetitions')} />
+              </div>
+            </>
+          )}
+        </div>
+        {!series && typeof workload['kind'] === 'string' && (
+          <p className="hint">Workload: {workload['kind']} (as defined by the preset).</p>
+        )}
+        <FieldMessages
+          id="workload-error"
+          messages={errors
+            .filter(
+              (error) =>
+                (error.path === 'workload' || error.path.startsWith('workload.')) &&
+                !error.path.startsWith('workload.periods') &&
+                !error.path.startsWith('workload.repetitions'),
+            )
+            .map((error) => error.message)}
+        />
+      </fieldset>
+
+      <fieldset className="fieldset">
+        <legend>Arms</legend>
+        <table className="table arms-table">
+          <thead>
+            <tr>
+              <th scope="col">Label</th>
+              <th scope="col">Protocol</th>
+              <th scope="col">Connection</th>
+              <th scope="col">
+                <span className="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {draft.arms.map((arm, index) => {
+              const base = `arms.${index}`;
+              return (
+                <tr key={index} data-testid="arm-row">
+                  <td>
+                    <input
+                      aria-label={`Label of arm ${index + 1}`}
+                      value={arm.label}
+                      onChange={(event) => updateArm(index, { label: event.target.value })}
+                      aria-invalid={messages(`${base}.label`).length > 0 || undefined}
+                    />
+                    <FieldMessages id={`arms-${index}-label-error`} messages={messages(`${base}.label`)} />
+                  </td>
+                  <td>
+                    <select
+                      aria-label={`Protocol of arm ${index + 1}`}
+                      value={arm.protocol}
+                      onChange={(event) => updateArm(index, { protocol: event.target.value as ArmDraft['protocol'] })}
+                      aria-invalid={messages(`${base}.protocol`).length > 0 || undefined}
+                    >
+                      {PROTOCOLS.map((protocol) => (
+                        <option key={protocol} value={protocol}>
+                          {protocolLabel(protocol)}
+                        </option>
+                      ))}
+                    </select>
+                    <FieldMessages id={`arms-${index}-protocol-error`} messages={messages(`${base}.protocol`)} />
+                  </td>
+                  <td>
+                    <select
+                      aria-label={`Connection of arm ${index + 1}`}
+                      value={arm.connection}
+                      onChange={(event) =>
+                        updateArm(index, { connection: event.target.value as ArmDraft['connection'] })
+                      }
+                      aria-invalid={messages(`${base}.connection`).length > 0 || undefined}
+                    >
+                      {CONNECTION_POLICIES.map((policy) => (
+                        <option key={policy} value={policy}>
+                          {policy}
+                        </option>
+                      ))}
+                    </select>
+                    <FieldMessages id={`arms-${index}-connection-error`} messages={messages(`${base}.connection`)} />
+                  </td>
+                  <td className="cell-action">
+                    <button
+                      type="button"
+                      className="button button-ghost"
+                      onClick={() => removeArm(index)}
+                      disabled={draft.arms.length <= 1}
+                      aria-label={`Remove arm ${index + 1}`}
+                    >
+                      Remove
+                    </button>
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+        <FieldMessages
+          id="arms-error"
+          messages={errors.filter((error) => error.path === 'arms').map((error) => error.message)}
+        />
+        <div className="field-row field-row-end">
+          <button type="button" className="button" onClick={addArm} disabled={draft.arms.length >= 8}>
+            Add arm
+          </button>
+          <div className="field">
+            <label htmlFor="spec-baseline">Baseline arm</label>
+            <select
+              id="spec-baseline"
+              value={draft.baselineArm}
+              onChange={(event) => update({ baselineArm: event.target.value })}
+              aria-invalid={messages('baseline_arm').length > 0 || undefined}
+              aria-describedby={describedBy('baseline_arm')}
+            >
+              {draft.arms.map((arm, index) => (
+                <option key={`${arm.label}-${index}`} value={arm.label}>
+                  {arm.label || `(arm ${index + 1})`}
+                </option>
+              ))}
+            </select>
+            <FieldMessages id="baseline_arm-error" messages={messages('baseline_arm')} />
+          </div>
+        </div>
+      </fieldset>
+
+      <fieldset className="fieldset">
+        <legend>Network profiles</legend>
+        <div className="chip-group">
+          {NETWORK_PROFILES.map((profile) => (
+            <label key={profile} className="chip">
+              <input
+                type="checkbox"
+                checked={draft.networkProfiles.includes(profile)}
+                onChange={() => toggleProfile(profile)}
+              />
+              <span>{profile}</span>
+            </label>
+          ))}
+        </div>
+        <FieldMessages id="network_profiles-error" messages={messages('network_profiles')} />
+      </fieldset>
+
+      <div className="form-actions">
+        <button type="submit" className="button button-primary" disabled={create.isPending || !preset}>
+          {create.isPending ? 'Creating…' : 'Create comparison'}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function protocolLabel(protocol: string): string {
+  switch (protocol) {
+    case 'h1c':
+      return 'HTTP/1.1 cleartext (h1c)';
+    case 'h1':
+      return 'HTTPS/1.1 (h1)';
+    case 'h2':
+      return 'HTTP/2 (h2)';
+    case 'h3':
+      return 'HTTP/3 (h3)';
+    case 'grpc':
+      return 'gRPC (grpc)';
+    default:
+      return protocol;
+  }
+}

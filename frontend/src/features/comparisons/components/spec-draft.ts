@@ -1,0 +1,138 @@
+import {
+  CONNECTION_POLICIES,
+  PROTOCOLS,
+  type ComparisonSpecRequest,
+  type ConnectionPolicy,
+  type Preset,
+  type Protocol,
+} from '@/lib/api-types';
+import type { FieldError } from '@/lib/field-errors';
+
+/** Network profiles the runners know by name (DESIGN §7). */
+export const NETWORK_PROFILES = [
+  'none',
+  'cable',
+  'dsl',
+  '3g',
+  '3g-fast',
+  '4g',
+  'lte',
+  'edge-lossy',
+  '2g-rural',
+  'qir-default',
+  'transatlantic',
+  'lossy-wifi',
+  'train',
+] as const;
+
+export type ArmDraft = { label: string; protocol: Protocol; connection: ConnectionPolicy };
+
+/** What the form edits; strings where the user types, so half-typed values survive. */
+export type SpecDraft = {
+  name: string;
+  arms: ArmDraft[];
+  baselineArm: string;
+  blocks: string;
+  networkProfiles: string[];
+  /** Only for series workloads: comma-separated requests per period. */
+  periods: string;
+  repetitions: string;
+};
+
+type Json = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function asProtocol(value: unknown): Protocol {
+  return PROTOCOLS.includes(value as Protocol) ? (value as Protocol) : 'h2';
+}
+
+function asConnection(value: unknown): ConnectionPolicy {
+  return CONNECTION_POLICIES.includes(value as ConnectionPolicy) ? (value as ConnectionPolicy) : 'warm';
+}
+
+/** A preset's spec is free-form JSON in the API schema. */
+function specOf(preset: Preset | undefined): Json {
+  return isObject(preset?.spec) ? preset.spec : {};
+}
+
+export function presetWorkload(preset: Preset | undefined): Json {
+  const workload = specOf(preset)['workload'];
+  return isObject(workload) ? workload : {};
+}
+
+export function isSeriesWorkload(preset: Preset | undefined): boolean {
+  return presetWorkload(preset)['kind'] === 'series';
+}
+
+export function draftFromPreset(preset: Preset | undefined): SpecDraft {
+  const spec = specOf(preset);
+  const rawArms = Array.isArray(spec['arms']) ? spec['arms'] : [];
+  const arms: ArmDraft[] = rawArms.filter(isObject).map((arm) => ({
+    label: typeof arm['label'] === 'string' ? arm['label'] : '',
+    protocol: asProtocol(arm['protocol']),
+    connection: asConnection(arm['connection']),
+  }));
+  const workload = presetWorkload(preset);
+  const periods = Array.isArray(workload['periods']) ? workload['periods'].join(', ') : '';
+  const profiles = Array.isArray(spec['network_profiles'])
+    ? spec['network_profiles'].filter((p): p is string => typeof p === 'string')
+    : ['none'];
+  return {
+    name: '',
+    arms: arms.length ? arms : [{ label: 'h2', protocol: 'h2', connection: 'warm' }],
+    baselineArm: typeof spec['baseline_arm'] === 'string' ? spec['baseline_arm'] : (arms[0]?.label ?? ''),
+    blocks: typeof spec['blocks'] === 'number' ? String(spec['blocks']) : '',
+    networkProfiles: profiles.length ? profiles : ['none'],
+    periods,
+    repetitions: typeof workload['repetitions'] === 'number' ? String(workload['repetitions']) : '',
+  };
+}
+
+export function defaultName(preset: Preset | undefined): string {
+  const name = specOf(preset)['name'];
+  return typeof name === 'string' ? name : (preset?.title ?? 'Comparison');
+}
+
+const WHOLE_NUMBER = /^\d+$/;
+
+/**
+ * Builds the request body, or returns the errors the browser can already see. Bounds are
+ * the server's business; here only "is it a number at all".
+ */
+export function buildSpec(
+  preset: Preset | undefined,
+  draft: SpecDraft,
+): { spec: ComparisonSpecRequest; errors: [] } | { spec: null; errors: FieldError[] } {
+  const errors: FieldError[] = [];
+  const spec: ComparisonSpecRequest = {
+    name: draft.name.trim() || defaultName(preset),
+    arms: draft.arms.map((arm) => ({ label: arm.label.trim(), protocol: arm.protocol, connection: arm.connection })),
+    network_profiles: draft.networkProfiles,
+  };
+  if (preset) spec.preset = preset.name;
+  if (draft.baselineArm) spec.baseline_arm = draft.baselineArm;
+  if (draft.blocks.trim() !== '') {
+    if (WHOLE_NUMBER.test(draft.blocks.trim())) spec.blocks = Number(draft.blocks.trim());
+    else errors.push({ path: 'blocks', message: 'Enter a whole number.' });
+  }
+  if (draft.networkProfiles.length === 0) {
+    errors.push({ path: 'network_profiles', message: 'Pick at least one network profile.' });
+  }
+  if (isSeriesWorkload(preset)) {
+    const workload: Json = { ...presetWorkload(preset) };
+    const parts = draft.periods
+      .split(/[\s,]+/)
+      .map((part) => part.trim())
+      .filter(Boolean);
+    if (parts.length === 0 || !parts.every((part) => WHOLE_NUMBER.test(part))) {
+      errors.push({ path: 'workload.periods', message: 'Enter whole numbers separated by commas, e.g. 3, 6, 9.' });
+    } else {
+      workload['periods'] = parts.map(Number);
+    }
+    if (WHOLE_NUMBER.test(draft.repetitions.trim())) workload['repetitions'] = Number(draft.repetitions.trim());
+    else errors.push({ path: 'workload.repetitions', message: 'Enter a whole number.' });
+    spec.workload = workload;
+  }
+  return errors.length ? { spec: null, errors } : { spec, errors: [] };
+}

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { resultsFixture } from '@/testing/fixtures';
+import type { ResultGroup } from '@/lib/api-types';
+import { countPoints } from './plot';
+import { averageChart, gainChart, meanGain, seriesChart, throughputChart } from './build-charts';
+
+const group = resultsFixture.groups[0] as ResultGroup;
+
+describe('chart builders', () => {
+  it('draws one trace per arm, in the comparison order', () => {
+    const chart = averageChart(resultsFixture, group);
+    expect(chart.data.map((trace) => trace.name)).toEqual(['https-h1', 'h2', 'h3']);
+    expect(countPoints(chart.data)).toBe(30);
+    expect((chart.layout.yaxis?.title as { text: string }).text).toBe('Average series time (ms)');
+  });
+
+  it('scales throughput to a readable unit and labels the axis with it', () => {
+    const chart = throughputChart(resultsFixture, group);
+    const title = (chart.layout.yaxis?.title as { text: string }).text;
+    expect(title).toMatch(/^Throughput \((KB|MB)\/s\)$/);
+    const firstY = (chart.data[0] as { y: number[] }).y[0] as number;
+    const raw = group.arms['https-h1']?.throughput_bps[0] as number;
+    expect(firstY).toBeCloseTo(raw / (title.includes('MB') ? 1e6 : 1e3));
+  });
+
+  it('leaves the baseline arm out of the gain chart and ignores nulls', () => {
+    const chart = gainChart(resultsFixture, group);
+    expect(chart.data.map((trace) => trace.name)).toEqual(['h2', 'h3']);
+    const sparse = {
+      ...group,
+      arms: { ...group.arms, h2: { ...group.arms['h2']!, gain_pct: [null, 10, 20, null, null, null, null, null, null, null] } },
+    };
+    expect(countPoints(gainChart(resultsFixture, sparse).data.slice(0, 1))).toBe(2);
+    expect(meanGain(sparse, 'h2')).toBe(15);
+    expect(meanGain(sparse, 'https-h1')).toBeNull();
+  });
+
+  it('puts every repetition of every period into the series chart', () => {
+    const chart = seriesChart(resultsFixture, group);
+    const trace = chart.data[0] as { x: string[]; y: number[]; type: string };
+    expect(trace.type).toBe('box');
+    expect(trace.y).toHaveLength(10 * 12);
+    expect(trace.x.slice(0, 12).every((x) => x === '3')).toBe(true);
+  });
+});

@@ -1,0 +1,180 @@
+import type { Data, Layout } from 'plotly.js';
+import type { ArmSeries, ComparisonResults, ResultGroup } from '@/lib/api-types';
+import { formatMs, formatPercent, formatRate, pickRateUnit } from '@/utils/format';
+
+/** One color per arm, stable across every chart of a comparison (Okabe-Ito-like, colorblind-safe). */
+const ARM_COLORS = ['#2563eb', '#e76f00', '#059669', '#c026d3', '#dc2626', '#0891b2', '#7c3aed', '#a16207'];
+
+export function armColor(arms: readonly string[], arm: string): string {
+  const index = Math.max(0, arms.indexOf(arm));
+  return ARM_COLORS[index % ARM_COLORS.length] ?? '#2563eb';
+}
+
+export type ChartSpec = { data: Data[]; layout: Partial<Layout> };
+
+const PERIOD_AXIS_TITLE = 'Requests per series (period)';
+
+function periodAxis(periods: readonly number[]): Partial<Layout['xaxis']> {
+  return {
+    title: { text: PERIOD_AXIS_TITLE },
+    type: 'category',
+    tickmode: 'array',
+    tickvals: periods.map(String),
+    gridcolor: '#eef0f3',
+  };
+}
+
+function valueAxis(title: string, extra: Partial<Layout['yaxis']> = {}): Partial<Layout['yaxis']> {
+  return { title: { text: title }, gridcolor: '#eef0f3', zerolinecolor: '#cbd5e1', rangemode: 'tozero', ...extra };
+}
+
+/** Arms present in this group, in the comparison's arm order. */
+export function groupArms(results: ComparisonResults, group: ResultGroup): string[] {
+  const ordered = results.arms.filter((arm) => arm in group.arms);
+  const extra = Object.keys(group.arms).filter((arm) => !ordered.includes(arm));
+  return [...ordered, ...extra];
+}
+
+function seriesOf(group: ResultGroup, arm: string): ArmSeries | undefined {
+  return group.arms[arm];
+}
+
+const nums = (values: readonly (number | null)[] | undefined): (number | null)[] =>
+  (values ?? []).map((value) => (typeof value === 'number' && Number.isFinite(value) ? value : null));
+
+function timeChart(
+  results: ComparisonResults,
+  group: ResultGroup,
+  pick: (series: ArmSeries) => readonly (number | null)[],
+  statistic: string,
+): ChartSpec {
+  const periods = group.periods.map(String);
+  const data: Data[] = groupArms(results, group).map((arm) => {
+    const values = nums(pick(seriesOf(group, arm) as ArmSeries));
+    return {
+      type: 'bar',
+      name: arm,
+      x: periods,
+      y: values,
+      marker: { color: armColor(results.arms, arm) },
+      text: values.map((value) => formatMs(value)),
+      hovertemplate: `<b>${arm}</b><br>%{x} requests: %{text} (${statistic})<extra></extra>`,
+      textposition: 'none',
+    };
+  });
+  return {
+    data,
+    layout: {
+      barmode: 'group',
+      bargap: 0.2,
+      xaxis: periodAxis(group.periods),
+      yaxis: valueAxis(`${statistic[0]?.toUpperCase()}${statistic.slice(1)} series time (ms)`),
+    },
+  };
+}
+
+export function averageChart(results: ComparisonResults, group: ResultGroup): ChartSpec {
+  return timeChart(results, group, (series) => series.avg_ms, 'average');
+}
+
+export function medianChart(results: ComparisonResults, group: ResultGroup): ChartSpec {
+  return timeChart(results, group, (series) => series.median_ms, 'median');
+}
+
+export function throughputChart(results: ComparisonResults, group: ResultGroup): ChartSpec {
+  const arms = groupArms(results, group);
+  const all = arms.flatMap((arm) => nums(seriesOf(group, arm)?.throughput_bps)).filter((v): v is number => v !== null);
+  const { unit, divisor } = pickRateUnit(all.length ? Math.max(...all) : 0);
+  const periods = group.periods.map(String);
+  const data: Data[] = arms.map((arm) => {
+    const values = nums(seriesOf(group, arm)?.throughput_bps);
+    return {
+      type: 'scatter',
+      mode: 'lines+markers',
+      name: arm,
+      x: periods,
+      y: values.map((value) => (value === null ? null : value / divisor)),
+      line: { color: armColor(results.arms, arm), width: 2.5 },
+      marker: { size: 7 },
+      text: values.map((value) => formatRate(value)),
+      hovertemplate: `<b>${arm}</b><br>%{x} requests: %{text}<extra></extra>`,
+    };
+  });
+  return {
+    data,
+    layout: { xaxis: periodAxis(group.periods), yaxis: valueAxis(`Throughput (${unit})`) },
+  };
+}
+
+export function gainChart(results: ComparisonResults, group: ResultGroup): ChartSpec {
+  const periods = group.periods.map(String);
+  const data: Data[] = groupArms(results, group)
+    .filter((arm) => arm !== results.baseline_arm)
+    .map((arm) => {
+      const values = nums(seriesOf(group, arm)?.gain_pct);
+      return {
+        type: 'bar',
+        name: arm,
+        x: periods,
+        y: values,
+        marker: { color: armColor(results.arms, arm) },
+        text: values.map((value) => formatPercent(value)),
+        hovertemplate: `<b>${arm}</b> vs ${results.baseline_arm}<br>%{x} requests: %{text}<extra></extra>`,
+        textposition: 'none',
+      };
+    });
+  return {
+    data,
+    layout: {
+      barmode: 'group',
+      xaxis: periodAxis(group.periods),
+      yaxis: valueAxis(`Gain over ${results.baseline_arm} (%)`, { rangemode: 'normal' }),
+      showlegend: true,
+    },
+  };
+}
+
+/** Every repetition's series time, as one box per arm and period with all points shown. */
+export function seriesChart(results: ComparisonResults, group: ResultGroup): ChartSpec {
+  const data: Data[] = groupArms(results, group).map((arm) => {
+    const perPeriod = seriesOf(group, arm)?.series_ms ?? [];
+    const x: string[] = [];
+    const y: number[] = [];
+    perPeriod.forEach((repetitions, index) => {
+      const period = group.periods[index];
+      if (period === undefined) return;
+      for (const value of repetitions) {
+        if (typeof value === 'number' && Number.isFinite(value)) {
+          x.push(String(period));
+          y.push(value);
+        }
+      }
+    });
+    return {
+      type: 'box',
+      name: arm,
+      x,
+      y,
+      boxpoints: 'all',
+      jitter: 0.4,
+      pointpos: 0,
+      marker: { color: armColor(results.arms, arm), size: 4, opacity: 0.7 },
+      line: { width: 1.5 },
+      hovertemplate: `<b>${arm}</b><br>%{x} requests: %{y:.1f} ms<extra></extra>`,
+    };
+  });
+  return {
+    data,
+    layout: {
+      boxmode: 'group',
+      xaxis: periodAxis(group.periods),
+      yaxis: valueAxis('Series time per repetition (ms)'),
+    },
+  };
+}
+
+/** Mean of the per-period gains of an arm: the headline number for the summary strip. */
+export function meanGain(group: ResultGroup, arm: string): number | null {
+  const values = nums(group.arms[arm]?.gain_pct).filter((value): value is number => value !== null);
+  return values.length ? values.reduce((sum, value) => sum + value, 0) / values.length : null;
+}

@@ -1,0 +1,97 @@
+import { useEffect, useRef, useState } from 'react';
+import type { Config, Data, Layout } from 'plotly.js';
+
+type PlotlyModule = typeof import('plotly.js-dist-min');
+
+let plotlyPromise: Promise<PlotlyModule> | undefined;
+/** Plotly is ~4.5 MB: load it once, on the first chart, as its own chunk. */
+function loadPlotly(): Promise<PlotlyModule> {
+  plotlyPromise ??= import('plotly.js-dist-min').then(
+    (module) => ((module as { default?: PlotlyModule }).default ?? module) as PlotlyModule,
+  );
+  return plotlyPromise;
+}
+
+/** How many values a trace draws: finite y values (boxes and scatters alike). */
+export function countPoints(data: readonly Data[]): number {
+  let points = 0;
+  for (const trace of data) {
+    const ys = (trace as { y?: unknown }).y;
+    if (!Array.isArray(ys)) continue;
+    for (const y of ys) if (typeof y === 'number' && Number.isFinite(y)) points += 1;
+  }
+  return points;
+}
+
+const BASE_LAYOUT: Partial<Layout> = {
+  autosize: true,
+  height: 340,
+  margin: { l: 64, r: 16, t: 16, b: 56 },
+  font: { family: 'Inter, system-ui, -apple-system, Segoe UI, Roboto, sans-serif', size: 12, color: '#1f2937' },
+  paper_bgcolor: 'rgba(0,0,0,0)',
+  plot_bgcolor: 'rgba(0,0,0,0)',
+  legend: { orientation: 'h', x: 0, y: 1.12 },
+  hoverlabel: { bgcolor: '#111827', font: { color: '#f9fafb' } },
+};
+
+const CONFIG: Partial<Config> = {
+  responsive: true,
+  displaylogo: false,
+  modeBarButtonsToRemove: ['lasso2d', 'select2d'],
+};
+
+type PlotProps = {
+  data: Data[];
+  layout: Partial<Layout>;
+  /** data-testid of the chart container, e.g. "chart-avg". */
+  testId: string;
+  /** Accessible name of the chart. */
+  label: string;
+};
+
+/**
+ * A thin Plotly wrapper. The container exposes `data-points` (values drawn) and
+ * `data-state` (loading | ready | error) so tests can check that a chart carries data.
+ */
+export function Plot({ data, layout, testId, label }: PlotProps) {
+  const containerRef = useRef<HTMLDivElement>(null);
+  const [state, setState] = useState<'loading' | 'ready' | 'error'>('loading');
+
+  useEffect(() => {
+    const element = containerRef.current;
+    if (!element) return;
+    let cancelled = false;
+    loadPlotly()
+      .then((Plotly) => (cancelled ? undefined : Plotly.react(element, data, { ...BASE_LAYOUT, ...layout }, CONFIG)))
+      .then(() => {
+        if (!cancelled) setState('ready');
+      })
+      .catch(() => {
+        if (!cancelled) setState('error');
+      });
+    return () => {
+      cancelled = true;
+    };
+  }, [data, layout]);
+
+  useEffect(() => {
+    const element = containerRef.current;
+    return () => {
+      if (element && plotlyPromise) void plotlyPromise.then((Plotly) => Plotly.purge(element));
+    };
+  }, []);
+
+  return (
+    <div
+      className="plot"
+      role="figure"
+      aria-label={label}
+      data-testid={testId}
+      data-points={countPoints(data)}
+      data-state={state}
+    >
+      <div ref={containerRef} className="plot-canvas" />
+      {state === 'error' && <p className="muted">The chart could not be drawn.</p>}
+    </div>
+  );
+}

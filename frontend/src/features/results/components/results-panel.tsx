@@ -1,0 +1,173 @@
+import { useMemo, useState } from 'react';
+import { useResults } from '../api/get-results';
+import type { ComparisonResults, ResultGroup } from '@/lib/api-types';
+import { Spinner } from '@/components/spinner';
+import { formatMs, formatPercent } from '@/utils/format';
+import {
+  armColor,
+  averageChart,
+  gainChart,
+  groupArms,
+  meanGain,
+  medianChart,
+  seriesChart,
+  throughputChart,
+} from './build-charts';
+import { ChartCard } from './chart-card';
+
+type ResultsPanelProps = { comparisonId: string; live: boolean };
+
+export function ResultsPanel({ comparisonId, live }: ResultsPanelProps) {
+  const results = useResults(comparisonId, live);
+  const [groupIndex, setGroupIndex] = useState(0);
+
+  if (results.isPending) return <Spinner label="Loading results" />;
+  if (results.isError) {
+    return (
+      <p role="alert" className="alert alert-error">
+        Could not load results: {results.error.message}
+      </p>
+    );
+  }
+  const { groups } = results.data;
+  if (groups.length === 0) {
+    return (
+      <div className="empty-state card">
+        <p>{live ? 'Charts appear here as soon as the first blocks are analysed.' : 'This comparison has no results.'}</p>
+      </div>
+    );
+  }
+  const group = groups[Math.min(groupIndex, groups.length - 1)] as ResultGroup;
+
+  return (
+    <div className="results">
+      {results.data.status !== 'finished' && (
+        <p className="alert alert-info" role="status">
+          Partial results: analysis is not finished yet, charts update as blocks complete.
+        </p>
+      )}
+      {groups.length > 1 && (
+        <div className="field field-inline">
+          <label htmlFor="results-group">Device and network</label>
+          <select
+            id="results-group"
+            value={Math.min(groupIndex, groups.length - 1)}
+            onChange={(event) => setGroupIndex(Number(event.target.value))}
+          >
+            {groups.map((candidate, index) => (
+              <option key={`${candidate.device}/${candidate.network_profile}`} value={index}>
+                {candidate.device} · {candidate.network_profile}
+              </option>
+            ))}
+          </select>
+        </div>
+      )}
+      <GroupResults results={results.data} group={group} />
+    </div>
+  );
+}
+
+function GroupResults({ results, group }: { results: ComparisonResults; group: ResultGroup }) {
+  const subtitle = `${group.device} · network profile: ${group.network_profile}`;
+  const charts = useMemo(
+    () => ({
+      average: averageChart(results, group),
+      median: medianChart(results, group),
+      throughput: throughputChart(results, group),
+      gain: gainChart(results, group),
+      series: seriesChart(results, group),
+    }),
+    [results, group],
+  );
+  const arms = groupArms(results, group);
+  const challengers = arms.filter((arm) => arm !== results.baseline_arm);
+
+  return (
+    <>
+      {challengers.length > 0 && (
+        <ul className="stat-strip" aria-label="Mean gain over the baseline arm">
+          {challengers.map((arm) => (
+            <li key={arm} className="stat">
+              <span className="stat-label">
+                <span className="swatch" style={{ background: armColor(results.arms, arm) }} aria-hidden="true" />
+                {arm} vs {results.baseline_arm}
+              </span>
+              <span className="stat-value">{formatPercent(meanGain(group, arm))}</span>
+              <span className="stat-hint">mean gain across periods</span>
+            </li>
+          ))}
+        </ul>
+      )}
+      <div className="chart-grid">
+        <ChartCard title="Average series time" subtitle={subtitle} testId="chart-avg" chart={charts.average} />
+        <ChartCard title="Median series time" subtitle={subtitle} testId="chart-median" chart={charts.median} />
+        <ChartCard
+          title="Throughput"
+          subtitle={subtitle}
+          testId="chart-throughput"
+          chart={charts.throughput}
+          note="Bytes delivered per second of series time; units scale to the largest value."
+        />
+        <ChartCard
+          title={`Percentage gain over ${results.baseline_arm}`}
+          subtitle={subtitle}
+          testId="chart-gain"
+          chart={charts.gain}
+          note={challengers.length === 0 ? 'Only the baseline arm was measured: there is nothing to compare.' : undefined}
+        />
+        <ChartCard
+          title="Series time of every repetition"
+          subtitle={subtitle}
+          testId="chart-series"
+          chart={charts.series}
+          wide
+        />
+      </div>
+      <RequestTable results={results} group={group} />
+    </>
+  );
+}
+
+function RequestTable({ results, group }: { results: ComparisonResults; group: ResultGroup }) {
+  const arms = groupArms(results, group).filter((arm) => group.requests[arm]);
+  if (arms.length === 0) return null;
+  return (
+    <section className="card">
+      <h3>Individual requests</h3>
+      <div className="table-wrap">
+        <table className="table table-numeric" aria-label="Request latency per arm">
+          <thead>
+            <tr>
+              <th scope="col">Arm</th>
+              <th scope="col">Requests</th>
+              <th scope="col">Median</th>
+              <th scope="col">p90</th>
+              <th scope="col">p95</th>
+              <th scope="col">Errors</th>
+            </tr>
+          </thead>
+          <tbody>
+            {arms.map((arm) => {
+              const stats = group.requests[arm];
+              if (!stats) return null;
+              return (
+                <tr key={arm}>
+                  <th scope="row">
+                    <span className="swatch" style={{ background: armColor(results.arms, arm) }} aria-hidden="true" />
+                    {arm}
+                    {arm === results.baseline_arm && <span className="tag">baseline</span>}
+                  </th>
+                  <td>{stats.n.toLocaleString('en-US')}</td>
+                  <td>{formatMs(stats.median_ms)}</td>
+                  <td>{formatMs(stats.p90_ms)}</td>
+                  <td>{formatMs(stats.p95_ms)}</td>
+                  <td className={stats.errors > 0 ? 'text-error' : undefined}>{stats.errors}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,74 @@
+import { http, HttpResponse } from 'msw';
+import type { ComparisonDetail, ComparisonSpecRequest } from '@/lib/api-types';
+import {
+  comparisonDetailFixture,
+  comparisonsPageFixture,
+  meFixture,
+  presetsFixture,
+  resultsFixture,
+} from '../fixtures';
+
+export const CSRF_TOKEN = 'test-csrf-token';
+
+/** The mocked backend's state; reset between tests. */
+export const mockBackend = {
+  signedIn: true,
+  created: [] as ComparisonSpecRequest[],
+  lastCsrfHeader: null as string | null,
+  reset() {
+    this.signedIn = true;
+    this.created = [];
+    this.lastCsrfHeader = null;
+  },
+};
+
+const api = (path: string) => `*/api/v1${path}`;
+
+export const handlers = [
+  http.get(api('/auth/csrf'), () => {
+    document.cookie = `csrftoken=${CSRF_TOKEN}; path=/`;
+    return new HttpResponse(null, { status: 204 });
+  }),
+  http.get(api('/auth/me'), () =>
+    mockBackend.signedIn
+      ? HttpResponse.json(meFixture)
+      : HttpResponse.json({ detail: 'Authentication credentials were not provided.' }, { status: 403 }),
+  ),
+  http.post(api('/auth/login'), async ({ request }) => {
+    mockBackend.lastCsrfHeader = request.headers.get('X-CSRFToken');
+    const body = (await request.json()) as { username?: string; password?: string };
+    if (body.username === 'ada' && body.password === 'correct horse') {
+      mockBackend.signedIn = true;
+      return HttpResponse.json(meFixture);
+    }
+    return HttpResponse.json({ detail: 'Invalid username or password.' }, { status: 400 });
+  }),
+  http.post(api('/auth/logout'), () => {
+    mockBackend.signedIn = false;
+    return new HttpResponse(null, { status: 204 });
+  }),
+  http.get(api('/presets'), () => HttpResponse.json(presetsFixture)),
+  http.get(api('/comparisons'), () => HttpResponse.json(comparisonsPageFixture)),
+  http.post(api('/comparisons'), async ({ request }) => {
+    mockBackend.lastCsrfHeader = request.headers.get('X-CSRFToken');
+    const spec = (await request.json()) as ComparisonSpecRequest;
+    mockBackend.created.push(spec);
+    const created: ComparisonDetail = {
+      ...comparisonDetailFixture,
+      id: '3a4b5c6d-7e8f-4091-a2b3-c4d5e6f70812',
+      name: spec.name,
+      status: 'queued',
+      runs: [],
+    };
+    return HttpResponse.json(created, { status: 201 });
+  }),
+  http.get(api('/comparisons/:id'), ({ params }) =>
+    params['id'] === comparisonDetailFixture.id
+      ? HttpResponse.json(comparisonDetailFixture)
+      : HttpResponse.json({ detail: 'Not found.' }, { status: 404 }),
+  ),
+  http.get(api('/comparisons/:id/results'), () => HttpResponse.json(resultsFixture)),
+  http.post(api('/comparisons/:id/cancel'), () =>
+    HttpResponse.json({ ...comparisonDetailFixture, status: 'cancelled' }),
+  ),
+];

@@ -1,0 +1,21 @@
+import '@testing-library/jest-dom/vitest';
+import { cleanup } from '@testing-library/react';
+import { afterAll, afterEach, beforeAll, vi } from 'vitest';
+import { server } from './mocks/server';
+import { mockBackend } from './mocks/handlers';
+
+// jsdom has no layout engine for Plotly to measure; the charts' data is asserted through
+// the container's data-points attribute instead, so a stub that resolves is enough.
+vi.mock('plotly.js-dist-min', () => {
+  const stub = { react: vi.fn(() => Promise.resolve()), purge: vi.fn() };
+  return { default: stub, ...stub };
+});
+
+beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+afterEach(() => {
+  cleanup();
+  server.resetHandlers();
+  mockBackend.reset();
+  document.cookie = 'csrftoken=; expires=Thu, 01 Jan 1970 00:00:00 GMT; path=/';
+});
+afterAll(() => server.close());

@@ -1,0 +1,44 @@
+import type { ReactElement } from 'react';
+import { render } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { createMemoryRouter, RouterProvider, type RouteObject } from 'react-router-dom';
+import { queryDefaults } from '@/lib/react-query';
+
+export function makeTestQueryClient(): QueryClient {
+  return new QueryClient({
+    defaultOptions: {
+      ...queryDefaults,
+      queries: { ...queryDefaults.queries, retry: false, gcTime: Infinity },
+    },
+  });
+}
+
+/** Renders `element` at `path` (matching `routePath`) with a fresh query client. */
+export function renderWithProviders(
+  element: ReactElement,
+  { path = '/', routePath = '/', extraRoutes = [] }: { path?: string; routePath?: string; extraRoutes?: RouteObject[] } = {},
+) {
+  const queryClient = makeTestQueryClient();
+  const router = createMemoryRouter([{ path: routePath, element }, ...extraRoutes], { initialEntries: [path] });
+  const user = userEvent.setup();
+  const utils = render(
+    <QueryClientProvider client={queryClient}>
+      <RouterProvider router={router} />
+    </QueryClientProvider>,
+  );
+  return { ...utils, user, router, queryClient };
+}
+
+/** Renders the whole app's route table at `path`. */
+export function renderRoutes(routes: RouteObject[], path: string) {
+  const queryClient = makeTestQueryClient();
+  const router = createMemoryRouter(routes, { initialEntries: [path] });
+  const user = userEvent.setup();
+  const utils = render(
+    <QueryClientProvider client={queryClient}>
+      <RouterProvider router={router} />
+    </QueryClientProvider>,
+  );
+  return { ...utils, user, router, queryClient };
+}

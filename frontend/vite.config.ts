@@ -1,0 +1,36 @@
+/// <reference types="vitest/config" />
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vite';
+
+const backend = process.env.LATENCYLAB_BACKEND_URL ?? 'http://127.0.0.1:8000';
+
+export default defineConfig({
+  base: '/',
+  resolve: {
+    alias: { '@': fileURLToPath(new URL('./src', import.meta.url)) },
+  },
+  // No React plugin: esbuild's automatic JSX runtime is all this app needs.
+  esbuild: { jsx: 'automatic' },
+  server: {
+    proxy: { '/api': { target: backend, changeOrigin: false } },
+  },
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    // Plotly is one lazily loaded ~4.5 MB chunk; everything else stays small.
+    chunkSizeWarningLimit: 5000,
+    rollupOptions: {
+      onwarn(warning, warn) {
+        // React Server Components' "use client" markers mean nothing in a client-only bundle.
+        if (warning.code === 'MODULE_LEVEL_DIRECTIVE') return;
+        warn(warning);
+      },
+    },
+  },
+  test: {
+    environment: 'jsdom',
+    setupFiles: ['./src/testing/setup-tests.ts'],
+    include: ['src/**/*.test.{ts,tsx}'],
+    restoreMocks: true,
+  },
+});
