@@ -58,7 +58,11 @@ if [ -f frontend/package-lock.json ]; then
   fwant=$(sha256sum frontend/package-lock.json | cut -d' ' -f1)
   if [ "$(cat $fstamp 2>/dev/null)" != "$fwant" ]; then
     echo "bootstrap: installing npm packages"
-    (cd frontend && npm ci --no-audit --no-fund --loglevel=error)
-    echo "$fwant" > $fstamp
+    # npm ci needs every optional platform package of the lock in the registry; a
+    # registry mirror that lacks one (seen with rollup's) makes it refuse, and then
+    # npm install, which still honours the lock's versions, does the job.
+    (cd frontend && { npm ci --no-audit --no-fund --loglevel=silent 2>/dev/null \
+      || npm install --no-audit --no-fund --loglevel=error; })
+    sha256sum frontend/package-lock.json | cut -d" " -f1 > $fstamp
   fi
 fi

@@ -120,7 +120,7 @@ class DevicesSpec(serializers.Serializer):
 
 
 class GateSpec(serializers.Serializer):
-    metric = serializers.ChoiceField(choices=["total_ms", "ttfb_ms", "series_ms"], default="total_ms")
+    metric = serializers.ChoiceField(choices=["total_ms", "ttfb_ms"], default="total_ms")
     statistic = serializers.ChoiceField(choices=["median"], default="median")
     margin_pct = serializers.FloatField(min_value=0.1, max_value=50, default=5.0)
     alpha = serializers.FloatField(min_value=0.0001, max_value=0.2, default=0.01)

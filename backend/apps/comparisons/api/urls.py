@@ -9,5 +9,6 @@ urlpatterns = [
     path("comparisons/<uuid:comparison_id>/results", views.ComparisonResultsView.as_view(), name="comparison-results"),
     re_path(r"^comparisons/(?P<comparison_id>[0-9a-f-]{36})/samples\.(?P<fmt>csv|json)$",
             views.ComparisonSamplesExportView.as_view(), name="comparison-samples"),
+    path("comparisons/<uuid:comparison_id>/verdict", views.ComparisonVerdictView.as_view(), name="comparison-verdict"),
     path("presets", views.PresetListView.as_view(), name="preset-list"),
 ]

@@ -1,6 +1,6 @@
 from django.http import StreamingHttpResponse
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.generics import ListAPIView
 from rest_framework.parsers import JSONParser
@@ -11,6 +11,7 @@ from rest_framework.views import APIView
 from apps.core.parsers import TextYAMLParser, YAMLParser
 from apps.results.export import stream_csv, stream_json_lines
 from apps.results.selectors import results_for_charts
+from apps.results.verdicts import verdict_for
 
 from ..presets import PRESETS
 from ..selectors import comparisons_for
@@ -95,3 +96,18 @@ class ComparisonSamplesExportView(APIView):
             response = StreamingHttpResponse(stream_json_lines(comparison), content_type="application/x-ndjson")
         response["Content-Disposition"] = f'attachment; filename="latencylab-{comparison.id}.{fmt}"'
         return response
+
+
+class ComparisonVerdictView(APIView):
+    """The CI gate: per arm × device × profile verdicts with effect sizes and CIs."""
+
+    @extend_schema(
+        parameters=[OpenApiParameter("baseline", str, description="comparison id, branch:NAME or tag:KEY=VALUE; "
+                                     "default: the comparison's own baseline arm")],
+        responses={200: dict}, summary="Verdict of a finished comparison (CI gate)",
+    )
+    def get(self, request: Request, comparison_id: str) -> Response:
+        comparison = get_object_or_404(comparisons_for(organization=request.organization), pk=comparison_id)
+        base_url = request.build_absolute_uri("/").rstrip("/")
+        return Response(verdict_for(comparison, baseline_ref=request.query_params.get("baseline") or None,
+                                    base_url=base_url))

@@ -1,0 +1,134 @@
+"""The CI gate (GET /api/v1/comparisons/{id}/verdict, DESIGN §8).
+
+Without a baseline reference every arm is judged against the comparison's baseline arm,
+inside the comparison (interleaved on the same devices: the strongest design). With
+`baseline=<comparison id | branch:NAME | tag:K=V>` each arm is judged against the arm of
+the same label in that earlier comparison (e.g. the latest run of the same spec on main);
+blocks are then paired by index on each device, which is weaker than interleaving and is
+said so in the docs."""
+
+import dataclasses
+import re
+from typing import Any
+
+import numpy as np
+from django.http import Http404
+
+from apps.comparisons.models import Comparison
+from apps.comparisons.selectors import comparisons_for
+from apps.core.errors import ApplicationError, Conflict
+
+from .analysis import SampleTable, compare_arms, to_jsonable
+from .analysis.verdict import EQUIVALENT, IMPROVEMENT, INCONCLUSIVE, REGRESSION
+from .loader import load_comparison
+from .selectors import analysis_latest
+from .services import verdict_config
+
+UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+
+
+def resolve_baseline(comparison: Comparison, ref: str) -> Comparison:
+    """A comparison id, `branch:NAME` or `tag:K=V` → the newest finished comparison of the
+    same organization (and, for branch/tag, the same spec), never the one being judged."""
+    candidates = comparisons_for(organization=comparison.organization).filter(
+        status=Comparison.Status.FINISHED).exclude(pk=comparison.pk)
+    if UUID.match(ref):
+        found = candidates.filter(pk=ref).first()
+    elif ref.startswith("branch:") and len(ref) > 7:
+        found = candidates.filter(spec_hash=comparison.spec_hash, tags__branch=ref[7:]).order_by("-created_at").first()
+    elif ref.startswith("tag:") and "=" in ref[4:]:
+        key, value = ref[4:].split("=", 1)
+        found = candidates.filter(spec_hash=comparison.spec_hash, **{f"tags__{key}": value}).order_by(
+            "-created_at").first()
+    else:
+        raise ApplicationError("baseline: use a comparison id, branch:NAME or tag:KEY=VALUE")
+    if found is None:
+        raise Http404(f"No finished comparison matches baseline {ref!r} (same spec, this organization).")
+    return found
+
+
+def _row(c: dict[str, Any], *, baseline_comparison: str | None) -> dict[str, Any]:
+    verdict = c["verdict"]
+    return {
+        "arm": c["arm"], "baseline_arm": c["baseline_arm"], "baseline_comparison": baseline_comparison,
+        "metric": c["metric"], "device": c["device_class"], "network_profile": c["profile"],
+        "outcome": verdict["outcome"], "reason": verdict["reason"], "margin": verdict["margin"],
+        "ratio": c["ratio"], "ci95": c["ratio_ci95"], "ci90": c["ratio_ci90"],
+        "p_value": c["p_blocks"], "p_adjusted": c["p_blocks_holm"], "p_mann_whitney": c["p_requests_mann_whitney"],
+        "cliffs_delta": c["cliffs_delta"], "cliffs_label": c["cliffs_label"],
+        "cohens_d": c["cohens_d_log"], "cohens_label": c["cohens_label"],
+        "gain_pct": c["gain_pct"], "speedup": c["speedup"], "change_pct": c["change_pct"],
+        "median_ms": c["median_candidate_ms"], "baseline_median_ms": c["median_baseline_ms"],
+        "blocks": c["blocks"], "devices": c["devices"],
+        "more_blocks_needed": verdict["additional_blocks_per_device"], "summary": c["summary"],
+    }
+
+
+def _relabelled(table: SampleTable, suffix: str) -> SampleTable:
+    return dataclasses.replace(table, arm_labels=tuple(f"{a}{suffix}" for a in table.arm_labels))
+
+
+def _concat(a: SampleTable, b: SampleTable) -> SampleTable:
+    """One table from two comparisons: label tuples are merged and codes remapped."""
+    merged: dict[str, Any] = {}
+    for kind in ("arm", "device", "profile"):
+        labels = list(dict.fromkeys([*getattr(a, f"{kind}_labels"), *getattr(b, f"{kind}_labels")]))
+        remap_b = np.asarray([labels.index(x) for x in getattr(b, f"{kind}_labels")] or [0], dtype=np.int32)
+        remap_a = np.asarray([labels.index(x) for x in getattr(a, f"{kind}_labels")] or [0], dtype=np.int32)
+        merged[kind] = np.concatenate([remap_a[getattr(a, kind)], remap_b[getattr(b, kind)]]).astype(np.int32)
+        merged[f"{kind}_labels"] = tuple(labels)
+    for name in ("block", "period", "repetition", "step", "phase_measure", "ok", "total_us", "ttfb_us",
+                 "resp_bytes", "server_delay_us", "first_on_connection"):
+        merged[name] = np.concatenate([getattr(a, name), getattr(b, name)])
+    return SampleTable(**merged)
+
+
+def verdict_for(comparison: Comparison, *, baseline_ref: str | None, base_url: str) -> dict[str, Any]:
+    if comparison.status != Comparison.Status.FINISHED:
+        raise Conflict(f"The comparison is {comparison.status}; its verdict exists once it is finished.")
+    gate = comparison.spec.get("gate") or {}
+    metric = gate.get("metric", "total_ms")
+    config = verdict_config(comparison.spec)
+    body: dict[str, Any] = {
+        "comparison": str(comparison.id), "name": comparison.name, "status": comparison.status,
+        "url": f"{base_url}/comparisons/{comparison.id}", "gate": {"statistic": "median", **gate, "metric": metric},
+    }
+    if baseline_ref is None:
+        analysis = analysis_latest(comparison=comparison)
+        rows = [c for c in ((analysis.result.get("analysis") or {}).get("comparisons", []) if analysis else [])
+                if c["metric"] == metric]
+        verdicts = [_row(c, baseline_comparison=None) for c in rows]
+        body["baseline"] = {"kind": "arm", "comparison": None, "arm": comparison.baseline_arm, "ref": None}
+    else:
+        baseline = resolve_baseline(comparison, baseline_ref)
+        current = load_comparison(comparison).table
+        previous = _relabelled(load_comparison(baseline).table, " (baseline)")
+        combined = _concat(current, previous)
+        verdicts = []
+        for arm in current.arm_labels:
+            if f"{arm} (baseline)" not in previous.arm_labels:
+                continue
+            keep = np.isin(combined.arm, [combined.arm_labels.index(arm),
+                                          combined.arm_labels.index(f"{arm} (baseline)")])
+            sub = SampleTable(**{f.name: (getattr(combined, f.name)[keep] if isinstance(getattr(combined, f.name),
+                                                                                         np.ndarray)
+                                          else getattr(combined, f.name)) for f in dataclasses.fields(combined)})
+            for c in compare_arms(sub, baseline_arm=f"{arm} (baseline)", metrics=(metric,), config=config):
+                row = _row(dataclasses.asdict(c), baseline_comparison=str(baseline.id))
+                row["baseline_arm"] = arm
+                row["summary"] = c.summary.replace(f"vs {arm} (baseline)", f"vs {arm} ({baseline_ref})")
+                verdicts.append(row)
+        body["baseline"] = {"kind": "comparison", "comparison": str(baseline.id), "arm": None, "ref": baseline_ref}
+    body["verdicts"] = to_jsonable(verdicts)
+    body["outcome"] = overall_outcome([v["outcome"] for v in verdicts])
+    return body
+
+
+def overall_outcome(outcomes: list[str]) -> str:
+    """The worst outcome decides: regression > inconclusive > improvement > equivalent."""
+    if not outcomes:
+        return "no_data"
+    for outcome in (REGRESSION, INCONCLUSIVE, IMPROVEMENT):
+        if outcome in outcomes:
+            return outcome
+    return EQUIVALENT
