@@ -13,6 +13,21 @@ const presets = fixture('presets.json');
 const page1 = fixture('comparisons-page.json');
 const detail = fixture('comparison-detail.json');
 const results = fixture('results-mid-image-series.json');
+// The other presets' results (scripts/gen-results-fixtures.py), served under their own ids.
+const presetResults = [
+  { name: 'detail-delay-sweep', preset: 'os-added-latency', title: 'OS-added latency: delay sweep 0–1000 ms', results: fixture('results-os-added-latency.json') },
+  { name: 'detail-payload-sweep', preset: 'payload-sweep', title: 'Payload sweep: build 2.2 vs 2.2.1', results: fixture('results-payload-sweep.json') },
+  { name: 'detail-api', preset: 'api-and-download', title: 'API calls: first call vs the rest', results: fixture('results-api-and-download.json') },
+];
+const byId = new Map(presetResults.map((entry) => [entry.results.comparison, entry]));
+const detailFor = (entry) => ({
+  ...detail,
+  id: entry.results.comparison,
+  name: entry.title,
+  preset: entry.preset,
+  spec: { ...detail.spec, name: entry.title, preset: entry.preset, baseline_arm: entry.results.baseline_arm,
+          arms: entry.results.arms.map((label) => ({ label, protocol: 'h2', connection: 'warm' })) },
+});
 const me = { username: 'ada', organization: { slug: 'acme', name: 'Acme Mobile' } };
 const outDir = path.join(root, 'screenshots');
 mkdirSync(outDir, { recursive: true });
@@ -35,6 +50,9 @@ function mockApi(page, { signedIn = true, running = false } = {}) {
     if (p.endsWith('/comparisons') && method === 'POST') {
       return json({ arms: { 1: { protocol: ['"h4" is not a valid choice.'] } }, blocks: ['Ensure this value is less than or equal to 50.'] }, 400);
     }
+    const other = byId.get(p.split('/')[4]);
+    if (other && p.endsWith('/results')) return json(other.results);
+    if (other) return json(detailFor(other));
     if (p.endsWith('/results')) {
       return running ? json({ ...results, status: 'running', groups: [] }) : json(results);
     }
@@ -48,6 +66,14 @@ function mockApi(page, { signedIn = true, running = false } = {}) {
   });
 }
 
+const RESULT_SECTIONS = [
+  { name: 'verdict', selector: '[data-testid="verdict-banner"]' },
+  { name: 'effects', selector: 'section[aria-label="Effect sizes"]' },
+  ...['chart-delay-added', 'chart-delay-measured', 'chart-payload', 'chart-first-rest', 'chart-distribution']
+    .map((id) => ({ name: id, selector: `.chart-card:has([data-testid="${id}"])` })),
+  { name: 'profiles', selector: 'section[aria-label="Compare across network profiles"]' },
+];
+
 async function shot(name, url, options = {}, act = async () => {}) {
   const page = await context.newPage();
   await mockApi(page, options);
@@ -56,6 +82,13 @@ async function shot(name, url, options = {}, act = async () => {}) {
   await page.waitForTimeout(400);
   await page.screenshot({ path: path.join(outDir, `${name}.png`), fullPage: true });
   console.log(`screenshots/${name}.png`);
+  // Close-ups of the results sections, readable at full size next to the full page.
+  for (const section of options.sections ?? []) {
+    const target = page.locator(section.selector).first();
+    if ((await target.count()) === 0) continue;
+    await target.screenshot({ path: path.join(outDir, `${name}--${section.name}.png`) });
+    console.log(`screenshots/${name}--${section.name}.png`);
+  }
   await page.close();
 }
 
@@ -74,9 +107,15 @@ try {
     await page.getByRole('alert').waitFor();
   });
   await shot('detail-running', `/comparisons/${detail.id}`, { running: true }, (page) => page.getByRole('progressbar').waitFor());
-  await shot('detail-finished', `/comparisons/${detail.id}`, {}, (page) =>
-    page.locator('[data-testid="chart-series"][data-state="ready"]').waitFor({ timeout: 30_000 }),
-  );
+  await shot('detail-finished', `/comparisons/${detail.id}`, { sections: RESULT_SECTIONS }, async (page) => {
+    await page.locator('[data-testid="chart-series"][data-state="ready"]').waitFor({ timeout: 30_000 });
+    await page.locator('[data-testid="chart-profiles-series"][data-state="ready"]').waitFor({ timeout: 30_000 });
+  });
+  for (const entry of presetResults) {
+    await shot(entry.name, `/comparisons/${entry.results.comparison}`, { sections: RESULT_SECTIONS }, (page) =>
+      page.locator('[data-testid="chart-distribution"][data-state="ready"]').waitFor({ timeout: 30_000 }),
+    );
+  }
 } finally {
   await close();
   await new Promise((resolve) => server.httpServer.close(resolve));

@@ -48,7 +48,7 @@ if [ ! -x .venv/bin/python ] || [ "$(cat $stamp 2>/dev/null)" != "$want" ]; then
   echo "bootstrap: installing Python packages into .venv"
   python3 -m venv .venv
   .venv/bin/pip install -q --upgrade pip
-  .venv/bin/pip install -q -r backend/requirements.txt -e device-runner
+  .venv/bin/pip install -q -r backend/requirements.txt -e 'device-runner[dev]'
   echo "$want" > $stamp
 fi
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from apps.core.errors import Conflict
@@ -55,7 +56,9 @@ def _lease_once(*, runner: Runner, serials: list[str]) -> list[Run]:
             )
             # One device must not take two device-slots of the same comparison and profile:
             # that would be pseudo-replication in the device level of the statistics.
-            .exclude(comparison__runs__device=device, comparison__runs__status=Run.Status.DONE)
+            .exclude(Exists(Run.objects.filter(comparison=OuterRef("comparison"),
+                                               network_profile=OuterRef("network_profile"),
+                                               device=device).exclude(slot=OuterRef("slot"))))
             .select_related("comparison")
             .order_by("comparison__created_at", "slot", "network_profile")
             .first()

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import secrets
 import subprocess
-from typing import Any, Sequence, Union
+from typing import Any, Optional, Sequence, Union
 
 from . import sweep
 from .measure import LinkMeasurement, measure_link
@@ -25,14 +25,30 @@ from .profile import LinkProfile
 from .userspace import UserspaceBackend
 
 BACKENDS = ("auto", "userspace", "netem")
+# TCP congestion control pinned in the client and server namespaces, first
+# one the kernel accepts.  A new namespace otherwise inherits the host's
+# default (BBR on some hosts), and BBR barely reacts to random loss where
+# CUBIC and Reno cut their window, so an unpinned link would make lossy results
+# depend on the host's sysctl.  CUBIC is Linux's default and what most servers
+# run; but a child namespace may only select algorithms listed in the host's
+# net.ipv4.tcp_allowed_congestion_control (reno plus the host default), so on a
+# BBR host it is refused and Reno (always allowed; also aioquic's default for
+# QUIC) is used.  The algorithm in effect is `EmulatedLink.congestion_control`.
+DEFAULT_CONGESTION_CONTROL = ("cubic", "reno")
+_CC_SYSCTL = "net.ipv4.tcp_congestion_control"
 
 
 class EmulatedLink:
     def __init__(self, profile: Union[LinkProfile, str] = "none", *, backend: str = "auto",
-                 rt_priority: int = 10) -> None:
+                 rt_priority: int = 10,
+                 congestion_control: Union[None, str, Sequence[str]] = DEFAULT_CONGESTION_CONTROL) -> None:
         """profile: a LinkProfile or a PRESETS name.  backend: "auto" (netem if
         the kernel has it, else userspace), "userspace" or "netem".
-        rt_priority: SCHED_FIFO priority of the userspace emulator (0 = off)."""
+        rt_priority: SCHED_FIFO priority of the userspace emulator (0 = off).
+        congestion_control: TCP congestion control for the client and server
+        namespaces, or a preference list (first one the kernel accepts; default
+        cubic, else reno); None = inherit the host's default.  After start(),
+        `self.congestion_control` is the algorithm in effect: store it with a run."""
         if isinstance(profile, str):
             if profile not in PRESETS:
                 raise KeyError(f"unknown preset {profile!r}; known: {', '.join(PRESETS)}")
@@ -46,6 +62,10 @@ class EmulatedLink:
                                "(tc: 'Specified qdisc kind is unknown'); use backend='userspace' or 'auto'")
         self.profile = profile
         self.backend_name = backend
+        if isinstance(congestion_control, str):
+            congestion_control = (congestion_control,)
+        self._cc_wanted = tuple(congestion_control) if congestion_control is not None else None
+        self.congestion_control: Optional[str] = None  # in effect, known after start()
         self._backend: Any = NetemBackend() if backend == "netem" else UserspaceBackend(rt_priority=rt_priority)
         self.link_id = f"{os.getpid()}-{secrets.token_hex(3)}"
         self.client_netns = f"{NS_PREFIX}{self.link_id}-c"
@@ -73,12 +93,28 @@ class EmulatedLink:
             for ns in self.namespaces:
                 run(["ip", "netns", "add", ns])
                 run(["ip", "-n", ns, "link", "set", "lo", "up"])
+            self.congestion_control = self._pin_congestion_control()
             self._backend.start(self.profile, self.client_netns, self.server_netns, self._extra,
                                 stats_dir=sweep.state_dir_for(self.link_id))
         except BaseException:
             self.close()
             raise
         return self
+
+    def _pin_congestion_control(self) -> str:
+        c, s = self.client_netns, self.server_netns
+        if self._cc_wanted is None:
+            return run(["ip", "netns", "exec", c, "sysctl", "-n", _CC_SYSCTL]).stdout.strip()
+        errors = []
+        for name in self._cc_wanted:
+            p = run(["ip", "netns", "exec", c, "sysctl", "-qw", f"{_CC_SYSCTL}={name}"], check=False)
+            if p.returncode == 0:
+                run(["ip", "netns", "exec", s, "sysctl", "-qw", f"{_CC_SYSCTL}={name}"])
+                return name
+            errors.append(f"{name}: {p.stderr.strip()}")
+        raise RuntimeError(f"no congestion control of {list(self._cc_wanted)} accepted in the link namespaces "
+                           f"({'; '.join(errors)}); a child namespace may only use the host's "
+                           "net.ipv4.tcp_allowed_congestion_control")
 
     def close(self) -> None:
         if not self._started:

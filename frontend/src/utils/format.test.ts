@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { formatMs, formatPercent, formatRate, pickRateUnit } from './format';
+import {
+  formatBytes,
+  formatChangePct,
+  formatChangeWithCi,
+  formatMs,
+  formatP,
+  formatPercent,
+  formatRate,
+  formatSigned,
+  pickRateUnit,
+} from './format';
 
 describe('throughput units', () => {
   it('uses decimal units like the seed experiment', () => {
@@ -23,5 +33,26 @@ describe('other formats', () => {
     expect(formatPercent(452.16)).toBe('+452.2 %');
     expect(formatPercent(-3)).toBe('−3 %');
     expect(formatPercent(null)).toBe('–');
+  });
+});
+
+describe('effect-size formats', () => {
+  it('writes changes and confidence intervals like the engine summary line', () => {
+    expect(formatChangeWithCi(-75.2, [-78.4, -70.9])).toBe('−75 % [−78 %, −71 %]');
+    expect(formatChangePct(-4.83)).toBe('−4.8 %');
+    expect(formatChangePct(0.02)).toBe('0 %');
+    expect(formatChangePct(12)).toBe('+12 %');
+    expect(formatChangeWithCi(null, null)).toBe('–');
+  });
+
+  it('formats deltas, p-values and byte sizes', () => {
+    expect(formatSigned(-0.934)).toBe('−0.93');
+    expect(formatSigned(1.5, 1)).toBe('1.5');
+    expect(formatP(0.0004)).toBe('< 0.001');
+    expect(formatP(0.0123)).toBe('0.012');
+    expect(formatP(null)).toBe('n/a');
+    expect(formatBytes(35_000)).toBe('35 KB');
+    expect(formatBytes(2_000_000)).toBe('2 MB');
+    expect(formatBytes(800)).toBe('800 B');
   });
 });

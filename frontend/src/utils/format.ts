@@ -47,3 +47,52 @@ export function formatDateTime(iso: string | null | undefined): string {
     minute: '2-digit',
   });
 }
+
+/**
+ * A signed change as the engine's summary line writes it (verdict.py `_signed_pct`):
+ * whole percent from ±9.5 up, one decimal below, "0 %" for no change.
+ */
+export function formatChangePct(pct: number | null | undefined): string {
+  if (pct === null || pct === undefined || !Number.isFinite(pct)) return '–';
+  const magnitude = Math.abs(pct);
+  const digits = magnitude >= 9.5 ? magnitude.toFixed(0) : magnitude.toFixed(1);
+  if (Number(digits) === 0) return '0 %';
+  return `${pct < 0 ? '−' : '+'}${digits} %`;
+}
+
+/** "−75 % [−78 %, −71 %]". */
+export function formatChangeWithCi(
+  pct: number | null | undefined,
+  ci: readonly (number | null | undefined)[] | null | undefined,
+): string {
+  const point = formatChangePct(pct);
+  if (!ci || ci.length < 2) return point;
+  return `${point} [${formatChangePct(ci[0])}, ${formatChangePct(ci[1])}]`;
+}
+
+/** A signed number with a typographic minus: −0.93. */
+export function formatSigned(value: number | null | undefined, digits = 2): string {
+  if (value === null || value === undefined || !Number.isFinite(value)) return '–';
+  return `${value < 0 ? '−' : ''}${Math.abs(value).toFixed(digits)}`;
+}
+
+/** p-values as the summary line writes them: "< 0.001" or "0.012". */
+export function formatP(p: number | null | undefined): string {
+  if (p === null || p === undefined || !Number.isFinite(p)) return 'n/a';
+  return p < 0.001 ? '< 0.001' : p.toFixed(3);
+}
+
+/** Decimal byte sizes (35,000 B → "35 KB"), like the seed experiments. */
+export function formatBytes(bytes: number | null | undefined): string {
+  if (bytes === null || bytes === undefined || !Number.isFinite(bytes)) return '–';
+  const units = [
+    { unit: 'B', divisor: 1 },
+    { unit: 'KB', divisor: 1e3 },
+    { unit: 'MB', divisor: 1e6 },
+    { unit: 'GB', divisor: 1e9 },
+  ];
+  let chosen = units[0]!;
+  for (const candidate of units) if (Math.abs(bytes) >= candidate.divisor) chosen = candidate;
+  const value = bytes / chosen.divisor;
+  return `${value.toLocaleString('en-US', { maximumFractionDigits: value >= 100 ? 0 : value >= 10 ? 1 : 2 })} ${chosen.unit}`;
+}

@@ -73,3 +73,39 @@ def test_seed_preset_runs_end_to_end_through_the_agent(preset, live_server, api,
         assert all(v > 0 for arm in arms.values() for v in arm["throughput_bps"])
         assert arms["h2"]["gain_pct"][0] is not None and arms["https-h1"]["gain_pct"] == [None, None]
     client.close()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_series_under_transatlantic_runs_through_the_emulated_link(live_server, api, pool, target):
+    import os
+
+    if os.geteuid() != 0:
+        pytest.skip("the link emulator needs root (network namespaces)")
+    _, token = runner_register(pool=pool, name="it-runner")
+    client = RunnerClient(live_server.url, token)
+    reference = ReferenceTarget("127.0.0.1", target.plain_port, target.tls_port, "localhost", str(target.ca_file))
+    agent = Agent(client, name="it-runner", serial="host-it", driver=HostDriver(reference), heartbeat_interval_s=1)
+    with start_worker(celery_app, pool="solo", perform_ping_check=False, shutdown_timeout=10):
+        created = api.post("/api/v1/comparisons", {
+            "name": "transatlantic", "preset": "mid-image-series", "blocks": 2, "seed": 5,
+            "workload": {"kind": "series", "periods": [3], "repetitions": 2},
+            "network_profiles": ["none", "transatlantic"]}, format="json")
+        assert created.status_code == 201, created.content
+        comparison_id = created.json()["id"]
+        thread = threading.Thread(target=agent.run_forever, kwargs={"max_runs": 2}, daemon=True)
+        thread.start()
+        finished = wait_for(lambda: Comparison.objects.get(pk=comparison_id).status in Comparison.TERMINAL, 240)
+        agent.stopping.set()
+        thread.join(60)
+    comparison = Comparison.objects.get(pk=comparison_id)
+    assert finished and comparison.status == "finished", list(comparison.runs.values("network_profile", "error"))
+    runs = {r.network_profile: r for r in comparison.runs.all()}
+    link = runs["transatlantic"].link
+    assert link["profile"] == "transatlantic" and link["backend"] in ("userspace", "netem")
+    assert 90 <= link["measured"]["rtt_ms"]["p50"] <= 110, link["measured"]
+    groups = {g["network_profile"]: g for g in api.get(f"/api/v1/comparisons/{comparison_id}/results").json()["groups"]}
+    assert set(groups) == {"none", "transatlantic"}
+    # Every request crosses ≥ 1 RTT of 95 ms on the emulated path, and far less on loopback.
+    assert groups["transatlantic"]["requests"]["h2"]["median_ms"] >= 90
+    assert groups["none"]["requests"]["h2"]["median_ms"] < 50
+    client.close()

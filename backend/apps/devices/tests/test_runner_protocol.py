@@ -163,3 +163,21 @@ def test_runner_auth_is_required(db):
     assert client.post("/api/runner/v1/lease", {"devices": []}, format="json").status_code == 401
     client.credentials(HTTP_AUTHORIZATION="Runner nope")
     assert client.post("/api/runner/v1/lease", {"devices": []}, format="json").status_code == 401
+
+
+@pytest.mark.django_db
+def test_one_device_runs_every_profile_but_never_two_slots_of_one_profile(runner_api, org, pool):
+    comparison = comparison_create(organization=org, submitted_spec={
+        **SPEC, "network_profiles": ["none", "lte"], "devices": {"pool": "local", "count": 2}})
+    comparison_plan(comparison_id=str(comparison.id))
+    assert comparison.runs.count() == 4
+    taken = []
+    for _ in range(4):
+        response = lease(runner_api)
+        if response.status_code == 204:
+            break
+        leased = response.json()["runs"][0]
+        taken.append(leased["network_profile"]["name"])
+        Run.objects.filter(pk=leased["run_id"]).update(status=Run.Status.DONE)
+    # The second slot of each profile waits for a second device.
+    assert sorted(taken) == ["lte", "none"]

@@ -14,6 +14,10 @@ import {
   throughputChart,
 } from './build-charts';
 import { ChartCard } from './chart-card';
+import { analysisOf, type Analysis } from '../api/analysis-types';
+import { EffectTable, VerdictBanner } from './verdict';
+import { AnalysisCharts } from './analysis-charts';
+import { ProfilesView } from './profiles-view';
 
 type ResultsPanelProps = { comparisonId: string; live: boolean };
 
@@ -38,6 +42,8 @@ export function ResultsPanel({ comparisonId, live }: ResultsPanelProps) {
     );
   }
   const group = groups[Math.min(groupIndex, groups.length - 1)] as ResultGroup;
+  const analysis = analysisOf(results.data);
+  const finished = results.data.status === 'finished';
 
   return (
     <div className="results">
@@ -45,6 +51,12 @@ export function ResultsPanel({ comparisonId, live }: ResultsPanelProps) {
         <p className="alert alert-info" role="status">
           Partial results: analysis is not finished yet, charts update as blocks complete.
         </p>
+      )}
+      {finished && analysis && analysis.comparisons.length > 0 && (
+        <>
+          <VerdictBanner analysis={analysis} arms={results.data.arms} />
+          <EffectTable analysis={analysis} arms={results.data.arms} />
+        </>
       )}
       {groups.length > 1 && (
         <div className="field field-inline">
@@ -62,13 +74,17 @@ export function ResultsPanel({ comparisonId, live }: ResultsPanelProps) {
           </select>
         </div>
       )}
-      <GroupResults results={results.data} group={group} />
+      <GroupResults results={results.data} group={group} analysis={analysis} />
+      <ProfilesView results={results.data} analysis={analysis} device={group.device} />
     </div>
   );
 }
 
-function GroupResults({ results, group }: { results: ComparisonResults; group: ResultGroup }) {
-  const subtitle = `${group.device} · network profile: ${group.network_profile}`;
+type GroupResultsProps = { results: ComparisonResults; group: ResultGroup; analysis: Analysis | null };
+
+function GroupResults({ results, group, analysis }: GroupResultsProps) {
+  const subtitle = groupSubtitle(group);
+  const isSeries = group.periods.length > 0;
   const charts = useMemo(
     () => ({
       average: averageChart(results, group),
@@ -84,7 +100,7 @@ function GroupResults({ results, group }: { results: ComparisonResults; group: R
 
   return (
     <>
-      {challengers.length > 0 && (
+      {isSeries && challengers.length > 0 && (
         <ul className="stat-strip" aria-label="Mean gain over the baseline arm">
           {challengers.map((arm) => (
             <li key={arm} className="stat">
@@ -98,6 +114,7 @@ function GroupResults({ results, group }: { results: ComparisonResults; group: R
           ))}
         </ul>
       )}
+      {isSeries && (
       <div className="chart-grid">
         <ChartCard title="Average series time" subtitle={subtitle} testId="chart-avg" chart={charts.average} />
         <ChartCard title="Median series time" subtitle={subtitle} testId="chart-median" chart={charts.median} />
@@ -123,9 +140,15 @@ function GroupResults({ results, group }: { results: ComparisonResults; group: R
           wide
         />
       </div>
+      )}
+      {analysis && <AnalysisCharts results={results} analysis={analysis} group={group} />}
       <RequestTable results={results} group={group} />
     </>
   );
+}
+
+export function groupSubtitle(group: Pick<ResultGroup, 'device' | 'network_profile'>): string {
+  return `${group.device} · network profile: ${group.network_profile}`;
 }
 
 function RequestTable({ results, group }: { results: ComparisonResults; group: ResultGroup }) {
@@ -134,6 +157,7 @@ function RequestTable({ results, group }: { results: ComparisonResults; group: R
   return (
     <section className="card">
       <h3>Individual requests</h3>
+      <p className="chart-subtitle">{groupSubtitle(group)}</p>
       <div className="table-wrap">
         <table className="table table-numeric" aria-label="Request latency per arm">
           <thead>

@@ -1,0 +1,203 @@
+"""Handshake arithmetic and loss tails over the emulated link (needs root).
+
+The reference target runs in the link's server namespace (198.19.0.1) and the
+host probe in its client namespace (198.18.0.1), so every TCP, TLS and QUIC
+handshake crosses the emulated delay.  Under a 100 ms RTT:
+
+- cold h1: TCP handshake (1 RTT) + TLS 1.3 (1 RTT) + request (1 RTT) = 3 RTT;
+- cold h3: QUIC + TLS 1.3 handshake (1 RTT) + request (1 RTT) = 2 RTT;
+- warm h2: request only = 1 RTT.
+
+and with 2 % random loss at 10 Mbit/s the tail of a series of downloads on one
+warm h2 connection widens.  Bounds are generous (the host is shared and
+noisy); the figures are printed (`pytest -s`) and quoted in
+docs/network-conditions.md.  TCP congestion control in both namespaces is
+CUBIC (EmulatedLink's default), whatever the host's default is.  All traffic
+stays between the two llab-* namespaces of each link, on 198.18.0.0/15.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from latencylab_runner.netlab import EmulatedLink, LinkProfile
+from latencylab_runner.netlab.measure import percentile
+
+pytestmark = pytest.mark.skipif(
+    os.geteuid() != 0,
+    reason="netlab protocol tests need root (network namespaces and TUN devices)")
+
+DEVICE_RUNNER = Path(__file__).resolve().parent.parent
+RTT_MS = 100.0
+RTT_US = RTT_MS * 1000
+
+# Runs inside the client namespace: one probe session per arm, every sample
+# printed as one JSON document on stdout.  Bounded by the per-request timeout
+# and by run_in_client's timeout.
+PROBE_SCRIPT = textwrap.dedent("""
+    import json, sys
+    from latencylab_runner.probe import Origin, ProbeRequest, open_session
+    cfg = json.loads(sys.argv[1])
+    out = []
+    for arm in cfg["arms"]:
+        origin = Origin("https", cfg["host"], cfg["port"])
+        with open_session(protocol=arm["protocol"], connection=arm["connection"], origin=origin,
+                          ca_file=cfg["ca_file"], timeout_s=cfg["timeout_s"]) as s:
+            for i in range(arm["warmup"] + arm["n"]):
+                f = s.fetch(ProbeRequest(method="GET", path=arm["path"], op="get"))
+                f["arm"], f["warmup"] = arm["name"], i < arm["warmup"]
+                out.append(f)
+                print(arm["name"], i, f["error_class"], f["req_start"], f["resp_end"], file=sys.stderr, flush=True)
+    print(json.dumps(out))
+""")
+
+
+@dataclass
+class LinkedTarget:
+    link: EmulatedLink
+    port: int
+    ca_file: str
+
+    def probe(self, *arms: dict, timeout_s: float = 15.0, run_timeout_s: float = 60.0) -> dict[str, list[dict]]:
+        """Run the arms in the client namespace; measured (non-warm-up) samples per arm."""
+        arms_full = [{"connection": "cold", "path": "/healthz", "warmup": 0, "n": 1, **a} for a in arms]
+        cfg = {"host": self.link.server_addr, "port": self.port, "ca_file": self.ca_file,
+               "timeout_s": timeout_s, "arms": arms_full}
+        with tempfile.TemporaryFile("w+") as err:
+            try:
+                p = self.link.run_in_client([sys.executable, "-c", PROBE_SCRIPT, json.dumps(cfg)],
+                                            timeout=run_timeout_s, cwd=DEVICE_RUNNER,
+                                            capture_output=False, stdout=subprocess.PIPE, stderr=err)
+            except subprocess.TimeoutExpired:
+                err.seek(0)
+                pytest.fail(f"probe did not finish in {run_timeout_s} s; progress:\n{err.read()[-3000:]}")
+            err.seek(0)
+            assert p.returncode == 0, err.read()[-3000:]
+        out: dict[str, list[dict]] = {a["name"]: [] for a in arms_full}
+        for f in json.loads(p.stdout):
+            assert f["error_class"] is None, f
+            if not f["warmup"]:
+                out[f["arm"]].append(f)
+        return out
+
+
+def start_target(link: EmulatedLink, tls_dir: Path) -> LinkedTarget:
+    srv = link.spawn_in_server(
+        [sys.executable, "-m", "latencylab_runner.target", "--host", link.server_addr,
+         "--plain-port", "-1", "--tls-port", "8443", "--tls-dir", str(tls_dir)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=DEVICE_RUNNER)
+    line = srv.stdout.readline()
+    if not line:
+        srv.wait(5)
+        raise RuntimeError(f"target did not start in the server namespace: {srv.stderr.read()[-2000:]}")
+    ready = json.loads(line)
+    assert ready["h3_port"] == ready["tls_port"]
+    return LinkedTarget(link, ready["tls_port"], str(ready["ca_file"]))
+
+
+@pytest.fixture(scope="module")
+def rtt100(tls_dir) -> Iterator[LinkedTarget]:
+    with EmulatedLink(LinkProfile.symmetric("rtt100", rtt_ms=RTT_MS), backend="userspace") as link:
+        yield start_target(link, tls_dir.dir)
+
+
+def _rtts(f: dict, start: str, end: str) -> float:
+    return (f[end] - f[start]) / RTT_US
+
+
+def _show(label: str, samples: list[dict]) -> None:
+    keys = ("conn_start", "tls_start", "conn_ready", "req_start", "resp_first_byte", "resp_end")
+    for f in samples:
+        print(f"{label}: " + "  ".join(f"{k}={f[k] / 1000:.1f}ms" for k in keys if f[k] is not None))
+
+
+# -- handshake arithmetic -------------------------------------------------
+def test_cold_h1_is_three_rtt(rtt100):
+    samples = rtt100.probe({"name": "h1", "protocol": "h1", "connection": "cold", "warmup": 1, "n": 3})["h1"]
+    _show("cold h1", samples)
+    for f in samples:
+        assert f["alpn"] == "http/1.1" and f["tls_version"] == "TLSv1.3" and f["conn_reused"] is False
+        assert 2.7 <= f["resp_end"] / RTT_US <= 3.6, f
+        assert 0.9 <= _rtts(f, "conn_start", "tls_start") <= 1.3, f        # TCP SYN -> SYN/ACK
+        assert 0.9 <= _rtts(f, "tls_start", "conn_ready") <= 1.3, f        # ClientHello -> Finished
+        assert 0.9 <= _rtts(f, "req_start", "resp_first_byte") <= 1.3, f  # request -> first byte
+
+
+def test_cold_h3_is_two_rtt(rtt100):
+    samples = rtt100.probe({"name": "h3", "protocol": "h3", "connection": "cold", "warmup": 1, "n": 3})["h3"]
+    _show("cold h3", samples)
+    for f in samples:
+        assert f["alpn"] == "h3" and f["conn_reused"] is False
+        assert 1.8 <= f["resp_end"] / RTT_US <= 2.6, f
+        assert 0.9 <= _rtts(f, "conn_start", "conn_ready") <= 1.4, f       # QUIC Initial -> handshake done
+        assert 0.9 <= _rtts(f, "req_start", "resp_first_byte") <= 1.3, f
+
+
+def test_warm_h2_is_one_rtt(rtt100):
+    samples = rtt100.probe({"name": "h2", "protocol": "h2", "connection": "warm", "warmup": 1, "n": 5})["h2"]
+    _show("warm h2", samples)
+    for f in samples:
+        assert f["alpn"] == "h2" and f["conn_reused"] is True and f["conn_start"] is None
+        assert 0.9 <= f["resp_end"] / RTT_US <= 1.4, f
+
+
+# -- loss tail ------------------------------------------------------------
+LOSS_PCT = 2.0
+RATE_KBIT = 10_000
+DOWNLOAD_BYTES = 200_000   # ~140 full-size packets per response at 10 Mbit/s (160 ms serialisation)
+SERIES_N = 20
+
+
+def _series_profile(name: str, loss_pct: float) -> LinkProfile:
+    # Queue of 300 packets > BDP (~85 packets) + one response (~140): the
+    # no-loss arm never drops, so every drop in the lossy arm is the 2 %.
+    p = LinkProfile.symmetric(name, rtt_ms=RTT_MS, rate_down_kbit=RATE_KBIT, rate_up_kbit=RATE_KBIT,
+                              loss_pct=loss_pct, queue_packets=300)
+    return dataclasses.replace(p, seed=7)  # same loss decisions per packet index on every run
+
+
+def _tail(samples: list[dict]) -> dict[str, float]:
+    ms = [(f["resp_end"] - f["req_start"]) / 1000 for f in samples]
+    return {"n": len(ms), "p50": percentile(ms, 50), "p95": percentile(ms, 95), "p99": percentile(ms, 99),
+            "max": max(ms), "series_s": sum(ms) / 1000, "stdev": statistics.stdev(ms),
+            "retrans": sum(f["retrans"] or 0 for f in samples)}
+
+
+def test_loss_widens_the_h2_tail(tls_dir):
+    arms = [{"name": proto, "protocol": proto, "connection": "warm", "path": f"/bytes/{DOWNLOAD_BYTES}",
+             "warmup": 2, "n": SERIES_N} for proto in ("h2", "h3")]
+    results: dict[str, dict[str, dict]] = {}
+    for loss in (0.0, LOSS_PCT):
+        with EmulatedLink(_series_profile(f"rtt100-10mbit-loss{loss:g}", loss), backend="userspace") as link:
+            target = start_target(link, tls_dir.dir)
+            per_arm = target.probe(*arms, run_timeout_s=75)
+            stats = link.stats()
+        for name, samples in per_arm.items():
+            assert all(f["resp_bytes"] == DOWNLOAD_BYTES for f in samples)
+            results.setdefault(name, {})[f"loss{loss:g}"] = _tail(samples)
+        results.setdefault("link", {})[f"loss{loss:g}"] = {
+            d: {k: stats[d][k] for k in ("received", "dropped_loss", "dropped_queue")} for d in ("up", "down")}
+    print(f"\nseries of {SERIES_N} x {DOWNLOAD_BYTES} B on one warm connection, "
+          f"RTT {RTT_MS:g} ms, {RATE_KBIT / 1000:g} Mbit/s; per-request ms (req_start -> resp_end):")
+    for name in ("h2", "h3"):
+        for cond, t in results[name].items():
+            print(f"  {name} {cond:<6} p50={t['p50']:7.1f} p95={t['p95']:7.1f} p99={t['p99']:7.1f} "
+                  f"max={t['max']:7.1f} series={t['series_s']:.2f}s retrans={t['retrans']}")
+    print(f"  link counters: {json.dumps(results['link'])}")
+    clean, lossy = results["h2"]["loss0"], results["h2"][f"loss{LOSS_PCT:g}"]
+    assert results["link"]["loss0"]["down"]["dropped_queue"] == 0
+    assert results["link"][f"loss{LOSS_PCT:g}"]["down"]["dropped_loss"] > 0
+    # Only the robust direction: loss widens h2's tail.
+    assert lossy["p95"] > clean["p95"]
+    assert lossy["series_s"] > clean["series_s"]

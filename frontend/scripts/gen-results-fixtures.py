@@ -1,0 +1,132 @@
+"""Development aid: regenerates the results fixtures (src/testing/fixtures/results-*.json)
+from the backend's statistics engine on synthetic samples, so the dashboard's tests and
+screenshots see exactly the shapes the API sends (groups + analysis).
+
+    cd frontend && ../.venv/bin/python scripts/gen-results-fixtures.py
+"""
+
+import dataclasses
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+FRONTEND = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(FRONTEND.parent / "backend"))
+
+from apps.results.analysis import (  # noqa: E402
+    BlockBaselines, VerdictConfig, analyze_comparison, describe, synthetic_table, to_jsonable)
+from apps.results.charts import chart_groups  # noqa: E402
+
+OUT = FRONTEND / "src" / "testing" / "fixtures"
+
+
+def body(comparison_id, table, baselines, baseline_arm):
+    analysis = analyze_comparison(table, baseline_arm=baseline_arm, baselines=baselines, config=VerdictConfig())
+    folded = dataclasses.replace(table, period=np.full(len(table), -1, dtype=np.int32))
+    analysis["requests"] = to_jsonable(describe(folded, metric="total_ms"))
+    arms = list(table.arm_labels)
+    groups = list(dict.fromkeys(zip([table.device_labels[d] for d in table.device],
+                                    [table.profile_labels[p] for p in table.profile])))
+    return {"comparison": comparison_id, "status": "finished", "baseline_arm": baseline_arm, "arms": arms,
+            "analysis_version": 1, "groups": chart_groups(analysis, arms=arms, groups=groups),
+            "analysis": round_floats(analysis)}
+
+
+def round_floats(value):
+    if isinstance(value, float):
+        return float(f"{value:.6g}")
+    if isinstance(value, dict):
+        return {k: round_floats(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [round_floats(v) for v in value]
+    return value
+
+
+def write(name, data):
+    (OUT / name).write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+    print(f"src/testing/fixtures/{name}")
+
+
+def mid_image_series():
+    # seeds/000: 24 images, periods 3..30, two profiles; transatlantic first, then an unshaped link.
+    sizes = np.array([94_512, 41_230, 88_004, 67_395, 72_211, 55_870, 61_042, 80_333, 39_118, 70_456, 66_930,
+                      58_770, 91_204, 47_615, 75_321, 63_408, 52_119, 84_662, 69_870, 44_203, 78_555, 59_961,
+                      73_820, 60_887])
+    table, baselines = synthetic_table(
+        arm_ratios={"https-h1": 1.0, "h2": 0.42, "h3": 0.36}, devices=1, device_class="host-lab-1",
+        profiles=("transatlantic", "none"), blocks=12, periods=list(range(3, 31, 3)), repetitions=1,
+        base_ms=255.0, request_sigma=0.06, device_sigma=0.0, block_sigma=0.03, first_request_factor=1.6,
+        seed=7)
+    # The synthetic engine makes profile 1 twice as slow; the unshaped link is ~25× faster instead.
+    total = np.where(table.profile == 1, table.total_us // 50, table.total_us)
+    total = np.maximum(total, 1)
+    table = dataclasses.replace(
+        table, device_labels=("host-lab-1",), total_us=total, ttfb_us=(total * 6) // 10,
+        resp_bytes=sizes[(table.step + table.period) % len(sizes)].astype(np.int64))
+    baselines = dataclasses.replace(baselines, rtt_avg_us=np.where(baselines.profile == 0, 80_000.0, 1_500.0))
+    return body("7d4f9a52-3c1e-4b8a-9d2f-5e6a7b8c9d01", table, baselines, "https-h1")
+
+
+def os_added_latency():
+    # seeds/002: server delay 0..1000 ms in 25 ms steps, 10 trials; Android adds a 200 ms step.
+    delays = np.arange(0, 1001, 25)
+    table, baselines = synthetic_table(
+        arm_ratios={"h1": 1.0, "h2": 0.9}, devices=2, profiles=("none",), blocks=10,
+        requests_per_block=len(delays), base_ms=12.0, request_sigma=0.15, device_sigma=0.0, seed=2)
+    table = dataclasses.replace(table, device_labels=("pixel-8-android-14", "iphone-15-ios-17.4"),
+                                device_classes=("Pixel 8 · Android 14", "iPhone 15 · iOS 17.4"))
+    delay_ms = delays[table.step]
+    sawtooth = np.where(table.device == 0, (delay_ms % 40) * 0.5, (delay_ms % 100) * 0.15)
+    android_step = np.where((table.device == 0) & (delay_ms >= 200), 200.0, 0.0)
+    added_us = table.total_us + ((sawtooth + android_step) * 1000).astype(np.int64)
+    total = delay_ms.astype(np.int64) * 1000 + added_us
+    table = dataclasses.replace(table, server_delay_us=delay_ms.astype(np.int64) * 1000, total_us=total,
+                                ttfb_us=total - 300, resp_bytes=np.full(len(table), 64, dtype=np.int64),
+                                first_on_connection=np.zeros(len(table), dtype=bool))
+    return body("b1c2d3e4-0002-4000-8000-000000000002", table, baselines, "h1")
+
+
+def payload_sweep():
+    # seeds/004: 800-byte request, log-spaced responses 1 KB..2 MB with 35,000 B and 200–400 KB;
+    # build 2.2 hits delayed ACK on the 35 KB and 200–400 KB bands, 2.2.1 fixes it.
+    sizes = np.array(sorted({*np.geomspace(1_000, 2_000_000, 12).round(-2).astype(int), 35_000, 200_000,
+                              300_000, 400_000}))
+    reps = 4
+    table, _ = synthetic_table(
+        arm_ratios={"build-2.2": 1.0, "build-2.2.1": 1.0}, devices=3, device_class="Pixel 8", profiles=("lte",),
+        blocks=8, requests_per_block=len(sizes) * reps, base_ms=1.0, request_sigma=0.08, device_sigma=0.05,
+        block_sigma=0.03, seed=4)
+    size = sizes[table.step % len(sizes)]
+    rtt_ms = 50.0
+    transfer_ms = size / 125_000_000 * 1000  # 1 Gbit/s: only the delayed-ACK bands exceed 2× RTT
+    base_ms = rtt_ms * 1.1 + transfer_ms
+    buggy = (table.arm == 0) & (np.isin(size, [35_000]) | ((size >= 200_000) & (size <= 400_000)))
+    latency_ms = base_ms * (table.total_us / 1000.0) + np.where(buggy, 200.0, 0.0)
+    total = (latency_ms * 1000).astype(np.int64)
+    table = dataclasses.replace(table, resp_bytes=size.astype(np.int64), total_us=total, ttfb_us=total // 2,
+                                device_labels=("pixel-8-a", "pixel-8-b", "pixel-8-c"))
+    n_blocks = 3 * 8
+    b = np.arange(n_blocks)
+    baselines = BlockBaselines(device=b // 8, profile=np.zeros(n_blocks, dtype=np.int64), block=b % 8,
+                               rtt_avg_us=np.full(n_blocks, rtt_ms * 1000), rtt_stddev_us=np.full(n_blocks, 800.0),
+                               loss_pct=np.zeros(n_blocks))
+    return body("b1c2d3e4-0004-4000-8000-000000000004", table, baselines, "build-2.2")
+
+
+def api_and_download():
+    # seeds/003 test A: 5 rounds × 5 sequential API calls; the first call of a round pays the handshake.
+    table, baselines = synthetic_table(
+        arm_ratios={"h1": 1.0, "h2": 0.97, "h3": 0.8}, devices=1, device_class="Pixel 8", profiles=("lte",),
+        blocks=5, requests_per_block=5, base_ms=70.0, request_sigma=0.12, device_sigma=0.0,
+        first_request_factor=2.6, resp_bytes=512, seed=3)
+    table = dataclasses.replace(table, device_labels=("pixel-8-a",))
+    return body("b1c2d3e4-0003-4000-8000-000000000003", table, baselines, "h1")
+
+
+if __name__ == "__main__":
+    write("results-mid-image-series.json", mid_image_series())
+    write("results-os-added-latency.json", os_added_latency())
+    write("results-payload-sweep.json", payload_sweep())
+    write("results-api-and-download.json", api_and_download())
