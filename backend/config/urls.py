@@ -8,6 +8,7 @@ api_v1 = [
     path("", include("apps.accounts.api.urls")),
     path("", include("apps.comparisons.api.urls")),
     path("", include("apps.results.api.urls")),
+    path("", include("apps.network.api.urls")),
 ]
 
 urlpatterns = [

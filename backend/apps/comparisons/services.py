@@ -9,6 +9,7 @@ from rest_framework import serializers
 
 from apps.accounts.models import Organization
 from apps.devices.selectors import pools_visible_to
+from apps.network.selectors import network_profile_names, network_profile_wire_spec
 
 from .models import Arm, Comparison, Run
 from .spec import normalize_spec, spec_fingerprint
@@ -19,6 +20,11 @@ def comparison_create(
     *, organization: Organization, submitted_spec: dict[str, Any], created_by: AbstractBaseUser | None = None
 ) -> Comparison:
     spec = normalize_spec(submitted_spec)
+    known = network_profile_names(organization=organization)
+    unknown = {str(i): [f"{name!r} is not a valid choice; known profiles: {', '.join(known)}."]
+               for i, name in enumerate(spec["network_profiles"]) if name not in known}
+    if unknown:
+        raise serializers.ValidationError({"network_profiles": unknown})
     pool_slug = spec["devices"]["pool"]
     if not pools_visible_to(organization=organization).filter(slug=pool_slug).exists():
         raise serializers.ValidationError({"devices": {"pool": [f"No device pool named {pool_slug!r} is visible."]}})
@@ -67,6 +73,7 @@ def comparison_plan(*, comparison_id: str) -> int:
             pool=pool,
             platforms=spec["devices"]["platforms"],
             network_profile=profile,
+            network_profile_spec=network_profile_wire_spec(organization=comparison.organization, name=profile),
             blocks_total=spec["blocks"],
         )
         for slot in range(spec["devices"]["count"])

@@ -20,11 +20,6 @@ CONNECTION_POLICIES = ["cold", "warm", "resumed"]
 WORKLOAD_KINDS = ["series", "api", "mixed", "delay_sweep", "payload_sweep"]
 SERIES_OBJECTS = {"seed-mid-24": 24}
 FILE_SETS = {"seed-unity-5": 5}
-# Network profiles the runners know by name (DESIGN §7); custom profiles come later.
-NETWORK_PROFILES = [
-    "none", "cable", "dsl", "3g", "3g-fast", "4g", "lte", "edge-lossy", "2g-rural", "qir-default",
-    "transatlantic", "lossy-wifi", "train",
-]
 # Upper bound on requests one run may make, so a typo cannot book a device for a week.
 MAX_REQUESTS_PER_RUN = 200_000
 MAX_RESPONSE_BYTES = 50_000_000
@@ -133,8 +128,9 @@ class ComparisonSpec(serializers.Serializer):
     arms = ArmSpec(many=True, min_length=1, max_length=8)  # type: ignore[call-arg]
     baseline_arm = serializers.CharField(max_length=64, required=False, allow_null=True, default=None)
     devices = DevicesSpec(required=False)
+    # Names are checked against the organization's profiles by the service (built-ins + custom).
     network_profiles = serializers.ListField(
-        child=serializers.ChoiceField(choices=NETWORK_PROFILES), min_length=1, max_length=13, default=["none"]
+        child=serializers.SlugField(max_length=64), min_length=1, max_length=20, default=["none"]
     )
     blocks = serializers.IntegerField(min_value=1, max_value=50, default=6)
     seed = serializers.IntegerField(min_value=0, max_value=2**31 - 1, required=False, allow_null=True, default=None)

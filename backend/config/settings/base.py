@@ -31,6 +31,7 @@ INSTALLED_APPS = [
     "apps.devices",
     "apps.comparisons",
     "apps.results",
+    "apps.network",
 ]
 
 MIDDLEWARE = [

@@ -1,0 +1,45 @@
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from ..selectors import network_profiles_listing
+from ..services import network_profile_create
+from ..validation import LinkSpec
+
+
+class NetworkProfileOutputSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    built_in = serializers.BooleanField()
+    origin = serializers.CharField()
+    description = serializers.CharField()
+    down_kbit = serializers.FloatField(allow_null=True)
+    up_kbit = serializers.FloatField(allow_null=True)
+    rtt_ms = serializers.FloatField()
+    loss_pct = serializers.FloatField()
+    spec = serializers.JSONField(allow_null=True)
+
+
+class NetworkProfileInputSerializer(serializers.Serializer):
+    name = serializers.SlugField(max_length=64)
+    description = serializers.CharField(max_length=500, required=False, allow_blank=True, default="")
+    spec = LinkSpec()
+
+
+class NetworkProfileListCreateView(APIView):
+    @extend_schema(responses={200: NetworkProfileOutputSerializer(many=True)},
+                   summary="Built-in and this organization's network profiles")
+    def get(self, request: Request) -> Response:
+        return Response(network_profiles_listing(organization=request.organization))
+
+    @extend_schema(request=NetworkProfileInputSerializer, responses={201: NetworkProfileOutputSerializer},
+                   summary="Create a custom network profile")
+    def post(self, request: Request) -> Response:
+        body = NetworkProfileInputSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        profile = network_profile_create(organization=request.organization, name=body.validated_data["name"],
+                                         description=body.validated_data["description"],
+                                         spec=request.data.get("spec"))
+        listing = network_profiles_listing(organization=request.organization)
+        return Response(next(p for p in listing if p["name"] == profile.name), status=status.HTTP_201_CREATED)

@@ -1,0 +1,56 @@
+import pytest
+
+from apps.comparisons.models import Run
+from apps.comparisons.services import comparison_plan
+
+CUSTOM = {"name": "flaky-4g", "description": "our users' evenings",
+          "spec": {"down": {"delay_ms": 40, "jitter_ms": 10, "jitter_correlation_pct": 25, "loss_pct": 1.5,
+                            "burst": 3, "rate_kbit": 8000, "queue_packets": 60},
+                   "up": {"delay_ms": 40, "rate_kbit": 2000},
+                   "blackouts": [{"every_s": 30, "duration_s": 2}]}}
+
+
+@pytest.mark.django_db
+def test_built_ins_are_listed_and_a_custom_profile_is_created_and_used(api, pool):
+    listing = api.get("/api/v1/network-profiles").json()
+    names = [p["name"] for p in listing]
+    assert names[:3] == ["none", "cable", "dsl"] and "train" in names and len(names) == 13
+    transatlantic = next(p for p in listing if p["name"] == "transatlantic")
+    assert (transatlantic["rtt_ms"], transatlantic["loss_pct"], transatlantic["built_in"]) == (95, 0.1, True)
+
+    created = api.post("/api/v1/network-profiles", CUSTOM, format="json")
+    assert created.status_code == 201, created.content
+    assert created.json()["rtt_ms"] == 80 and created.json()["spec"]["down"]["burst"] == 3
+
+    comparison = api.post("/api/v1/comparisons", {
+        "name": "custom", "preset": "mid-image-series", "workload": {"kind": "series", "periods": [3],
+                                                                      "repetitions": 1},
+        "blocks": 1, "network_profiles": ["none", "flaky-4g"]}, format="json")
+    assert comparison.status_code == 201, comparison.content
+    comparison_plan(comparison_id=comparison.json()["id"])
+    run = Run.objects.get(comparison_id=comparison.json()["id"], network_profile="flaky-4g")
+    assert run.network_profile_spec["name"] == "flaky-4g"
+    assert run.network_profile_spec["blackouts"] == [{"every_s": 30.0, "duration_s": 2.0}]
+    assert Run.objects.get(comparison_id=comparison.json()["id"], network_profile="none").network_profile_spec == {}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("body", "path", "message"), [
+    ({**CUSTOM, "name": "lte"}, ["name"], "built-in"),
+    ({**CUSTOM, "spec": {**CUSTOM["spec"], "down": {"loss_pct": 150}}}, ["spec", "down", "loss_pct"],
+     "less than or equal to 100"),
+    ({**CUSTOM, "spec": {**CUSTOM["spec"], "up": {"rate_kbit": 1}}}, ["spec", "up", "rate_kbit"],
+     "greater than or equal to 8"),
+    ({**CUSTOM, "spec": {**CUSTOM["spec"], "blackouts": [{"every_s": 5, "duration_s": 9}]}},
+     ["spec", "blackouts", "0", "duration_s"], "shorter than every_s"),
+    ({**CUSTOM, "spec": {**CUSTOM["spec"], "down": {"loss_model": "gilbert_elliott"}}}, ["spec", "down", "gilbert"],
+     "Required"),
+])
+def test_bad_profiles_are_rejected_with_field_paths(api, body, path, message):
+    response = api.post("/api/v1/network-profiles", body, format="json")
+    assert response.status_code == 400, response.content
+    node = response.json()
+    for key in path:
+        node = node[key]
+    assert message in str(node)
+    assert [p for p in api.get("/api/v1/network-profiles").json() if not p["built_in"]] == []
