@@ -59,13 +59,23 @@ class LeaseInputSerializer(serializers.Serializer):
     wait_s = serializers.FloatField(min_value=0, max_value=25, default=25)
 
 
+class SampleListField(serializers.ListField):
+    """A list taken as it is: each sample is validated by apps.results.ingest in one pass,
+    which is ~10× cheaper than a DRF field per sample at 100k samples/s."""
+
+    def to_internal_value(self, data: object) -> list:
+        if not isinstance(data, list):
+            self.fail("not_a_list", input_type=type(data).__name__)
+        return data
+
+
 class BatchInputSerializer(serializers.Serializer):
     lease_token = serializers.CharField(max_length=64)
     attempt = serializers.IntegerField(min_value=1)
     batch_seq = serializers.IntegerField(min_value=0)
     block = serializers.IntegerField(min_value=0, max_value=1000)
     baseline = serializers.JSONField(required=False, allow_null=True)
-    samples = serializers.ListField(child=serializers.JSONField(), allow_empty=True)
+    samples = SampleListField(child=serializers.JSONField(), allow_empty=True)
 
 
 class FinishInputSerializer(serializers.Serializer):

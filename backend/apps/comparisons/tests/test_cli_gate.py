@@ -1,0 +1,71 @@
+"""The `latencylab` CLI gates a real comparison run through the service: it submits the
+spec, waits while the real agent measures over real sockets, reads the verdict, and its
+exit code and reports agree with the server's verdict."""
+
+import json
+import threading
+
+import pytest
+from celery.contrib.testing.worker import start_worker
+
+from apps.accounts.services import api_token_create
+from apps.devices.services import runner_register
+from config.celery import app as celery_app
+
+pytest.importorskip("latencylab_runner")
+from latencylab_runner.agent.client import RunnerClient  # noqa: E402
+from latencylab_runner.agent.main import Agent  # noqa: E402
+from latencylab_runner.cli.main import main as latencylab  # noqa: E402
+from latencylab_runner.drivers.host import HostDriver  # noqa: E402
+from latencylab_runner.drivers.targets import ReferenceTarget  # noqa: E402
+
+from .test_agent_integration import target  # noqa: E402,F401  (fixture)
+
+SPEC_YAML = """
+name: CLI gate
+preset: mid-image-series
+workload: {kind: series, periods: [3], repetitions: 8}
+blocks: 8
+seed: 11
+gate: {margin_pct: 5, alpha: 0.01}
+"""
+EXIT = {"regression": 1, "inconclusive": 0, "improvement": 0, "equivalent": 0}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_cli_run_wait_gates_on_the_real_verdict(live_server, org, pool, target, tmp_path, capsys):  # noqa: F811
+    _, token = api_token_create(organization=org, name="ci", scopes=["ci"])
+    _, runner_token = runner_register(pool=pool, name="cli-runner")
+    client = RunnerClient(live_server.url, runner_token)
+    reference = ReferenceTarget("127.0.0.1", target.plain_port, target.tls_port, "localhost", str(target.ca_file))
+    agent = Agent(client, name="cli-runner", serial="host-cli", driver=HostDriver(reference), heartbeat_interval_s=1)
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(SPEC_YAML)
+    report = tmp_path / "verdict.json"
+    with start_worker(celery_app, pool="solo", perform_ping_check=False, shutdown_timeout=10):
+        thread = threading.Thread(target=agent.run_forever, kwargs={"max_runs": 1}, daemon=True)
+        thread.start()
+        code = latencylab(["--server", live_server.url, "--token", token, "run", str(spec), "--wait",
+                           "--tag", "branch=main", "--fail-on", "regression", "--format", "json",
+                           "--output", str(report), "--timeout", "240"])
+        agent.stopping.set()
+        thread.join(30)
+    document = json.loads(report.read_text())
+    assert document["schema"] == "latencylab.verdict/1" and document["status"] == "finished"
+    outcomes = [v["outcome"] for v in document["verdicts"]]
+    assert outcomes and set(outcomes) <= set(EXIT)
+    assert code == max(EXIT[o] for o in outcomes) == document["exit_code"], (code, outcomes)
+    stdout = capsys.readouterr().out
+    assert "verdict:" in stdout and "h2 vs https-h1" in stdout
+
+    # The same comparison through `verdict`, as Markdown for a PR comment, and an export.
+    comparison_id = document["comparison"]
+    code = latencylab(["--server", live_server.url, "--token", token, "verdict", comparison_id,
+                       "--format", "markdown", "--fail-on", "never"])
+    markdown = capsys.readouterr().out
+    assert code == 0 and "| arm |" in markdown and "h2" in markdown
+    csv_path = tmp_path / "samples.csv"
+    assert latencylab(["--server", live_server.url, "--token", token, "export", comparison_id, "--csv",
+                       "-o", str(csv_path)]) == 0
+    assert csv_path.read_text().splitlines()[0].startswith("arm,device,network_profile")
+    client.close()

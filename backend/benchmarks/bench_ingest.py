@@ -1,0 +1,103 @@
+"""Ingestion through the runner upload endpoint vs a raw COPY of the same rows (the peer).
+
+Target (DESIGN §11): ≥ 100,000 samples/s through the upload endpoint; a 5,000-sample
+batch's p99 < 500 ms. Needs PostgreSQL (LATENCYLAB_DB_*; `make bench` starts one).
+Prints figures; no pass/fail. Run from backend/.
+"""
+
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.test")
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.db import connection  # noqa: E402
+from django.test.utils import setup_test_environment  # noqa: E402
+from rest_framework.test import APIClient  # noqa: E402
+
+BATCH, BATCHES = 5000, 30
+
+
+def sample(arm: str, block: int, seq: int) -> dict:
+    return {"arm": arm, "block": block, "seq": seq, "phase": "measure", "period": 3, "repetition": 0,
+            "step": seq % 3, "op": "file", "path": "/files/mid-01", "wall_time": 1_700_000_000_000_000 + seq,
+            "t0": 0, "dns_start": None, "dns_end": None, "conn_start": None, "tls_start": None, "conn_ready": None,
+            "req_start": 10, "req_end": 20, "resp_first_byte": 400, "resp_end": 900, "app_done": 1000,
+            "conn_id": "c1", "conn_reused": True, "alpn": "h2", "tls_version": "TLSv1.3", "tls_resumed": False,
+            "early_data": False, "req_bytes": 40, "resp_bytes": 106941, "status": 200, "server_delay_ms": None,
+            "server_time_us": 12, "srtt_us": 50, "retrans": 0, "error_class": None, "error_detail": None}
+
+
+def main() -> None:
+    from django.test.utils import get_runner
+    from django.conf import settings
+
+    setup_test_environment()
+    runner = get_runner(settings)(verbosity=0, interactive=False)
+    old = runner.setup_databases()
+    try:
+        run_benchmark()
+    finally:
+        runner.teardown_databases(old)
+
+
+def run_benchmark() -> None:
+    from apps.accounts.services import organization_get_or_create
+    from apps.comparisons.services import comparison_create, comparison_plan
+    from apps.devices.services import pool_get_or_create, runner_hello, runner_register
+
+    org = organization_get_or_create(slug="bench", name="Bench")
+    pool = pool_get_or_create(organization=org, slug="local", name="Local")
+    runner, secret = runner_register(pool=pool, name="bench")
+    runner_hello(runner=runner, info={"version": "b", "drivers": ["host"]},
+                 devices=[{"serial": "host-b", "platform": "host"}])
+    comparison = comparison_create(organization=org, submitted_spec={
+        "name": "bench", "preset": "mid-image-series", "blocks": BATCHES,
+        "workload": {"kind": "series", "periods": [3], "repetitions": BATCHES}})
+    comparison_plan(comparison_id=str(comparison.id))
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Runner {secret}")
+    leased = client.post("/api/runner/v1/lease", {"devices": ["host-b"], "wait_s": 0}, format="json").json()["runs"][0]
+    bodies = [json.dumps({"lease_token": leased["lease_token"], "attempt": 1, "batch_seq": b, "block": b,
+                          "samples": [sample("h2" if i % 2 else "https-h1", b, i) for i in range(BATCH)]})
+              for b in range(BATCHES)]
+    times = []
+    for b, body in enumerate(bodies):
+        start = time.perf_counter()
+        response = client.generic("POST", f"/api/runner/v1/runs/{leased['run_id']}/samples", body,
+                                  content_type="application/json")
+        times.append(time.perf_counter() - start)
+        assert response.status_code == 200, response.content[:500]
+    total = BATCH * BATCHES
+    # The peer: the same rows through a bare COPY, no HTTP, JSON or validation.
+    from apps.results.ingest import COLUMNS
+
+    with connection.cursor() as cursor:
+        cursor.execute(f"CREATE TEMP TABLE copy_peer AS SELECT {', '.join(COLUMNS)} FROM results_sample WITH NO DATA")
+        cursor.execute("SELECT " + ", ".join(COLUMNS) + " FROM results_sample LIMIT %s", [BATCH])
+        rows = cursor.fetchall()
+        start = time.perf_counter()
+        for _ in range(BATCHES):
+            with cursor.cursor.copy(f"COPY copy_peer ({', '.join(COLUMNS)}) FROM STDIN") as copy:
+                for row in rows:
+                    copy.write_row(row)
+        peer = time.perf_counter() - start
+    times.sort()
+    p99 = times[min(len(times) - 1, int(0.99 * len(times)))]
+    print(f"ingestion: {total} samples in {BATCHES} batches of {BATCH}")
+    print(f"  upload endpoint: {total / sum(times):,.0f} samples/s; batch median {statistics.median(times) * 1000:.0f} ms, "
+          f"p99 {p99 * 1000:.0f} ms   (targets: ≥ 100,000/s, p99 < 500 ms)")
+    print(f"  peer, bare COPY of the same rows: {total / peer:,.0f} samples/s  → endpoint/COPY ratio "
+          f"{(total / sum(times)) / (total / peer):.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Runs every benchmark and prints its figures beside its peer's (DESIGN §11). No
+# pass/fail: the machines are shared and noisy, so read the ratios, not the thresholds.
+# Benchmarks needing root (link emulator) are skipped with a note otherwise.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+REPO=$(pwd)
+run_dir=$(mkdir -p var && mktemp -d "$REPO/var/bench-XXXXXX")
+trap '.venv/bin/python infra/bin/services.py stop --dir "$run_dir" >/dev/null 2>&1; rm -rf "$run_dir"' EXIT
+eval "$(.venv/bin/python infra/bin/services.py start --dir "$run_dir" | sed 's/^/export /')" || exit 1
+
+bench() { echo; echo "=== $1 ==="; shift; "$@" || echo "(benchmark exited $?)"; }
+bench "analysis: 1,000,000 samples" bash -c "cd backend && ../.venv/bin/python benchmarks/bench_analysis.py"
+bench "verdict calibration (A/A false positives, power)" bash -c "cd backend && ../.venv/bin/python benchmarks/bench_verdict_calibration.py"
+bench "ingestion through the upload endpoint vs COPY" bash -c "cd backend && ../.venv/bin/python benchmarks/bench_ingest.py"
+bench "probe vs curl and h2load" bash -c "cd device-runner && ../.venv/bin/python benchmarks/bench_probe.py"
+bench "target server vs nginx" bash -c "cd device-runner && ../.venv/bin/python benchmarks/bench_target.py"
+bench "Nagle trap calibration" bash -c "cd device-runner && ../.venv/bin/python benchmarks/bench_nagle.py"
+if [ "$(id -u)" = 0 ]; then
+  bench "link emulator accuracy and throughput" bash -c "cd device-runner && ../.venv/bin/python benchmarks/bench_netlab.py"
+else
+  echo; echo "=== link emulator: skipped (needs root for network namespaces) ==="
+fi
