@@ -282,6 +282,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/network-profiles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Built-in and this organization's network profiles */
+        get: operations["v1_network_profiles_list"];
+        put?: never;
+        /** Create a custom network profile */
+        post: operations["v1_network_profiles_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/presets": {
         parameters: {
             query?: never;
@@ -325,6 +343,14 @@ export interface components {
             block: number;
             baseline?: unknown;
             samples: unknown[];
+        };
+        BlackoutSpecRequest: {
+            /** Format: double */
+            every_s: number;
+            /** Format: double */
+            duration_s: number;
+            /** Format: double */
+            offset_s?: number;
         };
         ComparisonDetail: {
             /** Format: uuid */
@@ -416,6 +442,42 @@ export interface components {
             /** Format: double */
             temperature?: number | null;
         };
+        DirectionSpecRequest: {
+            /**
+             * Format: double
+             * @default 0
+             */
+            delay_ms: number;
+            /**
+             * Format: double
+             * @default 0
+             */
+            jitter_ms: number;
+            /**
+             * Format: double
+             * @default 0
+             */
+            jitter_correlation_pct: number;
+            /** @default false */
+            reorder: boolean;
+            /**
+             * Format: double
+             * @default 0
+             */
+            loss_pct: number;
+            /** @default random */
+            loss_model: components["schemas"]["LossModelEnum"];
+            gilbert?: components["schemas"]["GilbertElliottSpecRequest"];
+            /**
+             * Format: double
+             * @description mean burst length (packets) of Gilbert-Elliott loss at loss_pct
+             */
+            burst?: number;
+            /** Format: double */
+            rate_kbit?: number | null;
+            /** @default 1000 */
+            queue_packets: number;
+        };
         FinishInputRequest: {
             lease_token: string;
             status: components["schemas"]["FinishInputStatusEnum"];
@@ -430,6 +492,28 @@ export interface components {
          * @enum {string}
          */
         FinishInputStatusEnum: "ok" | "failed" | "infra_error";
+        GilbertElliottSpecRequest: {
+            /**
+             * Format: double
+             * @description % chance good → bad
+             */
+            p: number;
+            /**
+             * Format: double
+             * @description % chance bad → good
+             */
+            r?: number;
+            /**
+             * Format: double
+             * @description % delivered in bad
+             */
+            h?: number;
+            /**
+             * Format: double
+             * @description % delivered in good
+             */
+            k?: number;
+        };
         HeartbeatInputRequest: {
             devices: components["schemas"]["DeviceStateRequest"][];
             runs?: components["schemas"]["RunLeaseRefRequest"][];
@@ -457,9 +541,42 @@ export interface components {
              */
             wait_s: number;
         };
+        LinkSpecRequest: {
+            down: components["schemas"]["DirectionSpecRequest"];
+            up: components["schemas"]["DirectionSpecRequest"];
+            blackouts?: components["schemas"]["BlackoutSpecRequest"][];
+            seed?: number | null;
+        };
         LoginInputRequest: {
             username: string;
             password: string;
+        };
+        /**
+         * @description * `random` - random
+         *     * `gilbert_elliott` - gilbert_elliott
+         * @enum {string}
+         */
+        LossModelEnum: "random" | "gilbert_elliott";
+        NetworkProfileInputRequest: {
+            name: string;
+            /** @default  */
+            description: string;
+            spec: components["schemas"]["LinkSpecRequest"];
+        };
+        NetworkProfileOutput: {
+            name: string;
+            built_in: boolean;
+            origin: string;
+            description: string;
+            /** Format: double */
+            down_kbit: number | null;
+            /** Format: double */
+            up_kbit: number | null;
+            /** Format: double */
+            rtt_ms: number;
+            /** Format: double */
+            loss_pct: number;
+            spec: unknown;
         };
         OrganizationRef: {
             slug: string;
@@ -986,6 +1103,50 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ComparisonDetail"];
+                };
+            };
+        };
+    };
+    v1_network_profiles_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NetworkProfileOutput"][];
+                };
+            };
+        };
+    };
+    v1_network_profiles_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NetworkProfileInputRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["NetworkProfileInputRequest"];
+                "multipart/form-data": components["schemas"]["NetworkProfileInputRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NetworkProfileOutput"];
                 };
             };
         };

@@ -73,7 +73,8 @@ export function formatChangeWithCi(
 /** A signed number with a typographic minus: −0.93. */
 export function formatSigned(value: number | null | undefined, digits = 2): string {
   if (value === null || value === undefined || !Number.isFinite(value)) return '–';
-  return `${value < 0 ? '−' : ''}${Math.abs(value).toFixed(digits)}`;
+  const magnitude = Math.abs(value).toFixed(digits);
+  return `${value < 0 && Number(magnitude) !== 0 ? '−' : ''}${magnitude}`;
 }
 
 /** p-values as the summary line writes them: "< 0.001" or "0.012". */

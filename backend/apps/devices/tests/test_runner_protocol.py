@@ -181,3 +181,14 @@ def test_one_device_runs_every_profile_but_never_two_slots_of_one_profile(runner
         Run.objects.filter(pk=leased["run_id"]).update(status=Run.Status.DONE)
     # The second slot of each profile waits for a second device.
     assert sorted(taken) == ["lte", "none"]
+
+
+@pytest.mark.django_db
+def test_text_fields_survive_copy_escaping(runner_api, queued_run):
+    leased = lease(runner_api).json()["runs"][0]
+    nasty = "tab\there\nnewline \\N back\\slash\r ünïcode"
+    samples = [make_sample("h2", 0, 0, error_class="other", error_detail=nasty, app_done=None, conn_id=None)]
+    assert upload(runner_api, leased, 0, samples=samples).status_code == 200
+    stored = Sample.objects.get(run=queued_run)
+    assert stored.error_detail == nasty and stored.app_done is None and stored.conn_id is None
+    assert stored.conn_reused is True and stored.server_delay_ms is None

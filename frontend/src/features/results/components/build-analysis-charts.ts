@@ -1,4 +1,4 @@
-import type { Data, Layout, Shape } from 'plotly.js';
+import type { Data, Layout, PlotMarker, Shape } from 'plotly.js';
 import type { ComparisonResults, ResultGroup } from '@/lib/api-types';
 import type { Analysis, DescriptiveRow } from '../api/analysis-types';
 import { formatBytes, formatMs } from '@/utils/format';
@@ -211,7 +211,7 @@ export function firstRestChart(results: ComparisonResults, analysis: Analysis, k
   const arms = armsOf(results, rows);
   const byArm = new Map(rows.map((row) => [row.arm, row]));
   const colors = arms.map((arm) => armColor(results.arms, arm));
-  const side = (which: 'first' | 'rest', name: string, opacity: number): Data => ({
+  const side = (which: 'first' | 'rest', name: string, opacity: number, hatched: boolean): Data => ({
     type: 'bar',
     name,
     x: arms,
@@ -223,11 +223,17 @@ export function firstRestChart(results: ComparisonResults, analysis: Analysis, k
     text: arms.map((arm) => formatMs(byArm.get(arm)?.[which]?.median_ms)),
     textposition: 'outside',
     cliponaxis: false,
-    marker: { color: colors, opacity, line: { color: colors, width: 1.5 } },
+    // "The rest" is hatched so the legend tells the two apart whatever the arm colors.
+    marker: {
+      color: colors,
+      opacity,
+      line: { color: colors, width: 1.5 },
+      ...(hatched ? { pattern: { shape: '/', fgcolor: colors, fgopacity: 0.9, size: 7, solidity: 0.25 } } : {}),
+    } as Partial<PlotMarker>,
     hovertemplate: `<b>%{x}</b> · ${name}<br>median %{y:.1f} ms, mean %{customdata[0]:.1f} ms<br>%{customdata[1]} requests<extra></extra>`,
   });
   return {
-    data: [side('first', 'first request on a connection', 1), side('rest', 'the rest', 0.4)],
+    data: [side('first', 'first request on a connection', 1, false), side('rest', 'the rest', 0.55, true)],
     layout: {
       barmode: 'group',
       bargap: 0.3,

@@ -126,7 +126,7 @@ export function EffectTable({ analysis, arms }: VerdictProps) {
               <th scope="col">Cliff&apos;s δ</th>
               <th scope="col">Cohen&apos;s d (log)</th>
               <th scope="col">p (Holm)</th>
-              <th scope="col">Blocks × devices</th>
+              <th scope="col">Blocks</th>
             </tr>
           </thead>
           <tbody>
