@@ -175,9 +175,14 @@ class Stack:
             self.save_state(state)
         ports = state["ports"]
         print(f"LatencyLab stack in {self.base}")
-        subprocess.run([sys.executable, str(REPO / "infra/bin/services.py"), "start", "--dir", str(self.base),
-                        "--pg-port", str(ports["pg"]), "--redis-port", str(ports["redis"])], check=True,
-                       stdout=subprocess.DEVNULL)
+        started = subprocess.run([sys.executable, str(REPO / "infra/bin/services.py"), "start", "--dir",
+                                  str(self.base), "--pg-port", str(ports["pg"]), "--redis-port", str(ports["redis"])],
+                                 check=True, capture_output=True, text=True).stdout
+        # Servers left running from an earlier `up` keep their ports: use what they report.
+        actual = dict(line.split("=", 1) for line in started.split())
+        ports["pg"] = int(actual["LATENCYLAB_DB_PORT"])
+        ports["redis"] = int(actual["LATENCYLAB_REDIS_URL"].rsplit(":", 1)[1].split("/")[0])
+        self.save_state(state)
         print(f"  postgres: 127.0.0.1:{ports['pg']}   redis: 127.0.0.1:{ports['redis']}")
         self.manage(state, "migrate", "--noinput")
         runner_token = self.secret("runner.token", None if (self.secrets / "runner.token").exists() else
