@@ -57,7 +57,8 @@ def goodput(profile: LinkProfile, seconds: float) -> dict:
         t0 = time.process_time()
         down = measure_goodput(link.server_netns, link.client_netns, link.server_addr, link.client_addr, seconds)
         up = measure_goodput(link.client_netns, link.server_netns, link.client_addr, link.server_addr, seconds)
-    return {"profile": profile.name, "rate_kbit": [profile.down.rate_kbit, profile.up.rate_kbit],
+        cc = link.congestion_control
+    return {"profile": profile.name, "congestion_control": cc, "rate_kbit": [profile.down.rate_kbit, profile.up.rate_kbit],
             "rtt_ms": profile.rtt_ms, "seconds": seconds,
             "down_mbit": down / 1000, "up_mbit": up / 1000}
 
@@ -102,7 +103,8 @@ def main() -> int:
                                 queue_packets=50)
     res["rate"] = [goodput(ten, secs), goodput(PRESETS["qir-default"], secs)]
     for r in res["rate"]:
-        print(f"  {r['profile']:<12} goodput down {r['down_mbit']:.2f} Mbit/s, up {r['up_mbit']:.2f} Mbit/s")
+        print(f"  {r['profile']:<12} goodput down {r['down_mbit']:.2f} Mbit/s, up {r['up_mbit']:.2f} Mbit/s "
+              f"(TCP {r['congestion_control']})")
 
     print("== emulator throughput (target >= 100 Mbit/s at zero added delay, 2 cores)")
     res["throughput"] = [goodput(PRESETS["none"], secs / 2),

@@ -2,13 +2,18 @@
 concurrent connections), requests/s beside nginx serving the same files. No pass/fail.
 
 h2load holds 100 connections busy; meanwhile a probe session on one more connection
-samples Server-Timing. Run: ../.venv/bin/python benchmarks/bench_target.py [--seconds 5]
+samples Server-Timing and its own TTFB. The target runs with --workers 1 and with one
+worker per CPU (SO_REUSEPORT); nginx likewise with worker_processes 1 and N, so each
+row compares like with like. Run: ../.venv/bin/python benchmarks/bench_target.py
+[--seconds 5] [--workers N]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import re
+import signal
 import statistics
 import subprocess
 import time
@@ -32,39 +37,62 @@ def rps(output: str) -> float:
     return float(m.group(1)) if m else float("nan")
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--seconds", type=int, default=5)
-    args = ap.parse_args()
-    tls = bench_tls()
-    target = Target(tls)
-    nginx = Nginx(tls)
+def _q(values: list[float], p: int) -> float:
+    return statistics.quantiles(values, n=100)[p - 1] if len(values) > 2 else float("nan")
+
+
+def nginx_workers(nginx: Nginx, n: int) -> None:
+    """Reload nginx with worker_processes n (SIGHUP re-reads the config)."""
+    conf = nginx.dir / "nginx.conf"
+    conf.write_text(re.sub(r"worker_processes \d+;", f"worker_processes {n};", conf.read_text()))
+    nginx.proc.send_signal(signal.SIGHUP)
+    time.sleep(1.0)
+
+
+def target_row(tls, workers: int, seconds: int) -> None:
+    target = Target(tls, "--no-h3", "--workers", str(workers))
     try:
         for h1 in (True, False):
             label = "h1 (TLS)" if h1 else "h2"
-            load = h2load(f"https://127.0.0.1:{target.tls_port}{PATH}", args.seconds, h1)
+            load = h2load(f"https://127.0.0.1:{target.tls_port}{PATH}", seconds, h1)
             time.sleep(1.2)
             origin = Origin("https", "127.0.0.1", target.tls_port, "localhost")
-            server_us, ttfb = [], []
+            server_ms, ttfb = [], []
             with open_session(protocol="h1" if h1 else "h2", connection="warm", origin=origin,
                               ca_file=str(tls.ca_cert)) as s:
                 while load.poll() is None:
                     f = s.fetch(ProbeRequest("GET", PATH))
                     if f["server_time_us"] is not None:
-                        server_us.append(f["server_time_us"] / 1000)
+                        server_ms.append(f["server_time_us"] / 1000)
                         ttfb.append((f["resp_first_byte"] - f["req_start"]) / 1000)
             out = load.communicate()[0]
-            q = statistics.quantiles(server_us, n=100) if len(server_us) > 2 else [float("nan")] * 99
-            print(f"target {label:8}: {rps(out):9.0f} req/s at 100 conns; Server-Timing over {len(server_us)} "
-                  f"sampled requests: p50 {statistics.median(server_us):.3f} ms, p99 {q[98]:.3f} ms (target <= 1 ms)")
-            tq = statistics.quantiles(ttfb, n=100) if len(ttfb) > 2 else [float("nan")] * 99
+            print(f"target {workers}w {label:8}: {rps(out):9.0f} req/s at 100 conns; Server-Timing over "
+                  f"{len(server_ms)} sampled requests: p50 {statistics.median(server_ms):.3f} ms, "
+                  f"p99 {_q(server_ms, 99):.3f} ms (target <= 1 ms)")
             # Server-Timing starts when our code reads the request; time queued in the kernel
             # and event loop before that shows only in the client's TTFB.
-            print(f"                    probe TTFB under load: p50 {statistics.median(ttfb):.3f} ms, p99 {tq[98]:.3f} ms")
-            nload = h2load(f"https://127.0.0.1:{nginx.port}{PATH}", args.seconds, h1)
-            print(f"nginx  {label:8}: {rps(nload.communicate()[0]):9.0f} req/s at 100 conns (same file)")
+            print(f"{'':22}probe TTFB under load: p50 {statistics.median(ttfb):.3f} ms, p99 {_q(ttfb, 99):.3f} ms")
     finally:
         target.stop()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--seconds", type=int, default=5)
+    ap.add_argument("--workers", type=int, default=len(os.sched_getaffinity(0)))
+    args = ap.parse_args()
+    tls = bench_tls()
+    for workers in sorted({1, args.workers}):
+        target_row(tls, workers, args.seconds)
+    nginx = Nginx(tls)
+    try:
+        for workers in sorted({1, args.workers}):
+            nginx_workers(nginx, workers)
+            for h1 in (True, False):
+                label = "h1 (TLS)" if h1 else "h2"
+                nload = h2load(f"https://127.0.0.1:{nginx.port}{PATH}", args.seconds, h1)
+                print(f"nginx  {workers}w {label:8}: {rps(nload.communicate()[0]):9.0f} req/s at 100 conns (same file)")
+    finally:
         nginx.stop()
 
 

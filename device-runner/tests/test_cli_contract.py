@@ -711,3 +711,12 @@ def test_verdict_document_is_not_mutated(api: FakeApi) -> None:
     assert main(["verdict", comparison, "--format", "json"]) == 0
     assert rows == snapshot
     assert cli_main.DEFAULT_SERVER == "http://127.0.0.1:8000"
+
+
+def test_a_margin_widened_by_the_2ms_floor_is_said_in_text_and_markdown():
+    from latencylab_runner.cli.render import widened_margin
+
+    gate = {"metric": "total_ms", "margin_pct": 5.0, "alpha": 0.01}
+    assert widened_margin({"margin": 3.88}, gate) == "margin widened to ±388 % by the 2 ms floor"
+    assert widened_margin({"margin": 0.05}, gate) == ""
+    assert widened_margin({}, gate) == ""

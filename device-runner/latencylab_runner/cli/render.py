@@ -115,7 +115,7 @@ def gate_description(result: GateResult) -> str:
     alpha = gate.get("alpha")
     text = f"{statistic} {metric}"
     if margin is not None:
-        text += f", margin ±{margin:g} %"
+        text += f", margin ±{margin:g} % (at least 2 ms)"
     if alpha is not None:
         text += f", α {alpha:g}"
     return text
@@ -160,6 +160,15 @@ def _more_blocks(verdict: dict[str, Any]) -> str:
     return ""
 
 
+def widened_margin(verdict: dict[str, Any], gate: dict[str, Any]) -> str:
+    """The 2 ms floor widens the margin on fast requests (0.5 ms medians: ±400 %); a
+    reader must see that "equivalent" then means "within 2 ms", not "within 5 %"."""
+    margin, configured = verdict.get("margin"), gate.get("margin_pct")
+    if isinstance(margin, (int, float)) and isinstance(configured, (int, float)) and margin * 100 > configured + 0.05:
+        return f"margin widened to ±{margin * 100:.0f} % by the 2 ms floor"
+    return ""
+
+
 def dashboard_url(result: GateResult) -> str | None:
     return result.document.get("url")
 
@@ -178,7 +187,8 @@ def render_text(result: GateResult) -> str:
     for verdict in verdicts:
         word = _outcome_of(verdict)
         line = f"  {word:<{width}}  {verdict_summary(verdict, result)}"
-        extra = [x for x in (_more_blocks(verdict), "advisory" if verdict.get("advisory") else "") if x]
+        widened = widened_margin(verdict, doc.get("gate") or {})
+        extra = [x for x in (_more_blocks(verdict), widened, "advisory" if verdict.get("advisory") else "") if x]
         if extra:
             line += f" ({'; '.join(extra)})"
         lines.append(line)
@@ -326,7 +336,7 @@ def _md_gate(result: GateResult) -> str:
     gate = result.document.get("gate") or {}
     text = f"{md(gate.get('statistic', 'median'))} of {_md_code(gate.get('metric', 'total_ms'))}"
     if gate.get("margin_pct") is not None:
-        text += f", margin ±{gate['margin_pct']:g} %"
+        text += f", margin ±{gate['margin_pct']:g} % (at least 2 ms)"
     if gate.get("alpha") is not None:
         text += f", α = {gate['alpha']:g}"
     return text
@@ -394,6 +404,8 @@ def render_markdown(result: GateResult) -> str:
             cell = f"**{outcome}**" if outcome in ("regression", "inconclusive") and not verdict.get("advisory") else outcome
             if more := _more_blocks(verdict):
                 cell += f": {more}"
+            if widened := widened_margin(verdict, result.document.get("gate") or {}):
+                cell += f" ({widened})"
             if verdict.get("advisory"):
                 cell += " (advisory)"
             row = [arm, md(group_label(verdict)), _nb(median), _nb(fmt_change(verdict)), fmt_cliffs(verdict),

@@ -52,6 +52,7 @@ class EmulatedRun:
         except Exception as exc:  # the measurement is evidence, not a reason to lose the run
             measured_dict = {"error": f"{type(exc).__name__}: {exc}"}
         return {"profile": profile_name, "backend": self.link.backend_name, "applied": self.link.profile.to_dict(),
+                "congestion_control": getattr(self.link, "congestion_control", None),
                 "measured": measured_dict, "counters": self.link.stats()}
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import socket
 import ssl
 import time
-from dataclasses import dataclass, field
 
 import h2.config
 import h2.connection
@@ -28,20 +27,45 @@ STREAM_WINDOW = 16 * 1024 * 1024
 CONNECTION_WINDOW = 64 * 1024 * 1024
 
 
-@dataclass
 class H2Response:
-    status: int | None = None
-    headers: dict[str, str] = field(default_factory=dict)
-    trailers: dict[str, str] = field(default_factory=dict)
-    body: bytearray = field(default_factory=bytearray)
+    __slots__ = ("status", "headers", "trailers", "body")
+
+    def __init__(self) -> None:
+        self.status: int | None = None
+        self.headers: dict[str, str] = {}
+        self.trailers: dict[str, str] = {}
+        self.body = bytearray()
+
+
+def _config() -> h2.config.H2Configuration:
+    # Outbound validation/normalisation walks every header of every request in Python;
+    # the probe builds its own lowercase headers, and _check_value() rejects the only
+    # caller-supplied parts (path, extra headers) that could be malformed. Inbound
+    # validation stays on: a malformed response must still be a protocol error.
+    return h2.config.H2Configuration(
+        client_side=True, header_encoding="utf-8", validate_outbound_headers=False,
+        normalize_outbound_headers=False,
+    )
+
+
+def _check_value(value: str, what: str) -> None:
+    if not value or "\r" in value or "\n" in value or "\0" in value:
+        raise h2.exceptions.ProtocolError(f"illegal {what}: {value[:200]!r}")
+
+
+_RESPONSE = h2.events.ResponseReceived
+_DATA = h2.events.DataReceived
+_TRAILERS = h2.events.TrailersReceived
+_ENDED = h2.events.StreamEnded
+_RESET = h2.events.StreamReset
+_TERMINATED = h2.events.ConnectionTerminated
 
 
 class H2Client:
     def __init__(self, conn: TcpConnection, origin: Origin):
         self.conn = conn
         self.origin = origin
-        config = h2.config.H2Configuration(client_side=True, header_encoding="utf-8")
-        self.h2 = h2.connection.H2Connection(config=config)
+        self.h2 = h2.connection.H2Connection(config=_config())
         self.h2.local_settings = h2.settings.Settings(
             client=True,
             initial_values={
@@ -53,6 +77,11 @@ class H2Client:
         self.h2.initiate_connection()
         self.h2.increment_flow_control_window(CONNECTION_WINDOW - 65535)
         self._pending_events: list[h2.events.Event] = []
+        # Fixed request headers, built once per connection (Origin.authority parses the
+        # host as an IP address on every access).
+        self._scheme = (":scheme", "https")
+        self._authority = (":authority", origin.authority)
+        self._user_agent = ("user-agent", USER_AGENT)
         # The preface is written together with the first request (one write, as nghttp2).
 
     def feed_idle(self, data: bytes) -> None:
@@ -69,23 +98,23 @@ class H2Client:
     ) -> H2Response:
         sock = self.conn.sock
         try:
-            stream_id = self.h2.get_next_available_stream_id()
-            headers = [
-                (":method", method),
-                (":scheme", "https"),
-                (":authority", self.origin.authority),
-                (":path", path),
-                ("user-agent", USER_AGENT),
-                *extra_headers,
-            ]
+            _check_value(path, "path")
+            for name, value in extra_headers:
+                _check_value(name, "header name")
+                _check_value(value, "header value")
+            conn = self.h2
+            stream_id = conn.get_next_available_stream_id()
+            headers = [(":method", method), self._scheme, self._authority, (":path", path), self._user_agent]
+            if extra_headers:
+                headers += extra_headers
             if body or method in ("POST", "PUT", "PATCH"):
                 headers.append(("content-length", str(len(body))))
-            self.h2.send_headers(stream_id, headers, end_stream=not body)
+            conn.send_headers(stream_id, headers, end_stream=not body)
             sock.settimeout(remaining(deadline))
             tl.mark("req_start")
             if body:
                 self._send_body(stream_id, body, deadline)
-            sock.sendall(self.h2.data_to_send())
+            sock.sendall(conn.data_to_send())
             tl.mark("req_end")
             return self._read_response(stream_id, tl, deadline)
         except TimeoutError as e:
@@ -124,43 +153,58 @@ class H2Client:
         events = self._pending_events
         self._pending_events = []
         sock = self.conn.sock
+        conn = self.h2
         now = time.perf_counter_ns()
+        first_read = True
         while True:
             for event in events:
-                sid = getattr(event, "stream_id", None)
-                if isinstance(event, h2.events.ResponseReceived) and sid == stream_id:
-                    # First byte of *our* response: the server's SETTINGS, sent before our
-                    # request, must not count as the response's first byte.
-                    tl.mark_once("resp_first_byte", now)
-                    tl.mark("resp_headers_end")
-                    resp.headers = dict(event.headers)  # type: ignore[arg-type]
-                    resp.status = int(resp.headers.get(":status", "0"))
-                elif isinstance(event, h2.events.DataReceived) and sid == stream_id:
-                    resp.body += event.data
-                    self.h2.acknowledge_received_data(event.flow_controlled_length, stream_id)
-                elif isinstance(event, h2.events.TrailersReceived) and sid == stream_id:
-                    resp.trailers = dict(event.headers)  # type: ignore[arg-type]
-                elif isinstance(event, h2.events.StreamEnded) and sid == stream_id:
-                    tl.mark("resp_end")
-                    out = self.h2.data_to_send()
-                    if out:
-                        sock.sendall(out)  # WINDOW_UPDATEs / SETTINGS ack, after resp_end
-                    return resp
-                elif isinstance(event, h2.events.StreamReset) and sid == stream_id:
-                    raise ProbeFailure("reset", f"stream reset by server (error code {event.error_code})")
-                elif isinstance(event, h2.events.ConnectionTerminated):
+                kind = type(event)
+                if kind is _DATA:
+                    if event.stream_id == stream_id:
+                        resp.body += event.data
+                        # Window-update bookkeeping only; sent after resp_end (or before
+                        # the next read), never between frames of one read.
+                        conn.acknowledge_received_data(event.flow_controlled_length, stream_id)
+                elif kind is _RESPONSE:
+                    if event.stream_id == stream_id:
+                        # First byte of *our* response: the server's SETTINGS, sent before our
+                        # request, must not count as the response's first byte.
+                        tl.mark_once("resp_first_byte", now)
+                        tl.mark("resp_headers_end")
+                        resp.headers = dict(event.headers)  # type: ignore[arg-type]
+                        resp.status = int(resp.headers.get(":status", "0"))
+                elif kind is _ENDED:
+                    if event.stream_id == stream_id:
+                        tl.mark("resp_end")
+                        out = conn.data_to_send()
+                        if out:
+                            sock.sendall(out)  # WINDOW_UPDATEs / SETTINGS ack, after resp_end
+                        return resp
+                elif kind is _TRAILERS:
+                    if event.stream_id == stream_id:
+                        resp.trailers = dict(event.headers)  # type: ignore[arg-type]
+                elif kind is _RESET:
+                    if event.stream_id == stream_id:
+                        raise ProbeFailure("reset", f"stream reset by server (error code {event.error_code})")
+                elif kind is _TERMINATED:
                     self.conn.usable = False
                     raise ProbeFailure("reset", f"GOAWAY from server (error code {event.error_code})")
-            out = self.h2.data_to_send()
+            out = conn.data_to_send()
             if out:
                 sock.sendall(out)
-            sock.settimeout(remaining(deadline))
+            if first_read:
+                # exchange() set the timeout from the deadline microseconds ago: skip the
+                # second settimeout (an ioctl) on the common single-read response.
+                first_read = False
+                remaining(deadline)
+            else:
+                sock.settimeout(remaining(deadline))
             data = sock.recv(RECV_SIZE)
             now = time.perf_counter_ns()
             if not data:
                 self.conn.usable = False
                 raise ProbeFailure("reset", "connection closed before the response completed")
-            events = self.h2.receive_data(data)
+            events = conn.receive_data(data)
 
 
 def server_time_us(resp: H2Response) -> int | None:

@@ -35,6 +35,9 @@ class RunningTarget:
     _servers: list[asyncio.base_events.Server] = field(default_factory=list, repr=False)
     _quic: object | None = field(default=None, repr=False)
     _connections: set[TargetProtocol] = field(default_factory=set, repr=False)
+    # listen=False: bound (SO_REUSEPORT) but not listening sockets that only reserve the
+    # port numbers for worker processes; closed by release_reserved() or aclose().
+    _reserved: list[socket.socket] = field(default_factory=list, repr=False)
 
     @property
     def ca_file(self) -> Path:
@@ -50,7 +53,13 @@ class RunningTarget:
             "nagle_trap": self.nagle_trap,
         }
 
+    def release_reserved(self) -> None:
+        for sock in self._reserved:
+            sock.close()
+        self._reserved.clear()
+
     async def aclose(self) -> None:
+        self.release_reserved()
         for server in self._servers:
             server.close()
         if self._quic is not None:
@@ -62,12 +71,23 @@ class RunningTarget:
             await server.wait_closed()
 
 
-def _tcp_socket(host: str, port: int) -> socket.socket:
+def _tcp_socket(host: str, port: int, *, reuse_port: bool = False, listen: bool = True) -> socket.socket:
     info = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
+    if reuse_port and not listen and port:
+        # SO_REUSEPORT would let us share a fixed port with another (same-user) reuse-port
+        # server without an error; bind once without it so a port in use still fails.
+        with socket.socket(info[0], socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind(info[4])
     sock = socket.socket(info[0], socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if reuse_port:
+        # Worker processes each bind their own listener to the same port; the kernel
+        # spreads incoming connections across them by 4-tuple hash.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
     sock.bind(info[4])
-    sock.listen(1024)
+    if listen:
+        sock.listen(1024)
     sock.setblocking(False)
     return sock
 
@@ -80,29 +100,41 @@ async def serve_target(
     *,
     nagle_trap: bool = False,
     h3: bool = True,
+    reuse_port: bool = False,
+    listen: bool = True,
+    advertise_h3_port: int | None = None,
 ) -> RunningTarget:
-    """Bind everything on the running loop. Port 0 picks a free port; None disables it."""
-    from .http3 import serve_h3  # aioquic import is slow-ish; only when serving
+    """Bind everything on the running loop. Port 0 picks a free port; None disables it.
 
+    Multi-process mode (the CLI's --workers): the supervisor calls this with
+    ``reuse_port=True, listen=False`` (TCP ports reserved, h3 served here); each worker
+    with ``reuse_port=True, h3=False, advertise_h3_port=<the supervisor's h3 port>``.
+    """
     loop = asyncio.get_running_loop()
     paths = ensure_tls(Path(tls_dir))
     target = RunningTarget(host, None, None, None, paths, nagle_trap)
     try:
         if plain_port is not None:
             opts = ServerOptions(tls=False, nagle_trap=nagle_trap)
-            server = await loop.create_server(
-                lambda opts=opts: TargetProtocol(opts, target._connections), sock=_tcp_socket(host, plain_port)
-            )
-            target._servers.append(server)
-            target.plain_port = server.sockets[0].getsockname()[1]
+            sock = _tcp_socket(host, plain_port, reuse_port=reuse_port, listen=listen)
+            if listen:
+                server = await loop.create_server(
+                    lambda opts=opts: TargetProtocol(opts, target._connections), sock=sock
+                )
+                target._servers.append(server)
+            else:
+                target._reserved.append(sock)
+            target.plain_port = sock.getsockname()[1]
         if tls_port is not None:
             ctx = server_ssl_context(paths)
             # h3 must use the same port number over UDP; with port 0, retry until both bind.
             for attempt in range(20):
-                sock = _tcp_socket(host, tls_port)
+                sock = _tcp_socket(host, tls_port, reuse_port=reuse_port, listen=listen)
                 port = sock.getsockname()[1]
                 quic = None
                 if h3:
+                    from .http3 import serve_h3  # aioquic import is slow-ish; only when serving
+
                     try:
                         quic = await serve_h3(host, port, str(paths.server_cert), str(paths.server_key),
                                               ServerOptions(tls=True, h3_port=port))
@@ -111,12 +143,15 @@ async def serve_target(
                         if tls_port == 0 and e.errno == errno.EADDRINUSE and attempt < 19:
                             continue
                         raise
-                opts = ServerOptions(tls=True, h3_port=port if h3 else None, nagle_trap=nagle_trap)
-                server = await loop.create_server(
-                    lambda opts=opts: TargetProtocol(opts, target._connections), sock=sock, ssl=ctx,
-                    ssl_handshake_timeout=10,
-                )
-                target._servers.append(server)
+                opts = ServerOptions(tls=True, h3_port=port if h3 else advertise_h3_port, nagle_trap=nagle_trap)
+                if listen:
+                    server = await loop.create_server(
+                        lambda opts=opts: TargetProtocol(opts, target._connections), sock=sock, ssl=ctx,
+                        ssl_handshake_timeout=10,
+                    )
+                    target._servers.append(server)
+                else:
+                    target._reserved.append(sock)
                 target._quic = quic
                 target.tls_port = port
                 target.h3_port = port if h3 else None

@@ -102,6 +102,7 @@ def test_series_under_transatlantic_runs_through_the_emulated_link(live_server, 
     runs = {r.network_profile: r for r in comparison.runs.all()}
     link = runs["transatlantic"].link
     assert link["profile"] == "transatlantic" and link["backend"] in ("userspace", "netem")
+    assert link["congestion_control"] in ("cubic", "reno")
     assert 90 <= link["measured"]["rtt_ms"]["p50"] <= 110, link["measured"]
     groups = {g["network_profile"]: g for g in api.get(f"/api/v1/comparisons/{comparison_id}/results").json()["groups"]}
     assert set(groups) == {"none", "transatlantic"}
