@@ -9,6 +9,8 @@ api_v1 = [
     path("", include("apps.comparisons.api.urls")),
     path("", include("apps.results.api.urls")),
     path("", include("apps.network.api.urls")),
+    path("", include("apps.webhooks.api.urls")),
+    path("", include("apps.devices.api.urls")),
 ]
 
 urlpatterns = [

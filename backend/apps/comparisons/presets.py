@@ -1,5 +1,6 @@
-"""The four seed experiments as presets (DESIGN §1). A preset is a partial spec; the
-user's fields override it key by key (workload as a whole object merge)."""
+"""The four seed experiments as presets (DESIGN §1), plus the A/A trust check. A preset
+is a partial spec; the user's fields override it key by key (workload as a whole object
+merge)."""
 
 from typing import Any
 
@@ -78,6 +79,26 @@ PRESETS: dict[str, dict[str, Any]] = {
             ],
             "baseline_arm": "h1",
             "blocks": 2,
+        },
+    },
+    "aa-calibration": {
+        "title": "A/A calibration (trust check)",
+        "description": "The same arm measured twice, interleaved (mode aa): a small MID-image-series-shaped "
+        "workload over 8 blocks on warm HTTP/2. Every verdict other than equivalent or inconclusive is a false "
+        "positive; run it weekly per device pool to publish the empirical false-positive rate "
+        "(GET /api/v1/pools/{slug}/aa-report).",
+        "spec": {
+            "name": "A/A calibration: h2 vs h2",
+            "mode": "aa",
+            "workload": {
+                "kind": "series",
+                "objects": "seed-mid-24",
+                "periods": [3, 6, 12],
+                "repetitions": 6,
+                "warmup": 1,
+            },
+            "arms": [{"label": "h2", "protocol": "h2", "connection": "warm"}],
+            "blocks": 8,
         },
     },
 }

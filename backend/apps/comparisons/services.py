@@ -95,6 +95,9 @@ def comparison_cancel(*, comparison: Comparison) -> Comparison:
     comparison.status = Comparison.Status.CANCELLED
     comparison.finished_at = now
     comparison.save(update_fields=["status", "finished_at", "updated_at"])
+    from apps.webhooks.tasks import notify_comparison_ended
+
+    transaction.on_commit(lambda: notify_comparison_ended.delay(str(comparison.id)))
     return comparison
 
 

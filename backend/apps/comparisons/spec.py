@@ -17,6 +17,8 @@ from .presets import PRESETS
 
 PROTOCOLS = ["h1c", "h1", "h2", "h3", "grpc"]
 CONNECTION_POLICIES = ["cold", "warm", "resumed"]
+MODES = ["ab", "aa"]
+AA_SUFFIX = "-again"
 WORKLOAD_KINDS = ["series", "api", "mixed", "delay_sweep", "payload_sweep"]
 SERIES_OBJECTS = {"seed-mid-24": 24}
 FILE_SETS = {"seed-unity-5": 5}
@@ -123,6 +125,9 @@ class GateSpec(serializers.Serializer):
 
 class ComparisonSpec(serializers.Serializer):
     name = serializers.CharField(max_length=200, min_length=1)
+    # "aa": one arm measured twice under two labels; any verdict but equivalent/inconclusive
+    # is a false positive by construction (the trust check, apps.comparisons.aa).
+    mode = serializers.ChoiceField(choices=MODES, default="ab")
     preset = serializers.ChoiceField(choices=sorted(PRESETS), required=False, allow_null=True, default=None)
     workload = serializers.DictField()
     arms = ArmSpec(many=True, min_length=1, max_length=8)  # type: ignore[call-arg]
@@ -158,6 +163,8 @@ class ComparisonSpec(serializers.Serializer):
         return dict(inner.validated_data)
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if attrs["mode"] == "aa":
+            attrs = _duplicate_aa_arm(attrs)
         labels = [arm["label"] for arm in attrs["arms"]]
         duplicates = sorted({label for label in labels if labels.count(label) > 1})
         if duplicates:
@@ -175,6 +182,22 @@ class ComparisonSpec(serializers.Serializer):
                 {"workload": [f"This workload makes {per_run} requests per run; the limit is {MAX_REQUESTS_PER_RUN}."]}
             )
         return attrs
+
+
+def _duplicate_aa_arm(attrs: dict[str, Any]) -> dict[str, Any]:
+    """A/A: the one arm given becomes `<label>` (baseline) and `<label>-again`, identical."""
+    if len(attrs["arms"]) != 1:
+        raise serializers.ValidationError(
+            {"arms": [f"mode aa takes exactly one arm (it is measured twice); got {len(attrs['arms'])}."]})
+    arm = dict(attrs["arms"][0])
+    again = f"{arm['label']}{AA_SUFFIX}"
+    if len(again) > 64:
+        raise serializers.ValidationError(
+            {"arms": {"0": {"label": [f"mode aa appends {AA_SUFFIX!r}; the label must be at most "
+                                      f"{64 - len(AA_SUFFIX)} characters."]}}})
+    if attrs.get("baseline_arm") not in (None, arm["label"]):
+        raise serializers.ValidationError({"baseline_arm": [f"mode aa: the baseline is the arm {arm['label']!r}."]})
+    return {**attrs, "arms": [arm, {**arm, "label": again}], "baseline_arm": arm["label"]}
 
 
 def requests_per_run(workload: dict[str, Any], *, arms: int) -> int:

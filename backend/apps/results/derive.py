@@ -13,6 +13,17 @@ def ttfb_us(sample: dict[str, Any]) -> int | None:
     return None if first is None or start is None else int(first) - int(start)
 
 
+# The same formulas over whole columns, for ingestion (apps.results.ingest.samples_insert).
+
+def total_us_column(t0: tuple, app_done: tuple) -> list[int | None]:
+    return [None if done is None else done - (start or 0) for start, done in zip(t0, app_done, strict=True)]
+
+
+def ttfb_us_column(req_start: tuple, resp_first_byte: tuple) -> list[int | None]:
+    return [None if first is None or start is None else first - start
+            for start, first in zip(req_start, resp_first_byte, strict=True)]
+
+
 SQL_DURATIONS_MS = {
     # The same formulas for SQL-side exports.
     "dns_ms": "(dns_end - dns_start) / 1000.0",

@@ -7,6 +7,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from apps.comparisons.models import Comparison, Run
+from apps.webhooks.tasks import notify_comparison_ended
 
 from .analysis import VerdictConfig, analyze_comparison, describe, to_jsonable
 from .charts import chart_groups
@@ -62,4 +63,5 @@ def comparison_analyse(*, comparison_id: str) -> Analysis | None:
             locked.error = "; ".join(sorted({error for _, error in runs if error})) or "no run succeeded"
         locked.finished_at = timezone.now()
         locked.save(update_fields=["status", "error", "finished_at", "updated_at"])
+        transaction.on_commit(lambda: notify_comparison_ended.delay(str(comparison_id)))
     return analysis

@@ -32,6 +32,7 @@ INSTALLED_APPS = [
     "apps.comparisons",
     "apps.results",
     "apps.network",
+    "apps.webhooks",
 ]
 
 MIDDLEWARE = [
@@ -138,6 +139,11 @@ RUNNER_MAX_ATTEMPTS = 3
 RUNNER_LEASE_WAIT_MAX_S = 25
 RUNNER_MAX_BATCH_SAMPLES = 20_000
 DATA_UPLOAD_MAX_MEMORY_SIZE = 64 * 1024 * 1024
+
+# Where people reach the dashboard; links in webhooks and reports point here.
+PUBLIC_URL = env("PUBLIC_URL", "http://127.0.0.1:8000")
+# Webhooks to loopback are for development and tests only; production sets this to 0.
+WEBHOOKS_ALLOW_LOOPBACK = env("WEBHOOKS_ALLOW_LOOPBACK", "1") == "1"
 
 LOGGING = {
     "version": 1,

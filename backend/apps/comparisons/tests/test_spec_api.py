@@ -132,4 +132,5 @@ def test_session_login_flow(user, pool):
 @pytest.mark.django_db
 def test_presets_listed(api):
     names = [p["name"] for p in api.get("/api/v1/presets").json()]
-    assert names == ["mid-image-series", "os-added-latency", "api-and-download", "payload-sweep"]
+    assert names == ["mid-image-series", "os-added-latency", "api-and-download", "payload-sweep",
+                     "aa-calibration"]

@@ -1,6 +1,7 @@
 from django.urls import path
 
 from . import runner
+from .aa_report import PoolAAReportView
 
 runner_urlpatterns = [
     path("hello", runner.HelloView.as_view(), name="runner-hello"),
@@ -9,3 +10,5 @@ runner_urlpatterns = [
     path("runs/<uuid:run_id>/samples", runner.SamplesView.as_view(), name="runner-samples"),
     path("runs/<uuid:run_id>/finish", runner.FinishView.as_view(), name="runner-finish"),
 ]
+
+urlpatterns = [path("pools/<slug:slug>/aa-report", PoolAAReportView.as_view(), name="pool-aa-report")]

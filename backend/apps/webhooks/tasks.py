@@ -1,0 +1,24 @@
+"""Thin Celery tasks: ids in, a service call, nothing else (DESIGN §10)."""
+
+from celery import shared_task
+
+from .services import MAX_ATTEMPTS
+
+
+@shared_task(name="webhooks.notify_comparison_ended", acks_late=True, max_retries=3, ignore_result=True)
+def notify_comparison_ended(comparison_id: str) -> None:
+    from .services import webhook_deliveries_create
+
+    webhook_deliveries_create(comparison_id=comparison_id)
+
+
+# Each attempt that is not the last reschedules the message once, and a duplicate message
+# may wait for an attempt in flight: twice the attempts bounds the reschedules.
+@shared_task(bind=True, name="webhooks.deliver", acks_late=True, max_retries=2 * MAX_ATTEMPTS,
+             ignore_result=True, soft_time_limit=60, time_limit=90)
+def deliver(self, delivery_id: str) -> None:  # type: ignore[no-untyped-def]
+    from .services import webhook_delivery_attempt
+
+    wait_s = webhook_delivery_attempt(delivery_id=delivery_id)
+    if wait_s is not None:
+        raise self.retry(countdown=max(wait_s, 0.0))
