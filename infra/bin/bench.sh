@@ -12,6 +12,7 @@ eval "$(.venv/bin/python infra/bin/services.py start --dir "$run_dir" | sed 's/^
 bench() { echo; echo "=== $1 ==="; shift; "$@" || echo "(benchmark exited $?)"; }
 bench "analysis: 1,000,000 samples" bash -c "cd backend && ../.venv/bin/python benchmarks/bench_analysis.py"
 bench "verdict calibration (A/A false positives, power)" bash -c "cd backend && ../.venv/bin/python benchmarks/bench_verdict_calibration.py"
+bench "analysis of a stored 1,000,000-sample comparison (load + engine)" bash -c "cd backend && ../.venv/bin/python benchmarks/bench_analysis_db.py"
 bench "ingestion through the upload endpoint vs COPY" bash -c "cd backend && ../.venv/bin/python benchmarks/bench_ingest.py"
 bench "probe vs curl and h2load" bash -c "cd device-runner && ../.venv/bin/python benchmarks/bench_probe.py"
 bench "target server vs nginx" bash -c "cd device-runner && ../.venv/bin/python benchmarks/bench_target.py"

@@ -44,12 +44,14 @@ def run_device_label(run: Run) -> str:
     return run.device.serial if run.device else run.device_label or f"slot-{run.slot}"
 
 
-def _copy_run(run_id: object) -> np.ndarray:
+def _copy_run(comparison_id: object, run_id: object) -> np.ndarray:
     select = ", ".join(expr for _, expr, _ in _COLUMNS)
     buffer = bytearray()
     with connection.cursor() as cursor:
-        sql = f"COPY (SELECT {select} FROM results_sample WHERE run_id = %s) TO STDOUT (FORMAT BINARY)"
-        with cursor.cursor.copy(sql, [run_id]) as copy:
+        # The comparison id lets PostgreSQL use the (comparison, run, block) index.
+        sql = (f"COPY (SELECT {select} FROM results_sample WHERE comparison_id = %s AND run_id = %s) "
+               "TO STDOUT (FORMAT BINARY)")
+        with cursor.cursor.copy(sql, [comparison_id, run_id]) as copy:
             for chunk in copy:
                 buffer += chunk
     body = len(buffer) - _HEADER_BYTES - 2  # the trailer is a 2-byte -1
@@ -77,7 +79,7 @@ def load_comparison(comparison: Comparison) -> LoadedComparison:
             if tcp.get("avg_ms") is not None:
                 base_rows.append((d, p, block.block, tcp["avg_ms"] * 1000, (tcp.get("stddev_ms") or 0) * 1000,
                                   tcp.get("loss_pct") or 0))
-        rows = _copy_run(run.id)
+        rows = _copy_run(comparison.id, run.id)
         if not len(rows):
             continue
         columns = {name: rows[name].astype(kind.replace(">", "<")) for name, _, kind in _COLUMNS}

@@ -1,0 +1,122 @@
+"""The whole analysis of a stored 1,000,000-sample comparison, as the Celery task runs it:
+load from PostgreSQL (binary COPY per run) + statistics engine + chart shaping.
+
+Target (DESIGN §11): < 2 s and < 1 GB RSS. bench_analysis.py times the engine alone on an
+in-memory table; this one adds the database. Needs PostgreSQL (LATENCYLAB_DB_*; `make
+bench` starts one). Prints figures; no pass/fail. Run from backend/.
+"""
+
+import os
+import resource
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.test")
+
+import django  # noqa: E402
+
+django.setup()
+
+import numpy as np  # noqa: E402
+from django.conf import settings  # noqa: E402
+from django.db import connection, transaction  # noqa: E402
+from django.test.utils import get_runner, setup_test_environment  # noqa: E402
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def store(comparison, table) -> None:
+    """Write the synthetic table as samples, one run per device × profile, with COPY."""
+    from apps.comparisons.models import Run, RunBlock
+    from apps.results.ingest import COLUMNS
+
+    arm_ids = dict(comparison.arms.values_list("label", "id"))
+    arm_id_of_code = np.asarray([arm_ids[label] for label in table.arm_labels])
+    pool = comparison.runs.model._meta.get_field("pool").related_model.objects.first()
+    index = {c: i for i, c in enumerate(COLUMNS)}
+    for d, device in enumerate(table.device_labels):
+        for p, profile in enumerate(table.profile_labels):
+            rows = np.flatnonzero((table.device == d) & (table.profile == p))
+            run = Run.objects.create(comparison=comparison, slot=d, pool=pool, network_profile=profile,
+                                     device_label=device, blocks_total=int(table.block.max()) + 1,
+                                     status=Run.Status.DONE)
+            RunBlock.objects.bulk_create([RunBlock(run=run, block=b, attempt=1, batch_seq=b, sample_count=0,
+                                                   baseline={"tcp": {"avg_ms": 50.0}})
+                                          for b in range(int(table.block.max()) + 1)])
+            n = len(rows)
+            cols = [["\\N"] * n for _ in COLUMNS]
+            cols[index["comparison_id"]] = [str(comparison.id)] * n
+            cols[index["run_id"]] = [str(run.id)] * n
+            cols[index["arm_id"]] = arm_id_of_code[table.arm[rows]].astype(str).tolist()
+            for name in ("block", "period", "repetition", "step"):
+                values = getattr(table, name)[rows]
+                cols[index[name]] = [("\\N" if v < 0 else str(v)) for v in values.tolist()]
+            cols[index["seq"]] = np.arange(n).astype(str).tolist()
+            cols[index["phase"]] = np.where(table.phase_measure[rows], "measure", "warmup").tolist()
+            cols[index["wall_time"]] = ["0"] * n
+            cols[index["op"]] = ["file"] * n
+            cols[index["path"]] = [""] * n
+            cols[index["app_done"]] = table.total_us[rows].astype(str).tolist()
+            cols[index["total_us"]] = cols[index["app_done"]]
+            cols[index["ttfb_us"]] = table.ttfb_us[rows].astype(str).tolist()
+            cols[index["resp_bytes"]] = table.resp_bytes[rows].astype(str).tolist()
+            cols[index["conn_reused"]] = np.where(table.first_on_connection[rows], "f", "t").tolist()
+            cols[index["error_class"]] = np.where(table.ok[rows], "\\N", "timeout").tolist()
+            text = "\n".join("\t".join(row) for row in zip(*cols)) + "\n"
+            with connection.cursor() as cursor, cursor.cursor.copy(
+                    f"COPY results_sample ({', '.join(COLUMNS)}) FROM STDIN") as copy:
+                copy.write(text)
+
+
+def main() -> None:
+    setup_test_environment()
+    runner = get_runner(settings)(verbosity=0, interactive=False)
+    old = runner.setup_databases()
+    try:
+        run()
+    finally:
+        runner.teardown_databases(old)
+
+
+def run() -> None:
+    from apps.accounts.services import organization_get_or_create
+    from apps.comparisons.models import Comparison
+    from apps.comparisons.services import comparison_create
+    from apps.devices.services import pool_get_or_create
+    from apps.results.analysis import synthetic_table
+    from apps.results import services as _svc
+    analysis_compute = _svc.analysis_compute
+
+    org = organization_get_or_create(slug="bench", name="Bench")
+    pool_get_or_create(organization=org, slug="local", name="Local")
+    with transaction.atomic():
+        comparison = comparison_create(organization=org, submitted_spec={
+            "name": "1M", "preset": "mid-image-series", "blocks": 12,
+            "arms": [{"label": "https-h1", "protocol": "h1"}, {"label": "h2", "protocol": "h2"},
+                     {"label": "h3", "protocol": "h3"}]})
+    table, _ = synthetic_table(arm_ratios={"https-h1": 1.0, "h2": 0.6, "h3": 0.55}, devices=4,
+                               profiles=("none", "lte"), blocks=12, periods=list(range(3, 31, 3)), repetitions=21,
+                               first_request_factor=1.8, error_rate=0.001, seed=1)
+    start = time.perf_counter()
+    store(comparison, table)
+    print(f"stored {len(table):,} samples in {time.perf_counter() - start:.1f} s")
+    del table
+    comparison = Comparison.objects.get(pk=comparison.pk)
+    rss_before = peak_rss_mb()
+    walls = []
+    for _ in range(3):
+        start = time.perf_counter()
+        result = analysis_compute(comparison=comparison)
+        walls.append(time.perf_counter() - start)
+    print(f"load + analyse + chart shaping: best {min(walls):.2f} s, runs {', '.join(f'{w:.2f}' for w in walls)} s "
+          f"(target < 2 s); load average {os.getloadavg()[0]:.1f}")
+    print(f"peak RSS {peak_rss_mb():.0f} MB (target < 1024 MB; {rss_before:.0f} MB before analysing)")
+    print(f"{len(result['groups'])} chart groups, {len(result['analysis']['comparisons'])} arm comparisons")
+
+
+if __name__ == "__main__":
+    main()
