@@ -87,8 +87,8 @@ def run() -> None:
     from apps.comparisons.models import Comparison
     from apps.comparisons.services import comparison_create
     from apps.devices.services import pool_get_or_create
-    from apps.results.analysis import synthetic_table
     from apps.results import services as _svc
+    from apps.results.analysis import synthetic_table
     analysis_compute = _svc.analysis_compute
 
     org = organization_get_or_create(slug="bench", name="Bench")

@@ -39,8 +39,8 @@ def sample(arm: str, block: int, seq: int) -> dict:
 
 
 def main() -> None:
-    from django.test.utils import get_runner
     from django.conf import settings
+    from django.test.utils import get_runner
 
     setup_test_environment()
     runner = get_runner(settings)(verbosity=0, interactive=False)

@@ -18,7 +18,7 @@ import os
 import sys
 import time
 
-from latencylab_runner.netlab import EmulatedLink, LinkProfile, PRESETS, sweep_leftovers
+from latencylab_runner.netlab import PRESETS, EmulatedLink, LinkProfile, sweep_leftovers
 from latencylab_runner.netlab.measure import RttStats, measure_connect_rtt, measure_goodput, measure_loss
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -37,14 +37,14 @@ def contract_dir() -> Path:
     raise FileNotFoundError(f"contract schemas not found in {[str(c) for c in CANDIDATE_DIRS]}")
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_schema(name: str) -> dict[str, Any]:
     """name: 'sample' or 'batch' (file <name>.schema.json)."""
     with open(contract_dir() / f"{name}.schema.json", encoding="utf-8") as f:
         return json.load(f)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _validator(name: str) -> Draft202012Validator:
     schema = load_schema(name)
     Draft202012Validator.check_schema(schema)

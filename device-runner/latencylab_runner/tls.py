@@ -64,7 +64,7 @@ def ensure_tls(directory: Path) -> TlsPaths:
 
 def _now() -> dt.datetime:
     # Back-date a little so a slightly skewed device clock still accepts the cert.
-    return dt.datetime.now(dt.timezone.utc) - dt.timedelta(hours=1)
+    return dt.datetime.now(dt.UTC) - dt.timedelta(hours=1)
 
 
 def _write_key(path: Path, key: ec.EllipticCurvePrivateKey) -> None:

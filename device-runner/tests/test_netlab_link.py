@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from latencylab_runner.netlab import EmulatedLink, LinkProfile, PRESETS, sweep_leftovers
+from latencylab_runner.netlab import PRESETS, EmulatedLink, LinkProfile, sweep_leftovers
 from latencylab_runner.netlab.measure import measure_connect_rtt
 from latencylab_runner.netlab.nsutil import NetnsError, list_link_namespaces, netns_exists
 

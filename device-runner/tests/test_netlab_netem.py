@@ -5,7 +5,7 @@ import os
 import pytest
 
 from latencylab_runner.netlab import PRESETS, LinkProfile, netem_available
-from latencylab_runner.netlab.netem import link_commands, netem_args, shaping_commands, tbf_args, blackout_commands
+from latencylab_runner.netlab.netem import blackout_commands, link_commands, netem_args, shaping_commands, tbf_args
 
 
 def test_qir_default_commands():

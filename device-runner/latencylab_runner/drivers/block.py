@@ -7,7 +7,8 @@ block, so every block starts from the same state. Failures are samples, not exce
 
 import threading
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..probe import Origin, ProbeRequest, open_session
 from ..workloads.plan import PlannedRequest, plan_block

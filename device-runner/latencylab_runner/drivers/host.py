@@ -12,9 +12,9 @@ from typing import Any
 from .. import __version__
 from ..agent.baseline import measure_baseline
 from ..agent.client import LeaseLost, RunnerClient
+from ..workloads.plan import plan_block
 from .block import execute_block
 from .emulated import LinkUnavailable, emulated_run
-from ..workloads.plan import plan_block
 from .targets import ReferenceTarget, arm_endpoint
 
 log = logging.getLogger(__name__)

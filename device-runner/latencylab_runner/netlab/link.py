@@ -14,7 +14,8 @@ from __future__ import annotations
 import os
 import secrets
 import subprocess
-from typing import Any, Optional, Sequence, Union
+from collections.abc import Sequence
+from typing import Any
 
 from . import sweep
 from .measure import LinkMeasurement, measure_link
@@ -39,9 +40,9 @@ _CC_SYSCTL = "net.ipv4.tcp_congestion_control"
 
 
 class EmulatedLink:
-    def __init__(self, profile: Union[LinkProfile, str] = "none", *, backend: str = "auto",
+    def __init__(self, profile: LinkProfile | str = "none", *, backend: str = "auto",
                  rt_priority: int = 10,
-                 congestion_control: Union[None, str, Sequence[str]] = DEFAULT_CONGESTION_CONTROL) -> None:
+                 congestion_control: None | str | Sequence[str] = DEFAULT_CONGESTION_CONTROL) -> None:
         """profile: a LinkProfile or a PRESETS name.  backend: "auto" (netem if
         the kernel has it, else userspace), "userspace" or "netem".
         rt_priority: SCHED_FIFO priority of the userspace emulator (0 = off).
@@ -65,7 +66,7 @@ class EmulatedLink:
         if isinstance(congestion_control, str):
             congestion_control = (congestion_control,)
         self._cc_wanted = tuple(congestion_control) if congestion_control is not None else None
-        self.congestion_control: Optional[str] = None  # in effect, known after start()
+        self.congestion_control: str | None = None  # in effect, known after start()
         self._backend: Any = NetemBackend() if backend == "netem" else UserspaceBackend(rt_priority=rt_priority)
         self.link_id = f"{os.getpid()}-{secrets.token_hex(3)}"
         self.client_netns = f"{NS_PREFIX}{self.link_id}-c"
@@ -81,7 +82,7 @@ class EmulatedLink:
     def namespaces(self) -> list[str]:
         return [self.client_netns, self.server_netns, *self._extra.values()]
 
-    def start(self) -> "EmulatedLink":
+    def start(self) -> EmulatedLink:
         if os.geteuid() != 0:
             raise PermissionError("EmulatedLink needs root (network namespaces, TUN devices)")
         sweep.sweep_leftovers()
@@ -130,7 +131,7 @@ class EmulatedLink:
         sweep.remove_state(self.link_id)
         self._started = False
 
-    def __enter__(self) -> "EmulatedLink":
+    def __enter__(self) -> EmulatedLink:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

@@ -17,7 +17,7 @@ import struct
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any
 
 from .nsutil import in_netns, require_benchmark_addr, require_link_netns
 from .profile import DirectionProfile, LinkProfile
@@ -50,7 +50,7 @@ class RttStats:
     failures: int = 0
 
     @classmethod
-    def of(cls, samples_ms: list[float], failures: int) -> Optional["RttStats"]:
+    def of(cls, samples_ms: list[float], failures: int) -> RttStats | None:
         if not samples_ms:
             return None
         return cls(n=len(samples_ms), avg=statistics.fmean(samples_ms),
@@ -73,7 +73,7 @@ class DirectionLoss:
 class LinkMeasurement:
     profile: str
     expected_rtt_ms: float
-    rtt_ms: Optional[RttStats] = None
+    rtt_ms: RttStats | None = None
     rtt_samples_ms: list[float] = field(default_factory=list)
     loss: dict[str, DirectionLoss] = field(default_factory=dict)
     goodput_kbit: dict[str, float] = field(default_factory=dict)
@@ -118,7 +118,7 @@ def measure_connect_rtt(client_ns: str, server_ns: str, client_addr: str, server
             try:
                 c, _ = lst.accept()
                 c.close()
-            except (socket.timeout, OSError):
+            except (TimeoutError, OSError):
                 continue
 
     t = threading.Thread(target=accept_and_drop, daemon=True)
@@ -237,7 +237,7 @@ def measure_goodput(src_ns: str, dst_ns: str, src_addr: str, dst_addr: str, seco
             while time.monotonic() < end and not done.is_set():
                 try:
                     c.send(chunk)
-                except socket.timeout:
+                except TimeoutError:
                     continue
         except OSError:
             pass  # receiver closed: done
@@ -261,7 +261,7 @@ def measure_goodput(src_ns: str, dst_ns: str, src_addr: str, dst_addr: str, seco
             r.settimeout(t_end - now)
             try:
                 n = len(r.recv(1 << 20))
-            except socket.timeout:
+            except TimeoutError:
                 break
             if n == 0:
                 break

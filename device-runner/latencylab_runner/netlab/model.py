@@ -11,8 +11,8 @@ from __future__ import annotations
 import collections
 import math
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Optional, Sequence
 
 from .profile import Blackout, DirectionProfile
 
@@ -32,7 +32,7 @@ class LinkCounters:
 
 class DirectionModel:
     def __init__(self, prof: DirectionProfile, blackouts: Sequence[Blackout] = (), *,
-                 start: float = 0.0, seed: Optional[int] = None) -> None:
+                 start: float = 0.0, seed: int | None = None) -> None:
         self.prof = prof
         self.blackouts = tuple(blackouts)
         self.start = start
@@ -83,7 +83,7 @@ class DirectionModel:
         return max(0.0, self._delay_s + self._jitter_s * self._z)
 
     # -- the one entry point --------------------------------------------
-    def admit(self, now: float, size: int) -> Optional[float]:
+    def admit(self, now: float, size: int) -> float | None:
         """Return the departure time for a packet of `size` bytes arriving at
         `now`, or None if the link drops it."""
         c = self.counters

@@ -23,7 +23,6 @@ import secrets
 import shutil
 import threading
 import time
-from typing import Optional
 
 from .nsutil import NS_PREFIX, run
 from .profile import DirectionProfile, LinkProfile
@@ -43,7 +42,7 @@ def _pct(x: float) -> str:
     return f"{x:g}%"
 
 
-def netem_args(d: DirectionProfile, seed: Optional[int] = None, *, blackout: bool = False) -> list[str]:
+def netem_args(d: DirectionProfile, seed: int | None = None, *, blackout: bool = False) -> list[str]:
     """Arguments after `netem` for one direction."""
     args = ["delay", _ms(d.delay_ms)]
     if d.jitter_ms:
@@ -69,7 +68,7 @@ def netem_args(d: DirectionProfile, seed: Optional[int] = None, *, blackout: boo
     return args
 
 
-def tbf_args(d: DirectionProfile) -> Optional[list[str]]:
+def tbf_args(d: DirectionProfile) -> list[str] | None:
     if d.rate_kbit is None:
         return None
     # burst: at least one MTU-sized packet, and at least 1 ms of traffic so the
@@ -78,7 +77,7 @@ def tbf_args(d: DirectionProfile) -> Optional[list[str]]:
     return ["rate", f"{d.rate_kbit:g}kbit", "burst", str(burst), "limit", str(d.queue_packets * MTU)]
 
 
-def shaping_commands(ns: str, dev: str, d: DirectionProfile, seed: Optional[int] = None) -> list[list[str]]:
+def shaping_commands(ns: str, dev: str, d: DirectionProfile, seed: int | None = None) -> list[list[str]]:
     """tc commands shaping egress of `dev` in namespace `ns` for one direction."""
     cmds = [["tc", "-n", ns, "qdisc", "add", "dev", dev, "root", "handle", "1:", "netem", *netem_args(d, seed)]]
     tbf = tbf_args(d)
@@ -149,14 +148,14 @@ class NetemBackend:
 
     def __init__(self) -> None:
         self._stop = threading.Event()
-        self._thread: Optional[threading.Thread] = None
-        self.router_ns: Optional[str] = None
+        self._thread: threading.Thread | None = None
+        self.router_ns: str | None = None
 
     def extra_namespaces(self) -> list[str]:
         return ["r"]
 
     def start(self, profile: LinkProfile, client_ns: str, server_ns: str, extra: dict[str, str],
-              stats_dir: Optional[str] = None) -> None:
+              stats_dir: str | None = None) -> None:
         if shutil.which("ethtool") is None:
             raise RuntimeError("netem backend needs ethtool to turn off TSO/GSO/GRO on the veths")
         self.router_ns = extra["r"]

@@ -13,7 +13,7 @@ import ipaddress
 import os
 import subprocess
 import threading
-from typing import Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 NS_PREFIX = "llab-"
 NETNS_DIR = "/var/run/netns"

@@ -10,7 +10,6 @@ which at 20 kbit/s would hold ten minutes of traffic.
 from __future__ import annotations
 
 import math
-from typing import Optional
 
 from .profile import Blackout, DirectionProfile, GilbertElliott, LinkProfile
 
@@ -18,17 +17,17 @@ MTU = 1500
 _MIN_QUEUE = 25
 
 
-def _queue(rate_kbit: Optional[float], rtt_ms: float) -> int:
+def _queue(rate_kbit: float | None, rtt_ms: float) -> int:
     if rate_kbit is None:
         return 1000
     bdp_bytes = rate_kbit * 1000 / 8 * rtt_ms / 1000
     return max(_MIN_QUEUE, math.ceil(2 * bdp_bytes / MTU))
 
 
-def _preset(name: str, down: Optional[float], up: Optional[float], rtt_ms: float, loss_pct: float = 0.0,
-            *, queue: Optional[int] = None, jitter_ms: float = 0.0, jitter_corr: float = 0.0,
-            burst: Optional[float] = None, blackouts: tuple[Blackout, ...] = ()) -> LinkProfile:
-    def direction(rate: Optional[float]) -> DirectionProfile:
+def _preset(name: str, down: float | None, up: float | None, rtt_ms: float, loss_pct: float = 0.0,
+            *, queue: int | None = None, jitter_ms: float = 0.0, jitter_corr: float = 0.0,
+            burst: float | None = None, blackouts: tuple[Blackout, ...] = ()) -> LinkProfile:
+    def direction(rate: float | None) -> DirectionProfile:
         gilbert = GilbertElliott.from_loss_and_burst(loss_pct, burst) if burst else None
         return DirectionProfile(
             delay_ms=rtt_ms / 2, jitter_ms=jitter_ms, jitter_correlation_pct=jitter_corr,

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Optional
+from typing import Any
 
 LOSS_MODELS = ("random", "gilbert_elliott")
 
@@ -45,7 +46,7 @@ class GilbertElliott:
     k: float = 100.0
 
     @classmethod
-    def from_loss_and_burst(cls, loss_pct: float, burst: float) -> "GilbertElliott":
+    def from_loss_and_burst(cls, loss_pct: float, burst: float) -> GilbertElliott:
         # Simple Gilbert: mean burst = 1/r, stationary loss = p/(p+r).
         r = 1.0 / burst
         loss = loss_pct / 100.0
@@ -72,8 +73,8 @@ class DirectionProfile:
     reorder: bool = False
     loss_pct: float = 0.0
     loss_model: str = "random"
-    gilbert: Optional[GilbertElliott] = None
-    rate_kbit: Optional[float] = None
+    gilbert: GilbertElliott | None = None
+    rate_kbit: float | None = None
     # Drop-tail bottleneck queue in packets (only meaningful with a rate).
     queue_packets: int = 1000
 
@@ -107,7 +108,7 @@ class DirectionProfile:
         _num(f"{path}.queue_packets", self.queue_packets, 1, 1_000_000)
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any], path: str) -> "DirectionProfile":
+    def from_dict(cls, d: Mapping[str, Any], path: str) -> DirectionProfile:
         if not isinstance(d, Mapping):
             raise ProfileError(f"{path}: must be an object, got {type(d).__name__}")
         allowed = {f.name for f in dataclasses.fields(cls)} | {"burst"}
@@ -157,7 +158,7 @@ class Blackout:
 
     every_s: float
     duration_s: float
-    offset_s: Optional[float] = None
+    offset_s: float | None = None
 
     def start_in_period(self) -> float:
         return self.every_s - self.duration_s if self.offset_s is None else self.offset_s
@@ -182,7 +183,7 @@ class LinkProfile:
     up: DirectionProfile = field(default_factory=DirectionProfile)
     blackouts: tuple[Blackout, ...] = ()
     # Seed for loss and jitter; None = fresh randomness per link.
-    seed: Optional[int] = None
+    seed: int | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
@@ -202,8 +203,8 @@ class LinkProfile:
         return self.down.is_identity() and self.up.is_identity() and not self.blackouts
 
     @classmethod
-    def symmetric(cls, name: str, *, rtt_ms: float = 0.0, rate_down_kbit: Optional[float] = None,
-                  rate_up_kbit: Optional[float] = None, **both: Any) -> "LinkProfile":
+    def symmetric(cls, name: str, *, rtt_ms: float = 0.0, rate_down_kbit: float | None = None,
+                  rate_up_kbit: float | None = None, **both: Any) -> LinkProfile:
         """RTT split half per direction; other keyword fields apply to both."""
         common = {"delay_ms": rtt_ms / 2.0, **both}
         return cls(name=name,
@@ -211,7 +212,7 @@ class LinkProfile:
                    up=DirectionProfile(rate_kbit=rate_up_kbit, **common))
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "LinkProfile":
+    def from_dict(cls, d: Mapping[str, Any]) -> LinkProfile:
         if not isinstance(d, Mapping):
             raise ProfileError(f"profile: must be an object, got {type(d).__name__}")
         allowed = {"name", "down", "up", "blackouts", "seed"}

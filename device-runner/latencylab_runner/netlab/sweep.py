@@ -13,7 +13,7 @@ import os
 import re
 import shutil
 import signal
-from typing import Iterable, Optional
+from collections.abc import Iterable
 
 from .nsutil import NS_PREFIX, list_link_namespaces, netns_exists, run
 
@@ -22,7 +22,7 @@ EMULATOR_MODULE = "latencylab_runner.netlab.emulator"
 _NS_RE = re.compile(rf"^{re.escape(NS_PREFIX)}(?P<pid>\d+)-(?P<rand>[0-9a-f]+)-(?P<role>[a-z]+)$")
 
 
-def proc_start_time(pid: int) -> Optional[int]:
+def proc_start_time(pid: int) -> int | None:
     """Start time (clock ticks since boot) of `pid`, None if it is gone."""
     try:
         with open(f"/proc/{pid}/stat") as f:
@@ -33,7 +33,7 @@ def proc_start_time(pid: int) -> Optional[int]:
     return int(stat.rsplit(")", 1)[1].split()[19])
 
 
-def owner_alive(pid: int, start_time: Optional[int]) -> bool:
+def owner_alive(pid: int, start_time: int | None) -> bool:
     now = proc_start_time(pid)
     return now is not None and (start_time is None or now == start_time)
 
@@ -67,7 +67,7 @@ def remove_state(link_id: str) -> None:
         pass
 
 
-def _read_state(link_id: str) -> Optional[dict]:
+def _read_state(link_id: str) -> dict | None:
     try:
         with open(_state_path(link_id)) as f:
             return json.load(f)

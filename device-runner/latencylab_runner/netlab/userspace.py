@@ -12,7 +12,6 @@ import signal
 import subprocess
 import sys
 import time
-from typing import Optional
 
 from .nsutil import run
 from .profile import LinkProfile
@@ -43,14 +42,14 @@ class UserspaceBackend:
     def __init__(self, mtu: int = MTU, rt_priority: int = 10) -> None:
         self.mtu = mtu
         self.rt_priority = rt_priority
-        self.proc: Optional[subprocess.Popen] = None
-        self.stats_dir: Optional[str] = None
+        self.proc: subprocess.Popen | None = None
+        self.stats_dir: str | None = None
 
     def extra_namespaces(self) -> list[str]:
         return []
 
     def start(self, profile: LinkProfile, client_ns: str, server_ns: str, extra: dict[str, str],
-              stats_dir: Optional[str] = None) -> None:
+              stats_dir: str | None = None) -> None:
         self.stats_dir = stats_dir
         argv = [sys.executable, "-m", "latencylab_runner.netlab.emulator",
                 "--client-ns", client_ns, "--server-ns", server_ns,

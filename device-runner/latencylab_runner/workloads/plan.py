@@ -8,9 +8,10 @@ repetition (A B, B A, …) so drift in the device or the link hits every arm ali
 
 import json
 import random
+from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any, Iterator
+from typing import Any
 
 SERIES_OBJECT_COUNT = {"seed-mid-24": 24}
 FILE_SETS = {"seed-unity-5": ["unity-1", "unity-2", "unity-3", "unity-4", "unity-5"]}

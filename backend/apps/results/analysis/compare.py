@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
 import numpy as np
+
 from .bootstrap import hierarchical_ratio_bootstrap
 from .effects import cliffs_delta_from_u, cliffs_label, cohens_d_log, cohens_label, percentage_gain, speedup
 from .grouping import group_by, sorted_quantiles

@@ -136,7 +136,7 @@ def _blocks_needed(ratio: float, ci95: tuple[float, float], ci90: tuple[float, f
 def _signed_pct(x: float) -> str:
     value = f"{abs(x):.0f}" if abs(x) >= 9.5 else f"{abs(x):.1f}"
     if value.strip("0.") == "":
-        return f"0 %"
+        return "0 %"
     return f"{'−' if x < 0 else '+'}{value} %"
 
 

@@ -4,7 +4,13 @@ import numpy as np
 import pytest
 
 from apps.results.analysis import (
-    BlockBaselines, SampleTable, delay_sweep, describe, first_vs_rest, payload_sweep, series_summary,
+    BlockBaselines,
+    SampleTable,
+    delay_sweep,
+    describe,
+    first_vs_rest,
+    payload_sweep,
+    series_summary,
 )
 from apps.results.analysis.bootstrap import median_ci_sorted
 

@@ -6,10 +6,19 @@ import numpy as np
 import pytest
 
 from apps.results.analysis import (
-    cliffs_delta, cliffs_label, cohens_d_log, cohens_label, holm_adjust, percentage_gain, speedup,
+    cliffs_delta,
+    cliffs_label,
+    cohens_d_log,
+    cohens_label,
+    holm_adjust,
+    percentage_gain,
+    speedup,
 )
 from apps.results.analysis.significance import (
-    block_log_ratio_test, blocks_for_attainable_p, mann_whitney, min_attainable_wilcoxon_p,
+    block_log_ratio_test,
+    blocks_for_attainable_p,
+    mann_whitney,
+    min_attainable_wilcoxon_p,
 )
 
 

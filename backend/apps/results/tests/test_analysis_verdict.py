@@ -8,8 +8,15 @@ import numpy as np
 import pytest
 
 from apps.results.analysis import (
-    EQUIVALENT, IMPROVEMENT, INCONCLUSIVE, REGRESSION, VerdictConfig, aa_false_positive_rate,
-    analyze_comparison, compare_arms, synthetic_table,
+    EQUIVALENT,
+    IMPROVEMENT,
+    INCONCLUSIVE,
+    REGRESSION,
+    VerdictConfig,
+    aa_false_positive_rate,
+    analyze_comparison,
+    compare_arms,
+    synthetic_table,
 )
 from apps.results.analysis.bootstrap import hierarchical_ratio_bootstrap
 from apps.results.analysis.verdict import decide, effective_margin, summary_line
