@@ -4,11 +4,10 @@ import socket
 import threading
 
 import pytest
+from probe_helpers import check_sample
 
 from latencylab_runner.probe import Origin, ProbeRequest, open_session
 from latencylab_runner.tls import ensure_tls
-
-from probe_helpers import check_sample
 
 
 def closed_port() -> int:

@@ -1,11 +1,10 @@
 """Every protocol × connection policy against the reference target, over real sockets."""
 
 import pytest
+from probe_helpers import check_sample, origin_for
 
 from latencylab_runner.probe import ProbeRequest, open_session
 from latencylab_runner.target import content
-
-from probe_helpers import check_sample, origin_for
 
 PROTOCOLS = ["h1c", "h1", "h2", "grpc", "h3"]
 POLICIES = ["cold", "warm", "resumed"]

@@ -1,11 +1,10 @@
 """The probe against a third-party server: Debian's nginx (h1/h2 by ALPN, no Alt-Svc)."""
 
 import pytest
+from probe_helpers import check_sample
 
 from latencylab_runner.probe import Origin, ProbeRequest, open_session
 from latencylab_runner.target import content
-
-from probe_helpers import check_sample
 
 
 @pytest.mark.parametrize("policy", ["cold", "warm", "resumed"])

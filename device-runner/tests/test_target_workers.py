@@ -2,7 +2,6 @@
 Alt-Svc pointing at the supervisor's h3, graceful SIGTERM, no orphans."""
 
 import json
-import os
 import signal
 import socket
 import subprocess
@@ -117,5 +116,20 @@ def test_fixed_port_in_use_fails_even_with_reuseport(tls_dir):
             capture_output=True, text=True, cwd=DEVICE_RUNNER, timeout=30,
         )
         assert other.returncode != 0 and "ready" not in other.stdout
+    finally:
+        assert _stop(proc) == 0
+
+
+def test_tls_resumption_works_whichever_worker_answers(tls_dir):
+    # Workers share the session-ticket keys: a ticket issued by one worker resumes on any.
+    proc, ready = _start(tls_dir, "--workers", "3", "--no-h3")
+    try:
+        origin = Origin("https", "127.0.0.1", ready["tls_port"], "localhost")
+        for protocol in ("h1", "h2"):
+            with open_session(protocol=protocol, connection="resumed", origin=origin, ca_file=ready["ca_file"]) as s:
+                samples = [s.fetch(ProbeRequest("GET", "/healthz")) for _ in range(12)]
+            assert all(f["error_class"] is None for f in samples), samples
+            assert samples[0]["tls_resumed"] is False
+            assert all(f["tls_resumed"] is True for f in samples[1:]), [f["tls_resumed"] for f in samples]
     finally:
         assert _stop(proc) == 0

@@ -13,6 +13,7 @@ from .analysis import VerdictConfig, analyze_comparison, describe, to_jsonable
 from .charts import chart_groups
 from .loader import load_comparison
 from .models import Analysis
+from .phases import phase_breakdown
 
 ENGINE = "latencylab-stats"
 
@@ -31,6 +32,7 @@ def analysis_compute(*, comparison: Comparison) -> dict[str, Any]:
     # Request statistics per arm over every period: the same describe() with periods folded.
     folded = dataclasses.replace(table, period=np.full(len(table), -1, dtype=np.int32))
     analysis["requests"] = to_jsonable(describe(folded, metric="total_ms"))
+    analysis["phases"] = phase_breakdown(comparison)
     groups = list(dict.fromkeys(zip(
         [table.device_labels[d] for d in table.device], [table.profile_labels[p] for p in table.profile]))) \
         if len(table) else []

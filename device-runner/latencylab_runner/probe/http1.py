@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 import ssl
 import time
 
@@ -78,7 +77,7 @@ class H1Client:
         except (ConnectionError, ssl.SSLEOFError, ssl.SSLZeroReturnError) as e:
             self.conn.usable = False
             raise ProbeFailure("reset", f"{type(e).__name__}: {e}") from e
-        except (ssl.SSLError, socket.error) as e:
+        except (OSError, ssl.SSLError) as e:
             self.conn.usable = False
             raise ProbeFailure("reset", f"{type(e).__name__}: {e}") from e
         f["resp_bytes"] = len(body)

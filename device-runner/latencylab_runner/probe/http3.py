@@ -202,7 +202,7 @@ class H3Client:
                 )
             except socket.gaierror as e:
                 raise ProbeFailure("dns", f"cannot resolve {host}: {e}") from e
-            except asyncio.TimeoutError as e:
+            except TimeoutError as e:
                 raise ProbeFailure("timeout", f"DNS lookup of {host} timed out") from e
             tl.mark("dns_end")
         family, _, _, _, addr = infos[0]
@@ -222,7 +222,7 @@ class H3Client:
         left = deadline - time.monotonic()
         try:
             await asyncio.wait_for(asyncio.shield(fut), max(0.001, left))
-        except asyncio.TimeoutError as e:
+        except TimeoutError as e:
             if self.protocol is not None:
                 self.protocol.closed_reason = ProbeFailure("timeout", what)
             raise ProbeFailure("timeout", f"{what} did not complete before the deadline") from e

@@ -39,7 +39,7 @@ class ProbeSession:
     def close(self) -> None:
         raise NotImplementedError
 
-    def __enter__(self) -> "ProbeSession":
+    def __enter__(self) -> ProbeSession:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -24,7 +24,7 @@ import signal
 import sys
 from pathlib import Path
 
-from .server import serve_target
+from .server import TICKET_KEYS_LEN, serve_target
 
 STOP_TIMEOUT_S = 10.0
 READY_TIMEOUT_S = 60.0
@@ -86,7 +86,7 @@ def _stop_when_parent_goes(stop: asyncio.Event) -> None:
     loop.add_reader(fd, readable)
 
 
-async def _serve(args: argparse.Namespace) -> None:
+async def _serve(args: argparse.Namespace, ticket_keys: bytes | None = None) -> None:
     """One process serves everything (--workers 1), or is one worker (--worker)."""
     target = await serve_target(
         args.host,
@@ -97,6 +97,7 @@ async def _serve(args: argparse.Namespace) -> None:
         h3=not args.no_h3 and not args.worker,
         reuse_port=args.worker,
         advertise_h3_port=args.advertise_h3_port,
+        ticket_keys=ticket_keys,
     )
     stop = asyncio.Event()
     _stop_on_signals(stop)
@@ -138,7 +139,7 @@ async def _stop_workers(workers: list[asyncio.subprocess.Process]) -> None:
     async def reap(proc: asyncio.subprocess.Process) -> None:
         try:
             await asyncio.wait_for(proc.wait(), STOP_TIMEOUT_S)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             proc.kill()
             await proc.wait()
 
@@ -155,11 +156,17 @@ async def _supervise(args: argparse.Namespace) -> int:
     _stop_on_signals(stop)
     cmd = _worker_command(args, target.plain_port, target.tls_port, target.h3_port)
     env = _worker_env()
+    # One set of TLS session-ticket keys for all workers (see server.set_ticket_keys),
+    # handed over on the worker's stdin (not argv/environment, which others can read).
+    ticket_keys = os.urandom(TICKET_KEYS_LEN).hex().encode() + b"\n"
     workers: list[asyncio.subprocess.Process] = []
     try:
         for _ in range(args.workers):
-            workers.append(await asyncio.create_subprocess_exec(
-                *cmd, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, env=env))
+            proc = await asyncio.create_subprocess_exec(
+                *cmd, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, env=env)
+            workers.append(proc)
+            assert proc.stdin is not None
+            proc.stdin.write(ticket_keys)  # the pipe stays open: EOF tells the worker we are gone
 
         async def ready(proc: asyncio.subprocess.Process) -> dict[str, object]:
             assert proc.stdout is not None
@@ -200,7 +207,14 @@ async def _supervise(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     tcp = args.plain_port >= 0 or args.tls_port >= 0
-    if args.worker or args.workers == 1 or not tcp:
+    if args.worker:
+        line = sys.stdin.buffer.readline().strip()
+        ticket_keys = bytes.fromhex(line.decode()) if line else None
+        if ticket_keys is None:
+            return 1  # the supervisor went away before handing over the keys
+        asyncio.run(_serve(args, ticket_keys))
+        return 0
+    if args.workers == 1 or not tcp:
         asyncio.run(_serve(args))
         return 0
     return asyncio.run(_supervise(args))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import random
-from functools import lru_cache
+from functools import cache, lru_cache
 from importlib import resources
 
 # Sizes of the five JPEGs of the Unity "test B" download (seed 003).
@@ -25,7 +25,7 @@ def file_sizes() -> dict[str, int]:
     return sizes
 
 
-@lru_cache(maxsize=None)
+@cache
 def file_bytes(name: str) -> bytes:
     """Raises KeyError for an unknown name."""
     size = file_sizes()[name]

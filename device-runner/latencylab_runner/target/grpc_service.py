@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from . import content, grpc_wire as wire
+from . import content
+from . import grpc_wire as wire
 from .routes import MAX_BYTES, MAX_DELAY_MS
 
 

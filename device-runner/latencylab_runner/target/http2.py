@@ -6,6 +6,7 @@ import asyncio
 import itertools
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import h2.config
 import h2.connection
@@ -13,6 +14,7 @@ import h2.errors
 import h2.events
 import h2.exceptions
 import h2.settings
+from hpack import NeverIndexedHeaderTuple
 
 from . import grpc_service, grpc_wire, routes
 from .transport import TargetProtocol
@@ -148,26 +150,36 @@ class H2Session:
         try:
             reply = self._plan(stream)
             if reply.delay_s:
-                stream.task = asyncio.get_running_loop().create_task(self._respond_later(stream_id, stream, reply, done_ns))
+                later = self._respond_later(stream_id, stream, reply, done_ns)
+                stream.task = asyncio.get_running_loop().create_task(later)
                 return
             self._send_headers(stream_id, reply, done_ns)
             # Inline while the flow-control window and INLINE_BODY allow; the rest in a task.
+            # END_STREAM rides on the last DATA frame (as nginx does), not an extra empty one.
             budget = INLINE_BODY
-            for chunk in reply.body:
+            chunks = reply.body
+            chunk = next(chunks, None)
+            while chunk is not None and not reply.ended:
+                following = next(chunks, None)
                 view = memoryview(chunk)
-                sent = self._send_now(stream_id, view, budget)
+                sent = self._send_now(stream_id, view, budget, reply if following is None else None)
                 budget -= sent
                 if sent < len(view):
                     reply.pending = view[sent:]
+                    reply.body = chunks if following is None else itertools.chain([following], chunks)
                     stream.task = asyncio.get_running_loop().create_task(self._finish_later(stream_id, stream, reply))
                     return
+                chunk = following
             self._end(stream_id, reply)
             self.streams.pop(stream_id, None)
         except (h2.exceptions.StreamClosedError, h2.exceptions.ProtocolError):
             self.streams.pop(stream_id, None)
 
     def _send_headers(self, stream_id: int, reply: _Reply, done_ns: int) -> None:
-        headers = [*reply.headers, ("server-timing", routes.server_timing(time.perf_counter_ns() - done_ns))]
+        # A value that changes with every response: never indexed, so it does not churn
+        # the HPACK dynamic tables of both ends (an insert + eviction per response).
+        timing = NeverIndexedHeaderTuple("server-timing", routes.server_timing(time.perf_counter_ns() - done_ns))
+        headers: list[Any] = [*reply.headers, timing]
         ends = reply.trailers is None and _is_empty(reply)
         self.h2.send_headers(stream_id, headers, end_stream=ends)
         reply.ended = ends
@@ -181,17 +193,25 @@ class H2Session:
             self.h2.end_stream(stream_id)
         reply.ended = True
 
-    def _send_now(self, stream_id: int, view: memoryview, budget: int) -> int:
-        """Queue DATA frames for as much of view as the windows and budget allow; bytes queued."""
+    def _send_now(self, stream_id: int, view: memoryview, budget: int, last_of: _Reply | None = None) -> int:
+        """Queue DATA frames for as much of view as the windows and budget allow; bytes queued.
+
+        last_of: view is that reply's last body chunk, and it has no trailers: the frame
+        carrying its final byte also ends the stream (reply.ended is set)."""
         offset = 0
+        ends = last_of is not None and last_of.trailers is None
         while offset < len(view) and offset < budget:
             window = min(self.h2.local_flow_control_window(stream_id), self.h2.max_outbound_frame_size,
                          budget - offset)
             if window <= 0:
                 break
             n = min(window, len(view) - offset)
-            self.h2.send_data(stream_id, bytes(view[offset : offset + n]))
+            end = ends and offset + n == len(view)
+            self.h2.send_data(stream_id, bytes(view[offset : offset + n]), end_stream=end)
             offset += n
+            if end:
+                assert last_of is not None
+                last_of.ended = True
             if self.conn.options.nagle_trap:
                 self.flush()  # one write per frame keeps the trap's small-write pattern
         return offset

@@ -6,8 +6,8 @@ protocol front-end awaits it on its own event loop without blocking others.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 from . import content
 

@@ -16,12 +16,55 @@ from .transport import ServerOptions, TargetProtocol
 ALPN = ["h2", "http/1.1"]
 
 
-def server_ssl_context(paths: TlsPaths) -> ssl.SSLContext:
+TICKET_KEYS_LEN = 80  # OpenSSL: 16-byte key name + 32-byte HMAC key + 32-byte AES key
+_SSL_CTRL_SET_TLSEXT_TICKET_KEYS = 59
+
+
+def server_ssl_context(paths: TlsPaths, ticket_keys: bytes | None = None) -> ssl.SSLContext:
     ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     ctx.load_cert_chain(paths.server_cert, paths.server_key)
     ctx.minimum_version = ssl.TLSVersion.TLSv1_2
     ctx.set_alpn_protocols(ALPN)
+    if ticket_keys is not None:
+        set_ticket_keys(ctx, ticket_keys)
     return ctx
+
+
+def set_ticket_keys(ctx: ssl.SSLContext, keys: bytes) -> None:
+    """Give the context fixed session-ticket keys (SSL_CTX_set_tlsext_ticket_keys).
+
+    Worker processes must share them: every process otherwise draws its own random keys,
+    and a resumed connection that the kernel hands to another worker than the one that
+    issued its ticket silently gets a full handshake (tls_resumed=false). The ssl module
+    has no API for this, so it goes through ctypes: CPython's SSLContext object starts
+    with the SSL_CTX pointer right after the object header; the pointer is checked
+    against the context's options before it is used.
+    """
+    import ctypes
+    import sys
+
+    if len(keys) != TICKET_KEYS_LEN:
+        raise ValueError(f"ticket keys must be {TICKET_KEYS_LEN} bytes")
+    if sys.implementation.name != "cpython":
+        raise RuntimeError("shared TLS ticket keys need CPython")
+    libssl = None
+    with open("/proc/self/maps") as maps:  # the libssl the ssl module is linked against
+        for line in maps:
+            path = line.split()[-1]
+            if "/libssl.so" in path:
+                libssl = ctypes.CDLL(path)
+                break
+    if libssl is None:
+        raise RuntimeError("libssl is not loaded in this process")
+    ssl_ctx = ctypes.c_void_p.from_address(id(ctx) + object.__basicsize__).value
+    libssl.SSL_CTX_get_options.restype = ctypes.c_uint64
+    libssl.SSL_CTX_get_options.argtypes = [ctypes.c_void_p]
+    if not ssl_ctx or libssl.SSL_CTX_get_options(ssl_ctx) != int(ctx.options):
+        raise RuntimeError("cannot locate the SSL_CTX of this SSLContext")
+    libssl.SSL_CTX_ctrl.restype = ctypes.c_long
+    libssl.SSL_CTX_ctrl.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_long, ctypes.c_char_p]
+    if libssl.SSL_CTX_ctrl(ssl_ctx, _SSL_CTRL_SET_TLSEXT_TICKET_KEYS, len(keys), keys) != 1:
+        raise RuntimeError("SSL_CTX_set_tlsext_ticket_keys failed")
 
 
 @dataclass
@@ -103,12 +146,14 @@ async def serve_target(
     reuse_port: bool = False,
     listen: bool = True,
     advertise_h3_port: int | None = None,
+    ticket_keys: bytes | None = None,
 ) -> RunningTarget:
     """Bind everything on the running loop. Port 0 picks a free port; None disables it.
 
     Multi-process mode (the CLI's --workers): the supervisor calls this with
     ``reuse_port=True, listen=False`` (TCP ports reserved, h3 served here); each worker
-    with ``reuse_port=True, h3=False, advertise_h3_port=<the supervisor's h3 port>``.
+    with ``reuse_port=True, h3=False, advertise_h3_port=<the supervisor's h3 port>`` and
+    the supervisor's ``ticket_keys`` (TLS resumption must work whichever worker answers).
     """
     loop = asyncio.get_running_loop()
     paths = ensure_tls(Path(tls_dir))
@@ -126,7 +171,7 @@ async def serve_target(
                 target._reserved.append(sock)
             target.plain_port = sock.getsockname()[1]
         if tls_port is not None:
-            ctx = server_ssl_context(paths)
+            ctx = server_ssl_context(paths, ticket_keys)
             # h3 must use the same port number over UDP; with port 0, retry until both bind.
             for attempt in range(20):
                 sock = _tcp_socket(host, tls_port, reuse_port=reuse_port, listen=listen)
@@ -194,7 +239,7 @@ class TargetThread:
         await self._stop.wait()
         await self._running.aclose()
 
-    def start(self, timeout: float = 30.0) -> "TargetThread":
+    def start(self, timeout: float = 30.0) -> TargetThread:
         self._thread.start()
         if not self._ready.wait(timeout):
             raise TimeoutError("target server did not start")
@@ -213,7 +258,7 @@ class TargetThread:
             self._loop.call_soon_threadsafe(self._stop.set)
             self._thread.join(10)
 
-    def __enter__(self) -> "TargetThread":
+    def __enter__(self) -> TargetThread:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -28,7 +28,7 @@ class Session(TypingProtocol):
 class TargetProtocol(asyncio.Protocol):
     """One TCP (or TLS) connection. Chooses h1 or h2 from ALPN once TLS is up."""
 
-    def __init__(self, options: ServerOptions, connections: set["TargetProtocol"]):
+    def __init__(self, options: ServerOptions, connections: set[TargetProtocol]):
         self.options = options
         self._connections = connections
         self.transport: asyncio.Transport | None = None

@@ -67,6 +67,11 @@ def test_seed_preset_runs_end_to_end_through_the_agent(preset, live_server, api,
     for arm in results["arms"]:
         assert requests[arm]["n"] > 0 and requests[arm]["errors"] == 0, requests
         assert requests[arm]["median_ms"] > 0
+    phases = {p["arm"]: p for p in results["analysis"]["phases"]}
+    for arm in results["arms"]:
+        # Over TLS every arm has a TTFB; warm connections skip DNS/connect/TLS after the first request.
+        assert phases[arm]["ttfb_ms"] > 0 and phases[arm]["ttfb_n"] == phases[arm]["n"]
+        assert phases[arm]["tls_n"] < phases[arm]["n"]
     if preset == "mid-image-series":
         arms = results["groups"][0]["arms"]
         assert results["groups"][0]["periods"] == [3, 6]
