@@ -22,10 +22,49 @@ from apps.results.charts import chart_groups  # noqa: E402
 OUT = FRONTEND / "src" / "testing" / "fixtures"
 
 
-def body(comparison_id, table, baselines, baseline_arm):
+PHASES = ("dns_ms", "connect_ms", "tls_ms", "ttfb_ms", "download_ms")
+
+
+def phases(table, *, quic_arms=(), plain_arms=()):
+    """What apps/results/phases.py computes in SQL, from durations made up per request: a
+    request that opens a connection pays DNS (on the block's first request only, the cache
+    is cold once per block), TCP connect and TLS (QUIC arms: one handshake, reported as
+    connect, no TLS; plain-HTTP arms: no TLS), carved out of the time before the first byte
+    went out; every request has TTFB (the table's) and a download (the rest, less ~3 %)."""
+    keep = table.phase_measure & table.ok
+    total, ttfb = table.total_us / 1000.0, table.ttfb_us / 1000.0
+    new = table.first_on_connection
+    arm_label = np.array(table.arm_labels)[table.arm]
+    quic, plain = np.isin(arm_label, list(quic_arms)), np.isin(arm_label, list(plain_arms))
+    dns = np.where(new & (table.step == 0), 0.03 * total, np.nan)
+    connect = np.where(new, np.where(quic, 0.16, 0.1) * total, np.nan)
+    tls = np.where(new & ~quic & ~plain, 0.12 * total, np.nan)
+    handshake = np.nansum(np.stack([dns, connect, tls]), axis=0)
+    download = np.maximum(total - ttfb - handshake, 0.0) * 0.97
+    columns = {"dns_ms": dns, "connect_ms": connect, "tls_ms": tls, "ttfb_ms": ttfb, "download_ms": download}
+    out = []
+    for p, profile in enumerate(table.profile_labels):
+        for d, device in enumerate(table.device_labels):
+            for a, arm in enumerate(table.arm_labels):
+                rows = keep & (table.profile == p) & (table.device == d) & (table.arm == a)
+                if not rows.any():
+                    continue
+                entry = {"arm": arm, "device": device, "profile": profile, "n": int(rows.sum())}
+                for phase in PHASES:
+                    values = columns[phase][rows]
+                    values = values[~np.isnan(values)]
+                    entry[phase] = round(float(np.median(values)), 3) if len(values) else None
+                    entry[f"{phase[:-3]}_n"] = int(len(values))
+                out.append(entry)
+    out.sort(key=lambda e: (e["device"], e["profile"], table.arm_labels.index(e["arm"])))
+    return out
+
+
+def body(comparison_id, table, baselines, baseline_arm, *, quic_arms=(), plain_arms=()):
     analysis = analyze_comparison(table, baseline_arm=baseline_arm, baselines=baselines, config=VerdictConfig())
     folded = dataclasses.replace(table, period=np.full(len(table), -1, dtype=np.int32))
     analysis["requests"] = to_jsonable(describe(folded, metric="total_ms"))
+    analysis["phases"] = phases(table, quic_arms=quic_arms, plain_arms=plain_arms)
     arms = list(table.arm_labels)
     groups = list(dict.fromkeys(zip([table.device_labels[d] for d in table.device],
                                     [table.profile_labels[p] for p in table.profile])))
@@ -66,7 +105,7 @@ def mid_image_series():
         table, device_labels=("host-lab-1",), total_us=total, ttfb_us=(total * 6) // 10,
         resp_bytes=sizes[(table.step + table.period) % len(sizes)].astype(np.int64))
     baselines = dataclasses.replace(baselines, rtt_avg_us=np.where(baselines.profile == 0, 80_000.0, 1_500.0))
-    return body("7d4f9a52-3c1e-4b8a-9d2f-5e6a7b8c9d01", table, baselines, "https-h1")
+    return body("7d4f9a52-3c1e-4b8a-9d2f-5e6a7b8c9d01", table, baselines, "https-h1", quic_arms=("h3",))
 
 
 def os_added_latency():
@@ -122,7 +161,7 @@ def api_and_download():
         blocks=5, requests_per_block=5, base_ms=70.0, request_sigma=0.12, device_sigma=0.0,
         first_request_factor=2.6, resp_bytes=512, seed=3)
     table = dataclasses.replace(table, device_labels=("pixel-8-a",))
-    return body("b1c2d3e4-0003-4000-8000-000000000003", table, baselines, "h1")
+    return body("b1c2d3e4-0003-4000-8000-000000000003", table, baselines, "h1", quic_arms=("h3",))
 
 
 if __name__ == "__main__":

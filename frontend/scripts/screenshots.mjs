@@ -69,9 +69,10 @@ function mockApi(page, { signedIn = true, running = false } = {}) {
 const RESULT_SECTIONS = [
   { name: 'verdict', selector: '[data-testid="verdict-banner"]' },
   { name: 'effects', selector: 'section[aria-label="Effect sizes"]' },
-  ...['chart-delay-added', 'chart-delay-measured', 'chart-payload', 'chart-first-rest', 'chart-distribution']
+  ...['chart-delay-added', 'chart-delay-measured', 'chart-payload', 'chart-first-rest', 'chart-distribution', 'chart-phases']
     .map((id) => ({ name: id, selector: `.chart-card:has([data-testid="${id}"])` })),
   { name: 'profiles', selector: 'section[aria-label="Compare across network profiles"]' },
+  { name: 'devices', selector: 'section[aria-label="Compare across devices"]' },
 ];
 
 async function shot(name, url, options = {}, act = async () => {}) {

@@ -300,6 +300,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/pools/{slug}/aa-report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Empirical false-positive rate of the gate from this pool's A/A comparisons */
+        get: operations["v1_pools_aa_report_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/presets": {
         parameters: {
             query?: never;
@@ -317,10 +334,73 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** This organization's webhooks (secrets are never shown again) */
+        get: operations["v1_webhooks_list"];
+        put?: never;
+        /** Register a webhook (the secret is returned only here) */
+        post: operations["v1_webhooks_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{webhook_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a webhook */
+        delete: operations["v1_webhooks_destroy"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AAComparisonOutcomes: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** Format: date-time */
+            created_at: string;
+            metric: string;
+            outcomes: string[];
+        };
+        AAReport: {
+            pool: string;
+            /** @description finished A/A comparisons in this pool */
+            comparisons: number;
+            /** @description verdicts on the gate metric over those comparisons */
+            verdicts: number;
+            /** @description regression + improvement verdicts (false by construction) */
+            false_positives: number;
+            /** Format: double */
+            false_positive_rate: number | null;
+            /** @description Wilson score interval */
+            false_positive_rate_ci95: number[] | null;
+            regression: number;
+            improvement: number;
+            equivalent: number;
+            inconclusive: number;
+            /** @description the 20 newest A/A comparisons */
+            latest: components["schemas"]["AAComparisonOutcomes"][];
+        };
         ArmOutput: {
             readonly label: string;
             readonly protocol: string;
@@ -478,6 +558,12 @@ export interface components {
             /** @default 1000 */
             queue_packets: number;
         };
+        /**
+         * @description * `comparison.finished` - comparison.finished
+         *     * `comparison.failed` - comparison.failed
+         * @enum {string}
+         */
+        EventsEnum: "comparison.finished" | "comparison.failed";
         FinishInputRequest: {
             lease_token: string;
             status: components["schemas"]["FinishInputStatusEnum"];
@@ -597,6 +683,21 @@ export interface components {
             previous?: string | null;
             results: components["schemas"]["ComparisonSummary"][];
         };
+        PaginatedWebhookOutputList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["WebhookOutput"][];
+        };
         /**
          * @description * `host` - host
          *     * `android` - android
@@ -689,6 +790,39 @@ export interface components {
          * @enum {string}
          */
         StateEnum: "available" | "busy";
+        WebhookCreated: {
+            /** Format: uuid */
+            readonly id: string;
+            /** Format: uri */
+            readonly url: string;
+            events: components["schemas"]["EventsEnum"][];
+            readonly active: boolean;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** @description HMAC-SHA256 key for X-LatencyLab-Signature; shown only once */
+            secret: string;
+        };
+        WebhookInputRequest: {
+            /** Format: uri */
+            url: string;
+            /**
+             * @default [
+             *       "comparison.finished",
+             *       "comparison.failed"
+             *     ]
+             */
+            events: components["schemas"]["EventsEnum"][];
+        };
+        WebhookOutput: {
+            /** Format: uuid */
+            readonly id: string;
+            /** Format: uri */
+            readonly url: string;
+            events: components["schemas"]["EventsEnum"][];
+            readonly active: boolean;
+            /** Format: date-time */
+            readonly created_at: string;
+        };
     };
     responses: never;
     parameters: never;
@@ -827,8 +961,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["BatchInputRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["BatchInputRequest"];
-                "multipart/form-data": components["schemas"]["BatchInputRequest"];
             };
         };
         responses: {
@@ -1151,6 +1283,27 @@ export interface operations {
             };
         };
     };
+    v1_pools_aa_report_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AAReport"];
+                };
+            };
+        };
+    };
     v1_presets_list: {
         parameters: {
             query?: never;
@@ -1167,6 +1320,73 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Preset"][];
                 };
+            };
+        };
+    };
+    v1_webhooks_list: {
+        parameters: {
+            query?: {
+                /** @description A page number within the paginated result set. */
+                page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedWebhookOutputList"];
+                };
+            };
+        };
+    };
+    v1_webhooks_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookInputRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["WebhookInputRequest"];
+                "multipart/form-data": components["schemas"]["WebhookInputRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookCreated"];
+                };
+            };
+        };
+    };
+    v1_webhooks_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -51,3 +51,15 @@ export function statusOf(comparison: Pick<ComparisonSummary, 'status'>): Compari
 export function isTerminal(status: ComparisonStatus | undefined): boolean {
   return status !== undefined && TERMINAL_STATUSES.includes(status);
 }
+
+/**
+ * The metric the CI gate decides on: `spec.gate.metric` of a comparison (the detail's spec
+ * is free-form JSON in the schema), total_ms when the spec has none, as the backend does.
+ */
+export function gateMetricOf(spec: unknown): string {
+  if (typeof spec !== 'object' || spec === null) return 'total_ms';
+  const gate = (spec as { gate?: unknown }).gate;
+  if (typeof gate !== 'object' || gate === null) return 'total_ms';
+  const metric = (gate as { metric?: unknown }).metric;
+  return typeof metric === 'string' && metric !== '' ? metric : 'total_ms';
+}

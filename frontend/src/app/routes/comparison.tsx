@@ -1,14 +1,20 @@
 import { useParams } from 'react-router-dom';
 import { ComparisonDetailView } from '@/features/comparisons/components/comparison-detail';
 import { ResultsPanel } from '@/features/results/components/results-panel';
-import { isTerminal, statusOf } from '@/lib/api-types';
+import { gateMetricOf, isTerminal, statusOf } from '@/lib/api-types';
 
 export function ComparisonRoute() {
   const { id = '' } = useParams();
   return (
     <ComparisonDetailView
       id={id}
-      renderResults={(comparison) => <ResultsPanel comparisonId={comparison.id} live={!isTerminal(statusOf(comparison))} />}
+      renderResults={(comparison) => (
+        <ResultsPanel
+          comparisonId={comparison.id}
+          live={!isTerminal(statusOf(comparison))}
+          gateMetric={gateMetricOf(comparison.spec)}
+        />
+      )}
     />
   );
 }

@@ -3,7 +3,7 @@
  * leaves it as free-form JSON; these types follow the statistics engine that produces it
  * (backend/apps/results/analysis: report.py `analyze_comparison`, descriptive.py,
  * series.py, connection.py, sweeps.py, compare.py, verdict.py) plus the `requests`
- * section added by apps/results/services.py. NaN and ±inf arrive as null.
+ * and `phases` sections added by apps/results/services.py (phases.py). NaN and ±inf arrive as null.
  */
 import type { ComparisonResults } from '@/lib/api-types';
 
@@ -85,6 +85,20 @@ export type PayloadSweepRow = Keyed & {
   slower_than_next_size: boolean;
 };
 
+/** The phases of a request, in the order they happen (DESIGN §9 phase breakdown). */
+export const PHASE_KEYS = ['dns', 'connect', 'tls', 'ttfb', 'download'] as const;
+export type PhaseKey = (typeof PHASE_KEYS)[number];
+
+/**
+ * phases.py `phase_breakdown`: per arm × device × profile, over measured, successful
+ * requests, the median of each phase (null when no request had it) and how many of the
+ * `n` requests had it (a reused connection has no DNS, connect or TLS; a QUIC arm reports
+ * its handshake as connect, with no TLS).
+ */
+export type PhaseRow = Keyed & { n: number } & { [K in PhaseKey as `${K}_ms`]: Ms } & {
+  [K in PhaseKey as `${K}_n`]: number;
+};
+
 export type VerdictOutcome = 'regression' | 'improvement' | 'equivalent' | 'inconclusive';
 
 /** verdict.py `Verdict`. */
@@ -145,7 +159,7 @@ export type VerdictConfig = {
   resample_requests: boolean;
 };
 
-/** report.py `analyze_comparison` + `requests` (services.py). Empty sections are []. */
+/** report.py `analyze_comparison` + `requests` and `phases` (services.py). Empty sections are []. */
 export type Analysis = {
   version: number;
   baseline_arm: string;
@@ -158,6 +172,7 @@ export type Analysis = {
   payload_sweep: PayloadSweepRow[];
   comparisons: ArmComparison[];
   requests: DescriptiveRow[];
+  phases: PhaseRow[];
 };
 
 const SECTIONS = [
@@ -168,6 +183,7 @@ const SECTIONS = [
   'payload_sweep',
   'comparisons',
   'requests',
+  'phases',
 ] as const;
 
 /**

@@ -17,6 +17,7 @@ import {
   SLOW_RTT_MULTIPLE,
 } from './build-analysis-charts';
 import { ChartCard } from './chart-card';
+import { hasPhases, phaseChart } from './build-phase-charts';
 
 type AnalysisChartsProps = { results: ComparisonResults; analysis: Analysis; group: ResultGroup };
 
@@ -33,10 +34,13 @@ export function AnalysisCharts({ results, analysis, group }: AnalysisChartsProps
       firstRest: hasFirstVsRest(analysis, key) ? firstRestChart(results, analysis, key) : null,
       handshake: handshakeCosts(analysis, key),
       distribution: hasDistribution(analysis, key) ? distributionChart(results, analysis, key) : null,
+      phases: hasPhases(analysis, key) ? phaseChart(results, analysis, key) : null,
     };
   }, [results, analysis, group]);
 
-  if (!charts.delayMeasured && !charts.payload && !charts.firstRest && !charts.distribution) return null;
+  if (!charts.delayMeasured && !charts.payload && !charts.firstRest && !charts.distribution && !charts.phases) {
+    return null;
+  }
   return (
     <div className="chart-grid">
       {charts.delayAdded && (
@@ -78,6 +82,15 @@ export function AnalysisCharts({ results, analysis, group }: AnalysisChartsProps
               ? `Handshake cost (first − rest, median): ${charts.handshake.map((h) => `${h.arm} ${formatMs(h.ms)}`).join(' · ')}`
               : undefined
           }
+        />
+      )}
+      {charts.phases && (
+        <ChartCard
+          title="Phase breakdown per arm"
+          subtitle={subtitle}
+          testId="chart-phases"
+          chart={charts.phases}
+          note="Medians of each phase, so they don't add up to the median total (◆): DNS, connect and TLS only occur on new connections. Hover a segment for how many requests had it."
         />
       )}
       {charts.distribution && (

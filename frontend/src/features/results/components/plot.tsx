@@ -12,11 +12,12 @@ function loadPlotly(): Promise<PlotlyModule> {
   return plotlyPromise;
 }
 
-/** How many values a trace draws: finite y values (boxes and scatters alike). */
+/** How many values a trace draws: finite y values (x for horizontal bars; boxes and scatters alike). */
 export function countPoints(data: readonly Data[]): number {
   let points = 0;
   for (const trace of data) {
-    const ys = (trace as { y?: unknown }).y;
+    const { x, y, orientation } = trace as { x?: unknown; y?: unknown; orientation?: unknown };
+    const ys = orientation === 'h' ? x : y;
     if (!Array.isArray(ys)) continue;
     for (const y of ys) if (typeof y === 'number' && Number.isFinite(y)) points += 1;
   }

@@ -57,6 +57,40 @@ describe('results panel: the other presets', () => {
   });
 });
 
+describe('results panel: phases and devices', () => {
+  it('draws the phase breakdown for the selected group, with the note on medians', async () => {
+    serve(apiResultsFixture);
+    const phases = await ready('chart-phases');
+    expect(Number(phases.getAttribute('data-points'))).toBe(5 * 3 - 1 + 3);
+    const card = phases.closest('section') as HTMLElement;
+    expect(within(card).getByText(/don't add up to the median total/)).toBeInTheDocument();
+    // One device: no small multiples.
+    expect(screen.queryByTestId('chart-devices')).not.toBeInTheDocument();
+  });
+
+  it('shows per-device small multiples when the comparison ran on several devices', async () => {
+    const { user } = serve(delaySweepResultsFixture);
+    const devices = await ready('chart-devices');
+    expect(devices).toHaveAttribute('data-points', String(2 * 2));
+    expect(screen.getByText('2 devices · network profile: none')).toBeInTheDocument();
+    // The phase chart follows the group selector.
+    const phases = await ready('chart-phases');
+    expect(phases.closest('section')).toHaveTextContent('pixel-8-android-14');
+    await user.selectOptions(screen.getByLabelText('Device and network'), '1');
+    expect(screen.getByTestId('chart-phases').closest('section')).toHaveTextContent('iphone-15-ios-17.4');
+  });
+
+  it('has the verdict banner speak for the spec\'s gate metric', async () => {
+    server.use(http.get('*/api/v1/comparisons/:id/results', () => HttpResponse.json(resultsFixture)));
+    renderWithProviders(<ResultsPanel comparisonId={resultsFixture.comparison} live={false} gateMetric="ttfb_ms" />);
+    const banner = await screen.findByTestId('verdict-banner');
+    expect(banner).toHaveAttribute('data-metric', 'ttfb_ms');
+    expect(banner).toHaveTextContent('Median time to first byte of each arm');
+    const rows = within(screen.getByTestId('effect-table')).getAllByRole('row').slice(1);
+    expect(rows[0]).toHaveAttribute('data-metric', 'ttfb_ms');
+  });
+});
+
 describe('results panel: verdict and profiles', () => {
   it('shows the verdict and effect table only once the comparison is finished', async () => {
     serve({ ...resultsFixture, status: 'analysing' });

@@ -18,10 +18,16 @@ import { analysisOf, type Analysis } from '../api/analysis-types';
 import { EffectTable, VerdictBanner } from './verdict';
 import { AnalysisCharts } from './analysis-charts';
 import { ProfilesView } from './profiles-view';
+import { DevicesView } from './devices-view';
 
-type ResultsPanelProps = { comparisonId: string; live: boolean };
+type ResultsPanelProps = {
+  comparisonId: string;
+  live: boolean;
+  /** The spec's gate metric (spec.gate.metric): what the verdict banner speaks for; total_ms by default. */
+  gateMetric?: string;
+};
 
-export function ResultsPanel({ comparisonId, live }: ResultsPanelProps) {
+export function ResultsPanel({ comparisonId, live, gateMetric = 'total_ms' }: ResultsPanelProps) {
   const results = useResults(comparisonId, live);
   const [groupIndex, setGroupIndex] = useState(0);
 
@@ -54,8 +60,8 @@ export function ResultsPanel({ comparisonId, live }: ResultsPanelProps) {
       )}
       {finished && analysis && analysis.comparisons.length > 0 && (
         <>
-          <VerdictBanner analysis={analysis} arms={results.data.arms} />
-          <EffectTable analysis={analysis} arms={results.data.arms} />
+          <VerdictBanner analysis={analysis} arms={results.data.arms} gateMetric={gateMetric} />
+          <EffectTable analysis={analysis} arms={results.data.arms} gateMetric={gateMetric} />
         </>
       )}
       {groups.length > 1 && (
@@ -75,6 +81,7 @@ export function ResultsPanel({ comparisonId, live }: ResultsPanelProps) {
         </div>
       )}
       <GroupResults results={results.data} group={group} analysis={analysis} />
+      <DevicesView results={results.data} analysis={analysis} profile={group.network_profile} />
       <ProfilesView results={results.data} analysis={analysis} device={group.device} />
     </div>
   );

@@ -38,6 +38,22 @@ describe('verdict banner', () => {
     expect(banner).toHaveTextContent(/need ≥\d+ blocks per device \(\d+ more\)/);
   });
 
+  it('speaks for the gate metric, and falls back to total time when the gate metric was not compared', () => {
+    const ttfb = analysis.comparisons.filter((c) => c.metric === 'ttfb_ms');
+    expect(ttfb.length).toBeGreaterThan(0);
+    const { unmount } = render(<VerdictBanner analysis={analysis} arms={arms} gateMetric="ttfb_ms" />);
+    const banner = screen.getByTestId('verdict-banner');
+    expect(banner).toHaveAttribute('data-metric', 'ttfb_ms');
+    expect(within(banner).getAllByRole('listitem')).toHaveLength(ttfb.length);
+    for (const comparison of ttfb) expect(banner).toHaveTextContent(comparison.summary);
+    unmount();
+
+    render(<VerdictBanner analysis={analysis} arms={arms} gateMetric="p99_ms" />);
+    const fallback = screen.getByTestId('verdict-banner');
+    expect(fallback).toHaveAttribute('data-metric', 'total_ms');
+    expect(fallback).toHaveTextContent("The gate's metric (p99_ms) was not compared.");
+  });
+
   it('orders outcomes like the CI gate', () => {
     expect(overallOutcome([])).toBeNull();
     expect(overallOutcome(['equivalent', 'improvement'])).toBe('improvement');

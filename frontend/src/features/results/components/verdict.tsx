@@ -21,9 +21,14 @@ export function overallOutcome(outcomes: readonly VerdictOutcome[]): VerdictOutc
   return 'equivalent';
 }
 
-/** Comparisons with the primary metric (total_ms) first, then arm order, then device and profile. */
-export function orderedComparisons(analysis: Analysis, arms: readonly string[]): ArmComparison[] {
-  const metricRank = (metric: string) => (metric === 'total_ms' ? 0 : metric === 'ttfb_ms' ? 1 : 2);
+/** Comparisons with the gate metric first (total_ms by default), then arm order, then device and profile. */
+export function orderedComparisons(
+  analysis: Analysis,
+  arms: readonly string[],
+  gateMetric: string = 'total_ms',
+): ArmComparison[] {
+  const metricRank = (metric: string) =>
+    metric === gateMetric ? 0 : metric === 'total_ms' ? 1 : metric === 'ttfb_ms' ? 2 : 3;
   const armRank = (arm: string) => {
     const index = arms.indexOf(arm);
     return index < 0 ? arms.length : index;
@@ -38,9 +43,14 @@ export function orderedComparisons(analysis: Analysis, arms: readonly string[]):
   );
 }
 
-/** The metric the banner speaks for: total_ms when present, else the first one compared. */
-export function primaryMetric(analysis: Analysis): string | null {
-  if (analysis.comparisons.some((c) => c.metric === 'total_ms')) return 'total_ms';
+/**
+ * The metric the banner speaks for: the spec's gate metric (spec.gate.metric, total_ms by
+ * default, as the CI gate), else total_ms, else the first one compared.
+ */
+export function primaryMetric(analysis: Analysis, gateMetric: string = 'total_ms'): string | null {
+  for (const metric of [gateMetric, 'total_ms']) {
+    if (analysis.comparisons.some((c) => c.metric === metric)) return metric;
+  }
   return analysis.comparisons[0]?.metric ?? null;
 }
 
@@ -66,12 +76,17 @@ function headline(outcome: VerdictOutcome, baseline: string, marginPct: number):
   }
 }
 
-type VerdictProps = { analysis: Analysis; arms: readonly string[] };
+type VerdictProps = {
+  analysis: Analysis;
+  arms: readonly string[];
+  /** spec.gate.metric of the comparison; total_ms when the spec has no gate. */
+  gateMetric?: string;
+};
 
-/** The CI gate's answer for the primary metric, with the engine's summary line per comparison. */
-export function VerdictBanner({ analysis, arms }: VerdictProps) {
-  const metric = primaryMetric(analysis);
-  const rows = orderedComparisons(analysis, arms).filter((c) => c.metric === metric);
+/** The CI gate's answer for the gate metric, with the engine's summary line per comparison. */
+export function VerdictBanner({ analysis, arms, gateMetric = 'total_ms' }: VerdictProps) {
+  const metric = primaryMetric(analysis, gateMetric);
+  const rows = orderedComparisons(analysis, arms, gateMetric).filter((c) => c.metric === metric);
   const outcome = overallOutcome(rows.map((c) => c.verdict.outcome));
   if (!metric || !outcome) return null;
   const alpha = analysis.config?.alpha;
@@ -80,6 +95,7 @@ export function VerdictBanner({ analysis, arms }: VerdictProps) {
       className={`card verdict-banner verdict-banner-${outcome}`}
       data-testid="verdict-banner"
       data-outcome={outcome}
+      data-metric={metric}
       aria-label="Verdict"
     >
       <div className="verdict-banner-head">
@@ -89,6 +105,7 @@ export function VerdictBanner({ analysis, arms }: VerdictProps) {
           <p className="muted small">
             Median {metricLabel(metric)} of each arm against {analysis.baseline_arm}; the worst outcome decides
             {alpha !== undefined ? ` (α = ${alpha}, Holm-corrected)` : ''}.
+            {metric !== gateMetric && ` The gate's metric (${metricLabel(gateMetric)}) was not compared.`}
           </p>
         </div>
       </div>
@@ -106,8 +123,8 @@ export function VerdictBanner({ analysis, arms }: VerdictProps) {
 }
 
 /** Every arm × metric × device class × profile comparison with its effect sizes. */
-export function EffectTable({ analysis, arms }: VerdictProps) {
-  const rows = orderedComparisons(analysis, arms);
+export function EffectTable({ analysis, arms, gateMetric = 'total_ms' }: VerdictProps) {
+  const rows = orderedComparisons(analysis, arms, gateMetric);
   if (rows.length === 0) return null;
   return (
     <section className="card" aria-label="Effect sizes">
