@@ -23,7 +23,8 @@ const repetitions = env('E2E_REPETITIONS', '2');
 const blocks = env('E2E_BLOCKS', '2');
 const finishTimeoutMs = Number(env('E2E_FINISH_TIMEOUT_MS', '300000'));
 const artifacts = path.join(path.dirname(fileURLToPath(import.meta.url)), 'artifacts');
-const CHARTS = ['chart-avg', 'chart-median', 'chart-throughput', 'chart-gain'];
+// chart-phases needs the probe's real phase timestamps: it proves they reached the page.
+const CHARTS = ['chart-avg', 'chart-median', 'chart-throughput', 'chart-gain', 'chart-phases'];
 const TERMINAL = ['finished', 'failed', 'cancelled'];
 
 let browser;
@@ -97,6 +98,10 @@ test('a user creates a MID image-series comparison and sees its charts', { timeo
       assert.ok((await chart.locator('svg.main-svg').count()) > 0, `${testId} has no Plotly SVG`);
     }
     await page.getByTestId('chart-series').and(page.locator('[data-state="ready"]')).waitFor();
+    // The statistics reached the page too: a verdict for h2 against the baseline arm.
+    const banner = page.getByTestId('verdict-banner');
+    await banner.waitFor({ timeout: 30_000 });
+    assert.match(await banner.innerText(), /h2 vs https-h1/);
 
     const file = await saveScreenshot(`comparison-${id}`);
     t.diagnostic(`screenshot ${file}`);

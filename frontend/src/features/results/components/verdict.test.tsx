@@ -54,6 +54,18 @@ describe('verdict banner', () => {
     expect(fallback).toHaveTextContent("The gate's metric (p99_ms) was not compared.");
   });
 
+  it('says when the 2 ms floor widens the margin on sub-millisecond medians', () => {
+    const fast: Analysis = {
+      ...analysis,
+      comparisons: analysis.comparisons.map((c) => ({ ...c, verdict: { ...c.verdict, outcome: 'equivalent', margin: 3.33 } })),
+    };
+    const { unmount } = render(<VerdictBanner analysis={fast} arms={arms} />);
+    expect(screen.getByTestId('verdict-banner')).toHaveTextContent('The 2 ms floor widens the margin to ±333 % here');
+    unmount();
+    render(<VerdictBanner analysis={analysis} arms={arms} />);
+    expect(screen.getByTestId('verdict-banner')).not.toHaveTextContent('2 ms floor');
+  });
+
   it('orders outcomes like the CI gate', () => {
     expect(overallOutcome([])).toBeNull();
     expect(overallOutcome(['equivalent', 'improvement'])).toBe('improvement');

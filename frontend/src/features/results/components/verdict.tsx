@@ -90,6 +90,10 @@ export function VerdictBanner({ analysis, arms, gateMetric = 'total_ms' }: Verdi
   const outcome = overallOutcome(rows.map((c) => c.verdict.outcome));
   if (!metric || !outcome) return null;
   const alpha = analysis.config?.alpha;
+  const configuredPct = analysis.config?.margin_pct ?? 5;
+  // The 2 ms floor widens the margin on fast requests; say so, or "within ±5 %" misleads.
+  const widestPct = Math.max(...rows.map((c) => (c.verdict.margin ?? 0) * 100));
+  const widened = widestPct > configuredPct + 0.05;
   return (
     <section
       className={`card verdict-banner verdict-banner-${outcome}`}
@@ -106,6 +110,8 @@ export function VerdictBanner({ analysis, arms, gateMetric = 'total_ms' }: Verdi
             Median {metricLabel(metric)} of each arm against {analysis.baseline_arm}; the worst outcome decides
             {alpha !== undefined ? ` (α = ${alpha}, Holm-corrected)` : ''}.
             {metric !== gateMetric && ` The gate's metric (${metricLabel(gateMetric)}) was not compared.`}
+            {widened &&
+              ` The 2 ms floor widens the margin to ±${Math.round(widestPct).toLocaleString('en-US')} % here: these medians are too short for ${configuredPct} % to be meaningful.`}
           </p>
         </div>
       </div>
