@@ -62,7 +62,11 @@ describe('verdict banner', () => {
     const { unmount } = render(<VerdictBanner analysis={fast} arms={arms} />);
     expect(screen.getByTestId('verdict-banner')).toHaveTextContent('The 2 ms floor widens the margin to ±333 % here');
     unmount();
-    render(<VerdictBanner analysis={analysis} arms={arms} />);
+    const slow: Analysis = {
+      ...analysis,
+      comparisons: analysis.comparisons.map((c) => ({ ...c, verdict: { ...c.verdict, margin: 0.05 } })),
+    };
+    render(<VerdictBanner analysis={slow} arms={arms} />);
     expect(screen.getByTestId('verdict-banner')).not.toHaveTextContent('2 ms floor');
   });
 
