@@ -99,6 +99,11 @@ class Agent:
         log.info("leased run %s (attempt %s, from block %s)", run_id, lease["attempt"], lease["next_block"])
         try:
             self.driver.execute(lease, self.client, cancelled)
+        except Exception:
+            # The backend was unreachable even after the client's retries: the lease will
+            # expire and the run resume at its first unstored block, on this runner or
+            # another. The agent itself must survive to take the next lease.
+            log.exception("run %s abandoned; the backend will requeue it when its lease expires", run_id)
         finally:
             with self._lock:
                 self._active.pop(run_id, None)
