@@ -3,7 +3,8 @@
 Target (DESIGN §11): ≥ 100,000 samples/s through the upload endpoint; a 5,000-sample
 batch's p99 < 500 ms. Two peers: a bare COPY into a temp table (no WAL, index or foreign
 keys: the floor), and the same COPY into results_sample committed per batch (what the
-endpoint's transaction has to do in the database), plus that without the FK triggers. Needs PostgreSQL (LATENCYLAB_DB_*; `make bench` starts one).
+endpoint's transaction has to do in the database), plus that without the FK triggers.
+Needs PostgreSQL (LATENCYLAB_DB_*; `make bench` starts one).
 Prints figures; no pass/fail. Run from backend/.
 """
 
@@ -72,7 +73,7 @@ def run_benchmark() -> None:
                           "samples": [sample("h2" if i % 2 else "https-h1", b, i) for i in range(BATCH)]})
               for b in range(BATCHES)]
     times = []
-    for b, body in enumerate(bodies):
+    for body in bodies:
         start = time.perf_counter()
         response = client.generic("POST", f"/api/runner/v1/runs/{leased['run_id']}/samples", body,
                                   content_type="application/json")

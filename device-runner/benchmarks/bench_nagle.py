@@ -138,15 +138,16 @@ def main() -> None:
         stall_off = off >= 2 * rtt and off - on >= STALL_FLOOR_MS
         stalls["trap-on"] += stall_on
         stalls["trap-off"] += stall_off
-        svc = lambda arm: ("-" if service is None else  # noqa: E731
-                           ("yes" if service[(arm, n)]["slow"] else "no"))
+        svc = lambda arm, n=n: ("-" if service is None else  # noqa: E731
+                                ("yes" if service[(arm, n)]["slow"] else "no"))
         print(f"{n:9d} | {off:8.3f} {off / rtt:7.0f} {svc('trap-off'):>8} | {on:8.3f} {on / rtt:7.0f} "
               f"{svc('trap-on'):>8} {on - off:+8.3f}  {'STALL' if stall_on else '-':9} {'STALL' if stall_off else '-'}")
     if service is None:
         print("(backend/apps/results/analysis/sweeps.py not importable: service flags not shown)")
     else:
         print("svc slow = sweeps.payload_sweep's 'slow' (median > 2 x baseline RTT), the service's rule as is")
-    print(f"sizes flagged as stalled: trap-on {stalls['trap-on']}/{len(sizes)}, trap-off {stalls['trap-off']}/{len(sizes)}")
+    print(f"sizes flagged as stalled: trap-on {stalls['trap-on']}/{len(sizes)}, "
+          f"trap-off {stalls['trap-off']}/{len(sizes)}")
 
 
 if __name__ == "__main__":

@@ -16,7 +16,6 @@ import argparse
 import json
 import os
 import sys
-import time
 
 from latencylab_runner.netlab import PRESETS, EmulatedLink, LinkProfile, sweep_leftovers
 from latencylab_runner.netlab.measure import RttStats, measure_connect_rtt, measure_goodput, measure_loss
@@ -54,12 +53,11 @@ def loss_accuracy(loss_pct: float, packets: int) -> dict:
 
 def goodput(profile: LinkProfile, seconds: float) -> dict:
     with EmulatedLink(profile, backend="userspace") as link:
-        t0 = time.process_time()
         down = measure_goodput(link.server_netns, link.client_netns, link.server_addr, link.client_addr, seconds)
         up = measure_goodput(link.client_netns, link.server_netns, link.client_addr, link.server_addr, seconds)
         cc = link.congestion_control
-    return {"profile": profile.name, "congestion_control": cc, "rate_kbit": [profile.down.rate_kbit, profile.up.rate_kbit],
-            "rtt_ms": profile.rtt_ms, "seconds": seconds,
+    return {"profile": profile.name, "congestion_control": cc,
+            "rate_kbit": [profile.down.rate_kbit, profile.up.rate_kbit], "rtt_ms": profile.rtt_ms, "seconds": seconds,
             "down_mbit": down / 1000, "up_mbit": up / 1000}
 
 

@@ -51,7 +51,8 @@ class LibCurl:
         c.setopt(pycurl.URL, f"https://localhost:{port}{PATH}")
         c.setopt(pycurl.RESOLVE, [f"localhost:{port}:127.0.0.1"])
         c.setopt(pycurl.CAINFO, ca)
-        c.setopt(pycurl.HTTP_VERSION, pycurl.CURL_HTTP_VERSION_2TLS if protocol == "h2" else pycurl.CURL_HTTP_VERSION_1_1)
+        c.setopt(pycurl.HTTP_VERSION,
+                 pycurl.CURL_HTTP_VERSION_2TLS if protocol == "h2" else pycurl.CURL_HTTP_VERSION_1_1)
         c.setopt(pycurl.WRITEFUNCTION, lambda b: None)
         if policy == "cold":
             c.setopt(pycurl.FRESH_CONNECT, 1)
@@ -106,7 +107,8 @@ def agreement(n, target, ca):
                 diff = mp - mc
                 pct = 100 * diff / mc if mc else float("nan")
                 ok = abs(diff) <= 0.5 or abs(pct) <= 5
-                print(f"{protocol + '-' + policy:10} {phase:12} {mp:8.3f} {mc:8.3f} {diff:+8.3f} {pct:+6.1f}%  {'yes' if ok else 'NO'}")
+                print(f"{protocol + '-' + policy:10} {phase:12} {mp:8.3f} {mc:8.3f} {diff:+8.3f} {pct:+6.1f}%  "
+                      f"{'yes' if ok else 'NO'}")
 
 
 def _h2load_mean_ms(n: int, port: int) -> float:

@@ -55,7 +55,8 @@ def verdict_row(arm: str, outcome: str, *, device: str = "Pixel 8", profile: str
 
 
 def verdict_document(comparison: str, base_url: str, verdicts: list[dict[str, Any]], *, outcome: str | None = None,
-                     baseline: dict[str, Any] | None = None, name: str = "MID series: HTTPS/1.1 vs HTTP/2") -> dict[str, Any]:
+                     baseline: dict[str, Any] | None = None,
+                     name: str = "MID series: HTTPS/1.1 vs HTTP/2") -> dict[str, Any]:
     severity = {"regression": 3, "inconclusive": 2, "no_data": 1, "improvement": 0, "equivalent": 0}
     worst = max((v["outcome"] for v in verdicts), key=severity.__getitem__, default="no_data")
     return {
@@ -155,14 +156,16 @@ class FakeApi:
         errors: dict[str, Any] = {}
         for index, arm in enumerate(spec.get("arms") or []):
             if arm.get("protocol") not in VALID_PROTOCOLS:
-                errors.setdefault("arms", {})[str(index)] = {"protocol": [f'"{arm.get("protocol")}" is not a valid choice.']}
+                errors.setdefault("arms", {})[str(index)] = {
+                    "protocol": [f'"{arm.get("protocol")}" is not a valid choice.']}
         if not spec.get("name"):
             errors["name"] = ["This field is required."]
         if errors:
             return 400, errors, "application/json"
         comparison = self.by_name.get(spec["name"]) or self.add(Scenario())
         scenario = self.scenarios[comparison]
-        return 201, self.detail(comparison, scenario, ("queued", 0), name=spec["name"], tags=spec.get("tags")), "application/json"
+        detail = self.detail(comparison, scenario, ("queued", 0), name=spec["name"], tags=spec.get("tags"))
+        return 201, detail, "application/json"
 
     def detail(self, comparison: str, scenario: Scenario, step: tuple[str, int], *, name: str = "spec",
                tags: dict[str, str] | None = None) -> dict[str, Any]:
@@ -171,7 +174,8 @@ class FakeApi:
         return {
             "id": comparison, "name": name, "preset": None, "status": status, "tags": tags or {},
             "progress": {"runs_total": 1, "runs_done": int(status == "finished"), "blocks_total": total,
-                         "blocks_done": done, "percent": round(100.0 * done / total, 1) if status != "finished" else 100.0},
+                         "blocks_done": done,
+                         "percent": round(100.0 * done / total, 1) if status != "finished" else 100.0},
             "created_at": "2025-01-01T00:00:00Z", "finished_at": None, "spec": {}, "baseline_arm": "https-h1",
             "arms": [], "runs": [], "error": scenario.error if status in ("failed", "cancelled") else "",
         }
@@ -281,7 +285,8 @@ def test_default_fail_on_passes_inconclusive_but_says_so(api: FakeApi, capsys: p
     assert "about 8 more blocks needed" in out
 
 
-def test_exit_code_comes_from_the_verdicts_not_the_summary_field(api: FakeApi, capsys: pytest.CaptureFixture[str]) -> None:
+def test_exit_code_comes_from_the_verdicts_not_the_summary_field(api: FakeApi,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
     comparison = finished(api, [verdict_row("h2", "improvement"), verdict_row("h3", "regression", ratio=1.1)],
                           outcome="improvement")
     assert main(["verdict", comparison]) == 1
@@ -317,7 +322,8 @@ def test_run_wait_posts_spec_with_tags_polls_and_gates(api: FakeApi, spec_file: 
     assert f"created comparison {comparison}" in captured.err
     assert f"dashboard: {api.base_url}/comparisons/{comparison}" in captured.err
     # Not a TTY: one plain line per change, no carriage returns.
-    assert "queued 0% (0/10 blocks)\nrunning 40% (4/10 blocks)\nanalysing 100% (10/10 blocks)\nfinished 100% (10/10 blocks)\n" in captured.err
+    assert ("queued 0% (0/10 blocks)\nrunning 40% (4/10 blocks)\nanalysing 100% (10/10 blocks)\n"
+            "finished 100% (10/10 blocks)\n") in captured.err
     assert "\r" not in captured.err
     assert captured.out.strip().endswith("verdict: regression (exit 1)")
     assert api.paths("GET")[-1] == f"/api/v1/comparisons/{comparison}/verdict"
@@ -332,10 +338,12 @@ def test_run_without_wait_prints_the_id_only(api: FakeApi, spec_file: Path, caps
     assert api.paths() == ["/api/v1/comparisons"]
 
 
-def test_run_json_spec_from_stdin(api: FakeApi, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_run_json_spec_from_stdin(api: FakeApi, monkeypatch: pytest.MonkeyPatch,
+                                  capsys: pytest.CaptureFixture[str]) -> None:
     import io
 
-    monkeypatch.setattr(sys, "stdin", io.StringIO(json.dumps({"name": "stdin spec", "arms": [{"label": "a", "protocol": "h2"}]})))
+    spec = {"name": "stdin spec", "arms": [{"label": "a", "protocol": "h2"}]}
+    monkeypatch.setattr(sys, "stdin", io.StringIO(json.dumps(spec)))
     assert main(["run", "-", "--format", "json"]) == 0
     document = json.loads(capsys.readouterr().out)
     assert document["schema"] == "latencylab.comparison/1" and document["name"] == "stdin spec"
@@ -465,7 +473,8 @@ def test_server_outage_while_waiting_is_ridden_out(api: FakeApi, capsys: pytest.
 # --- usage errors (exit 4) --------------------------------------------------------------------------------
 
 
-def test_spec_rejected_by_server_prints_field_paths(api: FakeApi, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_spec_rejected_by_server_prints_field_paths(api: FakeApi, tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
     spec = tmp_path / "bad.yaml"
     spec.write_text("name: bad\narms:\n  - {label: a, protocol: h1}\n  - {label: b, protocol: spdy}\n")
     assert main(["run", str(spec), "--wait"]) == 4
@@ -475,7 +484,8 @@ def test_spec_rejected_by_server_prints_field_paths(api: FakeApi, tmp_path: Path
 
 
 def test_field_errors_in_list_shape_too() -> None:
-    body = {"arms": [{}, {"protocol": ['"spdy" is not a valid choice.']}], "workload": {"periods": {"0": ["Ensure this value is less than or equal to 240."]}},
+    body = {"arms": [{}, {"protocol": ['"spdy" is not a valid choice.']}],
+            "workload": {"periods": {"0": ["Ensure this value is less than or equal to 240."]}},
             "non_field_errors": ["A spec must be a JSON/YAML object."]}
     assert cli_client.format_field_errors(body) == [
         'arms[1].protocol: "spdy" is not a valid choice.',
@@ -549,7 +559,8 @@ def test_json_format(api: FakeApi, capsys: pytest.CaptureFixture[str]) -> None:
 
 
 @pytest.mark.parametrize(("fail_on", "failures", "skipped"), [("regression", 1, 1), ("inconclusive", 2, 0)])
-def test_junit_format(api: FakeApi, fail_on: str, failures: int, skipped: int, capsys: pytest.CaptureFixture[str]) -> None:
+def test_junit_format(api: FakeApi, fail_on: str, failures: int, skipped: int,
+                      capsys: pytest.CaptureFixture[str]) -> None:
     comparison = mixed_verdicts(api)
     main(["verdict", comparison, "--format", "junit", "--fail-on", fail_on])
     out = capsys.readouterr().out
@@ -616,7 +627,8 @@ def test_text_format(api: FakeApi, capsys: pytest.CaptureFixture[str]) -> None:
 # --- export and status ------------------------------------------------------------------------------------
 
 
-def test_export_csv_to_file_and_json_to_stdout(api: FakeApi, tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+def test_export_csv_to_file_and_json_to_stdout(api: FakeApi, tmp_path: Path,
+                                               capsysbinary: pytest.CaptureFixture[bytes]) -> None:
     comparison = api.add(Scenario(samples_csv=b"run,arm,block,total_ms\n" + b"1,h2,0,12.1\n" * 20000))
     target = tmp_path / "samples.csv"
     assert main(["export", comparison, "--csv", "-o", str(target)]) == 0

@@ -17,7 +17,8 @@ PROTO = Path(__file__).resolve().parent.parent / "latencylab_runner" / "target" 
 @pytest.fixture(scope="module")
 def pb(tmp_path_factory):
     out = tmp_path_factory.mktemp("grpc_gen")
-    assert protoc.main(["protoc", f"-I{PROTO.parent}", f"--python_out={out}", f"--grpc_python_out={out}", str(PROTO)]) == 0
+    argv = ["protoc", f"-I{PROTO.parent}", f"--python_out={out}", f"--grpc_python_out={out}", str(PROTO)]
+    assert protoc.main(argv) == 0
     sys.path.insert(0, str(out))
     try:
         yield importlib.import_module("target_pb2"), importlib.import_module("target_pb2_grpc")

@@ -84,7 +84,8 @@ def start(base: Path, pg_port: int, redis_port: int) -> None:
         pg_port = int((pgdata / "postmaster.pid").read_text().splitlines()[3])
     wait_port(pg_port, "PostgreSQL")
     psql = [pg_bin("psql"), "-h", "127.0.0.1", "-p", str(pg_port), "-U", "postgres", "-tAc"]
-    exists = subprocess.run([*psql, "SELECT 1 FROM pg_roles WHERE rolname='latencylab'"], capture_output=True, text=True)
+    exists = subprocess.run([*psql, "SELECT 1 FROM pg_roles WHERE rolname='latencylab'"],
+                            capture_output=True, text=True)
     if exists.stdout.strip() != "1":
         subprocess.run([*psql, "CREATE ROLE latencylab LOGIN CREATEDB PASSWORD 'latencylab'"], check=True,
                        stdout=subprocess.DEVNULL)

@@ -191,7 +191,8 @@ class Stack:
                                       "--org", DEMO_ORG, "--runner-token", runner_token))
         env = self.env(state)
         tls_dir = self.base / "tls"
-        subprocess.run([PY, "-c", f"from latencylab_runner.tls import ensure_tls; ensure_tls(__import__('pathlib').Path({str(tls_dir)!r}))"],
+        subprocess.run([PY, "-c", "from latencylab_runner.tls import ensure_tls; "
+                                  f"ensure_tls(__import__('pathlib').Path({str(tls_dir)!r}))"],
                        check=True)
         web = f"http://127.0.0.1:{ports['web']}"
         self.spawn("web", [str(VENV_BIN / "gunicorn"), "config.wsgi:application", "--bind", f"127.0.0.1:{ports['web']}",

@@ -1,13 +1,10 @@
-from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 
 from apps.core.errors import ApplicationError
 from apps.core.tokens import digest, new_secret, visible_prefix
 
 from .models import ApiToken, Membership, Organization
-
-User = get_user_model()
 
 
 @transaction.atomic
@@ -19,7 +16,7 @@ def organization_get_or_create(*, slug: str, name: str) -> Organization:
 @transaction.atomic
 def user_ensure_member(
     *, organization: Organization, username: str, password: str, role: str = Membership.Role.OWNER
-) -> AbstractBaseUser:
+) -> User:
     """Create the user if missing, (re)set the password, and make it a member of the org."""
     user, _ = User.objects.get_or_create(username=username)
     user.set_password(password)
@@ -30,7 +27,7 @@ def user_ensure_member(
 
 @transaction.atomic
 def api_token_create(
-    *, organization: Organization, name: str, scopes: list[str], created_by: AbstractBaseUser | None = None
+    *, organization: Organization, name: str, scopes: list[str], created_by: User | None = None
 ) -> tuple[ApiToken, str]:
     """Returns the token row and the secret, which is shown once and never stored."""
     unknown = sorted(set(scopes) - set(ApiToken.Scope.values))

@@ -46,7 +46,7 @@ def aa_report(*, organization: Organization, pool: DevicePool) -> dict[str, Any]
         .values_list("comparison_id", "result__analysis__comparisons")
     }
     counts: Counter[str] = Counter()
-    listed = []
+    listed: list[dict[str, Any]] = []
     for c in comparisons:
         metric = c["spec__gate__metric"] or "total_ms"
         outcomes = [row["verdict"]["outcome"] for row in latest.get(c["id"], []) if row.get("metric") == metric]

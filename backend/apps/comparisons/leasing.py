@@ -4,6 +4,7 @@ block uploads and finishing, and the reaper that requeues runs whose lease expir
 import secrets
 import time
 from datetime import timedelta
+from functools import partial
 from typing import Any
 
 from django.conf import settings
@@ -214,5 +215,5 @@ def leases_reap_expired() -> int:
             comparison_id = str(run.comparison_id)
             from .services import comparison_complete_if_runs_done
 
-            transaction.on_commit(lambda cid=comparison_id: comparison_complete_if_runs_done(comparison_id=cid))
+            transaction.on_commit(partial(comparison_complete_if_runs_done, comparison_id=comparison_id))
     return reaped

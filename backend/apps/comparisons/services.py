@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.db import transaction
 from django.utils import timezone
 from rest_framework import serializers
@@ -17,7 +17,7 @@ from .spec import normalize_spec, spec_fingerprint
 
 @transaction.atomic
 def comparison_create(
-    *, organization: Organization, submitted_spec: dict[str, Any], created_by: AbstractBaseUser | None = None
+    *, organization: Organization, submitted_spec: Any, created_by: User | AnonymousUser | None = None
 ) -> Comparison:
     spec = normalize_spec(submitted_spec)
     known = network_profile_names(organization=organization)
@@ -30,7 +30,7 @@ def comparison_create(
         raise serializers.ValidationError({"devices": {"pool": [f"No device pool named {pool_slug!r} is visible."]}})
     comparison = Comparison.objects.create(
         organization=organization,
-        created_by=created_by if created_by is not None and created_by.is_authenticated else None,
+        created_by=created_by if isinstance(created_by, User) else None,  # an anonymous user creates nothing
         name=spec["name"],
         preset=spec.get("preset") or "",
         submitted_spec=submitted_spec,

@@ -48,7 +48,7 @@ class ApiWorkloadSpec(serializers.Serializer):
 
 
 class MixedWorkloadSpec(ApiWorkloadSpec):
-    kind = serializers.ChoiceField(choices=["mixed"])  # type: ignore[assignment]
+    kind = serializers.ChoiceField(choices=["mixed"])
     files = serializers.ChoiceField(choices=sorted(FILE_SETS), default="seed-unity-5")
 
 
@@ -86,7 +86,9 @@ WORKLOAD_SERIALIZERS: dict[str, type[serializers.Serializer]] = {
 
 
 class ArmSpec(serializers.Serializer):
-    label = serializers.RegexField(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$", max_length=64)
+    # DRF's serializer metaclass moves declared fields into _declared_fields, so this does not shadow Field.label at
+    # runtime; the stubs see a plain class attribute.
+    label = serializers.RegexField(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$", max_length=64)  # type: ignore[assignment]
     protocol = serializers.ChoiceField(choices=PROTOCOLS)
     connection = serializers.ChoiceField(choices=CONNECTION_POLICIES, default="warm")
     endpoint = serializers.URLField(max_length=500, required=False, allow_null=True, default=None)

@@ -12,7 +12,7 @@ from rest_framework.views import exception_handler as drf_exception_handler
 class ApplicationError(Exception):
     """A business rule said no. Services raise it; the API turns it into a 4xx."""
 
-    status_code = status.HTTP_400_BAD_REQUEST
+    status_code: int = status.HTTP_400_BAD_REQUEST
 
     def __init__(self, message: str, *, extra: dict[str, Any] | None = None, status_code: int | None = None):
         super().__init__(message)

@@ -1,3 +1,4 @@
+from collections.abc import Mapping
 from typing import Any
 
 import yaml
@@ -10,7 +11,7 @@ class YAMLParser(BaseParser):
 
     media_type = "application/yaml"
 
-    def parse(self, stream: Any, media_type: str | None = None, parser_context: dict | None = None) -> Any:
+    def parse(self, stream: Any, media_type: str | None = None, parser_context: Mapping[str, Any] | None = None) -> Any:
         try:
             return yaml.safe_load(stream.read().decode("utf-8"))
         except (yaml.YAMLError, UnicodeDecodeError) as exc:

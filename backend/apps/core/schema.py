@@ -1,5 +1,7 @@
 """OpenAPI descriptions of our two token schemes (drf-spectacular extensions)."""
 
+from typing import Any
+
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 
 
@@ -7,7 +9,7 @@ class ApiTokenScheme(OpenApiAuthenticationExtension):
     target_class = "apps.accounts.authentication.ApiTokenAuthentication"
     name = "apiToken"
 
-    def get_security_definition(self, auto_schema):  # type: ignore[no-untyped-def]
+    def get_security_definition(self, auto_schema: Any) -> dict[str, str]:
         return {"type": "http", "scheme": "bearer", "description": "An organization's API token (make up prints one)."}
 
 
@@ -15,6 +17,6 @@ class RunnerTokenScheme(OpenApiAuthenticationExtension):
     target_class = "apps.devices.authentication.RunnerTokenAuthentication"
     name = "runnerToken"
 
-    def get_security_definition(self, auto_schema):  # type: ignore[no-untyped-def]
+    def get_security_definition(self, auto_schema: Any) -> dict[str, str]:
         return {"type": "apiKey", "in": "header", "name": "Authorization",
                 "description": "`Runner <token>`: runner agents only."}

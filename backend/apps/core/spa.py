@@ -3,12 +3,12 @@
 from pathlib import Path
 
 from django.conf import settings
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.http import FileResponse, Http404, HttpRequest
 from django.views.decorators.http import require_GET
 
 
 @require_GET
-def spa(request: HttpRequest, path: str = "") -> HttpResponse:
+def spa(request: HttpRequest, path: str = "") -> FileResponse:
     dist = Path(settings.FRONTEND_DIST)
     candidate = (dist / path).resolve()
     if path and candidate.is_file() and dist.resolve() in candidate.parents:

@@ -1,6 +1,7 @@
 from typing import Any
 
 from rest_framework import authentication, exceptions
+from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 
 from apps.core.tokens import digest
@@ -30,9 +31,17 @@ class RunnerTokenAuthentication(authentication.BaseAuthentication):
         return self.keyword
 
 
-class IsRunner:
+class IsRunner(BasePermission):
     def has_permission(self, request: Request, view: Any) -> bool:
         return isinstance(request.auth, Runner)
 
     def has_object_permission(self, request: Request, view: Any, obj: Any) -> bool:
         return True
+
+
+def runner_of(request: Request) -> Runner:
+    """The runner a request authenticated as (views guarded by IsRunner)."""
+    runner = request.auth
+    if not isinstance(runner, Runner):
+        raise RuntimeError("runner_of() needs RunnerTokenAuthentication and IsRunner on the view")
+    return runner

@@ -13,7 +13,8 @@ from .validation import LinkSpec
 
 @transaction.atomic
 def network_profile_create(*, organization: Organization, name: str, description: str,
-                           spec: dict[str, Any]) -> NetworkProfile:
+                           spec: Any) -> NetworkProfile:
+    """`spec` is the link as submitted (any JSON); it is validated and normalized here."""
     if name in BUILT_IN:
         raise serializers.ValidationError({"name": [f"{name!r} is a built-in profile; choose another name."]})
     if NetworkProfile.objects.filter(organization=organization, name=name).exists():

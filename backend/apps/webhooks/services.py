@@ -7,6 +7,7 @@ import hmac
 import ipaddress
 import json
 import secrets
+from functools import partial
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -29,7 +30,7 @@ DEFAULT_RETRY_DELAYS_S = (10, 30, 90, 270)
 ATTEMPT_CLAIM_S = transport.TIMEOUT_S + 20
 MAX_WEBHOOKS_PER_ORGANIZATION = 20
 
-EVENT_FOR_STATUS = {
+EVENT_FOR_STATUS: dict[str, str] = {
     Comparison.Status.FINISHED: "comparison.finished",
     Comparison.Status.FAILED: "comparison.failed",
     Comparison.Status.CANCELLED: "comparison.failed",
@@ -129,7 +130,7 @@ def webhook_deliveries_create(*, comparison_id: str) -> list[WebhookDelivery]:
     from .tasks import deliver
 
     for delivery in created:
-        transaction.on_commit(lambda delivery_id=str(delivery.id): deliver.delay(delivery_id))
+        transaction.on_commit(partial(deliver.delay, str(delivery.id)))
     return created
 
 

@@ -16,7 +16,7 @@ def notify_comparison_ended(comparison_id: str) -> None:
 # may wait for an attempt in flight: twice the attempts bounds the reschedules.
 @shared_task(bind=True, name="webhooks.deliver", acks_late=True, max_retries=2 * MAX_ATTEMPTS,
              ignore_result=True, soft_time_limit=60, time_limit=90)
-def deliver(self, delivery_id: str) -> None:  # type: ignore[no-untyped-def]
+def deliver(self, delivery_id: str) -> None:
     from .services import webhook_delivery_attempt
 
     wait_s = webhook_delivery_attempt(delivery_id=delivery_id)

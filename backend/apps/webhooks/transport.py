@@ -72,7 +72,7 @@ def resolve_allowed(host: str, port: int) -> str:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except socket.gaierror as exc:
         raise OSError(f"cannot resolve {host}: {exc}") from exc
-    addresses = [info[4][0] for info in infos]
+    addresses = [str(info[4][0]) for info in infos]
     if not addresses or not all(address_allowed(a) for a in addresses):
         raise BlockedAddress(f"{host} resolves to an address webhooks may not reach")
     return addresses[0]

@@ -68,10 +68,12 @@ def evaluate(document: dict[str, Any], *, fail_on: str, baseline_ref: str | None
     if declared and declared != outcome:
         # A pass/pass disagreement (improvement vs equivalent) is cosmetic; anything else is not.
         if SEVERITY.get(str(declared), SEVERITY["inconclusive"]) > SEVERITY[outcome]:
-            warnings.append(f"the server's overall outcome is {declared!r} but the verdicts say {outcome!r}; using {declared!r}")
+            warnings.append(f"the server's overall outcome is {declared!r} but the verdicts say {outcome!r}; "
+                            f"using {declared!r}")
             outcome = str(declared) if declared in SEVERITY else "inconclusive"
         elif SEVERITY.get(str(declared), -1) != SEVERITY[outcome]:
-            warnings.append(f"the server's overall outcome is {declared!r} but the verdicts say {outcome!r}; using {outcome!r}")
+            warnings.append(f"the server's overall outcome is {declared!r} but the verdicts say {outcome!r}; "
+                            f"using {outcome!r}")
     if not gating:
         detail = document.get("detail") or document.get("message")
         warnings.append(f"no verdicts to gate on{': ' + str(detail) if detail else ''}")

@@ -55,8 +55,10 @@ class _Parser(argparse.ArgumentParser):
 def _common_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
     default = argparse.SUPPRESS if suppress else None
     group = parser.add_argument_group("server")
-    group.add_argument("--server", default=default, help=f"API base URL (env LATENCYLAB_SERVER, default {DEFAULT_SERVER})")
-    group.add_argument("--token", default=default, help="API token (env LATENCYLAB_TOKEN); sent as Authorization: Bearer")
+    group.add_argument("--server", default=default,
+                       help=f"API base URL (env LATENCYLAB_SERVER, default {DEFAULT_SERVER})")
+    group.add_argument("--token", default=default,
+                       help="API token (env LATENCYLAB_TOKEN); sent as Authorization: Bearer")
     group.add_argument(
         "--retries", type=int, default=argparse.SUPPRESS if suppress else 4, metavar="N",
         help="retries for a request that failed to reach the server or got 429/5xx (default 4)",
@@ -64,7 +66,8 @@ def _common_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
 
 
 def _gate_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--baseline", metavar="REF", help="compare with another comparison: its id, branch:NAME or tag:KEY=VALUE "
+    parser.add_argument("--baseline", metavar="REF",
+                        help="compare with another comparison: its id, branch:NAME or tag:KEY=VALUE "
                         "(default: the spec's baseline_arm within this comparison)")
     parser.add_argument("--fail-on", choices=FAIL_ON_CHOICES, default=None,
                         help="which outcome fails the command (default regression; inconclusive then exits 0)")
@@ -212,7 +215,8 @@ def _make_client(args: argparse.Namespace, console: Console) -> ApiClient:
         raise UsageError(f"--server {server!r} must be an http:// or https:// URL")
     token = args.token or os.environ.get("LATENCYLAB_TOKEN")
     if not token:
-        raise UsageError("no API token: pass --token or set LATENCYLAB_TOKEN (a token with scope ci can create comparisons)")
+        raise UsageError("no API token: pass --token or set LATENCYLAB_TOKEN "
+                         "(a token with scope ci can create comparisons)")
     if args.retries < 0:
         raise UsageError("--retries must be ≥ 0")
     return ApiClient(server, token, retries=args.retries, user_agent=f"latencylab-cli/{_version()}", warn=console.warn)
@@ -296,7 +300,8 @@ def fetch_verdict(
         raise InfraError("the verdict endpoint answered something other than a JSON object")
     status = body.get("status", "finished")
     if status in FAILED_STATUSES:
-        raise InfraError(f"comparison {comparison_id} {status}: {body.get('error') or body.get('detail') or 'no reason given'}")
+        reason = body.get("error") or body.get("detail") or "no reason given"
+        raise InfraError(f"comparison {comparison_id} {status}: {reason}")
     if status in ACTIVE_STATUSES:
         raise InfraError(f"comparison {comparison_id} has not finished ({status}); no verdict yet "
                          "(use --wait to wait for it)")
@@ -341,7 +346,8 @@ def _report_failure(args: argparse.Namespace, console: Console, error: CliError,
 def cmd_run(args: argparse.Namespace, console: Console) -> int:
     if not args.wait:
         misplaced = [flag for flag, value in (("--baseline", args.baseline), ("--fail-on", args.fail_on),
-                                              ("--output", args.output), ("--timeout", args.timeout)) if value is not None]
+                                              ("--output", args.output), ("--timeout", args.timeout))
+                     if value is not None]
         if args.format in ("junit", "markdown"):
             misplaced.append(f"--format {args.format}")
         if misplaced:

@@ -126,7 +126,9 @@ def baseline_description(result: GateResult) -> str:
     if baseline.get("comparison"):
         ref = result.baseline_ref or baseline.get("ref")
         same_arm = " (same-named arms)" if not baseline.get("arm") else f" arm {baseline['arm']}"
-        where = f"{ref}, comparison {short_id(baseline['comparison'])}" if ref else f"comparison {short_id(baseline['comparison'])}"
+        where = f"comparison {short_id(baseline['comparison'])}"
+        if ref:
+            where = f"{ref}, {where}"
         return f"{where}{same_arm}"
     if baseline.get("arm"):
         return f"arm {baseline['arm']} of this comparison"
@@ -357,18 +359,21 @@ def _md_baseline(result: GateResult) -> str:
         return f"arm {_md_code(baseline['arm'])} of this comparison"
     return md(result.baseline_ref or "the baseline arm")
 
-HOW_TO_READ = """\
-<details><summary>How to read this</summary>
-
-- **change** is the arm's {statistic} relative to the baseline's, with a 95 % confidence interval from a hierarchical bootstrap (devices → blocks → requests). Negative means faster.
-- **regression**: the whole interval lies above +{margin} %, the difference is significant (Holm-adjusted p < {alpha}) and not negligible (\\|Cliff's δ\\| ≥ 0.147). **improvement** is the mirror image.
-- **equivalent**: the 90 % interval lies within ±{margin} %: shown to make no practical difference.
-- **inconclusive**: neither could be shown; more blocks narrow the interval.
-- **Cliff's δ** runs from −1 (the arm is always faster) to +1 (always slower): below 0.147 in size is negligible, below 0.33 small, below 0.474 medium, otherwise large.
-- **p** is the Holm-adjusted p-value of the paired test on per-block log-ratios.
-
-</details>
-"""
+HOW_TO_READ = (
+    "<details><summary>How to read this</summary>\n"
+    "\n"
+    "- **change** is the arm's {statistic} relative to the baseline's, with a 95 % confidence interval from a"
+    " hierarchical bootstrap (devices → blocks → requests). Negative means faster.\n"
+    "- **regression**: the whole interval lies above +{margin} %, the difference is significant"
+    " (Holm-adjusted p < {alpha}) and not negligible (\\|Cliff's δ\\| ≥ 0.147). **improvement** is the mirror image.\n"
+    "- **equivalent**: the 90 % interval lies within ±{margin} %: shown to make no practical difference.\n"
+    "- **inconclusive**: neither could be shown; more blocks narrow the interval.\n"
+    "- **Cliff's δ** runs from −1 (the arm is always faster) to +1 (always slower): below 0.147 in size is"
+    " negligible, below 0.33 small, below 0.474 medium, otherwise large.\n"
+    "- **p** is the Holm-adjusted p-value of the paired test on per-block log-ratios.\n"
+    "\n"
+    "</details>\n"
+)
 
 
 def render_markdown(result: GateResult) -> str:
@@ -401,7 +406,8 @@ def render_markdown(result: GateResult) -> str:
             if isinstance(verdict.get("baseline_median_ms"), (int, float)) and median != "–":
                 median = f"{median[:-3]} vs {fmt_ms(verdict['baseline_median_ms'])}"
             outcome = _outcome_of(verdict).replace("_", " ")
-            cell = f"**{outcome}**" if outcome in ("regression", "inconclusive") and not verdict.get("advisory") else outcome
+            emphasise = outcome in ("regression", "inconclusive") and not verdict.get("advisory")
+            cell = f"**{outcome}**" if emphasise else outcome
             if more := _more_blocks(verdict):
                 cell += f": {more}"
             if widened := widened_margin(verdict, result.document.get("gate") or {}):
@@ -462,7 +468,8 @@ def render_error(
     if fmt == "junit":
         suite = ET.Element("testsuite", name="latencylab", tests="1", failures="0", errors="1", skipped="0", time="0")
         case = ET.SubElement(suite, "testcase", classname="latencylab", name="comparison", time="0")
-        element = ET.SubElement(case, "error", message=_xml_text(message), type="infrastructure" if exit_code == 3 else "usage")
+        element = ET.SubElement(case, "error", message=_xml_text(message),
+                                type="infrastructure" if exit_code == 3 else "usage")
         element.text = _xml_text(message + (f"\n{url}" if url else ""))
         return _xml_document(suite)
     if fmt == "markdown":

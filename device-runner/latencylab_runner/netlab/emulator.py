@@ -103,17 +103,17 @@ def pump(src: int, dst: int, model: DirectionModel, stop_fd: int) -> None:
             # this also drops IPv6 router solicitations and the like.
             if len(pkt) < 20 or pkt[0] >> 4 != 4 or pkt[16] != 198 or pkt[17] & 0xFE != 18:
                 continue
-            dep = admit(t, len(pkt))
-            if dep is None:
+            departure = admit(t, len(pkt))
+            if departure is None:
                 continue
-            if dep <= t and not pending:
+            if departure <= t and not pending:
                 try:
                     wr(dst, pkt)  # zero-delay fast path keeps order: nothing queued
                 except OSError:
                     pass
             else:
                 seq += 1
-                push(pending, (dep, seq, pkt))
+                push(pending, (departure, seq, pkt))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -179,7 +179,11 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             sys.stderr.flush()
             os._exit(code)
-    signal.signal(signal.SIGTERM, lambda *_: (os.kill(child, signal.SIGKILL), os._exit(0)))
+    def on_term(*_: object) -> None:
+        os.kill(child, signal.SIGKILL)
+        os._exit(0)
+
+    signal.signal(signal.SIGTERM, on_term)
 
     def on_usr1(*_: object) -> None:
         os.kill(child, signal.SIGUSR1)

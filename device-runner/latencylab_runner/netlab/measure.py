@@ -297,8 +297,10 @@ def measure_link(client_ns: str, server_ns: str, client_addr: str, server_addr: 
         m.rtt_ms = RttStats.of(m.rtt_samples_ms, fails)
     if loss_packets:
         budget = time_budget_s / 4  # per direction
-        m.loss["up"] = measure_loss(client_ns, server_ns, client_addr, server_addr, profile.up, loss_packets, budget)
-        m.loss["down"] = measure_loss(server_ns, client_ns, server_addr, client_addr, profile.down, loss_packets, budget)
+        m.loss["up"] = measure_loss(client_ns, server_ns, client_addr, server_addr, profile.up,
+                                    loss_packets, budget)
+        m.loss["down"] = measure_loss(server_ns, client_ns, server_addr, client_addr, profile.down,
+                                      loss_packets, budget)
     if rate_seconds:
         m.goodput_kbit["down"] = measure_goodput(server_ns, client_ns, server_addr, client_addr, rate_seconds)
         m.goodput_kbit["up"] = measure_goodput(client_ns, server_ns, client_addr, server_addr, rate_seconds)

@@ -162,21 +162,23 @@ class NetemBackend:
         for cmd in link_commands(profile, client_ns, self.router_ns, server_ns):
             run(cmd)
         if profile.blackouts:
-            self._thread = threading.Thread(target=self._blackouts, args=(profile,), daemon=True)
+            self._thread = threading.Thread(target=self._blackouts, args=(profile, self.router_ns), daemon=True)
             self._thread.start()
 
-    def _blackouts(self, profile: LinkProfile) -> None:
+    def _blackouts(self, profile: LinkProfile, router_ns: str) -> None:
         start = time.monotonic()
         state = False
         while not self._stop.wait(0.01):
             t = time.monotonic() - start
             want = any(b.active(t) for b in profile.blackouts)
             if want != state:
-                for cmd in blackout_commands(self.router_ns, profile, want):
+                for cmd in blackout_commands(router_ns, profile, want):
                     run(cmd, check=False)
                 state = want
 
     def stats(self) -> dict[str, str]:
+        if self.router_ns is None:
+            raise RuntimeError("netem backend not started")
         out = {}
         for direction, dev in (("down", DEV_RTR_CLIENT), ("up", DEV_RTR_SERVER)):
             out[direction] = run(["tc", "-n", self.router_ns, "-s", "qdisc", "show", "dev", dev]).stdout

@@ -98,7 +98,8 @@ class DirectionProfile:
             raise ProfileError(f"{path}.loss_model: must be one of {', '.join(LOSS_MODELS)}, got {self.loss_model!r}")
         if self.loss_model == "gilbert_elliott":
             if self.gilbert is None:
-                raise ProfileError(f"{path}.gilbert: required when loss_model is 'gilbert_elliott' (give p, r[, h, k] or burst with loss_pct)")
+                raise ProfileError(f"{path}.gilbert: required when loss_model is 'gilbert_elliott' "
+                                   "(give p, r[, h, k] or burst with loss_pct)")
             for name in ("p", "r", "h", "k"):
                 _num(f"{path}.gilbert.{name}", getattr(self.gilbert, name), 0, 100)
         if self.rate_kbit is not None:
@@ -114,7 +115,8 @@ class DirectionProfile:
         allowed = {f.name for f in dataclasses.fields(cls)} | {"burst"}
         unknown = set(d) - allowed
         if unknown:
-            raise ProfileError(f"{path}: unknown field(s) {', '.join(sorted(unknown))}; allowed: {', '.join(sorted(allowed))}")
+            raise ProfileError(f"{path}: unknown field(s) {', '.join(sorted(unknown))}; "
+                               f"allowed: {', '.join(sorted(allowed))}")
         kw = {k: v for k, v in d.items() if k not in ("gilbert", "burst")}
         g = d.get("gilbert")
         burst = d.get("burst")
@@ -218,13 +220,15 @@ class LinkProfile:
         allowed = {"name", "down", "up", "blackouts", "seed"}
         unknown = set(d) - allowed
         if unknown:
-            raise ProfileError(f"profile: unknown field(s) {', '.join(sorted(unknown))}; allowed: {', '.join(sorted(allowed))}")
+            raise ProfileError(f"profile: unknown field(s) {', '.join(sorted(unknown))}; "
+                               f"allowed: {', '.join(sorted(allowed))}")
         blackouts = []
         raw_b = d.get("blackouts") or []
         if not isinstance(raw_b, (list, tuple)):
             raise ProfileError("blackouts: must be a list of {every_s, duration_s[, offset_s]}")
         for i, b in enumerate(raw_b):
-            if not isinstance(b, Mapping) or set(b) - {"every_s", "duration_s", "offset_s"} or not {"every_s", "duration_s"} <= set(b):
+            if (not isinstance(b, Mapping) or set(b) - {"every_s", "duration_s", "offset_s"}
+                    or not {"every_s", "duration_s"} <= set(b)):
                 raise ProfileError(f"blackouts[{i}]: must be {{every_s, duration_s[, offset_s]}}, got {b!r}")
             blackouts.append(Blackout(**b))
         return cls(

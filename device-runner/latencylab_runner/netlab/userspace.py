@@ -53,27 +53,30 @@ class UserspaceBackend:
         self.stats_dir = stats_dir
         argv = [sys.executable, "-m", "latencylab_runner.netlab.emulator",
                 "--client-ns", client_ns, "--server-ns", server_ns,
-                "--owner-pid", str(os.getpid()), "--rt-priority", str(self.rt_priority), "--profile-json", json.dumps(profile.to_dict())]
+                "--owner-pid", str(os.getpid()), "--rt-priority", str(self.rt_priority),
+                "--profile-json", json.dumps(profile.to_dict())]
         if stats_dir:
             argv += ["--stats-dir", stats_dir]
-        self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True)
-        r, _, _ = select.select([self.proc.stdout], [], [], _READY_TIMEOUT_S)
-        line = self.proc.stdout.readline() if r else ""
+        self.proc = proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True)
+        assert proc.stdout is not None  # stdout=PIPE
+        r, _, _ = select.select([proc.stdout], [], [], _READY_TIMEOUT_S)
+        line = proc.stdout.readline() if r else ""
         if line.strip() != "ready":
             self.stop()
-            raise RuntimeError(f"link emulator failed to start (exit code {self.proc.poll()})")
+            raise RuntimeError(f"link emulator failed to start (exit code {proc.poll()})")
         for cmd in address_commands(client_ns, server_ns, self.mtu):
             run(cmd)
 
     def stats(self, timeout_s: float = 2.0) -> dict[str, dict]:
         """Ask both direction processes for their counters (SIGUSR1)."""
-        if not self.stats_dir or not self.alive():
+        proc = self.proc
+        if not self.stats_dir or proc is None or not self.alive():
             raise RuntimeError("emulator not running or started without a stats directory")
         paths = {d: os.path.join(self.stats_dir, f"{d}.json") for d in ("up", "down")}
         for p in paths.values():
             if os.path.exists(p):
                 os.unlink(p)
-        self.proc.send_signal(signal.SIGUSR1)
+        proc.send_signal(signal.SIGUSR1)
         deadline = time.monotonic() + timeout_s
         while not all(os.path.exists(p) for p in paths.values()):
             if time.monotonic() > deadline:

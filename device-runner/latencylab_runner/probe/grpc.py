@@ -66,6 +66,6 @@ def call(client: H2Client, req: ProbeRequest, tl: Timeline, deadline: float) -> 
     # Trailers-only responses carry grpc-status in the headers.
     status = resp.trailers.get("grpc-status", resp.headers.get("grpc-status"))
     if status != "0":
-        message = resp.trailers.get("grpc-message", resp.headers.get("grpc-message", ""))
-        raise ProbeFailure("http", f"grpc-status {status}: {message}"[:1000])
+        grpc_message = resp.trailers.get("grpc-message", resp.headers.get("grpc-message", ""))
+        raise ProbeFailure("http", f"grpc-status {status}: {grpc_message}"[:1000])
     return bytes(payload)

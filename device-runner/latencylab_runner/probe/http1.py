@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ssl
 import time
+from collections.abc import Iterable
 
 import h11
 
@@ -88,7 +89,7 @@ class H1Client:
         return bytes(body)
 
 
-def _header(headers: list[tuple[bytes, bytes]], name: bytes) -> str | None:
+def _header(headers: Iterable[tuple[bytes, bytes]], name: bytes) -> str | None:
     for k, v in headers:
         if k == name:
             return v.decode("latin-1")

@@ -10,7 +10,7 @@ import asyncio
 import socket
 import time
 import uuid
-from typing import Any
+from typing import Any, cast
 
 from aioquic.asyncio.protocol import QuicConnectionProtocol
 from aioquic.h3.connection import H3_ALPN, H3Connection
@@ -52,7 +52,7 @@ class H3Protocol(QuicConnectionProtocol):
         self.early_data_accepted = False
         self.closed_reason: ProbeFailure | None = None
 
-    def datagram_received(self, data: bytes | bytearray, addr: Any) -> None:
+    def datagram_received(self, data: bytes | str, addr: Any) -> None:  # aioquic's signature
         self.rx_ns = time.perf_counter_ns()
         super().datagram_received(data, addr)
 
@@ -82,7 +82,8 @@ class H3Protocol(QuicConnectionProtocol):
             elif not self.handshake.done() and event.error_code >= 0x100:
                 failure = ProbeFailure("tls", f"QUIC handshake failed: {event.reason_phrase} (0x{event.error_code:x})")
             else:
-                failure = ProbeFailure("reset", f"QUIC connection closed: {event.reason_phrase} (0x{event.error_code:x})")
+                failure = ProbeFailure("reset",
+                                       f"QUIC connection closed: {event.reason_phrase} (0x{event.error_code:x})")
             self._fail(failure)
         elif isinstance(event, StreamReset) and self.exchange and event.stream_id == self.exchange.stream_id:
             self._fail(ProbeFailure("reset", f"stream reset by server (0x{event.error_code:x})"))
@@ -138,10 +139,12 @@ class H3Client:
     def _store_ticket(self, ticket: SessionTicket) -> None:
         self.ticket = ticket
 
-    def fetch(self, req: ProbeRequest, tl: Timeline, deadline: float, *, new_connection: bool, use_ticket: bool) -> bytes:
+    def fetch(self, req: ProbeRequest, tl: Timeline, deadline: float, *,
+              new_connection: bool, use_ticket: bool) -> bytes:
         return self.loop.run_until_complete(self._fetch(req, tl, deadline, new_connection, use_ticket))
 
-    async def _fetch(self, req: ProbeRequest, tl: Timeline, deadline: float, new_connection: bool, use_ticket: bool) -> bytes:
+    async def _fetch(self, req: ProbeRequest, tl: Timeline, deadline: float,
+                     new_connection: bool, use_ticket: bool) -> bytes:
         f = tl.fields
         if new_connection or self.protocol is None or self.protocol.closed_reason is not None:
             self._close_connection()
@@ -153,7 +156,8 @@ class H3Client:
         assert proto is not None
         # 0-RTT: with an early-data ticket, send the (idempotent) request before the
         # handshake completes; otherwise wait for it.
-        early = use_ticket and self.ticket is not None and self.ticket.max_early_data_size and req.method in ("GET", "HEAD")
+        early = (use_ticket and self.ticket is not None and self.ticket.max_early_data_size
+                 and req.method in ("GET", "HEAD"))
         if not proto.handshake.done() and not early:
             await self._wait(proto.handshake, deadline, "QUIC handshake")
         stream_id = proto._quic.get_next_available_stream_id()
@@ -211,11 +215,12 @@ class H3Client:
         quic = QuicConnection(configuration=config, session_ticket_handler=self._store_ticket)
         try:
             transport, protocol = await self.loop.create_datagram_endpoint(
-                lambda: H3Protocol(quic), family=family, remote_addr=addr[:2]
+                # An IP family's sockaddr starts with (host, port).
+                lambda: H3Protocol(quic), family=family, remote_addr=cast(tuple[str, int], addr[:2])
             )
         except OSError as e:
             raise ProbeFailure("connect", f"{type(e).__name__}: {e}") from e
-        self.transport, self.protocol = transport, protocol  # type: ignore[assignment]
+        self.transport, self.protocol = transport, protocol
         protocol.connect(addr)
 
     async def _wait(self, fut: asyncio.Future[None], deadline: float, what: str) -> None:

@@ -6,7 +6,7 @@ import asyncio
 import itertools
 import time
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 import h2.config
 import h2.connection
@@ -78,7 +78,8 @@ class H2Session:
             return
         for event in events:
             if isinstance(event, h2.events.RequestReceived):
-                headers = {k: v for k, v in event.headers}  # type: ignore[misc]
+                # header_encoding="utf-8" makes h2 decode them to str; its annotations say bytes.
+                headers = cast(dict[str, str], dict(event.headers))
                 self.streams[event.stream_id] = _Stream(headers)
             elif isinstance(event, h2.events.DataReceived):
                 stream = self.streams.get(event.stream_id)

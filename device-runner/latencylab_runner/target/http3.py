@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import OrderedDict
+from typing import Any
 
 from aioquic.asyncio import QuicConnectionProtocol, serve
 from aioquic.asyncio.server import QuicServer
@@ -38,7 +39,7 @@ class TicketStore:
 class H3ServerProtocol(QuicConnectionProtocol):
     options: ServerOptions  # set by the factory in serve_h3
 
-    def __init__(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._h3: H3Connection | None = None
         self._requests: dict[int, tuple[dict[str, str], bytearray]] = {}

@@ -8,6 +8,7 @@ import socket
 import ssl
 import threading
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from ..tls import TlsPaths, ensure_tls
@@ -164,7 +165,7 @@ async def serve_target(
             sock = _tcp_socket(host, plain_port, reuse_port=reuse_port, listen=listen)
             if listen:
                 server = await loop.create_server(
-                    lambda opts=opts: TargetProtocol(opts, target._connections), sock=sock
+                    partial(TargetProtocol, opts, target._connections), sock=sock
                 )
                 target._servers.append(server)
             else:
@@ -191,7 +192,7 @@ async def serve_target(
                 opts = ServerOptions(tls=True, h3_port=port if h3 else advertise_h3_port, nagle_trap=nagle_trap)
                 if listen:
                     server = await loop.create_server(
-                        lambda opts=opts: TargetProtocol(opts, target._connections), sock=sock, ssl=ctx,
+                        partial(TargetProtocol, opts, target._connections), sock=sock, ssl=ctx,
                         ssl_handshake_timeout=10,
                     )
                     target._servers.append(server)

@@ -61,7 +61,8 @@ class ComparisonDetailSerializer(ComparisonSummarySerializer):
     spec = serializers.JSONField()
 
     class Meta(ComparisonSummarySerializer.Meta):
-        fields = [*ComparisonSummarySerializer.Meta.fields, "spec", "baseline_arm", "arms", "runs", "error", "started_at"]
+        fields = [*ComparisonSummarySerializer.Meta.fields,
+                  "spec", "baseline_arm", "arms", "runs", "error", "started_at"]
         read_only_fields = fields
 
 
@@ -90,7 +91,9 @@ class PresetSerializer(serializers.Serializer):
 
 class RequestStatsSerializer(serializers.Serializer):
     n = serializers.IntegerField()
-    errors = serializers.IntegerField()
+    # A declared field, which DRF's metaclass moves into _declared_fields (Serializer.errors is untouched at runtime);
+    # the stubs see it as overriding the property.
+    errors = serializers.IntegerField()  # type: ignore[assignment]
     median_ms = serializers.FloatField(allow_null=True)
     p90_ms = serializers.FloatField(allow_null=True)
     p95_ms = serializers.FloatField(allow_null=True)

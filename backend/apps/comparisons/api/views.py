@@ -1,3 +1,4 @@
+from django.db.models import QuerySet
 from django.http import StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -8,11 +9,13 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from apps.accounts.permissions import organization_of
 from apps.core.parsers import TextYAMLParser, YAMLParser
 from apps.results.export import stream_csv, stream_json_lines
 from apps.results.selectors import results_for_charts
 from apps.results.verdicts import verdict_for
 
+from ..models import Comparison
 from ..presets import PRESETS
 from ..selectors import comparisons_for
 from ..services import comparison_cancel, comparison_create
@@ -29,8 +32,8 @@ class ComparisonListCreateView(ListAPIView):
     serializer_class = ComparisonSummarySerializer
     parser_classes = [JSONParser, YAMLParser, TextYAMLParser]
 
-    def get_queryset(self):  # type: ignore[no-untyped-def]
-        queryset = comparisons_for(organization=self.request.organization)
+    def get_queryset(self) -> QuerySet[Comparison]:
+        queryset = comparisons_for(organization=organization_of(self.request))
         for key, value in self.request.query_params.items():
             if key.startswith("tag."):
                 queryset = queryset.filter(**{f"tags__{key[4:]}": value})
@@ -45,32 +48,32 @@ class ComparisonListCreateView(ListAPIView):
     )
     def post(self, request: Request) -> Response:
         comparison = comparison_create(
-            organization=request.organization, submitted_spec=request.data, created_by=request.user
+            organization=organization_of(request), submitted_spec=request.data, created_by=request.user
         )
-        comparison = get_object_or_404(comparisons_for(organization=request.organization), pk=comparison.pk)
+        comparison = get_object_or_404(comparisons_for(organization=organization_of(request)), pk=comparison.pk)
         return Response(ComparisonDetailSerializer(comparison).data, status=status.HTTP_201_CREATED)
 
 
 class ComparisonDetailView(APIView):
     @extend_schema(responses={200: ComparisonDetailSerializer}, summary="A comparison with its status and progress")
     def get(self, request: Request, comparison_id: str) -> Response:
-        comparison = get_object_or_404(comparisons_for(organization=request.organization), pk=comparison_id)
+        comparison = get_object_or_404(comparisons_for(organization=organization_of(request)), pk=comparison_id)
         return Response(ComparisonDetailSerializer(comparison).data)
 
 
 class ComparisonCancelView(APIView):
     @extend_schema(request=None, responses={200: ComparisonDetailSerializer}, summary="Cancel a comparison")
     def post(self, request: Request, comparison_id: str) -> Response:
-        comparison = get_object_or_404(comparisons_for(organization=request.organization), pk=comparison_id)
+        comparison = get_object_or_404(comparisons_for(organization=organization_of(request)), pk=comparison_id)
         comparison_cancel(comparison=comparison)
-        comparison = get_object_or_404(comparisons_for(organization=request.organization), pk=comparison_id)
+        comparison = get_object_or_404(comparisons_for(organization=organization_of(request)), pk=comparison_id)
         return Response(ComparisonDetailSerializer(comparison).data)
 
 
 class ComparisonResultsView(APIView):
     @extend_schema(responses={200: ComparisonResultsSerializer}, summary="Aggregates shaped for the charts")
     def get(self, request: Request, comparison_id: str) -> Response:
-        comparison = get_object_or_404(comparisons_for(organization=request.organization), pk=comparison_id)
+        comparison = get_object_or_404(comparisons_for(organization=organization_of(request)), pk=comparison_id)
         return Response(results_for_charts(comparison=comparison))
 
 
@@ -89,7 +92,7 @@ class ComparisonSamplesExportView(APIView):
     @extend_schema(responses={(200, "text/csv"): str, (200, "application/x-ndjson"): str},
                    summary="Export raw samples (CSV, or JSON lines)")
     def get(self, request: Request, comparison_id: str, fmt: str) -> StreamingHttpResponse:
-        comparison = get_object_or_404(comparisons_for(organization=request.organization), pk=comparison_id)
+        comparison = get_object_or_404(comparisons_for(organization=organization_of(request)), pk=comparison_id)
         if fmt == "csv":
             response = StreamingHttpResponse(stream_csv(comparison), content_type="text/csv")
         else:
@@ -107,7 +110,7 @@ class ComparisonVerdictView(APIView):
         responses={200: dict}, summary="Verdict of a finished comparison (CI gate)",
     )
     def get(self, request: Request, comparison_id: str) -> Response:
-        comparison = get_object_or_404(comparisons_for(organization=request.organization), pk=comparison_id)
+        comparison = get_object_or_404(comparisons_for(organization=organization_of(request)), pk=comparison_id)
         base_url = request.build_absolute_uri("/").rstrip("/")
         return Response(verdict_for(comparison, baseline_ref=request.query_params.get("baseline") or None,
                                     base_url=base_url))

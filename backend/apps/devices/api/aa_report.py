@@ -5,6 +5,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from apps.accounts.permissions import organization_of
 from apps.comparisons.aa import aa_report
 
 from ..selectors import pools_visible_to
@@ -37,5 +38,5 @@ class PoolAAReportView(APIView):
     @extend_schema(responses={200: AAReportSerializer},
                    summary="Empirical false-positive rate of the gate from this pool's A/A comparisons")
     def get(self, request: Request, slug: str) -> Response:
-        pool = get_object_or_404(pools_visible_to(organization=request.organization), slug=slug)
-        return Response(AAReportSerializer(aa_report(organization=request.organization, pool=pool)).data)
+        pool = get_object_or_404(pools_visible_to(organization=organization_of(request)), slug=slug)
+        return Response(AAReportSerializer(aa_report(organization=organization_of(request), pool=pool)).data)

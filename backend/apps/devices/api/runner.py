@@ -13,7 +13,7 @@ from apps.comparisons.models import Run
 from apps.core.errors import Conflict, PayloadTooLarge
 from apps.results.ingest import SampleBatchParser, samples_validate
 
-from ..authentication import IsRunner, RunnerTokenAuthentication
+from ..authentication import IsRunner, RunnerTokenAuthentication, runner_of
 from ..services import runner_heartbeat, runner_hello
 
 
@@ -101,10 +101,11 @@ class HelloView(RunnerAPIView):
     @extend_schema(request=HelloInputSerializer, responses={200: dict}, summary="Runner registers its devices")
     def post(self, request: Request) -> Response:
         data = self.validated(HelloInputSerializer, request)
-        devices = runner_hello(runner=request.auth, info=data["runner"], devices=data["devices"])
+        runner = runner_of(request)
+        devices = runner_hello(runner=runner, info=data["runner"], devices=data["devices"])
         return Response(
             {
-                "runner_id": str(request.auth.id),
+                "runner_id": str(runner.id),
                 "heartbeat_interval_s": 10,
                 "lease_wait_s": settings.RUNNER_LEASE_WAIT_MAX_S,
                 "devices": [{"serial": d.serial, "id": str(d.id)} for d in devices],
@@ -116,16 +117,17 @@ class HeartbeatView(RunnerAPIView):
     @extend_schema(request=HeartbeatInputSerializer, responses={200: dict}, summary="Device states; extends leases")
     def post(self, request: Request) -> Response:
         data = self.validated(HeartbeatInputSerializer, request)
-        runner_heartbeat(runner=request.auth, devices=data["devices"])
+        runner = runner_of(request)
+        runner_heartbeat(runner=runner, devices=data["devices"])
         runs = [{"run_id": str(r["run_id"]), "lease_token": r["lease_token"]} for r in data["runs"]]
-        return Response({"commands": heartbeat_extend_leases(runner=request.auth, runs=runs)})
+        return Response({"commands": heartbeat_extend_leases(runner=runner, runs=runs)})
 
 
 class LeaseView(RunnerAPIView):
     @extend_schema(request=LeaseInputSerializer, responses={200: dict, 204: None}, summary="Long-poll for work")
     def post(self, request: Request) -> Response:
         data = self.validated(LeaseInputSerializer, request)
-        runs = lease_acquire(runner=request.auth, serials=data["devices"], wait_s=data["wait_s"])
+        runs = lease_acquire(runner=runner_of(request), serials=data["devices"], wait_s=data["wait_s"])
         if not runs:
             return Response(status=status.HTTP_204_NO_CONTENT)
         return Response({"runs": runs})
@@ -140,18 +142,18 @@ class SamplesView(RunnerAPIView):
         if isinstance(samples, list) and len(samples) > settings.RUNNER_MAX_BATCH_SAMPLES:
             raise PayloadTooLarge(f"samples: at most {settings.RUNNER_MAX_BATCH_SAMPLES} per batch (one block)")
         data = self.validated(BatchInputSerializer, request)
-        run = Run.objects.filter(pk=run_id, device__runner=request.auth).select_related("comparison").first()
+        run = Run.objects.filter(pk=run_id, device__runner=runner_of(request)).select_related("comparison").first()
         if run is None:
             raise Conflict("This runner holds no lease on that run.")
         arms = set(run.comparison.arms.values_list("label", flat=True))
         samples_validate(data["samples"], arms=arms, block=data["block"],
                          contract_error=getattr(request.data, "contract_error", None))
-        return Response(block_store(runner=request.auth, run_id=run_id, batch=data))
+        return Response(block_store(runner=runner_of(request), run_id=run_id, batch=data))
 
 
 class FinishView(RunnerAPIView):
     @extend_schema(request=FinishInputSerializer, responses={200: dict}, summary="Report the end of a run")
     def post(self, request: Request, run_id: str) -> Response:
         data = self.validated(FinishInputSerializer, request)
-        run = run_finish(runner=request.auth, run_id=run_id, report=data)
+        run = run_finish(runner=runner_of(request), run_id=run_id, report=data)
         return Response({"run_id": str(run.id), "status": run.status})

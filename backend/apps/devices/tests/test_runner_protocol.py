@@ -73,7 +73,7 @@ def test_lease_upload_finish_happy_path(runner_api, queued_run, api, django_capt
     lines = b"".join(export.streaming_content).decode().splitlines()
     assert export.status_code == 200 and len(lines) == 13
     header = lines[0].split(",")
-    first = dict(zip(header, lines[1].split(",")))
+    first = dict(zip(header, lines[1].split(","), strict=True))
     assert (first["arm"], first["total_ms"], first["ttfb_ms"], first["dns_ms"]) == ("h2", "1.0", "0.39", "")
     as_json = api.get(f"/api/v1/comparisons/{queued_run.comparison_id}/samples.json")
     rows = [json.loads(line) for line in b"".join(as_json.streaming_content).decode().splitlines()]

@@ -4,6 +4,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from apps.accounts.permissions import organization_of
+
 from ..selectors import network_profiles_listing
 from ..services import network_profile_create
 from ..validation import LinkSpec
@@ -31,15 +33,15 @@ class NetworkProfileListCreateView(APIView):
     @extend_schema(responses={200: NetworkProfileOutputSerializer(many=True)},
                    summary="Built-in and this organization's network profiles")
     def get(self, request: Request) -> Response:
-        return Response(network_profiles_listing(organization=request.organization))
+        return Response(network_profiles_listing(organization=organization_of(request)))
 
     @extend_schema(request=NetworkProfileInputSerializer, responses={201: NetworkProfileOutputSerializer},
                    summary="Create a custom network profile")
     def post(self, request: Request) -> Response:
         body = NetworkProfileInputSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        profile = network_profile_create(organization=request.organization, name=body.validated_data["name"],
+        profile = network_profile_create(organization=organization_of(request), name=body.validated_data["name"],
                                          description=body.validated_data["description"],
-                                         spec=request.data.get("spec"))
-        listing = network_profiles_listing(organization=request.organization)
+                                         spec=body.initial_data.get("spec"))
+        listing = network_profiles_listing(organization=organization_of(request))
         return Response(next(p for p in listing if p["name"] == profile.name), status=status.HTTP_201_CREATED)

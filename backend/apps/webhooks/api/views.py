@@ -1,3 +1,4 @@
+from django.db.models import QuerySet
 from django.http import Http404
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
@@ -5,6 +6,8 @@ from rest_framework.generics import ListAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
+
+from apps.accounts.permissions import organization_of
 
 from ..models import EVENTS, Webhook
 from ..selectors import webhook_get, webhooks_for
@@ -37,8 +40,8 @@ class WebhookInputSerializer(serializers.Serializer):
 class WebhookListCreateView(ListAPIView):
     serializer_class = WebhookOutputSerializer
 
-    def get_queryset(self):  # type: ignore[no-untyped-def]
-        return webhooks_for(organization=self.request.organization)
+    def get_queryset(self) -> QuerySet[Webhook]:
+        return webhooks_for(organization=organization_of(self.request))
 
     @extend_schema(summary="This organization's webhooks (secrets are never shown again)")
     def get(self, request: Request, *args: object, **kwargs: object) -> Response:
@@ -49,7 +52,7 @@ class WebhookListCreateView(ListAPIView):
     def post(self, request: Request) -> Response:
         body = WebhookInputSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        webhook, secret = webhook_create(organization=request.organization, url=body.validated_data["url"],
+        webhook, secret = webhook_create(organization=organization_of(request), url=body.validated_data["url"],
                                          events=body.validated_data["events"])
         data = WebhookCreatedSerializer(webhook).data
         data["secret"] = secret
@@ -60,7 +63,7 @@ class WebhookDetailView(APIView):
     @extend_schema(request=None, responses={204: None}, summary="Delete a webhook")
     def delete(self, request: Request, webhook_id: str) -> Response:
         try:
-            webhook = webhook_get(organization=request.organization, webhook_id=webhook_id)
+            webhook = webhook_get(organization=organization_of(request), webhook_id=webhook_id)
         except Webhook.DoesNotExist as exc:
             raise Http404 from exc
         webhook_delete(webhook=webhook)
