@@ -1,5 +1,5 @@
 """The whole analysis of a stored 1,000,000-sample comparison, as the Celery task runs it:
-load from PostgreSQL (binary COPY per run) + statistics engine + chart shaping.
+load from PostgreSQL (binary COPY per run, phase durations included) + statistics engine + chart shaping.
 
 Target (DESIGN §11): < 2 s and < 1 GB RSS. bench_analysis.py times the engine alone on an
 in-memory table; this one adds the database. Needs PostgreSQL (LATENCYLAB_DB_*; `make
@@ -65,8 +65,32 @@ def store(comparison, table) -> None:
             cols[index["ttfb_us"]] = table.ttfb_us[rows].astype(str).tolist()
             cols[index["resp_bytes"]] = table.resp_bytes[rows].astype(str).tolist()
             cols[index["conn_reused"]] = np.where(table.first_on_connection[rows], "f", "t").tolist()
+            # Phase timestamps (µs from t0) as a probe records them, so the phase breakdown
+            # sorts as many values as on a real comparison: DNS, connect and TLS on new
+            # connections only, first byte and end of the response on every request.
+            first = table.first_on_connection[rows]
+            rng = np.random.default_rng(100 + 10 * d + p)
+            dns_end = rng.integers(300, 20_000, n)
+            conn_ready_tls = dns_end + rng.integers(5_000, 60_000, n)
+            conn_ready = conn_ready_tls + rng.integers(10_000, 120_000, n)
+            req_start = np.where(first, conn_ready, 0)
+            ttfb = table.ttfb_us[rows]
+            first_byte = req_start + np.maximum(ttfb, 0)
+            resp_end = np.maximum(table.total_us[rows], first_byte) + rng.integers(0, 5_000, n)
+
+            def maybe(values, where):
+                return np.where(where, values.astype(str), "\\N").tolist()
+
+            cols[index["dns_start"]] = maybe(np.zeros(n, np.int64), first)
+            cols[index["dns_end"]] = maybe(dns_end, first)
+            cols[index["conn_start"]] = maybe(dns_end, first)
+            cols[index["tls_start"]] = maybe(conn_ready_tls, first)
+            cols[index["conn_ready"]] = maybe(conn_ready, first)
+            cols[index["req_start"]] = req_start.astype(str).tolist()
+            cols[index["resp_first_byte"]] = maybe(first_byte, ttfb >= 0)
+            cols[index["resp_end"]] = maybe(resp_end, ttfb >= 0)
             cols[index["error_class"]] = np.where(table.ok[rows], "\\N", "timeout").tolist()
-            text = "\n".join("\t".join(row) for row in zip(*cols)) + "\n"
+            text = "\n".join("\t".join(row) for row in zip(*cols, strict=True)) + "\n"
             with connection.cursor() as cursor, cursor.cursor.copy(
                     f"COPY results_sample ({', '.join(COLUMNS)}) FROM STDIN") as copy:
                 copy.write(text)
@@ -107,11 +131,14 @@ def run() -> None:
     del table
     comparison = Comparison.objects.get(pk=comparison.pk)
     rss_before = peak_rss_mb()
-    walls = []
+    walls, steps = [], {}
     for _ in range(3):
-        start = time.perf_counter()
-        result = analysis_compute(comparison=comparison)
+        start, timings = time.perf_counter(), {}
+        result = analysis_compute(comparison=comparison, timings=timings)
         walls.append(time.perf_counter() - start)
+        for name, seconds in timings.items():
+            steps.setdefault(name, []).append(seconds)
+    print("per step, best of 3: " + ", ".join(f"{name} {min(s):.3f} s" for name, s in steps.items()))
     print(f"load + analyse + chart shaping: best {min(walls):.2f} s, runs {', '.join(f'{w:.2f}' for w in walls)} s "
           f"(target < 2 s); load average {os.getloadavg()[0]:.1f}")
     print(f"peak RSS {peak_rss_mb():.0f} MB (target < 1024 MB; {rss_before:.0f} MB before analysing)")

@@ -5,6 +5,7 @@ import csv
 import io
 import json
 from collections.abc import Iterator
+from decimal import Decimal
 
 from django.db import connection, transaction
 
@@ -45,7 +46,7 @@ def _rows(comparison: Comparison) -> Iterator[tuple]:
 
 
 def _plain(value: object) -> object:
-    return float(value) if type(value).__name__ == "Decimal" else value
+    return float(value) if isinstance(value, Decimal) else value
 
 
 def stream_csv(comparison: Comparison) -> Iterator[str]:

@@ -97,7 +97,10 @@ def _row_to_sample(row: dict[str, Any]) -> dict[str, Any]:
     return sample
 
 
-def rows_to_samples(rows: list[Any], *, first_line: int, where: str = "line {}") -> list[tuple[str, str, dict[str, Any]]]:
+ImportedSample = tuple[str, str, dict[str, Any]]  # (device, network profile, sample)
+
+
+def rows_to_samples(rows: list[Any], *, first_line: int, where: str = "line {}") -> list[ImportedSample]:
     """(device, network profile, sample) per row, or a 400 listing up to 50 bad lines.
     `where` names a row in errors: "line {}" for CSV, "rows[{}]" for JSON."""
     if not rows:

@@ -9,6 +9,7 @@ JSON Schema's verdict on every example document, so neither can drift from the c
 """
 
 import re
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -52,8 +53,10 @@ NonNegInt = Annotated[int, msgspec.Meta(ge=0)]
 Micros = Annotated[int, msgspec.Meta(ge=0)] | None
 
 
-def _text(limit: int) -> Any:
-    return Annotated[str, msgspec.Meta(max_length=limit)] | None
+Text16 = Annotated[str, msgspec.Meta(max_length=16)] | None
+Text64 = Annotated[str, msgspec.Meta(max_length=64)] | None
+Text512 = Annotated[str, msgspec.Meta(max_length=512)] | None
+Text1000 = Annotated[str, msgspec.Meta(max_length=1000)] | None
 
 
 class SampleIn(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -65,11 +68,11 @@ class SampleIn(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     repetition: NonNegInt | None = None
     step: int | None = None
     seq: NonNegInt
-    part: _text(16) = None
+    part: Text16 = None
     phase: Literal["warmup", "measure"]
     # The schema has no null op/path; null is accepted and stored as "" (as before).
     op: Literal["get", "echo", "delay", "bytes", "file", "grpc_unary", "grpc_stream"] | None = None
-    path: _text(512) = None
+    path: Text512 = None
     wall_time: NonNegInt
     dns_start: Micros = None
     dns_end: Micros = None
@@ -82,10 +85,10 @@ class SampleIn(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     resp_headers_end: Micros = None
     resp_end: Micros = None
     app_done: Micros  # required; null only on error samples (checked after decoding)
-    conn_id: _text(64) = None
+    conn_id: Text64 = None
     conn_reused: bool | None = None
-    alpn: _text(16) = None
-    tls_version: _text(16) = None
+    alpn: Text16 = None
+    tls_version: Text16 = None
     tls_resumed: bool | None = None
     early_data: bool | None = None
     req_bytes: NonNegInt | None = None
@@ -96,7 +99,7 @@ class SampleIn(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     srtt_us: NonNegInt | None = None
     retrans: NonNegInt | None = None
     error_class: Literal["dns", "connect", "tls", "timeout", "protocol_mismatch", "http", "reset", "other"] | None
-    error_detail: _text(1000) = None
+    error_detail: Text1000 = None
     t0: Literal[0]
 
 
@@ -288,7 +291,7 @@ def _copy_value(value: Any) -> str:
     return str(value)
 
 
-def _copy_column(name: str, values: tuple) -> list[str] | tuple:
+def _copy_column(name: str, values: Sequence[Any]) -> Sequence[Any]:
     """One column in COPY text format. Loops stay in C (map over str or a dict of the
     column's distinct values) except for nullable integers that are sometimes null."""
     if name in _INT_COLUMNS:

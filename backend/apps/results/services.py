@@ -1,4 +1,5 @@
 import dataclasses
+import time
 from typing import Any
 
 import numpy as np
@@ -13,7 +14,7 @@ from .analysis import VerdictConfig, analyze_comparison, describe, to_jsonable
 from .charts import chart_groups
 from .loader import load_comparison
 from .models import Analysis
-from .phases import phase_breakdown
+from .phases import phase_breakdown_loaded
 
 ENGINE = "latencylab-stats"
 
@@ -23,25 +24,42 @@ def verdict_config(spec: dict[str, Any]) -> VerdictConfig:
     return VerdictConfig(margin_pct=float(gate.get("margin_pct", 5.0)), alpha=float(gate.get("alpha", 0.01)))
 
 
-def analysis_compute(*, comparison: Comparison) -> dict[str, Any]:
-    loaded = load_comparison(comparison)
+def analysis_compute(*, comparison: Comparison, timings: dict[str, float] | None = None) -> dict[str, Any]:
+    """The stored comparison's analysis, as the dashboard reads it. ``timings`` (when
+    given) receives the seconds of each step, for the benchmark."""
+    clock = [time.perf_counter()]
+
+    def step(name: str) -> None:
+        now = time.perf_counter()
+        if timings is not None:
+            timings[name] = now - clock[0]
+        clock[0] = now
+
+    loaded = load_comparison(comparison, phases=True)
     table = loaded.table
     arms = list(table.arm_labels)
+    step("load")
     analysis = analyze_comparison(table, baseline_arm=comparison.baseline_arm, baselines=loaded.baselines,
                                   config=verdict_config(comparison.spec))
+    step("engine")
     # Request statistics per arm over every period: the same describe() with periods folded.
     folded = dataclasses.replace(table, period=np.full(len(table), -1, dtype=np.int32))
     analysis["requests"] = to_jsonable(describe(folded, metric="total_ms"))
-    analysis["phases"] = phase_breakdown(comparison)
-    groups = list(dict.fromkeys(zip(
-        [table.device_labels[d] for d in table.device], [table.profile_labels[p] for p in table.profile]))) \
-        if len(table) else []
-    return {
+    step("requests")
+    analysis["phases"] = phase_breakdown_loaded(comparison, loaded)
+    step("phases")
+    # (device, profile) pairs in order of first appearance, without a Python loop over rows.
+    pairs = table.device.astype(np.int64) * max(len(table.profile_labels), 1) + table.profile
+    _, first = np.unique(pairs, return_index=True)
+    groups = [(table.device_labels[table.device[i]], table.profile_labels[table.profile[i]]) for i in sorted(first)]
+    result = {
         "baseline_arm": comparison.baseline_arm,
         "arms": arms,
         "groups": chart_groups(analysis, arms=arms, groups=groups),
         "analysis": analysis,
     }
+    step("charts")
+    return result
 
 
 def comparison_analyse(*, comparison_id: str) -> Analysis | None:

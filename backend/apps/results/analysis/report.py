@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Sequence
+from typing import cast
 
 import numpy as np
 
@@ -43,7 +44,7 @@ def analyze_comparison(
         "payload_sweep": payload_sweep(table, baselines) if baselines is not None else [],
         "comparisons": [c.to_dict() for c in comparisons],
     }
-    return to_jsonable(result)
+    return cast(dict, to_jsonable(result))
 
 
 def to_jsonable(value: object) -> object:

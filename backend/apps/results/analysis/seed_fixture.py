@@ -110,6 +110,7 @@ def summaries_via_engine(fixture: dict) -> dict:
         }
     for row in first_vs_rest(fixture_sample_table(fixture, "B")):
         rest = row["rest"]
+        value: dict[str, float | int]
         if _is_download(row["arm"]):
             bytes_per_ms = rest["throughput_bytes_per_s"] / 1000.0
             value = {"throughput_bytes_per_s": int(round_half_up_2(bytes_per_ms) * 1000 + 0.5)}

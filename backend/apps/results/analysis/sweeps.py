@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .grouping import group_by, sorted_quantiles
@@ -74,7 +76,7 @@ def payload_sweep(
     # The groups of by_latency and by_ratio are the same keys in the same order.
     mean_rtt_ms = by_ratio.sums(np.where(np.isfinite(rtt), rtt, 0.0)) / safe_counts / 1000.0
 
-    out = []
+    out: list[dict[str, Any]] = []
     for g in range(len(by_latency)):
         profile, device, arm, size = (int(k[g]) for k in by_latency.keys)
         r = median_ratio[g]
@@ -92,5 +94,6 @@ def payload_sweep(
     for i, row in enumerate(out):
         nxt = out[i + 1] if i + 1 < len(out) else None
         same_series = nxt is not None and all(nxt[k] == row[k] for k in ("profile", "device", "arm"))
-        row["slower_than_next_size"] = bool(same_series and row["median_ms"] > nxt["median_ms"])  # type: ignore[index]
+        row["slower_than_next_size"] = bool(
+            same_series and nxt is not None and float(row["median_ms"]) > float(nxt["median_ms"]))
     return out

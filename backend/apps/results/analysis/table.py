@@ -8,6 +8,7 @@ lexsort/reduceat, never with a Python loop over samples.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -96,27 +97,25 @@ class SampleTable:
         return np.array([index[c] for c in self.device_classes], dtype=np.int64), class_labels
 
     @classmethod
-    def from_columns(cls, **columns: object) -> SampleTable:
+    def from_columns(cls, **columns: Any) -> SampleTable:
         """Build from lists or arrays, filling optional columns with their 'none' value."""
-        n = len(columns["arm"])  # type: ignore[arg-type]
+        n = len(columns["arm"])
         defaults: dict[str, object] = {
             "period": -1, "repetition": -1, "step": 0, "block": 0, "phase_measure": True,
             "ok": True, "ttfb_us": -1, "resp_bytes": 0, "server_delay_us": -1,
             "first_on_connection": False,
         }
-        arrays: dict[str, object] = {}
+        arrays: dict[str, Any] = {}
         for name in _INT_COLUMNS + _BOOL_COLUMNS + _MICROS_COLUMNS:
             dtype = np.bool_ if name in _BOOL_COLUMNS else (np.int32 if name in _INT_COLUMNS else np.int64)
             if name in columns:
                 arrays[name] = np.asarray(columns[name], dtype=dtype)
             else:
                 arrays[name] = np.full(n, defaults[name], dtype=dtype)
-        labels = {
-            k: tuple(v)  # type: ignore[call-overload]
-            for k, v in columns.items()
-            if k.endswith("_labels") or k == "device_classes"
+        labels: dict[str, Any] = {
+            k: tuple(v) for k, v in columns.items() if k.endswith("_labels") or k == "device_classes"
         }
-        return cls(**arrays, **labels)  # type: ignore[arg-type]
+        return cls(**arrays, **labels)
 
 
 @dataclass(frozen=True, eq=False)
