@@ -1,21 +1,24 @@
 """The scheduler's side of the runner protocol (DESIGN §5.3): leases, heartbeats,
 block uploads and finishing, and the reaper that requeues runs whose lease expired."""
 
+import json
 import secrets
 import time
+from collections.abc import Callable
 from datetime import timedelta
 from functools import partial
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
-from django.db.models import Exists, OuterRef
+from django.contrib.postgres.expressions import ArraySubquery
+from django.db import connection, transaction
+from django.db.models import Exists, OuterRef, QuerySet
 from django.utils import timezone
 
 from apps.core.errors import Conflict
 from apps.devices.models import Device, Runner
 
-from .models import Comparison, Run, RunBlock
+from .models import Arm, Comparison, Run
 
 
 def _lease_expiry() -> Any:
@@ -93,16 +96,20 @@ def lease_acquire(*, runner: Runner, serials: list[str], wait_s: float) -> list[
         time.sleep(0.5)
 
 
-def _run_under_lease(*, runner: Runner, run_id: str, lease_token: str) -> Run:
-    """The run, locked, if this runner still holds its lease; 409 otherwise."""
+def _run_under_lease(*, runner: Runner, run_id: str, lease_token: str, runs: QuerySet[Run] | None = None,
+                     found: Callable[[Run], None] | None = None) -> Run:
+    """The run, locked, if this runner still holds its lease; 409 otherwise. `runs`: the
+    queryset to read it with; `found(run)` is called before the lease is checked."""
     run = (
-        Run.objects.select_for_update(of=("self",))
-        .select_related("device", "comparison")
+        (Run.objects.select_related("device", "comparison") if runs is None else runs)
+        .select_for_update(of=("self",))
         .filter(pk=run_id, device__runner=runner)
         .first()
     )
     if run is None:
         raise Conflict("This runner holds no lease on that run.")
+    if found is not None:
+        found(run)
     if run.status != Run.Status.LEASED or not secrets.compare_digest(run.lease_token, lease_token):
         raise Conflict("The lease on this run was lost (expired, cancelled or re-leased).")
     if run.lease_expires_at and run.lease_expires_at < timezone.now():
@@ -123,31 +130,65 @@ def heartbeat_extend_leases(*, runner: Runner, runs: list[dict[str, str]]) -> li
     return commands
 
 
+# The block's RunBlock row and the run's progress in one statement. ON CONFLICT makes a
+# repeated block (even one committed by a concurrent upload while this one waited for the
+# run's lock) a no-op that returns no row; next_block is the first block without a
+# RunBlock, this one included (a data-modifying CTE's row isn't visible to the UPDATE).
+_BLOCK_RECORD = """
+WITH stored AS (
+    INSERT INTO comparisons_runblock (run_id, block, attempt, batch_seq, baseline, sample_count, stored_at)
+    VALUES (%(run)s, %(block)s, %(attempt)s, %(batch_seq)s, %(baseline)s::jsonb, %(count)s, %(now)s)
+    ON CONFLICT (run_id, block) DO NOTHING
+    RETURNING block
+)
+UPDATE comparisons_run SET
+    next_block = COALESCE((SELECT min(b) FROM generate_series(0, comparisons_run.blocks_total - 1) AS b
+                           WHERE b <> %(block)s AND NOT EXISTS (
+                               SELECT 1 FROM comparisons_runblock AS done
+                               WHERE done.run_id = comparisons_run.id AND done.block = b)),
+                          comparisons_run.blocks_total),
+    lease_expires_at = %(expires)s,
+    updated_at = %(now)s
+WHERE id = %(run)s AND EXISTS (SELECT 1 FROM stored)
+RETURNING next_block
+"""
+
+
 @transaction.atomic
-def block_store(*, runner: Runner, run_id: str, batch: dict[str, Any]) -> dict[str, Any]:
-    """Store one block's samples and baseline atomically; a repeated block is a no-op."""
+def block_store(*, runner: Runner, run_id: str, batch: dict[str, Any],
+                samples_check: Callable[[set[str]], None] | None = None) -> dict[str, Any]:
+    """Store one block's samples and baseline atomically; a repeated block is a no-op.
+
+    One query locks the run and reads its arms; `samples_check(arm labels)` may reject the
+    samples (400) before the lease is checked (409)."""
     from apps.results.ingest import samples_insert
 
-    run = _run_under_lease(runner=runner, run_id=run_id, lease_token=batch["lease_token"])
+    arms = Arm.objects.filter(comparison=OuterRef("comparison_id")).order_by("position")
+    runs = Run.objects.only("comparison_id", "status", "lease_token", "lease_expires_at", "attempt",
+                            "blocks_total", "next_block").annotate(
+        arm_labels=ArraySubquery(arms.values("label")), arm_ids=ArraySubquery(arms.values("id")))
+
+    def found(run: Any) -> None:
+        if samples_check is not None:
+            samples_check(set(run.arm_labels))
+
+    run: Any = _run_under_lease(runner=runner, run_id=run_id, lease_token=batch["lease_token"], runs=runs,
+                                found=found)
     block = batch["block"]
     if block >= run.blocks_total:
         raise Conflict(f"block: this run has blocks 0…{run.blocks_total - 1}.")
-    if RunBlock.objects.filter(run=run, block=block).exists():
+    now = timezone.now()
+    with connection.cursor() as cursor:
+        cursor.execute(_BLOCK_RECORD, {
+            "run": run.id, "block": block, "attempt": run.attempt, "batch_seq": batch["batch_seq"],
+            "baseline": json.dumps(batch.get("baseline") or {}), "count": len(batch["samples"]), "now": now,
+            "expires": now + timedelta(seconds=settings.RUNNER_LEASE_SECONDS)})
+        recorded = cursor.fetchone()
+    if recorded is None:
         return {"stored": 0, "duplicate": True, "next_block": run.next_block}
-    stored = samples_insert(run=run, samples=batch["samples"])
-    RunBlock.objects.create(
-        run=run,
-        block=block,
-        attempt=run.attempt,
-        batch_seq=batch["batch_seq"],
-        baseline=batch.get("baseline") or {},
-        sample_count=stored,
-    )
-    done = set(RunBlock.objects.filter(run=run).values_list("block", flat=True))
-    run.next_block = next((b for b in range(run.blocks_total) if b not in done), run.blocks_total)
-    run.lease_expires_at = _lease_expiry()
-    run.save(update_fields=["next_block", "lease_expires_at", "updated_at"])
-    return {"stored": stored, "duplicate": False, "next_block": run.next_block}
+    arm_ids = dict(zip(run.arm_labels, run.arm_ids, strict=True))
+    stored = samples_insert(run=run, samples=batch["samples"], arm_ids=arm_ids)
+    return {"stored": stored, "duplicate": False, "next_block": recorded[0]}
 
 
 def _release_device(run: Run) -> None:

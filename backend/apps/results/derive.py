@@ -2,6 +2,8 @@
 
 from typing import Any
 
+import numpy as np
+
 
 def total_us(sample: dict[str, Any]) -> int | None:
     done = sample.get("app_done")
@@ -13,15 +15,20 @@ def ttfb_us(sample: dict[str, Any]) -> int | None:
     return None if first is None or start is None else int(first) - int(start)
 
 
-# The same formulas over whole columns, for ingestion (apps.results.ingest.samples_insert).
+# The same formulas over whole columns, for ingestion (apps.results.ingest.samples_insert):
+# a column is (values, present), an int64 array with 0 where null and a bool array.
 
-def total_us_column(t0: tuple, app_done: tuple) -> list[int | None]:
-    return [None if done is None else done - (start or 0) for start, done in zip(t0, app_done, strict=True)]
+Column = tuple[np.ndarray, np.ndarray]
 
 
-def ttfb_us_column(req_start: tuple, resp_first_byte: tuple) -> list[int | None]:
-    return [None if first is None or start is None else first - start
-            for start, first in zip(req_start, resp_first_byte, strict=True)]
+def total_us_column(t0: Column, app_done: Column) -> Column:
+    (start, _), (done, done_present) = t0, app_done  # a null t0 counts as 0 (its value is 0)
+    return done - start, done_present
+
+
+def ttfb_us_column(req_start: Column, resp_first_byte: Column) -> Column:
+    (start, start_present), (first, first_present) = req_start, resp_first_byte
+    return first - start, start_present & first_present
 
 
 SQL_DURATIONS_MS = {

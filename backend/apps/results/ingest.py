@@ -1,18 +1,23 @@
 """Validating and storing uploaded samples (DESIGN §5.2, device-runner/contract/).
 
 The hot path decodes and validates a whole upload in C with msgspec (`batch_decode`,
-`SampleIn` mirrors sample.schema.json with its constraints), then formats the COPY
-payload column by column (`samples_insert`). Only a batch the fast path rejects goes
+`SampleIn` mirrors sample.schema.json with its constraints), then builds a binary COPY
+column by column with numpy, in chunks written while PostgreSQL stores the previous one
+(`copy_rows`, `samples_insert`). Only a batch the fast path rejects goes
 through the per-sample Python checks in `sample_errors`, which name every problem as
 `samples[i].field`. tests/test_ingest_contract.py checks that both validators give the
 JSON Schema's verdict on every example document, so neither can drift from the contract.
 """
 
 import re
+import uuid
 from collections.abc import Sequence
+from itertools import chain, compress, repeat
+from operator import attrgetter, is_
 from typing import Annotated, Any, Literal
 
 import msgspec
+import numpy as np
 from django.db import connection
 from rest_framework import serializers
 from rest_framework.exceptions import ParseError
@@ -59,8 +64,10 @@ Text512 = Annotated[str, msgspec.Meta(max_length=512)] | None
 Text1000 = Annotated[str, msgspec.Meta(max_length=1000)] | None
 
 
-class SampleIn(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    """One sample as uploaded. Field order = the COPY column order (after the run's ids)."""
+class SampleIn(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, gc=False):
+    """One sample as uploaded. Field order = the COPY column order (after the run's ids).
+    gc=False: scalars only, so never part of a cycle; 5,000 of them per upload stay out
+    of the cyclic garbage collector's way."""
 
     arm: Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
     block: NonNegInt
@@ -249,10 +256,15 @@ def samples_validate(samples: list[Any], *, arms: set[str], block: int,
 
     SampleIn samples passed the contract check while decoding; only what needs the run's
     context (arm labels, the batch's block, a null app_done only on error samples) is
-    left, checked here in one cheap pass. Plain dicts get the thorough check."""
+    left, checked here over four columns, in C. Plain dicts get the thorough check."""
     if samples and isinstance(samples[0], SampleIn):
-        if all(s.arm in arms and s.block == block and (s.app_done is not None or s.error_class is not None)
-               for s in samples):
+        column = _GETTERS
+        app_done = tuple(map(column["app_done"], samples))
+        if (set(map(column["arm"], samples)) <= arms and set(map(column["block"], samples)) == {block}
+                # a null app_done only on error samples: no null error_class among the rows
+                # whose app_done is null (compress picks those rows)
+                and (None not in app_done or None not in compress(map(column["error_class"], samples),
+                                                                  map(is_, app_done, repeat(None))))):
             return
         samples = [msgspec.structs.asdict(s) for s in samples]
     problems: dict[str, list[str]] = {}
@@ -270,74 +282,214 @@ def samples_validate(samples: list[Any], *, arms: set[str], block: int,
 
 
 # ---------------------------------------------------------------------------------------
-# Storing: one COPY of text built column by column.
+# Storing: one COPY in PostgreSQL's binary format, built column by column with numpy.
+#
+# Binary COPY: a signature, then per row an int16 field count and per field an int32
+# length (-1 = NULL) and the value in network byte order; an int16 -1 ends the data.
+# Columns whose width is the same on every row of a chunk (the ids, every column never or
+# always null, texts of one length) are laid out as numpy records, one per row; the
+# others (a timestamp null on some rows only, texts of several lengths) as one byte
+# string per row. COPY takes the columns in the order we name them: uniform ones first,
+# as the first chunk has them. The batch goes in chunks so that PostgreSQL stores one
+# while the next is being built.
 
-_COPY_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
-_BOOLS = {True: "t", False: "f", None: "\\N"}
-_INT_COLUMNS = {"block", "period", "repetition", "step", "seq", "wall_time", *TIMESTAMPS, "req_bytes", "resp_bytes",
-                "status", "server_time_us", "srtt_us", "retrans"}
-
-
-def _copy_value(value: Any) -> str:
-    """One field in PostgreSQL's COPY text format."""
-    if value is None:
-        return "\\N"
-    if value is True:
-        return "t"
-    if value is False:
-        return "f"
-    if isinstance(value, str):
-        return value.translate(_COPY_ESCAPES)
-    return str(value)
-
-
-def _copy_column(name: str, values: Sequence[Any]) -> Sequence[Any]:
-    """One column in COPY text format. Loops stay in C (map over str or a dict of the
-    column's distinct values) except for nullable integers that are sometimes null."""
-    if name in _INT_COLUMNS:
-        if None not in values:
-            return list(map(str, values))
-        distinct = set(values)
-        if len(distinct) == 1:
-            return ("\\N",) * len(values)
-        if len(distinct) * 4 < len(values):
-            lookup = {v: _copy_value(v) for v in distinct}
-            return list(map(lookup.__getitem__, values))
-        return ["\\N" if v is None else str(v) for v in values]
-    if name in OPTIONAL_BOOLS:
-        return list(map(_BOOLS.__getitem__, values))
-    # Text (few distinct values: arm, phase, op, path, alpn …) and server_delay_ms.
-    lookup = {v: _copy_value(v) for v in set(values)}
-    return list(map(lookup.__getitem__, values))
+_SIGNATURE = b"PGCOPY\n\xff\r\n\x00" + bytes(8)
+_TRAILER = b"\xff\xff"
+_NULL = b"\xff\xff\xff\xff"
+_BOOL_CHUNKS = {True: b"\x00\x00\x00\x01\x01", False: b"\x00\x00\x00\x01\x00", None: _NULL}
+_INT_TYPES = {  # column → (big-endian numpy type, smallest, largest) of its PostgreSQL type
+    **dict.fromkeys(("wall_time", *TIMESTAMPS, "req_bytes", "resp_bytes", "server_time_us", "srtt_us",
+                     "total_us", "ttfb_us"), (">i8", -(2**63), 2**63 - 1)),
+    **dict.fromkeys(("period", "repetition", "step", "seq", "status", "retrans"), (">i4", -(2**31), 2**31 - 1)),
+    "block": (">i2", -(2**15), 2**15 - 1),
+}
+_NOT_NULL_TEXT = ("op", "path")  # null is stored as ""
+_RANGE_MESSAGE = "out of range for the database column ({} … {})"
+_FIELD_COUNT = "#fields"
+COPY_CHUNK = 1000  # samples per piece of the COPY (the first goes out after ~1/5 of the work)
 
 
-def samples_insert(*, run: Run, samples: list[Any]) -> int:
-    """COPY the samples (SampleIn or dicts) into PostgreSQL inside the caller's transaction."""
+class _Rows:
+    """The binary COPY rows of one chunk of samples, assembled column by column."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        # column → its fields in the row record [(field, numpy type, value)], or one byte string per row
+        self.parts: dict[str, list[tuple[str, str, Any]] | list[bytes]] = {}
+
+    def uniform(self, column: str) -> bool:
+        return isinstance(self.parts[column][0], tuple)
+
+    def constant(self, column: str, chunk: bytes) -> None:
+        """The same length-prefixed value (or _NULL) on every row."""
+        self.parts[column] = [(column, f"V{len(chunk)}", np.frombuffer(chunk, f"V{len(chunk)}")[0])]
+
+    def lookup(self, column: str, values: Sequence[Any], encode: dict[Any, bytes]) -> None:
+        """A column of few distinct values (text, booleans, ids), through their encodings."""
+        widths = {len(chunk) for chunk in encode.values()}
+        if len(encode) == 1:
+            self.constant(column, next(iter(encode.values())))
+        elif len(widths) == 1:
+            width = widths.pop()
+            data = b"".join(map(encode.__getitem__, values))
+            self.parts[column] = [(column, f"V{width}", np.frombuffer(data, f"V{width}"))]
+        else:
+            self.parts[column] = list(map(encode.__getitem__, values))
+
+    def numbers(self, column: str, dtype: str, values: np.ndarray, present: np.ndarray) -> None:
+        """Numbers (0 where null) with their present mask."""
+        size = np.dtype(dtype).itemsize
+        if present.all():
+            self.parts[column] = [(f"{column}#", ">i4", size), (column, dtype, values)]
+        elif not present.any():
+            self.constant(column, _NULL)
+        else:  # null on some rows only: one byte string per row
+            where = np.flatnonzero(present)
+            records = np.empty(len(where), dtype=[("size", ">i4"), ("value", dtype)])
+            records["size"] = size
+            records["value"] = values[where]
+            chunks = [_NULL] * self.n
+            for row, chunk in zip(where.tolist(), records.view(f"V{records.itemsize}").tolist(), strict=True):
+                chunks[row] = chunk
+            self.parts[column] = chunks
+
+    def build(self, order: list[str] | None) -> tuple[list[str], bytes]:
+        """(the COPY column order, the rows in it). Without an order: the uniform columns
+        first, then the others, each in COLUMNS order."""
+        if order is None:
+            order = sorted(self.parts, key=lambda column: not self.uniform(column))
+        pieces: list[Sequence[bytes]] = []  # per-row byte strings, one list per piece of the row
+        fields: list[tuple[str, str, Any]] = [(_FIELD_COUNT, ">i2", len(COLUMNS))]
+        for column in order:
+            part = self.parts[column]
+            if isinstance(part[0], tuple):
+                fields.extend(part)
+                continue
+            if fields:
+                pieces.append(self._records(fields))
+                fields = []
+            pieces.append(part)
+        if fields:
+            pieces.append(self._records(fields))
+        if len(pieces) == 1:
+            return order, b"".join(pieces[0])
+        return order, b"".join(chain.from_iterable(zip(*pieces, strict=True)))
+
+    def _records(self, fields: list[tuple[str, str, Any]]) -> list[bytes]:
+        record = np.empty(self.n, dtype=[(name, dtype) for name, dtype, _ in fields])
+        for name, _, value in fields:
+            record[name] = value
+        return record.view(f"V{record.itemsize}").tolist()
+
+
+def _text(value: str) -> bytes:
+    data = value.encode()
+    return len(data).to_bytes(4, "big") + data
+
+
+def _id(value: Any) -> bytes:
+    """A primary key as its foreign key column's value: uuid, or bigint (BigAutoField)."""
+    if isinstance(value, uuid.UUID):
+        return b"\x00\x00\x00\x10" + value.bytes
+    return b"\x00\x00\x00\x08" + int(value).to_bytes(8, "big", signed=True)
+
+
+def _numbers(name: str, values: Sequence[Any], dtype: type = np.int64, first: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """A column of numbers and nulls as (values with 0 for null, present mask), converted
+    in C; a 400 naming the first sample whose value doesn't fit a 64-bit column (`first`:
+    the index of values[0] in the batch)."""
+    n = len(values)
+    try:
+        nulls = None
+        if dtype is np.int64:
+            try:
+                return np.fromiter(values, dtype, n), np.ones(n, bool)
+            except TypeError:  # nulls (fromiter would make them NaN in a float column)
+                pass
+        else:
+            nulls = values.count(None)
+            if not nulls:
+                return np.fromiter(values, dtype, n), np.ones(n, bool)
+        if (values.count(None) if nulls is None else nulls) == n:
+            return np.zeros(n, dtype), np.zeros(n, bool)
+        column = np.array(values, dtype=object)
+        present = column != None  # noqa: E711 (elementwise)
+        numbers: np.ndarray = np.zeros(n, dtype)
+        numbers[present] = column[present].astype(dtype)
+        return numbers, present
+    except OverflowError:
+        high = 2**63 - 1 if dtype is np.int64 else int(np.finfo(np.float64).max)
+        _out_of_range(name, values, -high - 1, high, first)
+        raise
+
+
+def _out_of_range(name: str, values: Sequence[Any], low: int, high: int, first: int = 0) -> None:
+    index = next(i for i, v in enumerate(values) if v is not None and not low <= v <= high)
+    raise serializers.ValidationError({f"samples[{first + index}].{name}": [_RANGE_MESSAGE.format(low, high)]})
+
+
+_GETTERS = {name: attrgetter(name) for name in SAMPLE_FIELDS}
+
+
+def samples_columns(samples: list[Any]) -> dict[str, tuple]:
+    """The samples (SampleIn or dicts) as columns: field name → tuple of values."""
+    if samples and isinstance(samples[0], SampleIn):
+        # A tuple per column straight from the structs: no per-sample tuples (astuple)
+        # for the cyclic garbage collector to chase (that cost 3×).
+        return {name: tuple(map(getter, samples)) for name, getter in _GETTERS.items()}
+    return {name: tuple(s.get(name) for s in samples) for name in SAMPLE_FIELDS}
+
+
+def copy_rows(samples: list[Any], *, comparison_id: Any, run_id: Any, arm_ids: dict[str, Any],
+              order: list[str] | None = None, first: int = 0) -> tuple[list[str], bytes]:
+    """Binary COPY rows of results_sample for the samples (SampleIn or dicts; `first`: the
+    index of samples[0] in the batch) in the column `order` (None: the best one for
+    these samples), and that order; a 400 for a value that doesn't fit its column."""
+    columns = samples_columns(samples)
+    rows = _Rows(len(samples))
+    rows.constant("comparison_id", _id(comparison_id))
+    rows.constant("run_id", _id(run_id))
+    rows.lookup("arm_id", columns["arm"], {label: _id(arm_ids[label]) for label in set(columns["arm"])})
+    ints: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    for name in COLUMNS[3:-2]:
+        values = columns[name]
+        if name in _INT_TYPES:
+            ints[name] = _numbers(name, values, first=first)
+            dtype, low, high = _INT_TYPES[name]
+            if low > -(2**63) and (ints[name][0].min() < low or ints[name][0].max() > high):
+                _out_of_range(name, values, low, high, first)
+            rows.numbers(name, dtype, *ints[name])
+        elif name in OPTIONAL_BOOLS:
+            rows.lookup(name, values, {v: _BOOL_CHUNKS[v] for v in set(values)})
+        elif name == "server_delay_ms":
+            rows.numbers(name, ">f8", *_numbers(name, values, np.float64, first))
+        else:
+            empty = "" if name in _NOT_NULL_TEXT else None
+            rows.lookup(name, values, {v: _NULL if v is None and empty is None else _text(v or "")
+                                       for v in set(values)})
+    t0 = _numbers("t0", columns["t0"], first=first)
+    rows.numbers("total_us", ">i8", *total_us_column(t0, ints["app_done"]))
+    rows.numbers("ttfb_us", ">i8", *ttfb_us_column(ints["req_start"], ints["resp_first_byte"]))
+    return rows.build(order)
+
+
+def samples_insert(*, run: Run, samples: list[Any], arm_ids: dict[str, Any] | None = None) -> int:
+    """COPY the samples (SampleIn or dicts) into PostgreSQL inside the caller's transaction.
+    `arm_ids`: label → Arm id, when the caller has it."""
     if not samples:
         return 0
-    arm_ids = {label: str(pk) for label, pk in run.comparison.arms.values_list("label", "id")}
-    if isinstance(samples[0], SampleIn):
-        columns = list(zip(*map(msgspec.structs.astuple, samples), strict=True))
-    else:
-        columns = [tuple(s.get(name) for s in samples) for name in SAMPLE_FIELDS]
-    by_name = dict(zip(SAMPLE_FIELDS, columns, strict=True))
-    n = len(samples)
-    by_name["op"] = tuple(v or "" for v in by_name["op"]) if None in by_name["op"] else by_name["op"]
-    by_name["path"] = tuple(v or "" for v in by_name["path"]) if None in by_name["path"] else by_name["path"]
-    text_columns: list[Any] = [
-        (str(run.comparison_id),) * n,
-        (str(run.id),) * n,
-        list(map(arm_ids.__getitem__, by_name["arm"])),
-        *(_copy_column(name, by_name[name]) for name in COLUMNS[3:-2]),
-        _copy_column("app_done", total_us_column(by_name["t0"], by_name["app_done"])),
-        _copy_column("app_done", ttfb_us_column(by_name["req_start"], by_name["resp_first_byte"])),
-    ]
-    text = "\n".join(map("\t".join, zip(*text_columns, strict=True))) + "\n"
+    if arm_ids is None:
+        arm_ids = dict(run.comparison.arms.values_list("label", "id"))
+    ids: dict[str, Any] = {"comparison_id": run.comparison_id, "run_id": run.id, "arm_ids": arm_ids}
+    order, data = copy_rows(samples[:COPY_CHUNK], **ids)
     with connection.cursor() as cursor:
-        with cursor.cursor.copy(f"COPY results_sample ({', '.join(COLUMNS)}) FROM STDIN") as copy:
-            copy.write(text)
-    return n
+        with cursor.cursor.copy(f"COPY results_sample ({', '.join(order)}) FROM STDIN (FORMAT BINARY)") as copy:
+            copy.write(_SIGNATURE + data)
+            for first in range(COPY_CHUNK, len(samples), COPY_CHUNK):
+                copy.write(copy_rows(samples[first:first + COPY_CHUNK], **ids, order=order, first=first)[1])
+            copy.write(_TRAILER)
+    return len(samples)
 
 
-__all__ = ["COLUMNS", "SampleBatchParser", "SampleIn", "batch_decode", "sample_errors", "samples_insert",
-           "samples_validate", "total_us", "ttfb_us"]
+__all__ = ["COLUMNS", "SampleBatchParser", "SampleIn", "batch_decode", "copy_rows", "sample_errors",
+           "samples_columns", "samples_insert", "samples_validate", "total_us", "ttfb_us"]

@@ -9,8 +9,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.comparisons.leasing import block_store, heartbeat_extend_leases, lease_acquire, run_finish
-from apps.comparisons.models import Run
-from apps.core.errors import Conflict, PayloadTooLarge
+from apps.core.errors import PayloadTooLarge
 from apps.results.ingest import SampleBatchParser, samples_validate
 
 from ..authentication import IsRunner, RunnerTokenAuthentication, runner_of
@@ -138,17 +137,20 @@ class SamplesView(RunnerAPIView):
 
     @extend_schema(request=BatchInputSerializer, responses={200: dict}, summary="Upload one block's samples")
     def post(self, request: Request, run_id: str) -> Response:
-        samples = request.data.get("samples") if isinstance(request.data, dict) else None
+        batch = request.data
+        samples = batch.get("samples") if isinstance(batch, dict) else None
         if isinstance(samples, list) and len(samples) > settings.RUNNER_MAX_BATCH_SAMPLES:
             raise PayloadTooLarge(f"samples: at most {settings.RUNNER_MAX_BATCH_SAMPLES} per batch (one block)")
         data = self.validated(BatchInputSerializer, request)
-        run = Run.objects.filter(pk=run_id, device__runner=runner_of(request)).select_related("comparison").first()
-        if run is None:
-            raise Conflict("This runner holds no lease on that run.")
-        arms = set(run.comparison.arms.values_list("label", flat=True))
-        samples_validate(data["samples"], arms=arms, block=data["block"],
-                         contract_error=getattr(request.data, "contract_error", None))
-        return Response(block_store(runner=runner_of(request), run_id=run_id, batch=data))
+
+        def samples_check(arms: set[str]) -> None:
+            samples_validate(data["samples"], arms=arms, block=data["block"],
+                             contract_error=getattr(batch, "contract_error", None))
+
+        # One transaction: the run locked with its arm labels (one query), the samples
+        # checked against them (400), the lease checked (409), the block stored.
+        return Response(block_store(runner=runner_of(request), run_id=run_id, batch=data,
+                                    samples_check=samples_check))
 
 
 class FinishView(RunnerAPIView):
