@@ -18,7 +18,7 @@ from .bootstrap import hierarchical_ratio_bootstrap
 from .effects import cliffs_delta_from_u, cliffs_label, cohens_d_log, cohens_label, percentage_gain, speedup
 from .grouping import group_by, sorted_quantiles
 from .significance import block_log_ratio_test, holm_adjust, mann_whitney
-from .table import SampleTable
+from .table import METRIC_COLUMNS, SampleTable
 from .verdict import Verdict, VerdictConfig, decide, summary_line
 
 
@@ -77,22 +77,32 @@ def compare_arms(
     class_of_device, class_labels = table.device_class_codes()
     rng = np.random.default_rng(config.seed)
 
+    # (device, block) cell key of every row; _dense_cells numbers each unit's cells densely.
+    n_blocks = int(table.block.max(initial=0)) + 1
+    cell_keys = table.device.astype(np.int64) * n_blocks + table.block
     units: list[_UnitStats] = []
     for metric_index, metric in enumerate(metrics):
         values, usable = table.metric_values(metric)
         rows = np.flatnonzero(usable)
         dev_class = class_of_device[table.device[rows]]
         # Sorted by value within each (class, profile, arm): every arm is sorted once.
-        groups = group_by([dev_class, table.profile[rows], table.arm[rows]], values[rows])
+        groups = group_by([dev_class, table.profile[rows], table.arm[rows]],
+                          value_order=table.sorted_positions(METRIC_COLUMNS[metric], usable))
+        # One gather per metric: each arm is then a contiguous slice, sorted by value, with the
+        # (device, block) cell key of each value.
+        sorted_rows = rows[groups.order]
+        sorted_values = values[sorted_rows]
+        sorted_cell_keys = cell_keys[sorted_rows]
+        starts, ends = groups.starts, groups.starts + groups.counts
         slices = {
-            tuple(int(k[g]) for k in groups.keys): groups.order[groups.starts[g]:groups.starts[g] + groups.counts[g]]
-            for g in range(len(groups))
+            tuple(int(k[g]) for k in groups.keys): slice(int(starts[g]), int(ends[g])) for g in range(len(groups))
         }
-        for (cls, profile, arm), cand_idx in slices.items():
-            base_idx = slices.get((cls, profile, base_code))
-            if arm == base_code or base_idx is None:
+        for (cls, profile, arm), cand_slice in slices.items():
+            base_slice = slices.get((cls, profile, base_code))
+            if arm == base_code or base_slice is None:
                 continue
-            fields = _compare_unit(table, values, rows[cand_idx], rows[base_idx], config, rng)
+            fields = _compare_unit(sorted_values[cand_slice], sorted_cell_keys[cand_slice], sorted_values[base_slice],
+                                   sorted_cell_keys[base_slice], n_blocks, config, rng)
             if fields is None:
                 continue
             fields.update(arm=table.arm_labels[arm], baseline_arm=baseline_arm, metric=metric,
@@ -109,11 +119,11 @@ def compare_arms(
     return out
 
 
-def _compare_unit(table: SampleTable, values: np.ndarray, cand_rows: np.ndarray, base_rows: np.ndarray,
+def _compare_unit(cand: np.ndarray, cand_key: np.ndarray, base: np.ndarray, base_key: np.ndarray, n_blocks: int,
                   config: VerdictConfig, rng: np.random.Generator) -> dict | None:
     # Each arm arrives sorted (see compare_arms); medians, cell medians, U and the bootstrap's
     # bins all read the sorted arrays. Values stay in µs (integers sort fastest).
-    cand, cand_cell, base, base_cell, cell_device = _sorted_arms_with_cells(table, values, cand_rows, base_rows)
+    cand_cell, base_cell, cell_device = _dense_cells(cand_key, base_key, n_blocks)
     n_cells = len(cell_device)
     log_ratios = np.log(_cell_medians(cand, cand_cell, n_cells) / _cell_medians(base, base_cell, n_cells))
     paired = np.isfinite(log_ratios)
@@ -159,21 +169,16 @@ def _compare_unit(table: SampleTable, values: np.ndarray, cand_rows: np.ndarray,
     }
 
 
-def _sorted_arms_with_cells(table: SampleTable, values: np.ndarray, cand_rows: np.ndarray, base_rows: np.ndarray
-                            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Each arm's values (rows arrive sorted by value), with the dense (device, block)
-    cell of each value and each cell's device."""
-    n_blocks = int(max(table.block[cand_rows].max(), table.block[base_rows].max())) + 1
-    arms = []
-    for rows in (cand_rows, base_rows):
-        arms.append((values[rows], table.device[rows].astype(np.int64) * n_blocks + table.block[rows]))
-    (cand, cand_key), (base, base_key) = arms
+def _dense_cells(cand_key: np.ndarray, base_key: np.ndarray, n_blocks: int
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Dense (device, block) cell of each value of both arms (keys are device * n_blocks + block),
+    in (device, block) order, and each cell's device."""
     present = np.zeros(int(max(cand_key.max(), base_key.max())) + 1, dtype=bool)
     present[cand_key] = True
     present[base_key] = True
     dense = np.cumsum(present) - 1
     cell_device = np.flatnonzero(present) // n_blocks
-    return cand, dense[cand_key], base, dense[base_key], cell_device
+    return dense[cand_key], dense[base_key], cell_device
 
 
 def _cell_medians(sorted_values: np.ndarray, cell: np.ndarray, n_cells: int) -> np.ndarray:

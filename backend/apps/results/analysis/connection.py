@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .grouping import group_by, sorted_quantiles
-from .table import SampleTable
+from .table import METRIC_COLUMNS, SampleTable
 
 
 def first_vs_rest(table: SampleTable, *, metric: str = "total_ms") -> list[dict]:
@@ -15,7 +15,8 @@ def first_vs_rest(table: SampleTable, *, metric: str = "total_ms") -> list[dict]
     values, usable = table.metric_values(metric)
     rows = np.flatnonzero(usable)
     first = table.first_on_connection[rows].astype(np.int64)
-    groups = group_by([table.profile[rows], table.device[rows], table.arm[rows], first], values[rows])
+    groups = group_by([table.profile[rows], table.device[rows], table.arm[rows], first],
+                      value_order=table.sorted_positions(METRIC_COLUMNS[metric], usable))
     sorted_ms = values[rows][groups.order] / 1000.0
     medians = sorted_quantiles(sorted_ms, groups.starts, groups.counts, 0.5)
     total_us = groups.sums(values[rows])

@@ -57,7 +57,9 @@ def to_jsonable(value: object) -> object:
     if isinstance(value, dict):
         return {str(k): to_jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [to_jsonable(v) for v in value]
+        # Plain finite floats, ints, strings and None (most of a result) skip the call.
+        return [v if ((t := type(v)) is float and math.isfinite(v)) or t is int or t is str or v is None
+                else to_jsonable(v) for v in value]
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return to_jsonable(dataclasses.asdict(value))
     if isinstance(value, np.ndarray):

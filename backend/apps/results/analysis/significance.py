@@ -46,8 +46,8 @@ def mann_whitney(candidate: np.ndarray, baseline: np.ndarray) -> tuple[float, fl
 
     U counts pairs where the candidate is larger, ties ½. For large samples U
     and the tie-corrected normal approximation (with continuity correction, as
-    scipy) come from one sort of the baseline and one of the pooled values,
-    which is several times cheaper than ranking the concatenation.
+    scipy) come from one stable merge of the two sorted arms, which is several
+    times cheaper than ranking the concatenation.
     """
     n_c, n_b = len(candidate), len(baseline)
     if n_c == 0 or n_b == 0:
@@ -55,16 +55,23 @@ def mann_whitney(candidate: np.ndarray, baseline: np.ndarray) -> tuple[float, fl
     if n_c + n_b < MANN_WHITNEY_LARGE:
         result = stats.mannwhitneyu(candidate, baseline, alternative="two-sided", method="auto")
         return float(result.statistic), float(result.pvalue)
-    # Sorting is linear on already-sorted input (timsort), and sorted queries
-    # make searchsorted cache-friendly; callers that hold sorted arms pay little.
+    # Sorting is linear on already-sorted input (timsort), and a stable argsort of the two
+    # sorted arms one after the other is a linear merge; callers that hold sorted arms pay little.
     sorted_cand = np.sort(candidate, kind="stable")
     sorted_base = np.sort(baseline, kind="stable")
-    below = np.searchsorted(sorted_base, sorted_cand, side="left").sum(dtype=np.float64)
-    below_or_tied = np.searchsorted(sorted_base, sorted_cand, side="right").sum(dtype=np.float64)
-    u = (below + below_or_tied) / 2.0
-    pooled = np.sort(np.concatenate((sorted_cand, sorted_base)), kind="stable")
+    merged = np.concatenate((sorted_base, sorted_cand))
+    order = np.argsort(merged, kind="stable")  # ties: baseline values first
+    pooled = merged[order]
+    is_cand = order >= n_b
     run_starts = np.flatnonzero(np.concatenate(([True], pooled[1:] != pooled[:-1])))
     ties = np.diff(np.append(run_starts, len(pooled))).astype(np.float64)
+    # The i-th smallest candidate value sits at merged position p_i with p_i − i baseline
+    # values at or below it; candidate values in each run of ties meet the run's baseline ones.
+    below_or_tied = int(np.flatnonzero(is_cand).sum()) - n_c * (n_c - 1) // 2
+    cand_in_run = np.add.reduceat(is_cand.astype(np.int64), run_starts)
+    base_in_run = np.diff(np.append(run_starts, len(pooled))) - cand_in_run
+    below = below_or_tied - int((cand_in_run * base_in_run).sum())
+    u = (below + below_or_tied) / 2.0
     n = float(n_c + n_b)
     variance = n_c * n_b / 12.0 * ((n + 1) - (ties**3 - ties).sum() / (n * (n - 1)))
     if variance <= 0:

@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from .grouping import stable_value_order
+
 # Metric name -> column of SampleTable; outputs are reported in milliseconds.
 METRIC_COLUMNS = {"total_ms": "total_us", "ttfb_ms": "ttfb_us"}
 
@@ -89,6 +91,36 @@ class SampleTable:
         except KeyError:
             raise ValueError(f"unknown metric {metric!r}; expected one of {sorted(METRIC_COLUMNS)}") from None
         return values, self.measured_ok & (values >= 0)
+
+    def value_order(self, column: str) -> np.ndarray:
+        """Stable argsort of a column over all rows, computed once per table.
+
+        Several aggregates sort the same metric within different groupings; each
+        reuses this order and pays only a radix pass over its group keys. The
+        columns are treated as immutable (the engine never writes to them).
+        """
+        cache: dict[str, np.ndarray] = self.__dict__.setdefault("_value_orders", {})
+        if column not in cache:
+            cache[column] = stable_value_order(getattr(self, column))
+        return cache[column]
+
+    def sorted_positions(self, column: str, rows: np.ndarray) -> np.ndarray:
+        """Positions into ``flatnonzero(rows)`` (a boolean mask) in stable order of the column's values.
+
+        The last few masks asked for are remembered: describe, compare and
+        first-vs-rest select the same usable rows of a metric.
+        """
+        recent: list[tuple[str, np.ndarray, np.ndarray]] = self.__dict__.setdefault("_sorted_positions", [])
+        for cached_column, cached_rows, positions in recent:
+            if cached_column == column and np.array_equal(cached_rows, rows):
+                return positions
+        order = self.value_order(column)
+        picked = order[rows[order]]
+        position = np.cumsum(rows, dtype=np.int64) - 1
+        positions = position[picked]
+        recent.append((column, rows.copy(), positions))
+        del recent[:-4]
+        return positions
 
     def device_class_codes(self) -> tuple[np.ndarray, tuple[str, ...]]:
         """Per-device class code and the class labels (first-seen order)."""
