@@ -187,7 +187,7 @@ def block_store(*, runner: Runner, run_id: str, batch: dict[str, Any],
     if recorded is None:
         return {"stored": 0, "duplicate": True, "next_block": run.next_block}
     arm_ids = dict(zip(run.arm_labels, run.arm_ids, strict=True))
-    stored = samples_insert(run=run, samples=batch["samples"], arm_ids=arm_ids)
+    stored = samples_insert(run=run, samples=batch["samples"], arm_ids=arm_ids, block=block)
     return {"stored": stored, "duplicate": False, "next_block": recorded[0]}
 
 

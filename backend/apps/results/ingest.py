@@ -9,6 +9,7 @@ through the per-sample Python checks in `sample_errors`, which name every proble
 JSON Schema's verdict on every example document, so neither can drift from the contract.
 """
 
+import operator
 import re
 import uuid
 from collections.abc import Sequence
@@ -26,6 +27,9 @@ from rest_framework.parsers import BaseParser
 from apps.comparisons.models import Run
 
 from .derive import total_us, total_us_column, ttfb_us, ttfb_us_column
+from .loader import _BLOCK_COLUMNS, _FIRST, _MEASURE, _OK, _TTFB_NULL, PHASE_NULL, block_columns_store
+
+_BLOCK_NAMES = [name for name, _ in _BLOCK_COLUMNS]
 
 TIMESTAMPS = (
     "dns_start", "dns_end", "conn_start", "tls_start", "conn_ready", "req_start", "req_end",
@@ -445,6 +449,54 @@ def copy_rows(samples: list[Any], *, comparison_id: Any, run_id: Any, arm_ids: d
     """Binary COPY rows of results_sample for the samples (SampleIn or dicts; `first`: the
     index of samples[0] in the batch) in the column `order` (None: the best one for
     these samples), and that order; a 400 for a value that doesn't fit its column."""
+    order, data, _ = _copy_chunk(samples, comparison_id=comparison_id, run_id=run_id, arm_ids=arm_ids, order=order,
+                                 first=first)
+    return order, data
+
+
+def _present(values: tuple, value: Any) -> np.ndarray:
+    """values[i] is value (None, True), as a bool array."""
+    return np.fromiter(map(is_, values, repeat(value)), bool, len(values))
+
+
+def _analysis_columns(columns: dict[str, tuple], ints: dict[str, tuple[np.ndarray, np.ndarray]],
+                      total: tuple[np.ndarray, np.ndarray], ttfb: tuple[np.ndarray, np.ndarray],
+                      delay: tuple[np.ndarray, np.ndarray], arm_ids: dict[str, Any]) -> dict[str, np.ndarray]:
+    """The loader's columns of these samples (apps.results.loader, BlockColumns): the same
+    values the loader's COPY computes in SQL from the stored row, plus `block`."""
+    arm_of = {label: int(arm_ids[label]) for label in set(columns["arm"])}
+
+    def null_as(column: tuple[np.ndarray, np.ndarray], value: int) -> np.ndarray:
+        return np.where(column[1], column[0], value)
+
+    def phase(end: tuple[np.ndarray, np.ndarray], start: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+        return np.where(end[1] & start[1], end[0] - start[0], PHASE_NULL)
+
+    tls_start, conn_ready = ints["tls_start"], ints["conn_ready"]
+    connected = (np.where(tls_start[1], tls_start[0], conn_ready[0]), tls_start[1] | conn_ready[1])
+    flags = (np.fromiter(map(operator.eq, columns["phase"], repeat("measure")), bool, len(columns["phase"]))
+             * _MEASURE
+             | _present(columns["error_class"], None) * _OK
+             | ~_present(columns["conn_reused"], True) * _FIRST
+             | ~ttfb[1] * _TTFB_NULL).astype(np.uint8)
+    return {
+        "arm": np.fromiter(map(arm_of.__getitem__, columns["arm"]), np.int64, len(columns["arm"])),
+        "block": ints["block"][0],
+        "period": null_as(ints["period"], -1), "repetition": null_as(ints["repetition"], -1),
+        "step": null_as(ints["step"], -1), "flags": flags,
+        "total_us": null_as(total, -1), "ttfb_us": null_as(ttfb, -1), "resp_bytes": null_as(ints["resp_bytes"], 0),
+        # PostgreSQL's float8 → int8 rounds half to even, as rint does.
+        "server_delay_us": np.where(delay[1], np.rint(delay[0] * 1000), -1).astype(np.int64),
+        "dns_us": phase(ints["dns_end"], ints["dns_start"]),
+        "connect_us": phase(connected, ints["conn_start"]),
+        "tls_us": phase(conn_ready, tls_start),
+        "download_us": phase(ints["resp_end"], ints["resp_first_byte"]),
+    }
+
+
+def _copy_chunk(samples: list[Any], *, comparison_id: Any, run_id: Any, arm_ids: dict[str, Any],
+                order: list[str] | None = None, first: int = 0) -> tuple[list[str], bytes, dict[str, np.ndarray]]:
+    """copy_rows, and the loader's columns of the samples (`_analysis_columns`)."""
     columns = samples_columns(samples)
     rows = _Rows(len(samples))
     rows.constant("comparison_id", _id(comparison_id))
@@ -462,32 +514,54 @@ def copy_rows(samples: list[Any], *, comparison_id: Any, run_id: Any, arm_ids: d
         elif name in OPTIONAL_BOOLS:
             rows.lookup(name, values, {v: _BOOL_CHUNKS[v] for v in set(values)})
         elif name == "server_delay_ms":
-            rows.numbers(name, ">f8", *_numbers(name, values, np.float64, first))
+            delay = _numbers(name, values, np.float64, first)
+            rows.numbers(name, ">f8", *delay)
         else:
             empty = "" if name in _NOT_NULL_TEXT else None
             rows.lookup(name, values, {v: _NULL if v is None and empty is None else _text(v or "")
                                        for v in set(values)})
     t0 = _numbers("t0", columns["t0"], first=first)
-    rows.numbers("total_us", ">i8", *total_us_column(t0, ints["app_done"]))
-    rows.numbers("ttfb_us", ">i8", *ttfb_us_column(ints["req_start"], ints["resp_first_byte"]))
-    return rows.build(order)
+    total = total_us_column(t0, ints["app_done"])
+    ttfb = ttfb_us_column(ints["req_start"], ints["resp_first_byte"])
+    rows.numbers("total_us", ">i8", *total)
+    rows.numbers("ttfb_us", ">i8", *ttfb)
+    order, data = rows.build(order)
+    return order, data, _analysis_columns(columns, ints, total, ttfb, delay, arm_ids)
 
 
-def samples_insert(*, run: Run, samples: list[Any], arm_ids: dict[str, Any] | None = None) -> int:
-    """COPY the samples (SampleIn or dicts) into PostgreSQL inside the caller's transaction.
-    `arm_ids`: label → Arm id, when the caller has it."""
+def samples_insert(*, run: Run, samples: list[Any], arm_ids: dict[str, Any] | None = None,
+                   block: int | None = None) -> int:
+    """COPY the samples (SampleIn or dicts) into PostgreSQL inside the caller's transaction,
+    and each of their blocks' analysis columns (BlockColumns). `arm_ids`: label → Arm id,
+    when the caller has it; `block`: the block being stored, given its columns even when
+    it has no samples."""
     if not samples:
+        if block is not None:
+            block_columns_store(run.id, {block: {name: np.zeros(0, np.int64) for name in _BLOCK_NAMES}})
         return 0
     if arm_ids is None:
         arm_ids = dict(run.comparison.arms.values_list("label", "id"))
     ids: dict[str, Any] = {"comparison_id": run.comparison_id, "run_id": run.id, "arm_ids": arm_ids}
-    order, data = copy_rows(samples[:COPY_CHUNK], **ids)
+    order, data, analysis = _copy_chunk(samples[:COPY_CHUNK], **ids)
+    parts = [analysis]
     with connection.cursor() as cursor:
         with cursor.cursor.copy(f"COPY results_sample ({', '.join(order)}) FROM STDIN (FORMAT BINARY)") as copy:
             copy.write(_SIGNATURE + data)
             for first in range(COPY_CHUNK, len(samples), COPY_CHUNK):
-                copy.write(copy_rows(samples[first:first + COPY_CHUNK], **ids, order=order, first=first)[1])
+                _, data, analysis = _copy_chunk(samples[first:first + COPY_CHUNK], **ids, order=order, first=first)
+                copy.write(data)
+                parts.append(analysis)
             copy.write(_TRAILER)
+    merged = {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
+    blocks = merged.pop("block")
+    values = np.unique(blocks)
+    if len(values) == 1:
+        per_block = {int(values[0]): merged}
+    else:  # an import: several blocks in one call
+        per_block = {int(b): {name: column[blocks == b] for name, column in merged.items()} for b in values}
+    if block is not None:
+        per_block.setdefault(block, {name: np.zeros(0, np.int64) for name in _BLOCK_NAMES})
+    block_columns_store(run.id, per_block)
     return len(samples)
 
 

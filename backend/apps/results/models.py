@@ -61,6 +61,22 @@ class Sample(models.Model):
         indexes = [models.Index(fields=["comparison", "run", "block"], name="sample_cmp_run_block")]
 
 
+class BlockColumns(models.Model):
+    """The analysis columns of one stored block (apps.results.loader.block_columns), written with its
+    samples in the same transaction: the loader reads a comparison in a few large values
+    instead of one COPY message per sample. Runs stored before these existed have none;
+    the loader then reads their samples."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="+")
+    block = models.PositiveSmallIntegerField()
+    format_version = models.PositiveSmallIntegerField()
+    rows = models.IntegerField()
+    data = models.BinaryField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["run", "block"], name="blockcolumns_unique_run_block")]
+
+
 class Analysis(models.Model):
     """Versioned aggregates and verdicts of one comparison, shaped for the charts."""
 
