@@ -24,13 +24,14 @@ from __future__ import annotations
 import ssl
 import struct
 import time
+from collections.abc import Callable
 
 import hpack
 import hpack.exceptions
 
 from .sample import Timeline, parse_server_timing
 from .tcp import TcpConnection, remaining
-from .types import Origin, ProbeFailure
+from .types import Origin, ProbeFailure, ProbeRequest
 
 RECV_SIZE = 256 * 1024
 USER_AGENT = "latencylab-probe/0.1"
@@ -117,6 +118,36 @@ class H2Response:
         self.reset_code: int | None = None
 
 
+class _Stream:
+    """One stream of a concurrent batch (exchange_many); swapped into the single-stream
+    fields of H2Client while one of its frames is processed."""
+
+    __slots__ = ("id", "index", "tl", "resp", "send_window", "recv_unacked")
+
+    def __init__(self, stream_id: int, index: int, tl: Timeline, send_window: int):
+        self.id = stream_id
+        self.index = index
+        self.tl = tl
+        self.resp = H2Response()
+        self.send_window = send_window
+        self.recv_unacked = 0
+
+
+def _connection_failure(e: BaseException) -> ProbeFailure | None:
+    """The ProbeFailure exchange() maps a socket / protocol exception to (None: a bug)."""
+    if isinstance(e, ProbeFailure):
+        return e
+    if isinstance(e, TimeoutError):
+        return ProbeFailure("timeout", "no complete response before the deadline")
+    if isinstance(e, (ConnectionError, ssl.SSLEOFError, ssl.SSLZeroReturnError)):
+        return ProbeFailure("reset", f"{type(e).__name__}: {e}")
+    if isinstance(e, H2ProtocolError):
+        return ProbeFailure("other", f"HTTP/2 protocol error: {e}")
+    if isinstance(e, (OSError, ssl.SSLError)):
+        return ProbeFailure("reset", f"{type(e).__name__}: {e}")
+    return None
+
+
 class H2Client:
     def __init__(self, conn: TcpConnection, origin: Origin):
         self.conn = conn
@@ -150,6 +181,10 @@ class H2Client:
         self._pseudo = encode_field(":scheme", "https") + encode_field(":authority", origin.authority)
         self._user_agent = encode_field("user-agent", USER_AGENT)
         self._method_cache: dict[str, bytes] = {}
+        # Frame dispatch: _frame_in for the one-stream path, _frame_in_multi while
+        # exchange_many() has several streams open.
+        self._dispatch = self._frame_in
+        self._streams: dict[int, _Stream] = {}
 
     # -- idle ------------------------------------------------------------------
     def feed_idle(self, data: bytes) -> None:
@@ -210,6 +245,132 @@ class H2Client:
             self._stream_id = 0
             self._resp = None
             self._tl = None
+
+    def _request_block(self, method: str, path: str, body: bytes, extra_headers: list[tuple[str, str]]) -> bytes:
+        _check_value(path, "path")
+        block = self._method_cache.get(method)
+        if block is None:
+            block = self._method_cache[method] = encode_field(":method", method)
+        fields = [block, self._pseudo, encode_field(":path", path), self._user_agent]
+        for name, value in extra_headers:
+            _check_value(name, "header name")
+            _check_value(value, "header value")
+            fields.append(encode_field(name, value))
+        if body or method in ("POST", "PUT", "PATCH"):
+            fields.append(encode_field("content-length", str(len(body))))
+        return b"".join(fields)
+
+    def exchange_many(
+        self, reqs: list[ProbeRequest], new_timeline: Callable[[int], Timeline], deadline: float
+    ) -> list[tuple[Timeline, H2Response | ProbeFailure]]:
+        """All requests as concurrent streams, written in one go; one (timeline, response
+        or failure) per request, in order. new_timeline(i) is called when request i is
+        issued (its t0). Never raises ProbeFailure: a connection failure becomes the
+        failure of every stream not finished by then (and the connection is not reused).
+
+        Request bodies must fit the flow-control windows open at the start (no waiting
+        for WINDOW_UPDATE with several streams open); a larger one fails its stream."""
+        sock = self.conn.sock
+        results: list[tuple[Timeline, H2Response | ProbeFailure] | None] = [None] * len(reqs)
+        timelines: list[Timeline] = []
+        streams: dict[int, _Stream] = {}
+        self._streams = streams
+        self._dispatch = self._frame_in_multi
+        try:
+            if self.goaway_last_stream is not None:
+                self.conn.usable = False
+                raise ProbeFailure("reset", "connection closed by GOAWAY before the request")
+            conn_window = self.send_window
+            for i, req in enumerate(reqs):
+                tl = new_timeline(i)
+                timelines.append(tl)
+                try:
+                    block = self._request_block(req.method, req.path, req.body, [])
+                except H2ProtocolError as e:
+                    results[i] = (tl, ProbeFailure("other", f"HTTP/2 protocol error: {e}"))
+                    continue
+                if len(req.body) > min(conn_window, self.peer_initial_window):
+                    results[i] = (tl, ProbeFailure(
+                        "other", "request body larger than the open flow-control window (concurrent streams)"))
+                    continue
+                stream_id = self.next_stream_id
+                if stream_id > MAX_WINDOW:
+                    self.conn.usable = False
+                    results[i] = (tl, ProbeFailure("other", "HTTP/2 stream ids exhausted on this connection"))
+                    continue
+                self.next_stream_id += 2
+                streams[stream_id] = _Stream(stream_id, i, tl, self.peer_initial_window - len(req.body))
+                self._queue_headers(stream_id, block, end_stream=not req.body)
+                body = req.body
+                for off in range(0, len(body), self.peer_max_frame):
+                    chunk = body[off : off + self.peer_max_frame]
+                    end = off + len(chunk) == len(body)
+                    self._out += _frame(DATA, F_END_STREAM if end else 0, stream_id, chunk)
+                conn_window -= len(body)
+                self.send_window -= len(body)
+            sock.settimeout(remaining(deadline))
+            now = time.perf_counter_ns()
+            for st in streams.values():
+                st.tl.mark("req_start", now)
+            sock.sendall(self._take_out())
+            now = time.perf_counter_ns()
+            for st in streams.values():
+                st.tl.mark("req_end", now)
+            pending = dict(streams)
+            while True:
+                for stream_id, st in list(pending.items()):
+                    resp = st.resp
+                    if resp.ended:
+                        results[st.index] = (st.tl, resp)
+                    elif resp.reset_code is not None:
+                        results[st.index] = (st.tl, ProbeFailure(
+                            "reset", f"stream reset by server (error code {resp.reset_code})"))
+                    elif self.goaway_last_stream is not None and stream_id > self.goaway_last_stream:
+                        results[st.index] = (st.tl, ProbeFailure(
+                            "reset", f"GOAWAY from server (error code {self._goaway_code})"))
+                    else:
+                        continue
+                    st.tl.mark("app_done")  # this stream's response is with the app now
+                    del pending[stream_id]
+                if not pending:
+                    break
+                if self._out:
+                    sock.sendall(self._take_out())
+                self._recv_into_state(deadline)
+            if self._out:
+                sock.sendall(self._take_out())
+            if self.goaway_last_stream is not None:
+                self.conn.usable = False
+        except Exception as e:  # noqa: BLE001 - becomes the failure of the unfinished streams
+            self.conn.usable = False
+            failure = _connection_failure(e) or ProbeFailure("other", f"{type(e).__name__}: {e}")
+            for i in range(len(reqs)):
+                if results[i] is None:
+                    results[i] = (timelines[i] if i < len(timelines) else new_timeline(i), failure)
+        finally:
+            self._dispatch = self._frame_in
+            self._streams = {}
+            self._stream_id = 0
+            self._resp = None
+            self._tl = None
+        return [r for r in results if r is not None]
+
+    def _frame_in_multi(self, kind: int, flags: int, stream_id: int, payload: bytes) -> None:
+        st = self._streams.get(stream_id) if stream_id else None
+        if st is None:
+            self._stream_id, self._resp, self._tl = 0, None, None
+            before = self.peer_initial_window
+            self._frame_in(kind, flags, stream_id, payload)
+            if self.peer_initial_window != before:  # SETTINGS: applies to every open stream
+                for other in self._streams.values():
+                    other.send_window += self.peer_initial_window - before
+            return
+        self._stream_id, self._resp, self._tl = stream_id, st.resp, st.tl
+        self.stream_send_window, self.stream_recv_unacked = st.send_window, st.recv_unacked
+        try:
+            self._frame_in(kind, flags, stream_id, payload)
+        finally:
+            st.send_window, st.recv_unacked = self.stream_send_window, self.stream_recv_unacked
 
     def _open(self, stream_id: int, tl: Timeline) -> None:
         self._stream_id = stream_id
@@ -306,6 +467,7 @@ class H2Client:
             buf.clear()
         pos, end = 0, len(data)
         unpack = _FRAME.unpack_from
+        dispatch = self._dispatch
         while end - pos >= 9:
             hi, lo, kind, flags, stream_id = unpack(data, pos)
             length = (hi << 8) | lo
@@ -315,7 +477,7 @@ class H2Client:
                 raise H2ProtocolError(f"frame type {kind} of {length} bytes")
             payload = data[pos + 9 : pos + 9 + length]
             pos += 9 + length
-            self._frame_in(kind, flags, stream_id & 0x7FFFFFFF, payload)
+            dispatch(kind, flags, stream_id & 0x7FFFFFFF, payload)
         if pos < end:
             buf += data[pos:]
 

@@ -7,9 +7,11 @@ gets around to the event, so they are as close to the wire as asyncio allows.
 from __future__ import annotations
 
 import asyncio
+import functools
 import socket
 import time
 import uuid
+from collections.abc import Callable
 from typing import Any, cast
 
 from aioquic.asyncio.protocol import QuicConnectionProtocol
@@ -46,7 +48,7 @@ class H3Protocol(QuicConnectionProtocol):
         self.rx_ns = 0
         self.handshake_ns: int | None = None
         self.handshake: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self.exchange: _Exchange | None = None
+        self.exchanges: dict[int, _Exchange] = {}  # requests in flight, by stream id
         self.alpn: str | None = None
         self.session_resumed = False
         self.early_data_accepted = False
@@ -65,8 +67,9 @@ class H3Protocol(QuicConnectionProtocol):
             self.closed_reason = failure
         if not self.handshake.done():
             self.handshake.set_exception(failure)
-        if self.exchange is not None and not self.exchange.done.done():
-            self.exchange.done.set_exception(failure)
+        for ex in self.exchanges.values():
+            if not ex.done.done():
+                ex.done.set_exception(failure)
 
     def quic_event_received(self, event: QuicEvent) -> None:
         if isinstance(event, HandshakeCompleted):
@@ -85,11 +88,14 @@ class H3Protocol(QuicConnectionProtocol):
                 failure = ProbeFailure("reset",
                                        f"QUIC connection closed: {event.reason_phrase} (0x{event.error_code:x})")
             self._fail(failure)
-        elif isinstance(event, StreamReset) and self.exchange and event.stream_id == self.exchange.stream_id:
-            self._fail(ProbeFailure("reset", f"stream reset by server (0x{event.error_code:x})"))
+        elif isinstance(event, StreamReset) and event.stream_id in self.exchanges:
+            # Only that stream fails; a failed fetch() drops the connection anyway.
+            reset = self.exchanges[event.stream_id]
+            if not reset.done.done():
+                reset.done.set_exception(ProbeFailure("reset", f"stream reset by server (0x{event.error_code:x})"))
         for h3_event in self.h3.handle_event(event):
-            ex = self.exchange
-            if ex is None or getattr(h3_event, "stream_id", None) != ex.stream_id:
+            ex = self.exchanges.get(getattr(h3_event, "stream_id", -1))
+            if ex is None:
                 continue
             if isinstance(h3_event, HeadersReceived):
                 if not ex.headers:
@@ -108,6 +114,10 @@ class H3Protocol(QuicConnectionProtocol):
         if loss is None or not getattr(loss, "_rtt_initialized", False):
             return None
         return int(loss._rtt_smoothed * 1_000_000)
+
+
+def _app_done(tl: Timeline, _fut: object) -> None:
+    tl.mark("app_done")  # this stream's response is with the app now
 
 
 class H3Client:
@@ -162,7 +172,7 @@ class H3Client:
             await self._wait(proto.handshake, deadline, "QUIC handshake")
         stream_id = proto._quic.get_next_available_stream_id()
         ex = _Exchange(stream_id, tl, self.loop)
-        proto.exchange = ex
+        proto.exchanges[stream_id] = ex
         headers = [
             (b":method", req.method.encode()), (b":scheme", b"https"),
             (b":authority", self.origin.authority.encode()), (b":path", req.path.encode()),
@@ -180,7 +190,7 @@ class H3Client:
         await self._wait(ex.done, deadline, "response")
         if proto.handshake_ns is not None and f["conn_reused"] is False:
             tl.mark("conn_ready", proto.handshake_ns)
-        proto.exchange = None
+        del proto.exchanges[stream_id]
         status = ex.headers.get(b":status")
         f["status"] = int(status) if status and status.isdigit() else None
         server_timing = ex.headers.get(b"server-timing")
@@ -193,6 +203,86 @@ class H3Client:
         f["conn_id"] = proto.id
         f["srtt_us"] = proto.srtt_us()
         return bytes(ex.body)
+
+    def fetch_many(self, reqs: list[ProbeRequest], new_timeline: Callable[[int], Timeline], deadline: float, *,
+                   new_connection: bool, use_ticket: bool) -> list[tuple[Timeline, bytes | ProbeFailure]]:
+        """All requests as concurrent streams on one connection (opened on request 0's
+        timeline if needed); new_timeline(i) is called when request i is issued (its t0).
+        One (timeline, body or failure) per request, in order; never raises ProbeFailure."""
+        return self.loop.run_until_complete(
+            self._fetch_many(reqs, new_timeline, deadline, new_connection, use_ticket))
+
+    async def _fetch_many(self, reqs: list[ProbeRequest], new_timeline: Callable[[int], Timeline], deadline: float,
+                          new_connection: bool, use_ticket: bool) -> list[tuple[Timeline, bytes | ProbeFailure]]:
+        first = new_timeline(0)
+        try:
+            if new_connection or self.protocol is None or self.protocol.closed_reason is not None:
+                self._close_connection()
+                first.fields["conn_reused"] = False
+                await self._connect(first, deadline, use_ticket)
+            else:
+                first.fields["conn_reused"] = True
+            proto = self.protocol
+            assert proto is not None
+            if not proto.handshake.done():  # no 0-RTT for a batch: wait for the handshake
+                await self._wait(proto.handshake, deadline, "QUIC handshake")
+        except ProbeFailure as e:
+            failed: list[tuple[Timeline, bytes | ProbeFailure]] = [(first, e)]
+            return failed + [(new_timeline(i), e) for i in range(1, len(reqs))]
+        results: list[tuple[Timeline, bytes | ProbeFailure] | None] = [None] * len(reqs)
+        sent: list[tuple[int, _Exchange]] = []
+        authority = self.origin.authority.encode()
+        for i, req in enumerate(reqs):
+            tl = first if i == 0 else new_timeline(i)
+            tl.fields["conn_reused"] = tl.fields["conn_reused"] if i == 0 else True
+            tl.fields["req_bytes"] = len(req.body)
+            headers = [
+                (b":method", req.method.encode()), (b":scheme", b"https"), (b":authority", authority),
+                (b":path", req.path.encode()), (b"user-agent", USER_AGENT.encode()),
+            ]
+            if req.body or req.method in ("POST", "PUT", "PATCH"):
+                headers.append((b"content-length", str(len(req.body)).encode()))
+            try:
+                stream_id = proto._quic.get_next_available_stream_id()
+                ex = _Exchange(stream_id, tl, self.loop)
+                tl.mark("req_start")
+                proto.h3.send_headers(stream_id, headers, end_stream=not req.body)
+                if req.body:
+                    proto.h3.send_data(stream_id, req.body, end_stream=True)
+            except Exception as e:  # noqa: BLE001 - e.g. stream limit or a header aioquic rejects
+                results[i] = (tl, ProbeFailure("other", f"{type(e).__name__}: {e}"))
+                continue
+            proto.exchanges[stream_id] = ex
+            ex.done.add_done_callback(functools.partial(_app_done, tl))
+            sent.append((i, ex))
+        proto.transmit()
+        now = time.perf_counter_ns()
+        for _, ex in sent:
+            ex.tl.mark("req_end", now)
+        if sent:
+            await asyncio.wait([ex.done for _, ex in sent], timeout=max(0.001, deadline - time.monotonic()))
+        for i, ex in sent:
+            proto.exchanges.pop(ex.stream_id, None)
+            tl, f = ex.tl, ex.tl.fields
+            if i == 0 and f["conn_reused"] is False and proto.handshake_ns is not None:
+                tl.mark("conn_ready", proto.handshake_ns)
+            f.update(alpn=proto.alpn, tls_version="TLSv1.3", tls_resumed=proto.session_resumed, conn_id=proto.id,
+                     early_data=False, srtt_us=proto.srtt_us())
+            outcome: bytes | ProbeFailure
+            if not ex.done.done():
+                proto.closed_reason = proto.closed_reason or ProbeFailure("timeout", "response")
+                outcome = ProbeFailure("timeout", "response did not complete before the deadline")
+            elif (exc := ex.done.exception()) is not None:
+                outcome = exc if isinstance(exc, ProbeFailure) else ProbeFailure("other", f"{type(exc).__name__}")
+            else:
+                status = ex.headers.get(b":status")
+                f["status"] = int(status) if status and status.isdigit() else None
+                server_timing = ex.headers.get(b"server-timing")
+                f["server_time_us"] = parse_server_timing(server_timing.decode("latin-1") if server_timing else None)
+                f["resp_bytes"] = len(ex.body)
+                outcome = bytes(ex.body)
+            results[i] = (tl, outcome)
+        return [r for r in results if r is not None]
 
     async def _connect(self, tl: Timeline, deadline: float, use_ticket: bool) -> None:
         host, port = self.origin.host, self.origin.port

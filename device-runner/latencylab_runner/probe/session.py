@@ -36,6 +36,16 @@ class ProbeSession:
     def fetch(self, req: ProbeRequest) -> dict[str, Any]:
         raise NotImplementedError
 
+    def fetch_concurrent(self, requests: list[ProbeRequest]) -> list[dict[str, Any]]:
+        """Issue all requests at once as concurrent streams on the session's one connection
+        (h2, h3; opened first if needed, reported on the first sample as fetch() would).
+
+        One sample per request, in order, each with its own t0 (the moment its stream was
+        issued); the samples after the first show conn_reused true and no connection
+        phases. Network trouble becomes error samples, never an exception. The bodies
+        are not kept (last_body is left alone)."""
+        raise ValueError(f"concurrent streams need h2 or h3, not {self.protocol!r}")
+
     def close(self) -> None:
         raise NotImplementedError
 
@@ -44,6 +54,24 @@ class ProbeSession:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _check_concurrent(protocol: str, requests: list[ProbeRequest]) -> None:
+    if protocol not in ("h2", "h3"):
+        raise ValueError(f"concurrent streams need h2 or h3, not {protocol!r}")
+    if not all(isinstance(r, ProbeRequest) for r in requests):
+        raise ValueError("fetch_concurrent takes a list of ProbeRequest")
+
+
+def _failed_batch(requests: list[ProbeRequest], first: Timeline, failure: ProbeFailure) -> list[dict[str, Any]]:
+    """Every stream of a batch failed before any was issued (e.g. the connection)."""
+    out = []
+    for i, req in enumerate(requests):
+        tl = first if i == 0 else Timeline(req)
+        tl.fail(failure.error_class, failure.detail)
+        tl.mark("app_done")
+        out.append(_finish(tl))
+    return out
 
 
 def _finish(tl: Timeline) -> dict[str, Any]:
@@ -125,6 +153,60 @@ class TcpSession(ProbeSession):
                 self._drop()
         return _finish(tl)
 
+    def fetch_concurrent(self, requests: list[ProbeRequest]) -> list[dict[str, Any]]:
+        _check_concurrent(self.protocol, requests)
+        if not requests:
+            return []
+        first = Timeline(requests[0])
+        deadline = time.monotonic() + self.timeout_s
+        conn: TcpConnection | None = None
+        failure: ProbeFailure | None
+        reused = False
+        try:
+            conn, reused = self._acquire(first, deadline)
+            if conn.alpn != "h2":
+                conn.usable = False
+                raise ProbeFailure("protocol_mismatch", f"negotiated ALPN {conn.alpn!r}, arm wants 'h2'")
+            assert isinstance(self.client, H2Client)
+            results = self.client.exchange_many(
+                requests, lambda i: first if i == 0 else Timeline(requests[i]), deadline)
+        except ProbeFailure as e:
+            failure = e
+        except Exception as e:  # noqa: BLE001 - a bug must still yield samples, not kill a run
+            failure = ProbeFailure("other", f"{type(e).__name__}: {e}")
+            if conn is not None:
+                conn.usable = False
+        else:
+            failure = None
+        if failure is not None:
+            if conn is not None:
+                first.fields.update(conn_id=conn.id, conn_reused=reused, alpn=conn.alpn,
+                                    tls_version=conn.tls_version, tls_resumed=conn.tls_resumed, early_data=False)
+                if not conn.usable or self.connection != "warm":
+                    self._drop()
+            return _failed_batch(requests, first, failure)
+        assert conn is not None
+        srtt, retrans = tcp_info(conn.raw)
+        out = []
+        for i, (req, (tl, outcome)) in enumerate(zip(requests, results, strict=True)):
+            f = tl.fields
+            f.update(conn_id=conn.id, conn_reused=reused if i == 0 else True, alpn=conn.alpn,
+                     tls_version=conn.tls_version, tls_resumed=conn.tls_resumed, early_data=False,
+                     srtt_us=srtt, retrans=retrans)
+            if isinstance(outcome, ProbeFailure):
+                tl.fail(outcome.error_class, outcome.detail)
+            else:
+                f.update(status=outcome.status, req_bytes=len(req.body), resp_bytes=len(outcome.body),
+                         server_time_us=parse_server_timing(outcome.headers.get("server-timing")))
+            tl.mark_once("app_done")
+            out.append(_finish(tl))
+        conn.requests += len(requests)
+        if self.connection == "resumed":
+            self.tls_session = conn.tls_session() or self.tls_session
+        if self.connection != "warm" or not conn.usable:
+            self._drop()
+        return out
+
     def _drop(self) -> None:
         if self.conn is not None:
             self.conn.close()
@@ -165,6 +247,45 @@ class H3Session(ProbeSession):
                 f["conn_reused"] = False
         self.client.after_fetch(keep=ok and self.connection == "warm")
         return _finish(tl)
+
+    def fetch_concurrent(self, requests: list[ProbeRequest]) -> list[dict[str, Any]]:
+        _check_concurrent(self.protocol, requests)
+        if not requests:
+            return []
+        deadline = time.monotonic() + self.timeout_s
+        timelines: list[Timeline] = []
+
+        def new_timeline(i: int) -> Timeline:
+            timelines.append(Timeline(requests[i]))
+            return timelines[-1]
+
+        try:
+            results = self.client.fetch_many(
+                requests, new_timeline, deadline,
+                new_connection=self.connection != "warm", use_ticket=self.connection == "resumed")
+        except Exception as e:  # noqa: BLE001
+            self.client.after_fetch(keep=False)
+            first = timelines[0] if timelines else Timeline(requests[0])
+            return _failed_batch(requests, first, ProbeFailure("other", f"{type(e).__name__}: {e}"))
+        out = []
+        for tl, outcome in results:
+            f = tl.fields
+            if isinstance(outcome, ProbeFailure):
+                tl.fail(outcome.error_class, outcome.detail)
+            elif f["alpn"] != "h3":
+                tl.fail("protocol_mismatch", f"negotiated ALPN {f['alpn']!r}, arm wants 'h3'")
+            tl.mark_once("app_done")
+            proto = self.client.protocol
+            if proto is not None:
+                f["conn_id"] = f["conn_id"] or proto.id
+            if f["conn_reused"] is None:
+                f["conn_reused"] = False
+            out.append(_finish(tl))
+        proto = self.client.protocol
+        keep = self.connection == "warm" and proto is not None and proto.closed_reason is None and all(
+            f["error_class"] in (None, "http") for f in out)
+        self.client.after_fetch(keep=keep)
+        return out
 
     def close(self) -> None:
         self.client.close()
