@@ -1,16 +1,15 @@
 """A/A mode: one arm measured twice. Spec normalization, its validation errors, and the
 per-pool report of the empirical false-positive rate."""
 
-import numpy as np
 import pytest
 
 from apps.comparisons.aa import wilson_interval
 from apps.comparisons.models import Comparison
-from apps.comparisons.services import comparison_create, comparison_plan
+from apps.comparisons.services import comparison_create
 from apps.comparisons.spec import normalize_spec
 from apps.devices.services import pool_get_or_create
 from apps.results.models import Analysis
-from apps.results.services import comparison_analyse
+from apps.results.tests.measured import run_measured_comparison
 
 AA = {"name": "aa", "mode": "aa", "workload": {"kind": "api", "rounds": 2, "calls": 2},
       "arms": [{"label": "h3", "protocol": "h3", "connection": "cold", "endpoint": "https://api.example.com"}]}
@@ -126,31 +125,9 @@ def test_aa_report_of_an_empty_unknown_or_foreign_pool(api, org, other_org, pool
 def test_aa_report_on_an_analysed_aa_run(api, org, runner_api):
     """Samples of one arm measured twice go through the real analysis: the verdict on
     h2-again vs h2 is not a regression or an improvement, and the report counts it."""
-    rng = np.random.default_rng(5)
-    comparison = comparison_create(organization=org, submitted_spec={
+    comparison = run_measured_comparison(runner_api, org, spec={
         "name": "weekly a/a", "preset": "aa-calibration", "workload": {"periods": [3], "repetitions": 10},
-        "blocks": 10, "seed": 4})
-    comparison_plan(comparison_id=str(comparison.id))
-    leased = runner_api.post("/api/runner/v1/lease", {"devices": ["host-lab-1"], "wait_s": 0},
-                             format="json").json()["runs"][0]
-    for block in range(10):
-        samples, seq = [], 0
-        for arm in ("h2", "h2-again"):
-            for step in range(3):
-                total = int(20_000 * rng.lognormal(0, 0.1))
-                samples.append({"arm": arm, "block": block, "seq": seq, "phase": "measure", "period": 3,
-                                "repetition": block, "step": step, "wall_time": 1, "t0": 0, "req_start": 10,
-                                "resp_first_byte": total // 2, "app_done": total, "resp_bytes": 1000,
-                                "conn_reused": True, "error_class": None})
-                seq += 1
-        response = runner_api.post(f"/api/runner/v1/runs/{leased['run_id']}/samples",
-                                   {"lease_token": leased["lease_token"], "attempt": 1, "batch_seq": block,
-                                    "block": block, "samples": samples}, format="json")
-        assert response.status_code == 200, response.content
-    runner_api.post(f"/api/runner/v1/runs/{leased['run_id']}/finish",
-                    {"lease_token": leased["lease_token"], "status": "ok"}, format="json")
-    Comparison.objects.filter(pk=comparison.pk).update(status=Comparison.Status.ANALYSING)
-    comparison_analyse(comparison_id=str(comparison.id))
+        "blocks": 10, "seed": 4}, speed={"h2": 1.0, "h2-again": 1.0}, seed=5)
     body = api.get("/api/v1/pools/local/aa-report").json()
     assert body["comparisons"] == 1 and body["verdicts"] == 1
     [latest] = body["latest"]

@@ -1,45 +1,17 @@
 """The CI gate over the API: verdicts inside a comparison and against a baseline
 comparison found by branch, on samples uploaded through the runner protocol."""
 
-import numpy as np
 import pytest
 
 from apps.comparisons.models import Comparison
-from apps.comparisons.services import comparison_create, comparison_plan
-from apps.results.services import comparison_analyse
+from apps.results.tests.measured import run_measured_comparison
 
 SPEC = {"name": "gate", "preset": "mid-image-series", "workload": {"kind": "series", "periods": [3], "repetitions": 10},
         "blocks": 10, "seed": 9}
 
 
 def run_comparison(runner_api, org, *, speed: dict[str, float], tags: dict[str, str], seed: int) -> Comparison:
-    """Create, lease, upload 10 blocks with lognormal request times, finish, analyse."""
-    rng = np.random.default_rng(seed)
-    comparison = comparison_create(organization=org, submitted_spec={**SPEC, "tags": tags})
-    comparison_plan(comparison_id=str(comparison.id))
-    leased = runner_api.post("/api/runner/v1/lease", {"devices": ["host-lab-1"], "wait_s": 0},
-                             format="json").json()["runs"][0]
-    for block in range(10):
-        samples, seq = [], 0
-        for arm, factor in speed.items():
-            for rep_step in range(3):
-                total = int(20_000 * factor * rng.lognormal(0, 0.1))
-                samples.append({"arm": arm, "block": block, "seq": seq, "phase": "measure", "period": 3,
-                                "repetition": block, "step": rep_step, "wall_time": 1, "t0": 0, "req_start": 10,
-                                "resp_first_byte": total // 2, "app_done": total, "resp_bytes": 1000,
-                                "conn_reused": True, "error_class": None})
-                seq += 1
-        response = runner_api.post(f"/api/runner/v1/runs/{leased['run_id']}/samples",
-                                   {"lease_token": leased["lease_token"], "attempt": 1, "batch_seq": block,
-                                    "block": block, "samples": samples}, format="json")
-        assert response.status_code == 200, response.content
-    runner_api.post(f"/api/runner/v1/runs/{leased['run_id']}/finish",
-                    {"lease_token": leased["lease_token"], "status": "ok"}, format="json")
-    Comparison.objects.filter(pk=comparison.pk).update(status=Comparison.Status.ANALYSING)
-    comparison_analyse(comparison_id=str(comparison.id))
-    comparison.refresh_from_db()
-    assert comparison.status == "finished"
-    return comparison
+    return run_measured_comparison(runner_api, org, spec={**SPEC, "tags": tags}, speed=speed, seed=seed)
 
 
 @pytest.mark.django_db

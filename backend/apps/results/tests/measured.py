@@ -1,0 +1,40 @@
+"""Test helper: a comparison measured through the runner protocol with lognormal request
+times per arm, then analysed by the real engine. Shared by the verdict and A/A tests."""
+
+import numpy as np
+
+from apps.comparisons.models import Comparison
+from apps.comparisons.services import comparison_create, comparison_plan
+from apps.results.services import comparison_analyse
+
+
+def run_measured_comparison(runner_api, org, *, spec: dict, speed: dict[str, float], seed: int,
+                            blocks: int = 10) -> Comparison:
+    """Create, lease, upload `blocks` blocks (3 requests per arm each, 20 ms × the arm's
+    speed factor × lognormal noise), finish and analyse; the comparison ends finished."""
+    rng = np.random.default_rng(seed)
+    comparison = comparison_create(organization=org, submitted_spec=spec)
+    comparison_plan(comparison_id=str(comparison.id))
+    leased = runner_api.post("/api/runner/v1/lease", {"devices": ["host-lab-1"], "wait_s": 0},
+                             format="json").json()["runs"][0]
+    for block in range(blocks):
+        samples, seq = [], 0
+        for arm, factor in speed.items():
+            for step in range(3):
+                total = int(20_000 * factor * rng.lognormal(0, 0.1))
+                samples.append({"arm": arm, "block": block, "seq": seq, "phase": "measure", "period": 3,
+                                "repetition": block, "step": step, "wall_time": 1, "t0": 0, "req_start": 10,
+                                "resp_first_byte": total // 2, "app_done": total, "resp_bytes": 1000,
+                                "conn_reused": True, "error_class": None})
+                seq += 1
+        response = runner_api.post(f"/api/runner/v1/runs/{leased['run_id']}/samples",
+                                   {"lease_token": leased["lease_token"], "attempt": 1, "batch_seq": block,
+                                    "block": block, "samples": samples}, format="json")
+        assert response.status_code == 200, response.content
+    runner_api.post(f"/api/runner/v1/runs/{leased['run_id']}/finish",
+                    {"lease_token": leased["lease_token"], "status": "ok"}, format="json")
+    Comparison.objects.filter(pk=comparison.pk).update(status=Comparison.Status.ANALYSING)
+    comparison_analyse(comparison_id=str(comparison.id))
+    comparison.refresh_from_db()
+    assert comparison.status == "finished"
+    return comparison
