@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 from rest_framework import serializers
 
@@ -208,3 +209,16 @@ def _record(*, delivery_id: str, status_code: int | None, error: str, retryable:
         delivery.next_attempt_at = None
     delivery.save()
     return wait_s
+
+
+# A pending delivery this far past its due time lost its task message (a worker died
+# between claim and record, or a broker restart dropped the retry): send it again.
+STRANDED_AFTER_S = 120
+
+
+def webhook_deliveries_stranded(*, now: datetime.datetime | None = None) -> list[str]:
+    now = now or timezone.now()
+    cutoff = now - datetime.timedelta(seconds=STRANDED_AFTER_S)
+    stranded = WebhookDelivery.objects.filter(status=WebhookDelivery.Status.PENDING).filter(
+        Q(next_attempt_at__lt=cutoff) | Q(next_attempt_at__isnull=True, created_at__lt=cutoff))
+    return [str(pk) for pk in stranded.values_list("pk", flat=True)[:500]]

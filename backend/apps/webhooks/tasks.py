@@ -22,3 +22,13 @@ def deliver(self, delivery_id: str) -> None:
     wait_s = webhook_delivery_attempt(delivery_id=delivery_id)
     if wait_s is not None:
         raise self.retry(countdown=max(wait_s, 0.0))
+
+
+@shared_task(name="webhooks.requeue_stranded", acks_late=True, ignore_result=True)
+def requeue_stranded() -> None:
+    """Beat: re-queue deliveries whose task message was lost. A duplicate message is
+    harmless: an attempt is claimed under a row lock and a settled delivery is never re-sent."""
+    from .services import webhook_deliveries_stranded
+
+    for delivery_id in webhook_deliveries_stranded():
+        deliver.delay(delivery_id)

@@ -130,6 +130,7 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULE = {
     "reap-expired-leases": {"task": "comparisons.reap_expired_leases", "schedule": 10.0},
+    "requeue-stranded-webhooks": {"task": "webhooks.requeue_stranded", "schedule": 60.0},
 }
 
 # Runner protocol timings (DESIGN §5.3).

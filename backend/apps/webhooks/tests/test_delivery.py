@@ -181,3 +181,19 @@ def test_cancelled_comparison_reaches_the_receiver_through_a_real_worker(api, po
     assert body["comparison"]["status"] == "cancelled" and body["comparison"]["outcome"] is None
     delivery = WebhookDelivery.objects.get()
     assert (delivery.attempts, delivery.last_status_code) == (3, 200)
+
+
+@pytest.mark.django_db
+def test_a_delivery_whose_task_message_was_lost_is_found_and_sent(org, django_capture_on_commit_callbacks):
+    from apps.webhooks.services import webhook_deliveries_stranded
+
+    comparison = finished_comparison(org, ["equivalent"])
+    with Receiver() as receiver:
+        _, receiver.secret = webhook_create(organization=org, url=receiver.url, events=["comparison.finished"])
+        delivery = queue(comparison, django_capture_on_commit_callbacks)  # its deliver() message never runs
+        assert webhook_deliveries_stranded() == []  # not overdue yet
+        later = timezone.now() + datetime.timedelta(minutes=5)
+        assert webhook_deliveries_stranded(now=later) == [str(delivery.id)]
+        assert webhook_delivery_attempt(delivery_id=str(delivery.id), now=later) is None
+        assert webhook_deliveries_stranded(now=later + datetime.timedelta(minutes=5)) == []
+    assert len(receiver.received) == 1 and receiver.received[0]["signature_ok"]
