@@ -38,3 +38,24 @@ def comparison_progress(comparison: Comparison) -> dict[str, Any]:
         "blocks_done": blocks_done,
         "percent": percent,
     }
+
+
+def run_waiting_reason(run: Run) -> str | None:
+    """Why a queued run has not started, in words a user can act on; None otherwise."""
+    if run.status != Run.Status.QUEUED:
+        return None
+    from apps.devices.models import Device
+
+    matching = Device.objects.filter(pool=run.pool, platform__in=run.platforms).exclude(
+        state=Device.State.QUARANTINED)
+    platforms = "/".join(run.platforms) or "any"
+    total = matching.count()
+    if total == 0:
+        return f"no {platforms} device is registered in pool {run.pool.slug!r}"
+    if total <= run.slot:
+        return (f"this comparison asks for {run.slot + 1}+ distinct {platforms} devices per profile; "
+                f"pool {run.pool.slug!r} has {total}")
+    online = matching.exclude(state=Device.State.OFFLINE).count()
+    if online == 0:
+        return f"all {total} {platforms} devices of pool {run.pool.slug!r} are offline"
+    return f"waiting for a free {platforms} device in pool {run.pool.slug!r}"

@@ -755,6 +755,8 @@ export interface components {
             readonly started_at: string | null;
             /** Format: date-time */
             readonly finished_at: string | null;
+            /** @description why a queued run has not started yet */
+            readonly waiting_for: string | null;
         };
         /**
          * @description * `queued` - Queued

@@ -4,7 +4,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from ..models import Arm, Comparison, Run
-from ..selectors import comparison_progress
+from ..selectors import comparison_progress, run_waiting_reason
 
 
 class ComparisonProgressSerializer(serializers.Serializer):
@@ -42,17 +42,21 @@ class ArmOutputSerializer(serializers.ModelSerializer):
 
 class RunOutputSerializer(serializers.ModelSerializer):
     device = serializers.SerializerMethodField()
+    waiting_for = serializers.SerializerMethodField(help_text="why a queued run has not started yet")
 
     class Meta:
         model = Run
         fields = [
             "id", "slot", "device", "network_profile", "status", "attempt", "next_block", "blocks_total", "error",
-            "fingerprint", "link", "started_at", "finished_at",
+            "fingerprint", "link", "started_at", "finished_at", "waiting_for",
         ]
         read_only_fields = fields
 
     def get_device(self, obj: Run) -> str | None:
         return obj.device.serial if obj.device else None
+
+    def get_waiting_for(self, obj: Run) -> str | None:
+        return run_waiting_reason(obj)
 
 
 class ComparisonDetailSerializer(ComparisonSummarySerializer):

@@ -135,3 +135,22 @@ def test_presets_listed(api):
     names = [p["name"] for p in api.get("/api/v1/presets").json()]
     assert names == ["mid-image-series", "os-added-latency", "api-and-download", "payload-sweep",
                      "aa-calibration"]
+
+
+@pytest.mark.django_db
+def test_a_queued_run_says_what_it_is_waiting_for(api, pool, runner_api):
+    from apps.devices.models import Device
+
+    created = api.post("/api/v1/comparisons", {**VALID, "devices": {"pool": "local", "count": 2}}, format="json")
+    comparison_plan(comparison_id=created.json()["id"])
+    runs = api.get(f"/api/v1/comparisons/{created.json()['id']}").json()["runs"]
+    assert [r["waiting_for"] for r in runs] == [
+        "waiting for a free host device in pool 'local'",
+        "this comparison asks for 2+ distinct host devices per profile; pool 'local' has 1",
+    ]
+    Device.objects.update(state=Device.State.OFFLINE)
+    runs = api.get(f"/api/v1/comparisons/{created.json()['id']}").json()["runs"]
+    assert runs[0]["waiting_for"] == "all 1 host devices of pool 'local' are offline"
+    Device.objects.all().delete()
+    runs = api.get(f"/api/v1/comparisons/{created.json()['id']}").json()["runs"]
+    assert runs[0]["waiting_for"] == "no host device is registered in pool 'local'"

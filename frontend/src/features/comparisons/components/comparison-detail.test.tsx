@@ -62,6 +62,24 @@ describe('comparison detail page', () => {
     expect(screen.queryByRole('button', { name: 'Cancel comparison' })).not.toBeInTheDocument();
   });
 
+  it('says what a queued run is waiting for', async () => {
+    const [first, ...rest] = comparisonDetailFixture.runs;
+    const queued: ComparisonDetail = {
+      ...comparisonDetailFixture,
+      status: 'queued',
+      finished_at: null,
+      runs: [{ ...first!, status: 'queued', waiting_for: "no host device is registered in pool 'local'" }, ...rest],
+    };
+    server.use(
+      http.get('*/api/v1/comparisons/:id', () => HttpResponse.json(queued)),
+      http.get('*/api/v1/comparisons/:id/results', () =>
+        HttpResponse.json({ ...resultsFixture, status: 'queued', groups: [] }),
+      ),
+    );
+    renderRoutes(routes, detailPath);
+    expect(await screen.findByText("no host device is registered in pool 'local'")).toBeInTheDocument();
+  });
+
   it('polls until the comparison finishes, then shows the charts', async () => {
     let polls = 0;
     server.use(

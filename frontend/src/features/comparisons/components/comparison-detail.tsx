@@ -135,6 +135,7 @@ export function ComparisonDetailView({ id, renderResults }: ComparisonDetailView
                       <td>
                         {run.status ?? 'queued'}
                         {run.error && <div className="text-error small">{run.error}</div>}
+                        {run.waiting_for && <div className="muted small">{run.waiting_for}</div>}
                       </td>
                       <td>
                         {Math.min(run.next_block ?? 0, run.blocks_total)}/{run.blocks_total}
