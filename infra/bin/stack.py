@@ -185,8 +185,8 @@ class Stack:
         self.save_state(state)
         print(f"  postgres: 127.0.0.1:{ports['pg']}   redis: 127.0.0.1:{ports['redis']}")
         self.manage(state, "migrate", "--noinput")
-        runner_token = self.secret("runner.token", None if (self.secrets / "runner.token").exists() else
-                                   "llr_" + __import__("secrets").token_urlsafe(32))
+        # Kept across `up`s, so a running agent's token stays valid.
+        runner_token = self.secret("runner.token")
         boot = json.loads(self.manage(state, "bootstrap_demo", "--username", DEMO_USER, "--password", DEMO_PASSWORD,
                                       "--org", DEMO_ORG, "--runner-token", runner_token))
         env = self.env(state)

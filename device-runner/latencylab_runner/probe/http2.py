@@ -203,25 +203,14 @@ class H2Client:
             if self.goaway_last_stream is not None:
                 self.conn.usable = False
                 raise ProbeFailure("reset", "connection closed by GOAWAY before the request")
-            _check_value(path, "path")
-            block = self._method_cache.get(method)
-            if block is None:
-                block = self._method_cache[method] = encode_field(":method", method)
-            # Pseudo-header fields first (RFC 9113 §8.3).
-            fields = [block, self._pseudo, encode_field(":path", path), self._user_agent]
-            for name, value in extra_headers:
-                _check_value(name, "header name")
-                _check_value(value, "header value")
-                fields.append(encode_field(name, value))
-            if body or method in ("POST", "PUT", "PATCH"):
-                fields.append(encode_field("content-length", str(len(body))))
+            header_block = self._request_block(method, path, body, extra_headers)
             stream_id = self.next_stream_id
             if stream_id > MAX_WINDOW:
                 self.conn.usable = False
                 raise ProbeFailure("other", "HTTP/2 stream ids exhausted on this connection")
             self.next_stream_id += 2
             self._open(stream_id, tl)
-            self._queue_headers(stream_id, b"".join(fields), end_stream=not body)
+            self._queue_headers(stream_id, header_block, end_stream=not body)
             sock.settimeout(remaining(deadline))
             tl.mark("req_start")
             if body:
@@ -247,6 +236,7 @@ class H2Client:
             self._tl = None
 
     def _request_block(self, method: str, path: str, body: bytes, extra_headers: list[tuple[str, str]]) -> bytes:
+        """The request's HPACK header block; pseudo-header fields first (RFC 9113 §8.3)."""
         _check_value(path, "path")
         block = self._method_cache.get(method)
         if block is None:

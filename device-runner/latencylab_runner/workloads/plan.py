@@ -6,11 +6,9 @@ inside every block in an order drawn from the spec's seed and reversed on every 
 repetition (A B, B A, …) so drift in the device or the link hits every arm alike
 (DESIGN §6.1)."""
 
-import json
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any
 
 SERIES_OBJECT_COUNT = {"seed-mid-24": 24}
@@ -32,11 +30,6 @@ class PlannedRequest:
     server_delay_ms: float | None = None
     # Close the arm's connection before this request: a "round" starts on a fresh one.
     new_connection: bool = False
-
-
-def mid_series_sizes() -> list[int]:
-    data = resources.files("latencylab_runner").joinpath("data/seed_mid_image_series.json").read_text()
-    return list(json.loads(data)["image_bytes"])
 
 
 def arm_order(labels: list[str], *, seed: int, run_id: str, block: int) -> list[str]:
