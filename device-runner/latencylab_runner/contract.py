@@ -1,8 +1,12 @@
-"""Wire-contract JSON Schemas: loading and validation of per-request samples.
+"""Wire-contract JSON Schemas: loading and validation of samples, job and result documents.
 
 The schemas live in device-runner/contract/ (the shared source of truth for the Python
 probe, the Kotlin and Swift harnesses). An installed wheel has no repo around it, so we
 fall back to a copy shipped as package data in latencylab_runner/contract/.
+
+The result schema refers to the sample schema by relative URI ("sample.schema.json");
+every schema is put into one local `referencing` registry under its `$id`, and the
+registry refuses anything else, so validation never fetches over the network.
 """
 
 from __future__ import annotations
@@ -14,9 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from jsonschema import Draft202012Validator
+from referencing import Registry, Resource
+from referencing.exceptions import NoSuchResource
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 CANDIDATE_DIRS = (_PACKAGE_DIR.parent / "contract", _PACKAGE_DIR / "contract")
+SCHEMAS = ("sample", "job", "result")
 
 
 class ContractError(ValueError):
@@ -39,16 +46,28 @@ def contract_dir() -> Path:
 
 @cache
 def load_schema(name: str) -> dict[str, Any]:
-    """name: 'sample' or 'batch' (file <name>.schema.json)."""
+    """name: 'sample', 'job' or 'result' (file <name>.schema.json)."""
+    if name not in SCHEMAS:
+        raise ValueError(f"schema must be one of {SCHEMAS}, got {name!r}")
     with open(contract_dir() / f"{name}.schema.json", encoding="utf-8") as f:
         return json.load(f)
+
+
+def _no_remote(uri: str) -> Resource[Any]:
+    raise NoSuchResource(ref=uri)  # type: ignore[call-arg]
+
+
+@cache
+def _registry() -> Registry[Any]:
+    resources = [(load_schema(name)["$id"], Resource.from_contents(load_schema(name))) for name in SCHEMAS]
+    return Registry(retrieve=_no_remote).with_resources(resources)  # type: ignore[call-arg]
 
 
 @cache
 def _validator(name: str) -> Draft202012Validator:
     schema = load_schema(name)
     Draft202012Validator.check_schema(schema)
-    return Draft202012Validator(schema)
+    return Draft202012Validator(schema, registry=_registry())
 
 
 def _path(error: Any) -> str:

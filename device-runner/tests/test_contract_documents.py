@@ -1,0 +1,96 @@
+"""Job and result documents (contract/README.md "Job and result documents"): every valid
+example validates, every invalid one is rejected with an error naming the bad field's
+path, and the result schema's reference to the sample schema resolves locally."""
+
+import json
+import shutil
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from latencylab_runner.contract import ContractError, iter_errors, validate
+
+DEVICE_RUNNER = Path(__file__).resolve().parent.parent
+EXAMPLES = DEVICE_RUNNER / "contract" / "examples"
+
+# The field path (and a word of the message) each invalid example must be rejected with.
+EXPECTED_ERRORS = {
+    "invalid-job-bad-method.json": ("requests.0.method", "FETCH"),
+    "invalid-job-missing-origin.json": ("arms.0", "'origin' is a required property"),
+    "invalid-job-negative-seq.json": ("requests.2.seq", "minimum"),
+    "invalid-job-non-http-origin.json": ("arms.0.origin", "does not match"),
+    "invalid-job-unknown-protocol.json": ("arms.1.protocol", "spdy"),
+    "invalid-job-unknown-request-field.json": ("requests.1", "'url' was unexpected"),
+    "invalid-result-bad-status.json": ("status", "partial"),
+    "invalid-result-missing-client-stacks.json": ("fingerprint", "'client_stacks' is a required property"),
+    "invalid-result-sample-bad-field.json": ("samples.0.resp_end", "minimum"),
+}
+
+
+def _kind(path: Path) -> str:
+    return path.name.split("-")[1] if path.name.startswith("invalid-") else path.name.split("-")[0]
+
+
+@pytest.mark.parametrize("path", sorted(EXAMPLES.glob("job-*.json")) + sorted(EXAMPLES.glob("result-*.json")),
+                         ids=lambda p: p.name)
+def test_valid_documents_pass(path):
+    validate(json.loads(path.read_text()), _kind(path))
+
+
+def test_every_invalid_document_example_is_listed():
+    found = {p.name for p in EXAMPLES.glob("invalid-job-*.json")} | {p.name for p in
+                                                                      EXAMPLES.glob("invalid-result-*.json")}
+    assert found == set(EXPECTED_ERRORS)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED_ERRORS))
+def test_invalid_documents_rejected_naming_the_field(name):
+    path = EXAMPLES / name
+    doc = json.loads(path.read_text())
+    field, words = EXPECTED_ERRORS[name]
+    with pytest.raises(ContractError) as caught:
+        validate(doc, _kind(path))
+    assert any(e.startswith(f"{field}: ") and words in e for e in caught.value.errors), caught.value.errors
+
+
+def test_the_same_document_is_valid_once_the_field_is_fixed():
+    """The invalid examples differ from a valid document only in the named field."""
+    doc = json.loads((EXAMPLES / "invalid-job-bad-method.json").read_text())
+    doc["requests"][0]["method"] = "GET"
+    assert list(iter_errors(doc, "job")) == []
+
+
+def test_unknown_schema_name_is_refused():
+    with pytest.raises(ValueError, match="schema must be one of"):
+        validate({}, "batch")
+
+
+def test_result_validation_resolves_the_sample_reference_without_network(monkeypatch):
+    def no_network(*args, **kwargs):
+        raise AssertionError("contract validation tried to open a network connection")
+
+    monkeypatch.setattr(socket, "create_connection", no_network)
+    monkeypatch.setattr(socket.socket, "connect", no_network)
+    doc = json.loads((EXAMPLES / "result-series-ok.json").read_text())
+    validate(doc, "result")
+    doc["samples"][1]["error_class"] = "gremlins"
+    with pytest.raises(ContractError, match=r"samples\.1\.error_class"):
+        validate(doc, "result")
+
+
+def test_installed_package_copy_validates_results(tmp_path):
+    """Outside the repository the schemas come from the package's own contract/ copy
+    (the symlink is packaged as real files); the $ref still resolves there."""
+    site = tmp_path / "site"
+    shutil.copytree(DEVICE_RUNNER / "latencylab_runner", site / "latencylab_runner", symlinks=False,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    probe = ("import json, latencylab_runner.contract as c; d = c.contract_dir(); "
+             "assert d == c._PACKAGE_DIR / 'contract', d; "
+             "c.validate(json.load(open(d / 'examples' / 'result-series-ok.json')), 'result'); "
+             "c.validate(json.load(open(d / 'examples' / 'job-api-grpc-cold.json')), 'job'); print('ok')")
+    out = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env={"PYTHONPATH": str(site)},
+                         capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip() == "ok", out.stderr
