@@ -2,7 +2,6 @@ from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from apps.core.spa import spa
-from apps.devices.api.urls import runner_urlpatterns
 
 api_v1 = [
     path("", include("apps.accounts.api.urls")),
@@ -10,12 +9,11 @@ api_v1 = [
     path("", include("apps.results.api.urls")),
     path("", include("apps.network.api.urls")),
     path("", include("apps.webhooks.api.urls")),
-    path("", include("apps.devices.api.urls")),
 ]
 
 urlpatterns = [
     path("api/v1/", include(api_v1)),
-    path("api/runner/v1/", include(runner_urlpatterns)),
+    path("api/runner/v1/", include("apps.runner_protocol.api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     re_path(r"^(?!api/)(?P<path>.*)$", spa, name="spa"),

@@ -19,14 +19,15 @@ suite() {  # suite NAME COMMAND...: runs it, records failure; pytest's exit 5 (n
 }
 
 # The linters are development tools, not in the runtime requirements: installed here when missing.
-LINT_TOOLS=(ruff==0.17.6 mypy==2.4.1 django-stubs==6.1.2 djangorestframework-stubs==3.18.1 types-PyYAML)
+LINT_TOOLS=(ruff==0.17.6 mypy==2.4.1 django-stubs==6.1.2 djangorestframework-stubs==3.18.1 types-PyYAML import-linter==2.16)
 lint() {  # needs no services; the settings import only wants some database port
-  if ! { [ -x .venv/bin/ruff ] && .venv/bin/python -c "import mypy, mypy_django_plugin, mypy_drf_plugin" 2>/dev/null; }; then
+  if ! { [ -x .venv/bin/ruff ] && .venv/bin/python -c "import mypy, mypy_django_plugin, mypy_drf_plugin, importlinter" 2>/dev/null; }; then
     .venv/bin/pip install -q "${LINT_TOOLS[@]}" || return 1
   fi
   local rc=0
   .venv/bin/ruff check backend device-runner infra || rc=1
   (cd backend && LATENCYLAB_DB_PORT=${LATENCYLAB_DB_PORT:-5432} ../.venv/bin/mypy apps config) || rc=1
+  (cd backend && ../.venv/bin/lint-imports --no-cache) || rc=1  # the apps' one-way dependency order
   (cd device-runner && ../.venv/bin/mypy latencylab_runner) || rc=1
   return $rc
 }

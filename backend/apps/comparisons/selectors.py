@@ -3,6 +3,7 @@ from typing import Any
 from django.db.models import Count, Q, QuerySet, Sum
 
 from apps.accounts.models import Organization
+from apps.devices.models import Device
 
 from .models import Comparison, Run
 
@@ -44,8 +45,6 @@ def run_waiting_reason(run: Run) -> str | None:
     """Why a queued run has not started, in words a user can act on; None otherwise."""
     if run.status != Run.Status.QUEUED:
         return None
-    from apps.devices.models import Device
-
     matching = Device.objects.filter(pool=run.pool, platform__in=run.platforms).exclude(
         state=Device.State.QUARANTINED)
     platforms = "/".join(run.platforms) or "any"

@@ -8,9 +8,11 @@ from django.utils import timezone
 from rest_framework import serializers
 
 from apps.accounts.models import Organization
+from apps.core.events import publish
 from apps.devices.selectors import pools_visible_to
 from apps.network.selectors import network_profile_names, network_profile_wire_spec
 
+from .events import COMPARISON_CREATED, COMPARISON_ENDED, COMPARISON_RUNS_DONE
 from .models import Arm, Comparison, Run
 from .spec import normalize_spec, spec_fingerprint
 
@@ -52,9 +54,7 @@ def comparison_create(
             for i, arm in enumerate(spec["arms"])
         ]
     )
-    from .tasks import plan_comparison  # tasks import services; import here avoids the cycle
-
-    transaction.on_commit(lambda: plan_comparison.delay(str(comparison.id)))
+    publish(COMPARISON_CREATED, comparison_id=str(comparison.id))
     return comparison
 
 
@@ -95,9 +95,7 @@ def comparison_cancel(*, comparison: Comparison) -> Comparison:
     comparison.status = Comparison.Status.CANCELLED
     comparison.finished_at = now
     comparison.save(update_fields=["status", "finished_at", "updated_at"])
-    from apps.webhooks.tasks import notify_comparison_ended
-
-    transaction.on_commit(lambda: notify_comparison_ended.delay(str(comparison.id)))
+    publish(COMPARISON_ENDED, comparison_id=str(comparison.id))
     return comparison
 
 
@@ -111,7 +109,5 @@ def comparison_complete_if_runs_done(*, comparison_id: str) -> bool:
         return False
     comparison.status = Comparison.Status.ANALYSING
     comparison.save(update_fields=["status", "updated_at"])
-    from apps.results.tasks import analyse_comparison
-
-    transaction.on_commit(lambda: analyse_comparison.delay(str(comparison.id)))
+    publish(COMPARISON_RUNS_DONE, comparison_id=str(comparison.id))
     return True

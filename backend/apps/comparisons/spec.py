@@ -128,7 +128,7 @@ class GateSpec(serializers.Serializer):
 class ComparisonSpec(serializers.Serializer):
     name = serializers.CharField(max_length=200, min_length=1)
     # "aa": one arm measured twice under two labels; any verdict but equivalent/inconclusive
-    # is a false positive by construction (the trust check, apps.comparisons.aa).
+    # is a false positive by construction (the trust check, apps.results.aa).
     mode = serializers.ChoiceField(choices=MODES, default="ab")
     preset = serializers.ChoiceField(choices=sorted(PRESETS), required=False, allow_null=True, default=None)
     workload = serializers.DictField()

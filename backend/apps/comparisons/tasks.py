@@ -2,19 +2,18 @@
 
 from celery import shared_task
 
+from apps.devices.services import devices_mark_silent_offline
+
+from .leasing import leases_reap_expired
+from .services import comparison_plan
+
 
 @shared_task(name="comparisons.plan_comparison", acks_late=True, max_retries=3, ignore_result=True)
 def plan_comparison(comparison_id: str) -> None:
-    from .services import comparison_plan
-
     comparison_plan(comparison_id=comparison_id)
 
 
 @shared_task(name="comparisons.reap_expired_leases", acks_late=True, ignore_result=True)
 def reap_expired_leases() -> None:
-    from apps.devices.services import devices_mark_silent_offline
-
-    from .leasing import leases_reap_expired
-
     leases_reap_expired()
     devices_mark_silent_offline()

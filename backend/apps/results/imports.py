@@ -14,8 +14,10 @@ from rest_framework import serializers
 from apps.accounts.models import Organization
 from apps.comparisons.models import Arm, Comparison, Run, RunBlock
 from apps.comparisons.spec import spec_fingerprint
+from apps.core.events import publish
 from apps.devices.services import pool_get_or_create
 
+from .events import MEASUREMENTS_IMPORTED
 from .ingest import samples_insert
 
 MAX_ROWS = 200_000
@@ -154,7 +156,5 @@ def comparison_import(*, organization: Organization, name: str, baseline_arm: st
         samples_insert(run=run, samples=samples)
         RunBlock.objects.bulk_create([RunBlock(run=run, block=b, attempt=0, batch_seq=b, sample_count=0)
                                       for b in sorted({s["block"] for s in samples})])
-    from .tasks import analyse_comparison
-
-    transaction.on_commit(lambda: analyse_comparison.delay(str(comparison.id)))
+    publish(MEASUREMENTS_IMPORTED, comparison_id=str(comparison.id))
     return comparison

@@ -7,8 +7,9 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from apps.comparisons.events import COMPARISON_ENDED
 from apps.comparisons.models import Comparison, Run
-from apps.webhooks.tasks import notify_comparison_ended
+from apps.core.events import publish
 
 from .analysis import VerdictConfig, analyze_comparison, describe, to_jsonable
 from .charts import chart_groups
@@ -83,5 +84,5 @@ def comparison_analyse(*, comparison_id: str) -> Analysis | None:
             locked.error = "; ".join(sorted({error for _, error in runs if error})) or "no run succeeded"
         locked.finished_at = timezone.now()
         locked.save(update_fields=["status", "error", "finished_at", "updated_at"])
-        transaction.on_commit(lambda: notify_comparison_ended.delay(str(comparison_id)))
+        publish(COMPARISON_ENDED, comparison_id=str(comparison_id))
     return analysis

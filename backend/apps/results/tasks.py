@@ -1,4 +1,8 @@
+"""Thin Celery tasks: ids in, a service call, nothing else (DESIGN §10)."""
+
 from celery import shared_task
+
+from .services import comparison_analyse
 
 
 @shared_task(
@@ -6,6 +10,4 @@ from celery import shared_task
     soft_time_limit=600, time_limit=660,
 )
 def analyse_comparison(comparison_id: str) -> None:
-    from .services import comparison_analyse
-
     comparison_analyse(comparison_id=comparison_id)

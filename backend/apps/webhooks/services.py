@@ -7,7 +7,6 @@ import hmac
 import ipaddress
 import json
 import secrets
-from functools import partial
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -19,6 +18,8 @@ from rest_framework import serializers
 
 from apps.accounts.models import Organization
 from apps.comparisons.models import Comparison
+from apps.results.selectors import analysis_latest
+from apps.results.verdicts import overall_outcome
 
 from . import transport
 from .models import EVENTS, Webhook, WebhookDelivery
@@ -91,9 +92,6 @@ def webhook_delete(*, webhook: Webhook) -> None:
 
 
 def comparison_event_payload(comparison: Comparison) -> dict[str, Any]:
-    from apps.results.selectors import analysis_latest
-    from apps.results.verdicts import overall_outcome
-
     outcome = None
     if comparison.status == Comparison.Status.FINISHED:
         metric = (comparison.spec.get("gate") or {}).get("metric", "total_ms")
@@ -128,10 +126,6 @@ def webhook_deliveries_create(*, comparison_id: str) -> list[WebhookDelivery]:
             webhook=webhook, comparison=comparison, event=event, defaults={"payload": payload})
         if is_new:
             created.append(delivery)
-    from .tasks import deliver
-
-    for delivery in created:
-        transaction.on_commit(partial(deliver.delay, str(delivery.id)))
     return created
 
 

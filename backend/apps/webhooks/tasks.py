@@ -2,14 +2,19 @@
 
 from celery import shared_task
 
-from .services import MAX_ATTEMPTS
+from .services import (
+    MAX_ATTEMPTS,
+    webhook_deliveries_create,
+    webhook_deliveries_stranded,
+    webhook_delivery_attempt,
+)
 
 
 @shared_task(name="webhooks.notify_comparison_ended", acks_late=True, max_retries=3, ignore_result=True)
 def notify_comparison_ended(comparison_id: str) -> None:
-    from .services import webhook_deliveries_create
-
-    webhook_deliveries_create(comparison_id=comparison_id)
+    # The deliveries are committed when the service returns: each task finds its row.
+    for delivery in webhook_deliveries_create(comparison_id=comparison_id):
+        deliver.delay(str(delivery.id))
 
 
 # Each attempt that is not the last reschedules the message once, and a duplicate message
@@ -17,8 +22,6 @@ def notify_comparison_ended(comparison_id: str) -> None:
 @shared_task(bind=True, name="webhooks.deliver", acks_late=True, max_retries=2 * MAX_ATTEMPTS,
              ignore_result=True, soft_time_limit=60, time_limit=90)
 def deliver(self, delivery_id: str) -> None:
-    from .services import webhook_delivery_attempt
-
     wait_s = webhook_delivery_attempt(delivery_id=delivery_id)
     if wait_s is not None:
         raise self.retry(countdown=max(wait_s, 0.0))
@@ -28,7 +31,5 @@ def deliver(self, delivery_id: str) -> None:
 def requeue_stranded() -> None:
     """Beat: re-queue deliveries whose task message was lost. A duplicate message is
     harmless: an attempt is claimed under a row lock and a settled delivery is never re-sent."""
-    from .services import webhook_deliveries_stranded
-
     for delivery_id in webhook_deliveries_stranded():
         deliver.delay(delivery_id)

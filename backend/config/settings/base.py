@@ -33,6 +33,7 @@ INSTALLED_APPS = [
     "apps.results",
     "apps.network",
     "apps.webhooks",
+    "apps.runner_protocol",
 ]
 
 MIDDLEWARE = [

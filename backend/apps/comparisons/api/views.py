@@ -1,7 +1,6 @@
 from django.db.models import QuerySet
-from django.http import StreamingHttpResponse
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.generics import ListAPIView
 from rest_framework.parsers import JSONParser
@@ -11,9 +10,6 @@ from rest_framework.views import APIView
 
 from apps.accounts.permissions import organization_of
 from apps.core.parsers import TextYAMLParser, YAMLParser
-from apps.results.export import stream_csv, stream_json_lines
-from apps.results.selectors import results_for_charts
-from apps.results.verdicts import verdict_for
 
 from ..models import Comparison
 from ..presets import PRESETS
@@ -21,7 +17,6 @@ from ..selectors import comparisons_for
 from ..services import comparison_cancel, comparison_create
 from .serializers import (
     ComparisonDetailSerializer,
-    ComparisonResultsSerializer,
     ComparisonSpecInputSerializer,
     ComparisonSummarySerializer,
     PresetSerializer,
@@ -70,13 +65,6 @@ class ComparisonCancelView(APIView):
         return Response(ComparisonDetailSerializer(comparison).data)
 
 
-class ComparisonResultsView(APIView):
-    @extend_schema(responses={200: ComparisonResultsSerializer}, summary="Aggregates shaped for the charts")
-    def get(self, request: Request, comparison_id: str) -> Response:
-        comparison = get_object_or_404(comparisons_for(organization=organization_of(request)), pk=comparison_id)
-        return Response(results_for_charts(comparison=comparison))
-
-
 class PresetListView(APIView):
     @extend_schema(responses={200: PresetSerializer(many=True)}, summary="The built-in presets")
     def get(self, request: Request) -> Response:
@@ -84,33 +72,3 @@ class PresetListView(APIView):
             [{"name": name, "title": p["title"], "description": p["description"], "spec": p["spec"]}
              for name, p in PRESETS.items()]
         )
-
-
-class ComparisonSamplesExportView(APIView):
-    """Raw samples, one row per request, with the derived durations in ms."""
-
-    @extend_schema(responses={(200, "text/csv"): str, (200, "application/x-ndjson"): str},
-                   summary="Export raw samples (CSV, or JSON lines)")
-    def get(self, request: Request, comparison_id: str, fmt: str) -> StreamingHttpResponse:
-        comparison = get_object_or_404(comparisons_for(organization=organization_of(request)), pk=comparison_id)
-        if fmt == "csv":
-            response = StreamingHttpResponse(stream_csv(comparison), content_type="text/csv")
-        else:
-            response = StreamingHttpResponse(stream_json_lines(comparison), content_type="application/x-ndjson")
-        response["Content-Disposition"] = f'attachment; filename="latencylab-{comparison.id}.{fmt}"'
-        return response
-
-
-class ComparisonVerdictView(APIView):
-    """The CI gate: per arm × device × profile verdicts with effect sizes and CIs."""
-
-    @extend_schema(
-        parameters=[OpenApiParameter("baseline", str, description="comparison id, branch:NAME or tag:KEY=VALUE; "
-                                     "default: the comparison's own baseline arm")],
-        responses={200: dict}, summary="Verdict of a finished comparison (CI gate)",
-    )
-    def get(self, request: Request, comparison_id: str) -> Response:
-        comparison = get_object_or_404(comparisons_for(organization=organization_of(request)), pk=comparison_id)
-        base_url = request.build_absolute_uri("/").rstrip("/")
-        return Response(verdict_for(comparison, baseline_ref=request.query_params.get("baseline") or None,
-                                    base_url=base_url))

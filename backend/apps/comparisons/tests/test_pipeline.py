@@ -21,7 +21,7 @@ def wait_for(predicate, timeout_s=30.0):
 @pytest.mark.django_db(transaction=True)
 def test_comparison_flows_through_celery_tasks(api, runner_api):
     from apps.comparisons.models import Comparison, Run
-    from apps.devices.tests.test_runner_protocol import make_sample
+    from apps.runner_protocol.tests.test_runner_protocol import make_sample
 
     with start_worker(celery_app, pool="solo", perform_ping_check=False, shutdown_timeout=10):
         created = api.post("/api/v1/comparisons", {

@@ -1,7 +1,15 @@
-from django.urls import path
+from django.urls import path, re_path
 
-from . import views
+from . import comparison_views, views
+from .aa_report import PoolAAReportView
 
 urlpatterns = [
     path("imports", views.ImportView.as_view(), name="imports"),
+    path("comparisons/<uuid:comparison_id>/results", comparison_views.ComparisonResultsView.as_view(),
+         name="comparison-results"),
+    re_path(r"^comparisons/(?P<comparison_id>[0-9a-f-]{36})/samples\.(?P<fmt>csv|json)$",
+            comparison_views.ComparisonSamplesExportView.as_view(), name="comparison-samples"),
+    path("comparisons/<uuid:comparison_id>/verdict", comparison_views.ComparisonVerdictView.as_view(),
+         name="comparison-verdict"),
+    path("pools/<slug:slug>/aa-report", PoolAAReportView.as_view(), name="pool-aa-report"),
 ]

@@ -6,10 +6,10 @@ import pytest
 from django.db import connection
 
 from apps.comparisons.models import RunBlock
-from apps.devices.tests.test_runner_protocol import lease, make_sample, queued_run, upload  # noqa: F401
 from apps.results import ingest
 from apps.results.derive import total_us, ttfb_us
 from apps.results.models import Sample
+from apps.runner_protocol.tests.test_runner_protocol import lease, make_sample, queued_run, upload  # noqa: F401
 
 STORED = [c for c in ingest.COLUMNS if c not in ("comparison_id", "run_id", "arm_id", "total_us", "ttfb_us")]
 

@@ -6,9 +6,9 @@ import pytest
 
 from apps.comparisons.models import Comparison
 from apps.comparisons.services import comparison_create, comparison_plan
-from apps.devices.tests.test_runner_protocol import SPEC, lease, make_sample, upload
 from apps.results import loader
 from apps.results.models import BlockColumns
+from apps.runner_protocol.tests.test_runner_protocol import SPEC, lease, make_sample, upload
 
 SPEC2 = {**SPEC, "blocks": 3}
 

@@ -8,12 +8,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from apps.comparisons.leasing import block_store, heartbeat_extend_leases, lease_acquire, run_finish
+from apps.comparisons.leasing import heartbeat_extend_leases, lease_acquire, run_finish
 from apps.core.errors import PayloadTooLarge
+from apps.devices.authentication import IsRunner, RunnerTokenAuthentication, runner_of
+from apps.devices.services import runner_heartbeat, runner_hello
+from apps.results.blocks import block_store
 from apps.results.ingest import SampleBatchParser, samples_validate
-
-from ..authentication import IsRunner, RunnerTokenAuthentication, runner_of
-from ..services import runner_heartbeat, runner_hello
 
 
 class RunnerInfoSerializer(serializers.Serializer):

@@ -10,9 +10,10 @@ from typing import Any
 from django.db.models import QuerySet
 
 from apps.accounts.models import Organization
+from apps.comparisons.models import Comparison
 from apps.devices.models import DevicePool
 
-from .models import Comparison
+from .models import Analysis
 
 LATEST = 20
 Z95 = 1.959963984540054
@@ -34,8 +35,6 @@ def aa_comparisons_for(*, organization: Organization, pool: DevicePool) -> Query
 
 
 def aa_report(*, organization: Organization, pool: DevicePool) -> dict[str, Any]:
-    from apps.results.models import Analysis
-
     comparisons = list(aa_comparisons_for(organization=organization, pool=pool).values(
         "id", "name", "created_at", "spec__gate__metric"))
     # The latest analysis of each, reading only the verdict rows (the charts stay in the database).

@@ -3,11 +3,11 @@ per-pool report of the empirical false-positive rate."""
 
 import pytest
 
-from apps.comparisons.aa import wilson_interval
 from apps.comparisons.models import Comparison
 from apps.comparisons.services import comparison_create
 from apps.comparisons.spec import normalize_spec
 from apps.devices.services import pool_get_or_create
+from apps.results.aa import wilson_interval
 from apps.results.models import Analysis
 from apps.results.tests.measured import run_measured_comparison
 

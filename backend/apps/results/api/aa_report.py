@@ -6,9 +6,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.accounts.permissions import organization_of
-from apps.comparisons.aa import aa_report
+from apps.devices.selectors import pools_visible_to
 
-from ..selectors import pools_visible_to
+from ..aa import aa_report
 
 
 class AAComparisonOutcomesSerializer(serializers.Serializer):

@@ -1,0 +1,55 @@
+"""A comparison's measurements as users read them: chart aggregates, the CI verdict and
+the raw samples export. Routed under /comparisons/{id}/ beside the comparisons app's own
+endpoints, but owned here because they read what this app stores."""
+
+from django.http import StreamingHttpResponse
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from apps.accounts.permissions import organization_of
+from apps.comparisons.selectors import comparisons_for
+
+from ..export import stream_csv, stream_json_lines
+from ..selectors import results_for_charts
+from ..verdicts import verdict_for
+from .serializers import ComparisonResultsSerializer
+
+
+class ComparisonResultsView(APIView):
+    @extend_schema(responses={200: ComparisonResultsSerializer}, summary="Aggregates shaped for the charts")
+    def get(self, request: Request, comparison_id: str) -> Response:
+        comparison = get_object_or_404(comparisons_for(organization=organization_of(request)), pk=comparison_id)
+        return Response(results_for_charts(comparison=comparison))
+
+
+class ComparisonSamplesExportView(APIView):
+    """Raw samples, one row per request, with the derived durations in ms."""
+
+    @extend_schema(responses={(200, "text/csv"): str, (200, "application/x-ndjson"): str},
+                   summary="Export raw samples (CSV, or JSON lines)")
+    def get(self, request: Request, comparison_id: str, fmt: str) -> StreamingHttpResponse:
+        comparison = get_object_or_404(comparisons_for(organization=organization_of(request)), pk=comparison_id)
+        if fmt == "csv":
+            response = StreamingHttpResponse(stream_csv(comparison), content_type="text/csv")
+        else:
+            response = StreamingHttpResponse(stream_json_lines(comparison), content_type="application/x-ndjson")
+        response["Content-Disposition"] = f'attachment; filename="latencylab-{comparison.id}.{fmt}"'
+        return response
+
+
+class ComparisonVerdictView(APIView):
+    """The CI gate: per arm × device × profile verdicts with effect sizes and CIs."""
+
+    @extend_schema(
+        parameters=[OpenApiParameter("baseline", str, description="comparison id, branch:NAME or tag:KEY=VALUE; "
+                                     "default: the comparison's own baseline arm")],
+        responses={200: dict}, summary="Verdict of a finished comparison (CI gate)",
+    )
+    def get(self, request: Request, comparison_id: str) -> Response:
+        comparison = get_object_or_404(comparisons_for(organization=organization_of(request)), pk=comparison_id)
+        base_url = request.build_absolute_uri("/").rstrip("/")
+        return Response(verdict_for(comparison, baseline_ref=request.query_params.get("baseline") or None,
+                                    base_url=base_url))
