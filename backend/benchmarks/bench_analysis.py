@@ -10,13 +10,9 @@ import dataclasses
 import json
 import os
 import resource
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from apps.results.analysis import analyze_comparison, synthetic_table  # noqa: E402
+from apps.results.analysis import analyze_comparison, synthetic_table
 
 
 def peak_rss_mb() -> float:

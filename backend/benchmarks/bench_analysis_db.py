@@ -8,21 +8,18 @@ bench` starts one). Prints figures; no pass/fail. Run from backend/.
 
 import os
 import resource
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.test")
 
 import django  # noqa: E402
 
 django.setup()
 
-import numpy as np  # noqa: E402
-from django.conf import settings  # noqa: E402
-from django.db import connection, transaction  # noqa: E402
-from django.test.utils import get_runner, setup_test_environment  # noqa: E402
+import numpy as np  # noqa: E402  (after django.setup())
+from django.conf import settings  # noqa: E402  (after django.setup())
+from django.db import connection, transaction  # noqa: E402  (after django.setup())
+from django.test.utils import get_runner, setup_test_environment  # noqa: E402  (after django.setup())
 
 
 def peak_rss_mb() -> float:

@@ -11,20 +11,17 @@ Prints figures; no pass/fail. Run from backend/.
 import json
 import os
 import statistics
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.test")
 
 import django  # noqa: E402
 
 django.setup()
 
-from django.db import connection  # noqa: E402
-from django.test.utils import setup_test_environment  # noqa: E402
-from rest_framework.test import APIClient  # noqa: E402
+from django.db import connection  # noqa: E402  (after django.setup())
+from django.test.utils import setup_test_environment  # noqa: E402  (after django.setup())
+from rest_framework.test import APIClient  # noqa: E402  (after django.setup())
 
 BATCH, BATCHES = 5000, 30
 

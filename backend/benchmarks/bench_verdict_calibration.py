@@ -12,11 +12,8 @@ from __future__ import annotations
 import math
 import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from apps.results.analysis import VerdictConfig, simulate_comparisons  # noqa: E402
+from apps.results.analysis import VerdictConfig, simulate_comparisons
 
 DESIGN = dict(devices=3, blocks=12, requests_per_block=30, request_sigma=0.3, device_sigma=0.2, block_sigma=0.1,
               block_arm_sigma=0.02)

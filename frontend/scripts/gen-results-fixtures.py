@@ -7,17 +7,15 @@ screenshots see exactly the shapes the API sends (groups + analysis).
 
 import dataclasses
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
 
 FRONTEND = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(FRONTEND.parent / "backend"))
 
-from apps.results.analysis import (  # noqa: E402
+from apps.results.analysis import (
     BlockBaselines, VerdictConfig, analyze_comparison, describe, synthetic_table, to_jsonable)
-from apps.results.charts import chart_groups  # noqa: E402
+from apps.results.charts import chart_groups
 
 OUT = FRONTEND / "src" / "testing" / "fixtures"
 

@@ -43,12 +43,12 @@ fi
 
 # Python: one virtualenv for the backend and the device-runner package (editable).
 stamp=.venv/.requirements.sha
-want=$(cat backend/requirements.txt device-runner/pyproject.toml | sha256sum | cut -d' ' -f1)
+want=$(cat backend/requirements.txt backend/pyproject.toml device-runner/pyproject.toml | sha256sum | cut -d' ' -f1)
 if [ ! -x .venv/bin/python ] || [ "$(cat $stamp 2>/dev/null)" != "$want" ]; then
   echo "bootstrap: installing Python packages into .venv"
   python3 -m venv .venv
   .venv/bin/pip install -q --upgrade pip
-  .venv/bin/pip install -q -r backend/requirements.txt -e 'device-runner[dev]'
+  .venv/bin/pip install -q -r backend/requirements.txt -e backend -e 'device-runner[dev]'
   echo "$want" > $stamp
 fi
 
