@@ -37,10 +37,11 @@ class EmulatedRun:
     link: Any
     target: ReferenceTarget
 
-    def run_block(self, spec: dict[str, Any], *, run_id: str, block: int, timeout_s: float) -> dict[str, Any]:
-        job = {"spec": spec, "run_id": run_id, "block": block, "target": dataclasses.asdict(self.target)}
+    def run_job(self, job: dict[str, Any], *, baseline_origin: tuple[str, int], timeout_s: float) -> dict[str, Any]:
+        """The probe executes `job` in the client namespace; its result document."""
+        message = {"job": job, "baseline_origin": list(baseline_origin)}
         done = self.link.run_in_client([sys.executable, "-m", "latencylab_runner.drivers.block_worker"],
-                                       timeout=timeout_s, input=json.dumps(job))
+                                       timeout=timeout_s, input=json.dumps(message))
         if done.returncode != 0:
             raise RuntimeError(f"block worker failed (exit {done.returncode}): {done.stderr[-2000:]}")
         return json.loads(done.stdout)

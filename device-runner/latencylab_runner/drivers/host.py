@@ -1,38 +1,40 @@
 """The host driver: executes a leased run on the runner host itself with the built-in
 probe, block by block from the run's first incomplete block, uploading each block as
-one atomic batch."""
+one atomic batch. Each block goes through the same job → result document path as a
+phone's harness (workloads/job.py, drivers/probe_harness.py)."""
+
+from __future__ import annotations
 
 import logging
-import platform
 import threading
-import time
 from collections.abc import Callable
 from typing import Any
 
-from .. import __version__
 from ..agent.baseline import measure_baseline
 from ..agent.client import LeaseLost, RunnerClient
-from ..workloads.plan import plan_block
-from .block import execute_block
+from ..contract import validate
+from ..workloads.job import build_job, result_problems
 from .emulated import LinkUnavailable, emulated_run
+from .probe_harness import execute_job, host_fingerprint
 from .targets import ReferenceTarget, arm_endpoint
 
 log = logging.getLogger(__name__)
 
+__all__ = ["HostDriver", "block_batch", "host_fingerprint"]
 
-def host_fingerprint() -> dict[str, Any]:
-    clock = time.get_clock_info("perf_counter")
-    return {
-        "platform": "host",
-        "model": f"{platform.system()} {platform.machine()}",
-        "os_version": platform.release(),
-        "harness_version": f"latencylab-runner {__version__} (python {platform.python_version()})",
-        "radio": "loopback/ethernet",
-        "battery": None,
-        "temperature": None,
-        "clock_source": "time.perf_counter_ns",
-        "clock_resolution_us": clock.resolution * 1e6,
-    }
+
+def block_batch(lease: dict[str, Any], block: int, result: dict[str, Any]) -> dict[str, Any]:
+    """One block's upload: the whole result as one batch, batch_seq = block."""
+    return {"lease_token": lease["lease_token"], "attempt": lease["attempt"], "batch_seq": block, "block": block,
+            "baseline": result.get("baseline"), "samples": result["samples"]}
+
+
+def baseline_origin(spec: dict[str, Any], target: ReferenceTarget) -> tuple[str, int]:
+    """The baseline measures the path to the baseline arm's endpoint."""
+    label = spec.get("baseline_arm") or spec["arms"][0]["label"]
+    arm = next(a for a in spec["arms"] if a["label"] == label)
+    endpoint = arm_endpoint(arm, target)
+    return endpoint.host, endpoint.port
 
 
 class HostDriver:
@@ -45,7 +47,8 @@ class HostDriver:
         run_id, spec = lease["run_id"], lease["spec"]
         network_profile = lease.get("network_profile") or {"name": "none"}
         profile = network_profile.get("name", "none")
-        base = {"lease_token": lease["lease_token"]}
+        protocols = {arm["protocol"] for arm in spec["arms"]}
+        base = {"lease_token": lease["lease_token"], "fingerprint": host_fingerprint(protocols)}
         try:
             if profile == "none":
                 completed = self._run_blocks(lease, client, cancelled,
@@ -55,36 +58,52 @@ class HostDriver:
                 with emulated_run(network_profile, self.target) as emulated:
 
                     def in_namespace(block: int) -> dict[str, Any]:
+                        job = build_job(spec, run_id=run_id, block=block, attempt=lease["attempt"],
+                                        target=emulated.target)
                         # Every request may take up to timeout_s: a hard bound on a stuck block.
-                        requests = len(plan_block(spec, run_id=run_id, block=block))
-                        return emulated.run_block(spec, run_id=run_id, block=block,
-                                                  timeout_s=requests * float(spec.get("timeout_s", 30)) + 60)
+                        bound = len(job["requests"]) * job["timeout_ms"] / 1000 + 60
+                        result = emulated.run_job(job, baseline_origin=baseline_origin(spec, emulated.target),
+                                                  timeout_s=bound)
+                        return self._checked(job, result)
 
                     completed = self._run_blocks(lease, client, cancelled, in_namespace)
                     report = emulated.link_report(profile) if completed else {}
             if completed:
-                client.finish(run_id, {**base, "status": "ok", "fingerprint": host_fingerprint(), "link": report})
+                client.finish(run_id, {**base, "status": "ok", "link": report})
         except LinkUnavailable as exc:
-            client.finish(run_id, {**base, "status": "infra_error", "fingerprint": host_fingerprint(),
+            client.finish(run_id, {**base, "status": "infra_error", "error_kind": "link_unavailable",
                                    "error": str(exc)})
         except LeaseLost as exc:
             log.warning("run %s: lease lost (%s); abandoning it", run_id, exc)
         except Exception as exc:  # an unexpected fault is the runner's, not the protocol's
             log.exception("run %s failed on the runner", run_id)
             try:
-                client.finish(run_id, {**base, "status": "infra_error", "fingerprint": host_fingerprint(),
+                client.finish(run_id, {**base, "status": "infra_error", "error_kind": "runner_fault",
                                        "error": f"{type(exc).__name__}: {exc}"[:4000]})
             except LeaseLost:
                 pass
 
     def _local_block(self, lease: dict[str, Any], block: int, cancelled: threading.Event) -> dict[str, Any]:
         spec = lease["spec"]
-        # The baseline measures the path of the baseline arm's endpoint.
-        baseline_arm = next(a for a in spec["arms"] if a["label"] == spec["baseline_arm"])
-        endpoint = arm_endpoint(baseline_arm, self.target)
-        baseline = measure_baseline(endpoint.host, endpoint.port)
-        samples = execute_block(spec, run_id=lease["run_id"], block=block, target=self.target, cancelled=cancelled)
-        return {"baseline": baseline, "samples": samples}
+        job = build_job(spec, run_id=lease["run_id"], block=block, attempt=lease["attempt"], target=self.target)
+        baseline = measure_baseline(*baseline_origin(spec, self.target))
+        result = execute_job(job, cancelled=cancelled)
+        result["baseline"] = baseline
+        return self._checked(job, result)
+
+    @staticmethod
+    def _checked(job: dict[str, Any], result: dict[str, Any]) -> dict[str, Any]:
+        """The probe's own result obeys the contract like any harness's; a violation here
+        is a runner bug and ends the run as an infrastructure error, storing nothing."""
+        if result["status"] == "ok":
+            # The envelope only: per-sample validation costs ~0.5 ms a sample in jsonschema,
+            # the probe's samples are covered by its own tests, and the backend checks every
+            # sample on upload anyway (a phone's result is checked in full: drivers/device_block.py).
+            validate({**result, "samples": []}, "result")
+            problems = result_problems(job, result)
+            if problems:
+                raise RuntimeError(f"the probe's result does not answer its job: {'; '.join(problems)}")
+        return result
 
     def _run_blocks(self, lease: dict[str, Any], client: RunnerClient, cancelled: threading.Event,
                     run_block: Callable[[int], dict[str, Any]]) -> bool:
@@ -95,10 +114,9 @@ class HostDriver:
                 log.info("run %s cancelled before block %d", run_id, block)
                 return False
             result = run_block(block)
-            if cancelled.is_set():
+            if cancelled.is_set() or result["status"] != "ok":
                 return False
-            client.upload_block(run_id, {"lease_token": lease["lease_token"], "attempt": lease["attempt"],
-                                         "batch_seq": block, "block": block, **result})
+            client.upload_block(run_id, block_batch(lease, block, result))
             log.info("run %s: block %d/%d stored (%d samples)", run_id, block + 1, spec["blocks"],
                      len(result["samples"]))
         return True

@@ -1,0 +1,129 @@
+"""The host harness: the built-in probe executes a job document and returns a result
+document, exactly as the Android and iOS harness apps do on a phone.
+
+Each arm keeps one probe session for the block (its connection policy decides what the
+session reuses); a planned `new_connection` closes it first. Sessions never outlive a
+block, so every block starts from the same state. Failures are samples, not exceptions
+(DESIGN §6.5)."""
+
+from __future__ import annotations
+
+import platform
+import threading
+import time
+from collections.abc import Callable
+from importlib import metadata
+from typing import Any
+from urllib.parse import urlsplit
+
+from .. import __version__
+from ..probe import Origin, ProbeRequest, open_session
+from ..workloads.job import RESULT_CONTRACT
+
+# The library under each protocol's client in the probe (probe/session.py).
+_PROTOCOL_LIBRARY = {"h1c": "h11", "h1": "h11", "h2": "h2", "grpc": "h2", "h3": "aioquic"}
+
+
+def request_body(size: int) -> bytes:
+    """An echo body that carries the client timestamp (seeds/003), padded to size."""
+    stamp = f'{{"client_ts_us":{time.time_ns() // 1000},"pad":"'.encode()
+    if size <= len(stamp) + 2:
+        return stamp[:size]
+    return stamp + b"x" * (size - len(stamp) - 2) + b'"}'
+
+
+def client_stacks(protocols: set[str]) -> dict[str, str]:
+    stacks = {}
+    for protocol in sorted(protocols):
+        library = _PROTOCOL_LIBRARY[protocol]
+        try:
+            version = metadata.version(library)
+        except metadata.PackageNotFoundError:
+            version = "unknown"
+        stacks[protocol] = f"latencylab-probe {__version__} ({library} {version})"
+    return stacks
+
+
+def host_fingerprint(protocols: set[str] | None = None) -> dict[str, Any]:
+    clock = time.get_clock_info("perf_counter")
+    return {
+        "platform": "host",
+        "model": f"{platform.system()} {platform.machine()}",
+        "os_version": platform.release(),
+        "harness_version": f"latencylab-runner {__version__} (python {platform.python_version()})",
+        "radio": "loopback/ethernet",
+        "battery": None,
+        "temperature": None,
+        "clock_source": "time.perf_counter_ns",
+        "clock_resolution_us": clock.resolution * 1e6,
+        "client_stacks": client_stacks(protocols if protocols is not None else set(_PROTOCOL_LIBRARY)),
+    }
+
+
+def arm_origin(arm: dict[str, Any]) -> Origin:
+    url = urlsplit(arm["origin"])
+    if url.hostname is None or url.port is None:
+        raise ValueError(f"arm {arm['label']!r}: origin {arm['origin']!r} needs a host and a port")
+    return Origin(scheme=url.scheme, host=url.hostname, port=url.port, server_name=arm.get("server_name"))
+
+
+def execute_job(job: dict[str, Any], *, cancelled: threading.Event | None = None,
+                on_progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+    """Run every request of the (validated) job in seq order; the result document.
+
+    A cancelled block returns the samples so far with status `failed`: the driver
+    uploads nothing of it."""
+    for request in job["requests"]:
+        if request.get("headers"):
+            raise ValueError(f"requests.{request['seq']}.headers: the host probe cannot send custom headers")
+    arms = {arm["label"]: arm for arm in job["arms"]}
+    sessions: dict[str, Any] = {}
+    samples: list[dict[str, Any]] = []
+    total = len(job["requests"])
+    timeout_s = job["timeout_ms"] / 1000
+    gap_s = job.get("gap_ms", 0) / 1000
+    error = None
+    try:
+        for index, request in enumerate(job["requests"]):
+            if cancelled is not None and cancelled.is_set():
+                error = f"cancelled after {index} of {total} requests"
+                break
+            label = request["arm"]
+            if request.get("new_connection") and label in sessions:
+                sessions.pop(label).close()
+            if label not in sessions:
+                arm = arms[label]
+                sessions[label] = open_session(protocol=arm["protocol"], connection=arm["connection"],
+                                               origin=arm_origin(arm), ca_pem=arm.get("ca_bundle_pem"),
+                                               timeout_s=timeout_s)
+            samples.append(_measure(sessions[label], request, block=job["block"]))
+            if on_progress is not None and index % 50 == 0:
+                on_progress(index, total)
+            if gap_s:
+                time.sleep(gap_s)
+    finally:
+        for session in sessions.values():
+            session.close()
+    return {
+        "contract": RESULT_CONTRACT,
+        "run_id": job["run_id"],
+        "block": job["block"],
+        "attempt": job["attempt"],
+        "status": "failed" if error else "ok",
+        "samples": samples,
+        "fingerprint": host_fingerprint({arm["protocol"] for arm in job["arms"]}),
+        "baseline": None,
+        "error": error,
+    }
+
+
+def _measure(session: Any, request: dict[str, Any], *, block: int) -> dict[str, Any]:
+    size = request.get("body_bytes", 0)
+    fields = session.fetch(ProbeRequest(method=request["method"], path=request["path"],
+                                        body=request_body(size) if size else b"", op=request["op"],
+                                        server_delay_ms=request.get("server_delay_ms")))
+    sample = {**fields, "arm": request["arm"], "block": block, "seq": request["seq"], "phase": request["phase"],
+              "period": request.get("period"), "repetition": request.get("repetition"), "step": request.get("step")}
+    if request.get("part") is not None:
+        sample["part"] = request["part"]
+    return sample

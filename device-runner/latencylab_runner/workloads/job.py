@@ -1,0 +1,105 @@
+"""Turns one block of a leased run into the contract's job document (job.schema.json),
+and checks a harness's result document against the job it answers.
+
+The order of requests is the plan's (workloads/plan.py, a pure function of spec, run id
+and block), so every harness — the host probe, the Android and iOS apps — replays exactly
+the same interleaving. Each arm's origin is where that harness must send it: the
+reference target as the device reaches it, or the customer's endpoint (its path prefix
+moves into every request's path, since an origin has none)."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from ..contract import validate
+from ..drivers.targets import ArmEndpoint, ReferenceTarget, arm_endpoint
+from .plan import PlannedRequest, plan_block
+
+JOB_CONTRACT = "latencylab.job/v1"
+RESULT_CONTRACT = "latencylab.result/v1"
+MIN_TIMEOUT_MS, MAX_TIMEOUT_MS = 100, 600_000
+
+
+@cache
+def _read_pem(path: str) -> str:
+    return Path(path).read_text(encoding="ascii")
+
+
+def origin_of(endpoint: ArmEndpoint) -> str:
+    host = f"[{endpoint.host}]" if ":" in endpoint.host else endpoint.host
+    return f"{endpoint.scheme}://{host}:{endpoint.port}"
+
+
+def job_arm(arm: dict[str, Any], endpoint: ArmEndpoint) -> dict[str, Any]:
+    pem = endpoint.ca_pem or (_read_pem(endpoint.ca_file) if endpoint.ca_file else None)
+    return {
+        "label": arm["label"],
+        "protocol": arm["protocol"],
+        "connection": arm.get("connection", "warm"),
+        "origin": origin_of(endpoint),
+        # Only when it differs: the reference target behind an IP presents a named certificate.
+        "server_name": endpoint.server_name if endpoint.server_name != endpoint.host else None,
+        "ca_bundle_pem": pem,
+    }
+
+
+def job_request(seq: int, planned: PlannedRequest, base_path: str) -> dict[str, Any]:
+    request: dict[str, Any] = {"seq": seq, "arm": planned.arm, "phase": planned.phase, "op": planned.op,
+                               "method": planned.method, "path": base_path + planned.path}
+    # Optional fields only when set: a 20,000-request job stays a few MB, not tens.
+    if planned.body_bytes:
+        request["body_bytes"] = planned.body_bytes
+    if planned.new_connection:
+        request["new_connection"] = True
+    for key in ("period", "repetition", "step", "part", "server_delay_ms"):
+        value = getattr(planned, key)
+        if value is not None:
+            request[key] = value
+    return request
+
+
+def build_job(spec: dict[str, Any], *, run_id: str, block: int, attempt: int,
+              target: ReferenceTarget) -> dict[str, Any]:
+    """The validated job document for `block`; raises ContractError if the spec cannot be
+    expressed (e.g. a customer endpoint with a path the contract refuses)."""
+    endpoints = {arm["label"]: arm_endpoint(arm, target) for arm in spec["arms"]}
+    timeout_ms = int(round(float(spec.get("timeout_s", 30)) * 1000))
+    job = {
+        "contract": JOB_CONTRACT,
+        "run_id": run_id,
+        "block": block,
+        "attempt": attempt,
+        "timeout_ms": min(max(timeout_ms, MIN_TIMEOUT_MS), MAX_TIMEOUT_MS),
+        "gap_ms": int(spec["workload"].get("gap_ms", 0)),
+        "arms": [job_arm(arm, endpoints[arm["label"]]) for arm in spec["arms"]],
+        "requests": [job_request(seq, planned, endpoints[planned.arm].base_path)
+                     for seq, planned in enumerate(plan_block(spec, run_id=run_id, block=block))],
+    }
+    validate(job, "job")
+    return job
+
+
+def result_problems(job: dict[str, Any], result: dict[str, Any]) -> list[str]:
+    """Why `result` (already valid against result.schema.json) does not answer `job`:
+    another run, block or attempt, or not one sample per planned request in seq order
+    with the request's arm and phase. Empty when it does. A harness that failed
+    (`status: failed`) may return fewer samples; that is its own verdict, not a mismatch."""
+    problems = [f"{key}: {result.get(key)!r} != job's {job[key]!r}" for key in ("run_id", "block", "attempt")
+                if result.get(key) != job[key]]
+    if result.get("status") != "ok":
+        return problems
+    samples, requests = result["samples"], job["requests"]
+    if len(samples) != len(requests):
+        problems.append(f"samples: {len(samples)} for {len(requests)} planned requests (partial result)")
+        return problems
+    for i, (sample, request) in enumerate(zip(samples, requests, strict=True)):
+        for key in ("seq", "arm", "phase"):
+            if sample.get(key) != request[key]:
+                problems.append(f"samples.{i}.{key}: {sample.get(key)!r}, planned {request[key]!r}")
+        if sample.get("block") != job["block"]:
+            problems.append(f"samples.{i}.block: {sample.get('block')!r}, planned {job['block']!r}")
+        if len(problems) >= 10:
+            break
+    return problems
