@@ -1,8 +1,10 @@
-"""gRPC over h2 wire format, shared by the target server and the host probe.
+"""gRPC wire format of latencylab.target.v1.Target, shared by the host probe and the target.
 
-Hand-rolled (length-prefixed messages + the four tiny protobuf messages of target.proto)
-so that the probe can run gRPC over its own instrumented h2 client and measure phases;
-grpcio exposes no per-request timings. Interop with real grpcio is covered by tests.
+Neither side imports the other: both import this module (tests/test_import_rules.py).
+Hand-rolled (length-prefixed messages + the four tiny protobuf messages of
+target/target.proto) so that the probe can run gRPC over its own instrumented h2 client
+and measure phases; grpcio exposes no per-request timings. Interop with real grpcio is
+covered by tests/test_target_grpc.py.
 """
 
 from __future__ import annotations
@@ -15,13 +17,11 @@ DOWNLOAD_PATH = f"/{SERVICE}/Download"
 CHUNK_SIZE = 64 * 1024
 MAX_MESSAGE = 64 * 1024 * 1024
 
-# grpc-status codes we use
+# grpc-status codes the target answers with
 OK = 0
 INVALID_ARGUMENT = 3
 NOT_FOUND = 5
-RESOURCE_EXHAUSTED = 8
 UNIMPLEMENTED = 12
-INTERNAL = 13
 
 
 class WireError(ValueError):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..target import grpc_wire as wire
+from .. import grpcwire as wire
 from .http2 import H2Client, H2Response
 from .sample import Timeline, parse_server_timing
 from .types import ProbeFailure, ProbeRequest

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from .. import grpcwire as wire
 from . import content
-from . import grpc_wire as wire
 from .routes import MAX_BYTES, MAX_DELAY_MS
 
 

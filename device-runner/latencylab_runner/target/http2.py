@@ -16,7 +16,8 @@ import h2.exceptions
 import h2.settings
 from hpack import NeverIndexedHeaderTuple
 
-from . import grpc_service, grpc_wire, routes
+from .. import grpcwire
+from . import grpc_service, routes
 from .transport import TargetProtocol
 
 # Generous windows so that uploads (POST /echo) are not throttled by WINDOW_UPDATE
@@ -120,20 +121,20 @@ class H2Session:
         """The response as headers (without Server-Timing), body chunks and trailers."""
         path = stream.headers.get(":path", "/")
         if stream.headers.get("content-type", "").startswith("application/grpc"):
-            deframer = grpc_wire.Deframer()
+            deframer = grpcwire.Deframer()
             try:
                 messages = deframer.feed(bytes(stream.body))
                 if deframer.pending:
-                    raise grpc_wire.WireError("trailing partial gRPC message")
+                    raise grpcwire.WireError("trailing partial gRPC message")
                 result = grpc_service.handle(path, messages)
-            except grpc_wire.WireError as e:
-                result = grpc_service.GrpcResult(status=grpc_wire.INVALID_ARGUMENT, message=str(e))
+            except grpcwire.WireError as e:
+                result = grpc_service.GrpcResult(status=grpcwire.INVALID_ARGUMENT, message=str(e))
             headers = [(":status", "200"), ("content-type", "application/grpc"), *self.conn.options.common_headers()]
-            if result.status != grpc_wire.OK:
+            if result.status != grpcwire.OK:
                 # Trailers-only response.
                 headers += [("grpc-status", str(result.status)), ("grpc-message", _grpc_message(result.message))]
                 return _Reply(headers, iter(()), None, result.delay_s)
-            return _Reply(headers, (grpc_wire.frame(m) for m in result.messages), [("grpc-status", "0")],
+            return _Reply(headers, (grpcwire.frame(m) for m in result.messages), [("grpc-status", "0")],
                           result.delay_s)
         method = stream.headers.get(":method", "GET")
         resp = routes.handle(method, path, bytes(stream.body))

@@ -1,0 +1,94 @@
+"""Direction of imports inside latencylab_runner, read from the source with `ast` (every
+import statement, also inside functions): the probe and the target do not import each
+other (shared wire code lives in latencylab_runner.grpcwire), the shared wire module
+imports neither, and nothing imports Django (the runner speaks only the HTTP contract)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE_DIR = Path(__file__).resolve().parent.parent / "latencylab_runner"
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE_DIR.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports_of(path: Path) -> set[str]:
+    """Absolute names of every module a source file imports (relative ones resolved);
+    `from pkg import name` counts as importing both pkg and pkg.name (name may be a module)."""
+    module = _module_name(path)
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            found.add(target)
+            found.update(f"{target}.{alias.name}" for alias in node.names)
+    return found
+
+
+def _sources(subpackage: str = "") -> list[Path]:
+    root = PACKAGE_DIR / subpackage if subpackage else PACKAGE_DIR
+    if root.is_dir():
+        return sorted(root.rglob("*.py"))
+    module = root.with_suffix(".py")
+    return [module] if module.exists() else []
+
+
+def _within(name: str, package: str) -> bool:
+    return name == package or name.startswith(package + ".")
+
+
+def _violations(sources: list[Path], forbidden: str) -> list[str]:
+    return [f"{p.relative_to(PACKAGE_DIR.parent)} imports {name}"
+            for p in sources for name in sorted(imports_of(p)) if _within(name, forbidden)]
+
+
+@pytest.mark.parametrize(("importer", "forbidden"), [
+    ("probe", "latencylab_runner.target"),
+    ("target", "latencylab_runner.probe"),
+    ("grpcwire", "latencylab_runner.probe"),
+    ("grpcwire", "latencylab_runner.target"),
+])
+def test_no_import_across(importer, forbidden):
+    sources = _sources(importer)
+    assert sources, f"no sources found for {importer}"
+    assert _violations(sources, forbidden) == []
+
+
+def test_nothing_imports_django():
+    assert _violations(_sources(), "django") == []
+
+
+def test_the_reader_sees_the_shared_wire_imports():
+    """The rules above would pass vacuously if imports were not resolved: the known
+    relative imports of the shared wire module must be found."""
+    assert "latencylab_runner.grpcwire" in imports_of(PACKAGE_DIR / "probe" / "grpc.py")
+    assert "latencylab_runner.grpcwire" in imports_of(PACKAGE_DIR / "target" / "grpc_service.py")
+    assert "latencylab_runner.probe.h2core" in imports_of(PACKAGE_DIR / "probe" / "http2.py")
+    assert "latencylab_runner.probe.session" in imports_of(PACKAGE_DIR / "probe" / "__init__.py")
+    assert "latencylab_runner.tls" in imports_of(PACKAGE_DIR / "target" / "server.py")
+
+
+def test_a_backwards_import_is_caught(tmp_path, monkeypatch):
+    fake = tmp_path / "latencylab_runner"
+    (fake / "probe").mkdir(parents=True)
+    (fake / "probe" / "bad.py").write_text("def f():\n    from ..target import grpc_service\n    import django.conf\n")
+    monkeypatch.setitem(globals(), "PACKAGE_DIR", fake)
+    assert _violations(_sources("probe"), "latencylab_runner.target") == [
+        "latencylab_runner/probe/bad.py imports latencylab_runner.target",
+        "latencylab_runner/probe/bad.py imports latencylab_runner.target.grpc_service"]
+    assert _violations(_sources(), "django") == [
+        "latencylab_runner/probe/bad.py imports django.conf"]
