@@ -7,7 +7,8 @@ plus 35,000 B and 200–400 KB, sizes shuffled per repetition, arms alternated (
 
 Flagging. On loopback the baseline TCP-connect RTT is ~0.05 ms, so almost every size is
 "slower than 2 × RTT": that rule (the service's, DESIGN §1) is printed as computed by
-backend/apps/results/analysis/sweeps.py when importable, but the stall detector used
+backend/apps/results/analysis/sweeps.py (the backend is installed in the venv as a
+package, `apps`), but the stall detector used
 here is a size band that is >= 2 × RTT AND >= 20 ms slower than the trap-off arm's
 median for the same size (a delayed-ACK stall is ~40 ms on Linux).
 
@@ -23,13 +24,14 @@ import socket
 import statistics
 import sys
 import time
-from pathlib import Path
 
+import numpy as np
 from _servers import Target, bench_tls
 
+from apps.results.analysis.sweeps import payload_sweep
+from apps.results.analysis.table import BlockBaselines, SampleTable
 from latencylab_runner.probe import Origin, ProbeRequest, open_session
 
-BACKEND = Path(__file__).resolve().parents[2] / "backend"
 REQUEST_BYTES = 800
 STALL_FLOOR_MS = 20.0
 
@@ -79,18 +81,8 @@ def run_sweep(ports: dict[str, int], sizes: list[int], reps: int, seed: int) -> 
     return results
 
 
-def service_flags(results: dict[str, dict[int, list[float]]], rtt_ms: float) -> dict[tuple[str, int], dict] | None:
-    """The service's own payload-sweep rows (sweeps.payload_sweep), if the backend is here."""
-    sys.path.insert(0, str(BACKEND))
-    try:
-        from apps.results.analysis.sweeps import payload_sweep
-        from apps.results.analysis.table import BlockBaselines, SampleTable
-    except ImportError:
-        return None
-    finally:
-        sys.path.remove(str(BACKEND))
-    import numpy as np
-
+def service_flags(results: dict[str, dict[int, list[float]]], rtt_ms: float) -> dict[tuple[str, int], dict]:
+    """The service's own payload-sweep rows (sweeps.payload_sweep)."""
     arms = list(results)
     arm_codes, totals, sizes = [], [], []
     for code, arm in enumerate(arms):
@@ -138,14 +130,10 @@ def main() -> None:
         stall_off = off >= 2 * rtt and off - on >= STALL_FLOOR_MS
         stalls["trap-on"] += stall_on
         stalls["trap-off"] += stall_off
-        svc = lambda arm, n=n: ("-" if service is None else  # noqa: E731
-                                ("yes" if service[(arm, n)]["slow"] else "no"))
+        svc = lambda arm, n=n: "yes" if service[(arm, n)]["slow"] else "no"  # noqa: E731
         print(f"{n:9d} | {off:8.3f} {off / rtt:7.0f} {svc('trap-off'):>8} | {on:8.3f} {on / rtt:7.0f} "
               f"{svc('trap-on'):>8} {on - off:+8.3f}  {'STALL' if stall_on else '-':9} {'STALL' if stall_off else '-'}")
-    if service is None:
-        print("(backend/apps/results/analysis/sweeps.py not importable: service flags not shown)")
-    else:
-        print("svc slow = sweeps.payload_sweep's 'slow' (median > 2 x baseline RTT), the service's rule as is")
+    print("svc slow = sweeps.payload_sweep's 'slow' (median > 2 x baseline RTT), the service's rule as is")
     print(f"sizes flagged as stalled: trap-on {stalls['trap-on']}/{len(sizes)}, "
           f"trap-off {stalls['trap-off']}/{len(sizes)}")
 

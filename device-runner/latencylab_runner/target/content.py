@@ -48,5 +48,5 @@ def byte_chunks(n: int) -> list[memoryview]:
 
 
 def byte_range(n: int) -> bytes:
-    """The same bytes as byte_chunks(n), materialised (for tests and gRPC messages)."""
+    """The same bytes as byte_chunks(n), materialised (what a client must receive: tests)."""
     return b"".join(byte_chunks(n))
