@@ -68,6 +68,30 @@ def test_no_import_across(importer, forbidden):
     assert _violations(sources, forbidden) == []
 
 
+def test_no_import_cycles_in_probe_target_and_wire():
+    """Module-level or not: a cycle would be hidden by a function-level import otherwise."""
+    sources = _sources("probe") + _sources("target") + _sources("grpcwire")
+    modules = {_module_name(p): p for p in sources}
+    graph = {m: {n for n in imports_of(p) if n in modules and n != m} for m, p in modules.items()}
+    for package in [m for m, p in modules.items() if p.name == "__init__.py"]:
+        for m in graph:  # importing a package's submodule runs the package's __init__ first
+            if m != package and _within(m, package):
+                graph[m].discard(package)
+    state: dict[str, int] = {}
+
+    def visit(m: str, path: list[str]) -> None:
+        state[m] = 1
+        for n in sorted(graph[m]):
+            assert state.get(n) != 1, "import cycle: " + " -> ".join([*path, m, n])
+            if n not in state:
+                visit(n, [*path, m])
+        state[m] = 2
+
+    for m in sorted(graph):
+        if m not in state:
+            visit(m, [])
+
+
 def test_nothing_imports_django():
     assert _violations(_sources(), "django") == []
 

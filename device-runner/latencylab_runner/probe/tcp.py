@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import select
 import socket
 import ssl
 import struct
@@ -156,8 +157,6 @@ def tcp_info(sock: socket.socket) -> tuple[int | None, int | None]:
 def read_idle(conn: TcpConnection) -> bytes | None:
     """Before reusing an idle connection: whatever arrived meanwhile (h2 control frames),
     b"" if nothing, None if the peer closed it. Never blocks."""
-    import select
-
     out = b""
     try:
         while True:

@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import errno
 import socket
 import ssl
+import sys
 import threading
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
 from ..tls import TlsPaths, ensure_tls
-from .transport import ServerOptions, TargetProtocol
+from .http1 import H1Session
+from .http2 import H2Session
+from .transport import ServerOptions, Session, TargetProtocol
 
 ALPN = ["h2", "http/1.1"]
 
@@ -41,9 +45,6 @@ def set_ticket_keys(ctx: ssl.SSLContext, keys: bytes) -> None:
     with the SSL_CTX pointer right after the object header; the pointer is checked
     against the context's options before it is used.
     """
-    import ctypes
-    import sys
-
     if len(keys) != TICKET_KEYS_LEN:
         raise ValueError(f"ticket keys must be {TICKET_KEYS_LEN} bytes")
     if sys.implementation.name != "cpython":
@@ -66,6 +67,11 @@ def set_ticket_keys(ctx: ssl.SSLContext, keys: bytes) -> None:
     libssl.SSL_CTX_ctrl.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_long, ctypes.c_char_p]
     if libssl.SSL_CTX_ctrl(ssl_ctx, _SSL_CTRL_SET_TLSEXT_TICKET_KEYS, len(keys), keys) != 1:
         raise RuntimeError("SSL_CTX_set_tlsext_ticket_keys failed")
+
+
+def _session_for(conn: TargetProtocol, alpn: str | None) -> Session:
+    """HTTP/2 when ALPN chose it, else HTTP/1.1 (plain port, or TLS without h2)."""
+    return H2Session(conn) if alpn == "h2" else H1Session(conn)
 
 
 @dataclass
@@ -165,7 +171,7 @@ async def serve_target(
             sock = _tcp_socket(host, plain_port, reuse_port=reuse_port, listen=listen)
             if listen:
                 server = await loop.create_server(
-                    partial(TargetProtocol, opts, target._connections), sock=sock
+                    partial(TargetProtocol, opts, target._connections, _session_for), sock=sock
                 )
                 target._servers.append(server)
             else:
@@ -192,7 +198,7 @@ async def serve_target(
                 opts = ServerOptions(tls=True, h3_port=port if h3 else advertise_h3_port, nagle_trap=nagle_trap)
                 if listen:
                     server = await loop.create_server(
-                        partial(TargetProtocol, opts, target._connections), sock=sock, ssl=ctx,
+                        partial(TargetProtocol, opts, target._connections, _session_for), sock=sock, ssl=ctx,
                         ssl_handshake_timeout=10,
                     )
                     target._servers.append(server)

@@ -1,9 +1,13 @@
-"""asyncio Protocol for the TCP ports: socket options, write back-pressure, ALPN dispatch."""
+"""asyncio Protocol for the TCP ports: socket options, write back-pressure, ALPN dispatch.
+
+The HTTP/1.1 and HTTP/2 sessions import this module (they write through TargetProtocol);
+it does not import them: server.py hands in the session factory (new_session)."""
 
 from __future__ import annotations
 
 import asyncio
 import socket
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol as TypingProtocol
 
@@ -25,12 +29,17 @@ class Session(TypingProtocol):
     def connection_lost(self) -> None: ...
 
 
-class TargetProtocol(asyncio.Protocol):
-    """One TCP (or TLS) connection. Chooses h1 or h2 from ALPN once TLS is up."""
+# The session for a connection, given the ALPN protocol its TLS handshake chose (None: none).
+SessionFactory = Callable[["TargetProtocol", str | None], Session]
 
-    def __init__(self, options: ServerOptions, connections: set[TargetProtocol]):
+
+class TargetProtocol(asyncio.Protocol):
+    """One TCP (or TLS) connection; its session (h1 or h2) is chosen from ALPN once TLS is up."""
+
+    def __init__(self, options: ServerOptions, connections: set[TargetProtocol], new_session: SessionFactory):
         self.options = options
         self._connections = connections
+        self._new_session = new_session
         self.transport: asyncio.Transport | None = None
         self.session: Session | None = None
         self._can_write = asyncio.Event()
@@ -51,14 +60,7 @@ class TargetProtocol(asyncio.Protocol):
         ssl_object = transport.get_extra_info("ssl_object")
         if ssl_object is not None:
             alpn = ssl_object.selected_alpn_protocol()
-        if alpn == "h2":
-            from .http2 import H2Session
-
-            self.session = H2Session(self)
-        else:
-            from .http1 import H1Session
-
-            self.session = H1Session(self)
+        self.session = self._new_session(self, alpn)
 
     def data_received(self, data: bytes) -> None:
         if self.session is not None:
