@@ -1,18 +1,37 @@
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-from django.db.models import Count, Q, QuerySet, Sum
+from django.db.models import Aggregate, Count, IntegerField, OuterRef, Q, QuerySet, Subquery, Sum
+from django.db.models.functions import Coalesce
 
 from apps.accounts.models import Organization
 from apps.devices.models import Device
 
-from .models import Comparison, Run
+from .models import Comparison, Run, RunBlock
+
+
+def _per_comparison(rows: QuerySet[Any], aggregate: Aggregate) -> Coalesce:
+    """`aggregate` over `rows` (already filtered to the outer comparison and grouped by it), 0 when none."""
+    return Coalesce(Subquery(rows.annotate(value=aggregate).values("value")), 0, output_field=IntegerField())
+
+
+def _progress_annotations() -> dict[str, Coalesce]:
+    # Correlated subqueries rather than joins: joining runs and their blocks in one GROUP BY would
+    # multiply rows, and a subquery keeps a page of comparisons at one query whatever its size.
+    runs = Run.objects.filter(comparison=OuterRef("pk")).order_by().values("comparison")
+    blocks = RunBlock.objects.filter(run__comparison=OuterRef("pk")).order_by().values("run__comparison")
+    return {
+        "runs_total": _per_comparison(runs, Count("id")),
+        "runs_done": _per_comparison(runs, Count("id", filter=Q(status__in=Run.TERMINAL))),
+        "blocks_total": _per_comparison(runs, Sum("blocks_total")),
+        "blocks_done": _per_comparison(blocks, Count("id")),
+    }
 
 
 def comparisons_for(*, organization: Organization) -> QuerySet[Comparison]:
-    return Comparison.objects.filter(organization=organization).annotate(
-        runs_total=Count("runs", distinct=True),
-        runs_done=Count("runs", filter=Q(runs__status__in=Run.TERMINAL), distinct=True),
-    )
+    """An organization's comparisons, each annotated with what comparison_progress() reads."""
+    return Comparison.objects.filter(organization=organization).annotate(**_progress_annotations())
 
 
 def comparison_get(*, organization: Organization, comparison_id: Any) -> Comparison:
@@ -21,40 +40,49 @@ def comparison_get(*, organization: Organization, comparison_id: Any) -> Compari
 
 
 def comparison_progress(comparison: Comparison) -> dict[str, Any]:
-    runs = comparison.runs.aggregate(
-        blocks_total=Sum("blocks_total"),
-        runs_total=Count("id"),
-        runs_done=Count("id", filter=Q(status__in=Run.TERMINAL)),
-    )
-    blocks_done = comparison.runs.aggregate(n=Count("blocks"))["n"] or 0
-    blocks_total = runs["blocks_total"] or 0
+    """Runs and blocks done so far. Reads the annotations of comparisons_for() (no query); a comparison
+    loaded some other way costs one query."""
+    if not hasattr(comparison, "blocks_done"):
+        comparison = Comparison.objects.annotate(**_progress_annotations()).get(pk=comparison.pk)
+    counts = {key: getattr(comparison, key) for key in ("runs_total", "runs_done", "blocks_total", "blocks_done")}
     if comparison.status in Comparison.TERMINAL:
         percent = 100.0
+    elif counts["blocks_total"]:
+        percent = round(100.0 * counts["blocks_done"] / counts["blocks_total"], 1)
     else:
-        percent = round(100.0 * blocks_done / blocks_total, 1) if blocks_total else 0.0
-    return {
-        "runs_total": runs["runs_total"],
-        "runs_done": runs["runs_done"],
-        "blocks_total": blocks_total,
-        "blocks_done": blocks_done,
-        "percent": percent,
-    }
+        percent = 0.0
+    return {**counts, "percent": percent}
+
+
+def _devices_described(devices: list[Device]) -> str:
+    shown = [f"{d.model or d.serial} ({d.serial}) {d.state.replace('_', ' ')}"
+             + (f": {d.state_reason}" if d.state_reason else "") for d in devices[:3]]
+    more = len(devices) - len(shown)
+    return "; ".join(shown) + (f"; and {more} more" if more > 0 else "")
 
 
 def run_waiting_reason(run: Run) -> str | None:
-    """Why a queued run has not started, in words a user can act on; None otherwise."""
+    """Why a queued run has not started, in words a user can act on; None otherwise.
+    Devices that wait (not ready, unauthorized) or are quarantined are named with why."""
     if run.status != Run.Status.QUEUED:
         return None
-    matching = Device.objects.filter(pool=run.pool, platform__in=run.platforms).exclude(
-        state=Device.State.QUARANTINED)
+    matching = list(Device.objects.filter(pool=run.pool, platform__in=run.platforms)
+                    .only("serial", "model", "state", "state_reason").order_by("serial"))
     platforms = "/".join(run.platforms) or "any"
-    total = matching.count()
-    if total == 0:
-        return f"no {platforms} device is registered in pool {run.pool.slug!r}"
-    if total <= run.slot:
-        return (f"this comparison asks for {run.slot + 1}+ distinct {platforms} devices per profile; "
-                f"pool {run.pool.slug!r} has {total}")
-    online = matching.exclude(state=Device.State.OFFLINE).count()
-    if online == 0:
-        return f"all {total} {platforms} devices of pool {run.pool.slug!r} are offline"
-    return f"waiting for a free {platforms} device in pool {run.pool.slug!r}"
+    pool = f"pool {run.pool.slug!r}"
+    if not matching:
+        return f"no {platforms} device is registered in {pool}"
+    quarantined = [d for d in matching if d.state == Device.State.QUARANTINED]
+    waiting = [d for d in matching if d.state in (Device.State.NOT_READY, Device.State.UNAUTHORIZED)]
+    usable = len(matching) - len(quarantined)
+    if usable <= run.slot:
+        reason = (f"this comparison asks for {run.slot + 1}+ distinct {platforms} devices per profile; "
+                  f"{pool} has {usable}")
+        return reason + (f" (quarantined: {_devices_described(quarantined)})" if quarantined else "")
+    ready = [d for d in matching if d.state in (Device.State.AVAILABLE, Device.State.BUSY)]
+    if not ready:
+        if waiting or quarantined:
+            return f"no {platforms} device of {pool} is ready: {_devices_described(waiting + quarantined)}"
+        return f"all {len(matching)} {platforms} devices of {pool} are offline"
+    reason = f"waiting for a free {platforms} device in {pool}"
+    return reason + (f" (not ready: {_devices_described(waiting + quarantined)})" if waiting or quarantined else "")

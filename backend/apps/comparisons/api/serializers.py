@@ -1,10 +1,11 @@
 from typing import Any
 
+from django.db.models import Manager, QuerySet
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from ..models import Arm, Comparison, Run
-from ..selectors import comparison_progress, run_waiting_reason
+from ..selectors import comparison_progress, run_waiting_reason, run_waiting_reasons
 
 
 class ComparisonProgressSerializer(serializers.Serializer):
@@ -40,12 +41,28 @@ class ArmOutputSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+class RunListSerializer(serializers.ListSerializer):
+    """A comparison's runs in a constant number of queries: the runs with their pool and device in one,
+    the devices every queued run may be waiting for in one more (run_waiting_reasons)."""
+
+    def to_representation(self, data: Any) -> list[dict[str, Any]]:
+        if isinstance(data, Manager | QuerySet):
+            data = data.select_related("pool", "device")
+        runs = list(data)
+        child = self.child
+        assert isinstance(child, RunOutputSerializer)  # the only child this list serializer is declared for
+        child.waiting_reasons = run_waiting_reasons(runs)
+        return [child.to_representation(run) for run in runs]
+
+
 class RunOutputSerializer(serializers.ModelSerializer):
     device = serializers.SerializerMethodField()
     waiting_for = serializers.SerializerMethodField(help_text="why a queued run has not started yet")
+    waiting_reasons: dict[Any, str | None] | None = None  # filled for a whole list by RunListSerializer
 
     class Meta:
         model = Run
+        list_serializer_class = RunListSerializer
         fields = [
             "id", "slot", "device", "network_profile", "status", "attempt", "next_block", "blocks_total", "error",
             "fingerprint", "link", "started_at", "finished_at", "waiting_for",
@@ -56,6 +73,8 @@ class RunOutputSerializer(serializers.ModelSerializer):
         return obj.device.serial if obj.device else None
 
     def get_waiting_for(self, obj: Run) -> str | None:
+        if self.waiting_reasons is not None and obj.pk in self.waiting_reasons:
+            return self.waiting_reasons[obj.pk]
         return run_waiting_reason(obj)
 
 

@@ -1,0 +1,72 @@
+"""The comparison endpoints answer in a number of queries that does not grow with the page size or the
+number of runs: progress comes from annotations, waiting reasons from one device query per page of runs."""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from apps.comparisons.models import Comparison, Run, RunBlock
+from apps.comparisons.services import comparison_create, comparison_plan
+
+SPEC = {"name": "query count", "preset": "mid-image-series", "blocks": 3,
+        "workload": {"kind": "series", "periods": [3], "repetitions": 1}}
+
+
+def planned_comparisons(org, count: int, *, devices: int = 1,
+                        profiles: tuple[str, ...] = ("none",)) -> list[Comparison]:
+    """`count` comparisons with devices × profiles queued runs each."""
+    spec = {**SPEC, "devices": {"pool": "local", "count": devices}, "network_profiles": list(profiles)}
+    comparisons = [comparison_create(organization=org, submitted_spec=spec) for _ in range(count)]
+    for comparison in comparisons:
+        comparison_plan(comparison_id=str(comparison.id))
+    return comparisons
+
+
+def queries_for(api, url: str) -> tuple[int, dict]:
+    with CaptureQueriesContext(connection) as captured:
+        response = api.get(url)
+    assert response.status_code == 200, response.content
+    return len(captured), response.json()
+
+
+@pytest.mark.django_db
+def test_the_comparison_list_costs_the_same_for_a_page_of_1_and_of_25(api, pool, runner_api,
+                                                                        django_assert_num_queries):
+    planned_comparisons(pool.organization, 1)
+    one, body = queries_for(api, "/api/v1/comparisons")
+    assert body["count"] == 1
+
+    planned_comparisons(pool.organization, 24, devices=2, profiles=("none", "cable"))
+    with django_assert_num_queries(one):
+        body = api.get("/api/v1/comparisons").json()
+    assert (body["count"], len(body["results"])) == (25, 25)
+    assert {c["progress"]["runs_total"] for c in body["results"]} == {1, 4}
+
+
+@pytest.mark.django_db
+def test_a_comparison_costs_the_same_with_1_or_12_queued_runs(api, pool, runner_api, django_assert_num_queries):
+    (small,) = planned_comparisons(pool.organization, 1)
+    one, body = queries_for(api, f"/api/v1/comparisons/{small.id}")
+    assert [run["waiting_for"] for run in body["runs"]] == ["waiting for a free host device in pool 'local'"]
+
+    (large,) = planned_comparisons(pool.organization, 1, devices=3, profiles=("none", "cable", "dsl", "lte"))
+    with django_assert_num_queries(one):
+        body = api.get(f"/api/v1/comparisons/{large.id}").json()
+    assert len(body["runs"]) == 12
+    assert all(run["waiting_for"] for run in body["runs"])  # every queued run says why, from one device query
+
+
+@pytest.mark.django_db
+def test_the_list_counts_runs_and_blocks_without_multiplying_them(api, pool, runner_api):
+    """Two runs with stored blocks: a join of runs × blocks in one GROUP BY would count 2 × 3 runs."""
+    (comparison,) = planned_comparisons(pool.organization, 1, devices=2)
+    first, second = comparison.runs.order_by("slot")
+    for block in range(3):
+        RunBlock.objects.create(run=first, block=block, attempt=0, batch_seq=block, sample_count=10)
+    RunBlock.objects.create(run=second, block=0, attempt=0, batch_seq=0, sample_count=10)
+    Run.objects.filter(pk=first.pk).update(status=Run.Status.DONE)
+
+    (listed,) = api.get("/api/v1/comparisons").json()["results"]
+    detail = api.get(f"/api/v1/comparisons/{comparison.id}").json()
+    expected = {"runs_total": 2, "runs_done": 1, "blocks_total": 6, "blocks_done": 4, "percent": 66.7}
+    assert listed["progress"] == detail["progress"] == expected
