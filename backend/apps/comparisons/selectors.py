@@ -54,35 +54,58 @@ def comparison_progress(comparison: Comparison) -> dict[str, Any]:
     return {**counts, "percent": percent}
 
 
+# Device states as strings: a waiting reason reads whatever states the devices app has.
+_WAITING_STATES = ("not_ready", "unauthorized")
+_READY_STATES = ("available", "busy")
+_QUARANTINED = "quarantined"
+
+
 def _devices_described(devices: list[Device]) -> str:
     shown = [f"{d.model or d.serial} ({d.serial}) {d.state.replace('_', ' ')}"
-             + (f": {d.state_reason}" if d.state_reason else "") for d in devices[:3]]
+             + (f": {d.state_reason}" if getattr(d, "state_reason", "") else "") for d in devices[:3]]
     more = len(devices) - len(shown)
     return "; ".join(shown) + (f"; and {more} more" if more > 0 else "")
 
 
-def run_waiting_reason(run: Run) -> str | None:
+def _pool_devices(pool_ids: Iterable[Any]) -> dict[Any, list[Device]]:
+    by_pool: dict[Any, list[Device]] = defaultdict(list)
+    for device in Device.objects.filter(pool_id__in=set(pool_ids)).order_by("serial"):
+        by_pool[device.pool_id].append(device)
+    return by_pool
+
+
+def run_waiting_reason(run: Run, pool_devices: Sequence[Device] | None = None) -> str | None:
     """Why a queued run has not started, in words a user can act on; None otherwise.
-    Devices that wait (not ready, unauthorized) or are quarantined are named with why."""
+    Devices that wait (not ready, unauthorized) or are quarantined are named with why.
+    `pool_devices`: the devices of the run's pool, when the caller read them already."""
     if run.status != Run.Status.QUEUED:
         return None
-    matching = list(Device.objects.filter(pool=run.pool, platform__in=run.platforms)
-                    .only("serial", "model", "state", "state_reason").order_by("serial"))
+    if pool_devices is None:
+        pool_devices = _pool_devices([run.pool_id])[run.pool_id]
+    matching = [d for d in pool_devices if d.platform in run.platforms]
     platforms = "/".join(run.platforms) or "any"
     pool = f"pool {run.pool.slug!r}"
     if not matching:
         return f"no {platforms} device is registered in {pool}"
-    quarantined = [d for d in matching if d.state == Device.State.QUARANTINED]
-    waiting = [d for d in matching if d.state in (Device.State.NOT_READY, Device.State.UNAUTHORIZED)]
+    quarantined = [d for d in matching if d.state == _QUARANTINED]
+    waiting = [d for d in matching if d.state in _WAITING_STATES]
     usable = len(matching) - len(quarantined)
     if usable <= run.slot:
         reason = (f"this comparison asks for {run.slot + 1}+ distinct {platforms} devices per profile; "
                   f"{pool} has {usable}")
         return reason + (f" (quarantined: {_devices_described(quarantined)})" if quarantined else "")
-    ready = [d for d in matching if d.state in (Device.State.AVAILABLE, Device.State.BUSY)]
+    ready = [d for d in matching if d.state in _READY_STATES]
     if not ready:
         if waiting or quarantined:
             return f"no {platforms} device of {pool} is ready: {_devices_described(waiting + quarantined)}"
         return f"all {len(matching)} {platforms} devices of {pool} are offline"
     reason = f"waiting for a free {platforms} device in {pool}"
     return reason + (f" (not ready: {_devices_described(waiting + quarantined)})" if waiting or quarantined else "")
+
+
+def run_waiting_reasons(runs: Sequence[Run]) -> dict[Any, str | None]:
+    """run_waiting_reason for every run of a list, reading the devices of their pools in one query."""
+    queued = [run for run in runs if run.status == Run.Status.QUEUED]
+    by_pool = _pool_devices(run.pool_id for run in queued) if queued else {}
+    return {run.pk: run_waiting_reason(run, by_pool.get(run.pool_id, [])) if run.status == Run.Status.QUEUED
+            else None for run in runs}
