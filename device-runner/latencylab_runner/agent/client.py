@@ -30,11 +30,15 @@ class RunnerClient:
     def close(self) -> None:
         self._http.close()
 
-    def _post(self, path: str, body: dict[str, Any]) -> httpx.Response:
+    def _post(self, path: str, body: dict[str, Any] | None = None, *, content: bytes | None = None,
+              headers: dict[str, str] | None = None) -> httpx.Response:
         delay = 0.5
         for attempt in range(self._retries + 1):
             try:
-                response = self._http.post(path, json=body)
+                if content is not None:
+                    response = self._http.post(path, content=content, headers=headers)
+                else:
+                    response = self._http.post(path, json=body, headers=headers)
             except httpx.TransportError:
                 if attempt == self._retries:
                     raise
@@ -66,3 +70,38 @@ class RunnerClient:
 
     def finish(self, run_id: str, report: dict[str, Any]) -> dict[str, Any]:
         return self._post(f"/runs/{run_id}/finish", report).json()
+
+    def upload_artifact(self, run_id: str, *, lease_token: str, name: str, data: bytes,
+                        content_type: str = "application/octet-stream") -> dict[str, Any]:
+        """One raw artifact (≤ 2 MiB, the caller bounds it) kept with the run."""
+        return self._post(f"/runs/{run_id}/artifacts", content=data,
+                          headers={"X-Lease-Token": lease_token, "X-Artifact-Name": name,
+                                   "Content-Type": content_type}).json()
+
+
+class EnrollmentError(Exception):
+    """The backend refused the enrollment (its `detail` in the message)."""
+
+
+def register(server: str, enrollment_token: str, *, name: str, hostname: str, drivers: list[str],
+             timeout_s: float = 30.0) -> dict[str, Any]:
+    """POST /api/runner/v1/register with `Authorization: Enroll <token>`; the runner's own
+    credentials `{runner_id, runner_token, pool}`. Not retried: a 409 or 401 needs a person."""
+    body = {"name": name, "hostname": hostname, "version": __version__, "drivers": drivers}
+    try:
+        response = httpx.post(server.rstrip("/") + "/api/runner/v1/register", json=body, timeout=timeout_s,
+                              headers={"Authorization": f"Enroll {enrollment_token}",
+                                       "User-Agent": f"latencylab-runner/{__version__}"})
+    except httpx.TransportError as exc:
+        raise EnrollmentError(f"cannot reach {server}: {exc}") from exc
+    if response.status_code != 201:
+        try:
+            detail = response.json().get("detail", response.text)
+        except ValueError:
+            detail = response.text[:500]
+        raise EnrollmentError(f"HTTP {response.status_code}: {detail}")
+    answer = response.json()
+    missing = [key for key in ("runner_id", "runner_token") if not answer.get(key)]
+    if missing:
+        raise EnrollmentError(f"the server's answer lacks {', '.join(missing)}")
+    return answer

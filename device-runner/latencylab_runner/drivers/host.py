@@ -13,6 +13,7 @@ from typing import Any
 from ..agent.baseline import measure_baseline
 from ..agent.client import LeaseLost, RunnerClient
 from ..contract import validate
+from ..devices.model import DeviceStatus
 from ..workloads.job import build_job, result_problems
 from .emulated import LinkUnavailable, emulated_run
 from .probe_harness import execute_job, host_fingerprint
@@ -20,7 +21,16 @@ from .targets import ReferenceTarget, arm_endpoint
 
 log = logging.getLogger(__name__)
 
-__all__ = ["HostDriver", "block_batch", "host_fingerprint"]
+__all__ = ["HostDriver", "block_batch", "host_device", "host_fingerprint"]
+
+HOST_PROTOCOLS = ["h1c", "h1", "h2", "h3", "grpc"]
+
+
+def host_device(serial: str) -> DeviceStatus:
+    """The runner host itself as a device: always there, no battery to gate on."""
+    fingerprint = host_fingerprint()
+    return DeviceStatus(serial=serial, platform="host", model=fingerprint["model"],
+                        os_version=fingerprint["os_version"], capabilities={"protocols": HOST_PROTOCOLS})
 
 
 def block_batch(lease: dict[str, Any], block: int, result: dict[str, Any]) -> dict[str, Any]:
@@ -40,8 +50,14 @@ def baseline_origin(spec: dict[str, Any], target: ReferenceTarget) -> tuple[str,
 class HostDriver:
     name = "host"
 
-    def __init__(self, target: ReferenceTarget):
+    def __init__(self, target: ReferenceTarget, *, serial: str | None = None):
         self.target = target
+        self.serial = serial
+
+    def discover(self, busy: frozenset[str] = frozenset()) -> list[DeviceStatus]:
+        if self.serial is None:
+            raise ValueError("a host driver that discovers its device needs the device's serial")
+        return [host_device(self.serial)]
 
     def execute(self, lease: dict[str, Any], client: RunnerClient, cancelled: threading.Event) -> None:
         run_id, spec = lease["run_id"], lease["spec"]

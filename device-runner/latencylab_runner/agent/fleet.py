@@ -1,0 +1,89 @@
+"""Every device the runner's drivers see, refreshed at each heartbeat: which driver owns
+it, its state and health, which ones are busy with a run, and the ones that vanished
+(reported `offline` with reason `disconnected` until they come back)."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any, Protocol
+
+from ..devices.model import DeviceStatus
+
+log = logging.getLogger(__name__)
+
+
+class Driver(Protocol):
+    name: str
+
+    def discover(self, busy: frozenset[str] = frozenset()) -> list[DeviceStatus]: ...
+
+    def execute(self, lease: dict[str, Any], client: Any, cancelled: threading.Event) -> None: ...
+
+
+class Fleet:
+    def __init__(self, drivers: list[Driver]):
+        self.drivers = drivers
+        self._owner: dict[str, Driver] = {}
+        self._status: dict[str, DeviceStatus] = {}
+        self._busy: set[str] = set()
+        self._lock = threading.Lock()
+
+    def refresh(self) -> None:
+        busy = self.busy()
+        for driver in self.drivers:
+            try:
+                found = driver.discover(busy=busy)
+            except Exception as exc:  # adb missing, usbmuxd down: its phones are unreachable, not unknown
+                log.warning("%s discovery failed: %s", driver.name, exc)
+                with self._lock:
+                    for serial, owner in self._owner.items():
+                        if owner is driver and self._status[serial].state != "offline":
+                            self._status[serial] = _offline(self._status[serial], f"{driver.name} discovery: {exc}")
+                continue
+            with self._lock:
+                listed = {status.serial for status in found}
+                for status in found:
+                    self._owner[status.serial] = driver
+                    self._status[status.serial] = status
+                for serial, owner in self._owner.items():
+                    if owner is driver and serial not in listed and self._status[serial].reason != "disconnected":
+                        self._status[serial] = _offline(self._status[serial], "disconnected")
+
+    def descriptors(self) -> list[dict[str, Any]]:
+        with self._lock:
+            out = []
+            for serial, status in self._status.items():
+                descriptor = status.descriptor()
+                if serial in self._busy:
+                    descriptor["state"], descriptor["reason"] = "busy", None
+                out.append(descriptor)
+            return out
+
+    def free(self) -> list[str]:
+        with self._lock:
+            return [s for s, status in self._status.items() if status.state == "available" and s not in self._busy]
+
+    def busy(self) -> frozenset[str]:
+        with self._lock:
+            return frozenset(self._busy)
+
+    def claim(self, serial: str) -> Driver | None:
+        with self._lock:
+            if serial in self._busy or serial not in self._owner:
+                return None
+            self._busy.add(serial)
+            return self._owner[serial]
+
+    def release(self, serial: str) -> None:
+        with self._lock:
+            self._busy.discard(serial)
+
+    def driver_names(self) -> list[str]:
+        return [driver.name for driver in self.drivers]
+
+
+def _offline(status: DeviceStatus, reason: str) -> DeviceStatus:
+    return DeviceStatus(serial=status.serial, platform=status.platform, model=status.model,
+                        os_version=status.os_version, capabilities=status.capabilities, state="offline",
+                        reason=reason, fingerprint=status.fingerprint)

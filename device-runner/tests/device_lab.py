@@ -1,0 +1,81 @@
+"""Fixtures for the device-lab tests: the fakes of tests/fakes/ wired in (the real adb
+client against the fake adb server, fake libimobiledevice tools and fake fastlane on
+PATH, one scenario file describing the phones) and a recording runner-protocol backend."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+FAKES = Path(__file__).resolve().parent / "fakes"
+sys.path.insert(0, str(FAKES))
+
+import adb_server  # noqa: E402
+import harness_core  # noqa: E402
+import scenario  # noqa: E402
+
+from backend import RecordingBackend  # noqa: E402
+from latencylab_runner.devices.android import Adb, AndroidDevices  # noqa: E402
+from latencylab_runner.devices.gate import GateThresholds  # noqa: E402
+from latencylab_runner.devices.ios import IDeviceTools, IosDevices  # noqa: E402
+from latencylab_runner.drivers.android import AndroidDriver  # noqa: E402
+from latencylab_runner.drivers.ios import IosDriver  # noqa: E402
+from latencylab_runner.drivers.job_exchange import JobExchange  # noqa: E402
+from latencylab_runner.drivers.phone import LaneSettings, PhoneSettings  # noqa: E402
+from latencylab_runner.drivers.targets import ReferenceTarget  # noqa: E402
+
+__all__ = ["Lab", "RecordingBackend", "adb_server", "harness_core", "lab", "scenario"]
+
+
+@dataclass
+class Lab:
+    dir: Path
+    scenario_path: Path
+    adb: adb_server.FakeAdbServer
+
+    def world(self) -> dict[str, Any]:
+        return scenario.load(self.scenario_path)
+
+    def set(self, **parts: Any) -> None:
+        with scenario.editing(self.scenario_path) as world:
+            world.update(parts)
+
+    def settings(self, target: ReferenceTarget, **overrides: Any) -> PhoneSettings:
+        lane = LaneSettings(command=(str(FAKES / "bin" / "fastlane"),), directory=self.dir,
+                            base_timeout_s=overrides.pop("timeout_s", 120.0), per_request_s=0.5)
+        return PhoneSettings(target=target, work_dir=self.dir / "work", lane=lane,
+                             limits=overrides.pop("limits", GateThresholds()), **overrides)
+
+    def android_driver(self, target: ReferenceTarget, **overrides: Any) -> AndroidDriver:
+        limits = overrides.get("limits", GateThresholds())
+        return AndroidDriver(AndroidDevices(Adb(), limits), self.settings(target, **overrides))
+
+    def ios_driver(self, target: ReferenceTarget, exchange: JobExchange, **overrides: Any) -> IosDriver:
+        limits = overrides.get("limits", GateThresholds())
+        return IosDriver(IosDevices(IDeviceTools(), limits), self.settings(target, **overrides), exchange=exchange)
+
+
+@pytest.fixture
+def lab(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Lab]:
+    scenario_path = tmp_path / "scenario.json"
+    scenario_path.write_text(json.dumps({"android": [], "ios": [], "fastlane": {"mode": "run"}}))
+    server = adb_server.FakeAdbServer(scenario_path, tmp_path / "phones").start()
+    monkeypatch.setenv("PATH", f"{FAKES / 'bin'}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("ADB_SERVER_SOCKET", server.socket_spec)
+    monkeypatch.setenv(scenario.ENV, str(scenario_path))
+    yield Lab(tmp_path, scenario_path, server)
+    server.stop()
+
+
+@pytest.fixture
+def backend() -> Iterator[RecordingBackend]:
+    server = RecordingBackend()
+    yield server
+    server.close()
