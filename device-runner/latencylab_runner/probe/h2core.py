@@ -288,6 +288,11 @@ class H2Connection:
             self._send_body(st)
         return stream_id
 
+    @property
+    def bodies_waiting(self) -> bool:
+        """Whether some request body waits for the peer's flow-control window."""
+        return bool(self._blocked)
+
     def body_remaining(self, stream_id: int) -> int:
         """Request body bytes of the stream not yet queued (0 once all are, or when the
         stream is no longer tracked: a response that ends early ends the upload too)."""
@@ -505,7 +510,9 @@ class H2Connection:
     def _end(self, st: _Stream) -> None:
         if not st.started:
             raise H2ProtocolError("stream ended without a final response")
-        self.forget(st.id)
+        del self._streams[st.id]
+        if self._blocked:
+            self._blocked.pop(st.id, None)  # the server answered before taking the whole body
         self._events.append(StreamEnded(st.id))
 
     def _window_update_in(self, stream_id: int, payload: bytes) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ssl
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from .h2core import (
     ConnectionTerminated,
@@ -123,33 +123,26 @@ class H2Client:
         core, sock = self.core, self.conn.sock
         results: list[Outcome | None] = [None] * len(requests)
         timelines: list[Timeline] = []
-        streams: dict[int, _InFlight] = {}
-
-        def finish(st: _InFlight, outcome: H2Response | ProbeFailure) -> None:
-            results[st.index] = (st.tl, outcome)
-            if done_mark is not None:
-                st.tl.mark(done_mark)  # this stream's response is with the app now
-
+        pending: dict[int, _InFlight] = {}  # issued, response not complete yet
+        uploading: list[_InFlight] = []  # issued, body not wholly written yet
+        first = True
         try:
-            for i, (method, path, body, extra) in enumerate(requests):
+            for i, request in enumerate(requests):
                 tl = new_timeline(i)
                 timelines.append(tl)
                 try:
-                    stream_id = core.send_request(method, path, body, extra)
+                    stream_id = core.send_request(*request)
                 except H2RequestError as e:  # this request only; the connection is fine
                     results[i] = (tl, _failure(e))
                     continue
-                streams[stream_id] = _InFlight(stream_id, i, tl)
-            if not streams:
-                return [r for r in results if r is not None]
-            sock.settimeout(remaining(deadline))
-            now = time.perf_counter_ns()
-            for issued in streams.values():
-                issued.tl.mark("req_start", now)
-            sock.sendall(core.data_to_send())
-            uploading = self._mark_sent(list(streams.values()))
-            pending = dict(streams)
-            first = True
+                pending[stream_id] = _InFlight(stream_id, i, tl)
+            if pending:
+                sock.settimeout(remaining(deadline))
+                now = time.perf_counter_ns()
+                for issued in pending.values():
+                    issued.tl.mark("req_start", now)
+                sock.sendall(core.data_to_send())
+                uploading = self._mark_sent(pending.values())
             while pending:
                 if first:
                     # The timeout was set from the deadline microseconds ago: skip a second
@@ -180,7 +173,9 @@ class H2Client:
                         if st is not None:
                             st.tl.mark("resp_end")
                             st.resp.ended = True
-                            finish(st, st.resp)
+                            results[st.index] = (st.tl, st.resp)
+                            if done_mark is not None:
+                                st.tl.mark(done_mark)  # this stream's response is with the app now
                     elif isinstance(ev, TrailersReceived):
                         st = pending.get(ev.stream_id)
                         if st is not None:
@@ -188,12 +183,13 @@ class H2Client:
                     elif isinstance(ev, StreamReset):
                         st = pending.pop(ev.stream_id, None)
                         if st is not None:
-                            finish(st, ProbeFailure("reset", f"stream reset by server (error code {ev.error_code})"))
+                            failure = ProbeFailure("reset", f"stream reset by server (error code {ev.error_code})")
+                            self._fail(results, st, failure, done_mark)
                     elif isinstance(ev, ConnectionTerminated):
                         self.conn.usable = False  # whatever it still answers, no further requests
+                        failure = ProbeFailure("reset", f"GOAWAY from server (error code {ev.error_code})")
                         for stream_id in [s for s in pending if s > ev.last_stream_id]:
-                            finish(pending.pop(stream_id),
-                                   ProbeFailure("reset", f"GOAWAY from server (error code {ev.error_code})"))
+                            self._fail(results, pending.pop(stream_id), failure, done_mark)
                 if core.has_output:  # WINDOW_UPDATEs, SETTINGS / PING acks, unblocked body DATA
                     sock.sendall(core.data_to_send())
                 if uploading:
@@ -201,16 +197,26 @@ class H2Client:
         except Exception as e:  # noqa: BLE001 - every way out is mapped by _failure
             self.conn.usable = False
             failure = _failure(e)
-            for stream_id in streams:
+            for stream_id in pending:
                 core.forget(stream_id)
-            for i in range(len(requests)):
-                if results[i] is None:
+            for i, result in enumerate(results):
+                if result is None:
                     results[i] = (timelines[i] if i < len(timelines) else new_timeline(i), failure)
-        return [r for r in results if r is not None]
+        return results  # type: ignore[return-value]  # every slot is filled by now
 
-    def _mark_sent(self, streams: list[_InFlight]) -> list[_InFlight]:
+    @staticmethod
+    def _fail(results: list[Outcome | None], st: _InFlight, failure: ProbeFailure, done_mark: str | None) -> None:
+        results[st.index] = (st.tl, failure)
+        if done_mark is not None:
+            st.tl.mark(done_mark)
+
+    def _mark_sent(self, streams: Iterable[_InFlight]) -> list[_InFlight]:
         """Stamps req_end on the streams whose request is wholly written; returns the others."""
         now = time.perf_counter_ns()
+        if not self.core.bodies_waiting:
+            for st in streams:
+                st.tl.mark("req_end", now)
+            return []
         waiting = []
         for st in streams:
             if self.core.body_remaining(st.stream_id):
