@@ -65,6 +65,7 @@ class LaneRun:
     cancelled: bool
     log: bytes  # the tail, at most ARTIFACT_LIMIT bytes
     seconds: float
+    start_error: str | None = None  # the lane could not even start (fastlane missing, bad cwd)
 
     @property
     def text(self) -> str:
@@ -79,8 +80,8 @@ def run_lane(argv: list[str], *, cwd: Path, env: dict[str, str], timeout_s: floa
         process = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                    stderr=subprocess.STDOUT, start_new_session=True)
     except OSError as exc:
-        message = f"cannot start {argv[0]}: {exc.strerror or exc}\n".encode()
-        return LaneRun(argv, 127, False, False, message, 0.0)
+        message = f"cannot start {argv[0]} in {cwd}: {exc.strerror or exc}"
+        return LaneRun(argv, None, False, False, (message + "\n").encode(), 0.0, start_error=message)
 
     def pump() -> None:
         assert process.stdout is not None

@@ -155,6 +155,8 @@ class PhoneDriver:
     def judge(self, serial: str, job: dict[str, Any], lane: LaneRun, raw: bytes | None) -> dict[str, Any]:
         """The block's end, from evidence: time limit, the phone's presence, the lane's log,
         then the result document. Only a valid, complete result passes."""
+        if lane.start_error:
+            raise BlockFailure("runner_fault", lane.start_error)
         if lane.timed_out:
             raise BlockFailure("timeout", f"the lane ran over its {lane.seconds:.0f} s limit and was killed")
         self.check_present(serial, self.devices.presence(serial))

@@ -363,11 +363,16 @@ class FakeAdbServer:
             runs = me.get("instrumentation_runs", 0)
             me["instrumentation_runs"] = runs + 1
             unplug = me.get("unplug_after_blocks") is not None and runs >= me["unplug_after_blocks"]
+            change = me.get("state_after_blocks")  # e.g. {"blocks": 0, "state": "unauthorized"}
+            revoked = change is not None and runs >= change["blocks"]
             if unplug:
                 world["android"] = [d for d in world["android"] if d["serial"] != device["serial"]]
+            elif revoked:
+                me["state"] = change["state"]
         shell.out(self._status_block(1, ""))
-        if unplug:
-            # The cable is pulled mid-test: the stream ends without an exit packet.
+        if unplug or revoked:
+            # The cable is pulled (or the authorization revoked) mid-test: the stream ends
+            # without an exit packet.
             time.sleep(0.2)
             shell.conn.shutdown(socket.SHUT_RDWR)
             return None
@@ -405,9 +410,12 @@ class FakeAdbServer:
         reason = harness_core.missing_reason()
         if reason:
             return f"java.lang.IllegalStateException: {reason}"
-        props = device["props"]
+        props, battery = device["props"], device["battery"]
         done = harness_core.run_core(job=job, out=out, platform="android", model=props["ro.product.model"],
-                                     os_version=props["ro.build.version.release"], netns=extras.get("ll_netns"))
+                                     os_version=props["ro.build.version.release"], netns=extras.get("ll_netns"),
+                                     battery=100.0 * battery["level"] / battery.get("scale", 100),
+                                     charging=bool(battery.get("ac") or battery.get("usb") or battery.get("wireless")),
+                                     temperature=battery["temperature"] / 10)
         if done.returncode != 0:
             return f"java.lang.AssertionError: harness core exited {done.returncode}\n{done.stderr[-3000:]}"
         return None

@@ -1,0 +1,306 @@
+"""The android and ios drivers end to end with fakes that obey the real tools' formats:
+the real adb client against the fake adb server, the fake libimobiledevice tools, the
+fake fastlane, the real reference target, and a recording backend that checks every
+request against contract/README.md.
+
+Every failure path ends in one finish call with the right status and error_kind, stores
+nothing of the failed block, and keeps the lane's log (and the raw result when there is
+one) as run artifacts. The happy paths need the real Kotlin harness core on the JVM (the
+fakes never fabricate numbers) and skip, naming the missing jar, until it is built."""
+
+import json
+import os
+import threading
+import time
+
+import pytest
+from device_lab import backend, harness_core, lab, scenario  # noqa: F401
+
+from latencylab_runner.agent.client import RunnerClient
+from latencylab_runner.contract import validate
+from latencylab_runner.devices.gate import GateThresholds
+from latencylab_runner.drivers.job_exchange import JobExchange
+from latencylab_runner.drivers.targets import ReferenceTarget
+
+SPEC = {"name": "phone test", "seed": 7, "blocks": 2, "timeout_s": 10, "baseline_arm": "https-h1",
+        "workload": {"kind": "api", "rounds": 2, "calls": 3, "request_bytes": 64, "warmup": 1, "gap_ms": 0},
+        "arms": [{"label": "https-h1", "protocol": "h1", "connection": "warm", "endpoint": None, "ca_bundle": None},
+                 {"label": "h2", "protocol": "h2", "connection": "warm", "endpoint": None, "ca_bundle": None}]}
+PIXEL = "R5CT1234"
+IPHONE = "00008130-001A2C3E0E38001C"
+needs_core = pytest.mark.skipif(harness_core.missing_reason() is not None,
+                                reason=str(harness_core.missing_reason()))
+
+
+@pytest.fixture
+def reference(target_server):
+    return ReferenceTarget("127.0.0.1", target_server.plain_port, target_server.tls_port, "localhost",
+                           str(target_server.ca_file))
+
+
+@pytest.fixture
+def exchange():
+    server = JobExchange("127.0.0.1", 0)
+    yield server
+    server.close()
+
+
+def execute(driver, backend, serial, *, spec=SPEC, network_profile=None, cancelled=None):  # noqa: F811
+    run_id = backend.enqueue(serial=serial, spec=spec, network_profile=network_profile)
+    lease = backend.queue.pop()
+    client = RunnerClient(backend.url, backend.runner_token, retries=0)
+    try:
+        driver.execute(lease, client, cancelled or threading.Event())
+    finally:
+        client.close()
+    assert backend.violations == []
+    return run_id, backend.finishes.get(run_id)
+
+
+def artifact_names(backend, run_id):  # noqa: F811
+    return [a["name"] for a in backend.artifacts.get(run_id, [])]
+
+
+def artifact(backend, run_id, suffix):  # noqa: F811
+    return next(a["data"] for a in backend.artifacts[run_id] if a["name"].endswith(suffix))
+
+
+def assert_failed(backend, run_id, finish, *, status="infra_error", kind, says):  # noqa: F811
+    assert finish is not None, "the run was never finished"
+    assert (finish["status"], finish["error_kind"]) == (status, kind), finish["error"]
+    assert says in finish["error"], finish["error"]
+    assert run_id not in backend.batches, "a failed block must store nothing"
+
+
+# -- Android failures ------------------------------------------------------------
+
+def test_android_device_unplugged_mid_block(lab, backend, reference):  # noqa: F811
+    lab.set(android=[scenario.android_device(PIXEL, unplug_after_blocks=0)])
+    run_id, finish = execute(lab.android_driver(reference), backend, PIXEL)
+    assert_failed(backend, run_id, finish, kind="device_lost", says="no longer listed by adb")
+    log = artifact(backend, run_id, "fastlane.log").decode()
+    assert "INSTRUMENTATION_STATUS_CODE: 1" in log and "INSTRUMENTATION_CODE" not in log
+    assert artifact_names(backend, run_id) == ["a1-block-0-fastlane.log"]  # no result to keep
+    assert finish["fingerprint"]["platform"] == "android"
+
+
+def test_android_authorization_revoked_mid_block(lab, backend, reference):  # noqa: F811
+    lab.set(android=[scenario.android_device(PIXEL, state_after_blocks={"blocks": 0, "state": "unauthorized"})])
+    run_id, finish = execute(lab.android_driver(reference), backend, PIXEL)
+    assert_failed(backend, run_id, finish, kind="device_lost", says="unauthorized")
+    assert "fastlane.log" in artifact_names(backend, run_id)[0]
+
+
+def test_android_unauthorized_before_the_block_runs_no_lane(lab, backend, reference):  # noqa: F811
+    lab.set(android=[{"serial": PIXEL, "state": "unauthorized", "usb": "1-4"}])
+    run_id, finish = execute(lab.android_driver(reference), backend, PIXEL)
+    assert_failed(backend, run_id, finish, kind="device_lost", says="unauthorized")
+    assert artifact_names(backend, run_id) == []
+
+
+def test_android_fastlane_timeout_kills_the_lane_and_its_children(lab, backend, reference):  # noqa: F811
+    lab.set(android=[scenario.android_device(PIXEL)], fastlane={"mode": "hang"})
+    run_id, finish = execute(lab.android_driver(reference, timeout_s=3), backend, PIXEL)
+    assert_failed(backend, run_id, finish, kind="timeout", says="limit")
+    assert "killed after" in artifact(backend, run_id, "fastlane.log").decode()
+    child = int((lab.dir / "fastlane-hang.pid").read_text())
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and _alive(child):
+        time.sleep(0.1)
+    assert not _alive(child), "the lane's child process outlived the kill"
+
+
+def _alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(") ")[1][0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_android_build_failure(lab, backend, reference):  # noqa: F811
+    lab.set(android=[scenario.android_device(PIXEL)], fastlane={"mode": "build_failure"})
+    run_id, finish = execute(lab.android_driver(reference), backend, PIXEL)
+    assert_failed(backend, run_id, finish, kind="build_failure", says="Build failed")
+    assert "BUILD FAILED" in artifact(backend, run_id, "fastlane.log").decode()
+
+
+def test_android_harness_not_installed_is_a_build_failure(lab, backend, reference):  # noqa: F811
+    lab.set(android=[scenario.android_device(PIXEL, instrumentation="not_installed")])
+    run_id, finish = execute(lab.android_driver(reference), backend, PIXEL)
+    assert_failed(backend, run_id, finish, kind="build_failure", says="INSTRUMENTATION_FAILED")
+
+
+def test_android_test_failure_reported_by_the_instrumentation(lab, backend, reference):  # noqa: F811
+    lab.set(android=[scenario.android_device(PIXEL, instrumentation="fail")])
+    run_id, finish = execute(lab.android_driver(reference), backend, PIXEL)
+    # am instrument exited 0: only the status lines say the test failed.
+    assert_failed(backend, run_id, finish, status="failed", kind="test_failure", says="AssertionError")
+    assert "FAILURES!!!" in artifact(backend, run_id, "fastlane.log").decode()
+
+
+def test_android_malformed_result(lab, backend, reference):  # noqa: F811
+    lab.set(android=[scenario.android_device(PIXEL, instrumentation="malformed")])
+    run_id, finish = execute(lab.android_driver(reference), backend, PIXEL)
+    assert_failed(backend, run_id, finish, kind="malformed_result", says="not JSON")
+    # The lane passed and pulled the cut document; it is kept as evidence.
+    assert artifact(backend, run_id, "result.json") == b'{"contract": "latencylab.result/v1", "run_id": "'
+    assert "OK (1 test)" in artifact(backend, run_id, "fastlane.log").decode()
+
+
+def test_android_battery_below_the_gate(lab, backend, reference):  # noqa: F811
+    lab.set(android=[scenario.android_device(PIXEL, level=32, plugged=False)])
+    run_id, finish = execute(lab.android_driver(reference), backend, PIXEL)
+    assert_failed(backend, run_id, finish, kind="device_not_ready", says="battery 32 % < 50 %")
+    assert artifact_names(backend, run_id) == []
+
+
+def test_android_overheating(lab, backend, reference):  # noqa: F811
+    lab.set(android=[scenario.android_device(PIXEL, temperature_tenths=391)])
+    run_id, finish = execute(lab.android_driver(reference), backend, PIXEL)
+    assert_failed(backend, run_id, finish, kind="device_not_ready", says="temperature 39.1 °C > 36 °C")
+    assert finish["fingerprint"]["temperature"] == 39.1
+
+
+def test_android_target_unreachable(lab, backend, reference):  # noqa: F811
+    lab.set(android=[scenario.android_device(PIXEL)])
+    closed = ReferenceTarget("127.0.0.1", 9, 9, "localhost", reference.ca_file)
+    run_id, finish = execute(lab.android_driver(closed), backend, PIXEL)
+    assert_failed(backend, run_id, finish, kind="device_not_ready", says="target 127.0.0.1:9 unreachable")
+
+
+def test_android_gate_thresholds_come_from_settings(lab, backend, reference):  # noqa: F811
+    lab.set(android=[scenario.android_device(PIXEL, level=70, plugged=False)])
+    strict = GateThresholds(min_battery_pct=80)
+    run_id, finish = execute(lab.android_driver(reference, limits=strict), backend, PIXEL)
+    assert_failed(backend, run_id, finish, kind="device_not_ready", says="battery 70 % < 80 %")
+
+
+def test_android_network_profile_without_netem_is_refused(lab, backend, reference):  # noqa: F811
+    lab.set(android=[scenario.android_device(PIXEL)])
+    driver = lab.android_driver(reference, link_mode="ap-netem", link_interface="wlan0")
+    run_id, finish = execute(driver, backend, PIXEL, network_profile={"name": "lte"})
+    assert_failed(backend, run_id, finish, kind="link_unavailable", says="sch_netem")
+
+
+# -- iOS failures ------------------------------------------------------------------
+
+def test_ios_device_unplugged_mid_block(lab, backend, reference, exchange):  # noqa: F811
+    lab.set(ios=[scenario.ios_device(IPHONE, unplug_after_blocks=0)])
+    run_id, finish = execute(lab.ios_driver(reference, exchange), backend, IPHONE)
+    assert_failed(backend, run_id, finish, kind="device_lost", says="no longer listed by idevice_id")
+    assert "Lost connection to the test runner" in artifact(backend, run_id, "fastlane.log").decode()
+
+
+def test_ios_untrusted_phone(lab, backend, reference, exchange):  # noqa: F811
+    lab.set(ios=[scenario.ios_device(IPHONE, lockdown_error={"code": -19, "text": "Pairing dialog response pending"})])
+    run_id, finish = execute(lab.ios_driver(reference, exchange), backend, IPHONE)
+    assert_failed(backend, run_id, finish, kind="device_lost", says="not trusted")
+
+
+def test_ios_signing_failure_is_a_build_failure(lab, backend, reference, exchange):  # noqa: F811
+    lab.set(ios=[scenario.ios_device(IPHONE)], fastlane={"mode": "build_failure"})
+    run_id, finish = execute(lab.ios_driver(reference, exchange), backend, IPHONE)
+    assert_failed(backend, run_id, finish, kind="build_failure", says="provisioning profiles")
+
+
+def test_ios_test_failure(lab, backend, reference, exchange):  # noqa: F811
+    lab.set(ios=[scenario.ios_device(IPHONE, test="fail")])
+    run_id, finish = execute(lab.ios_driver(reference, exchange), backend, IPHONE)
+    assert_failed(backend, run_id, finish, status="failed", kind="test_failure", says="XCTAssertTrue failed")
+
+
+def test_ios_malformed_result_comes_back_through_the_exchange(lab, backend, reference, exchange):  # noqa: F811
+    lab.set(ios=[scenario.ios_device(IPHONE, test="malformed")])
+    run_id, finish = execute(lab.ios_driver(reference, exchange), backend, IPHONE)
+    assert_failed(backend, run_id, finish, kind="malformed_result", says="not JSON")
+    assert artifact(backend, run_id, "result.json").startswith(b'{"contract"')
+
+
+def test_ios_overheating(lab, backend, reference, exchange):  # noqa: F811
+    lab.set(ios=[scenario.ios_device(IPHONE, temperature_centi_c=3712)])
+    run_id, finish = execute(lab.ios_driver(reference, exchange), backend, IPHONE)
+    assert_failed(backend, run_id, finish, kind="device_not_ready", says="temperature 37.12 °C > 36 °C")
+
+
+def test_exchange_serves_only_blocks_in_progress(tmp_path, exchange):
+    import urllib.error
+    import urllib.request
+
+    job, out = tmp_path / "job.json", tmp_path / "out.json"
+    job.write_text('{"job": 1}')
+    offer = exchange.offer(job, out)
+    assert urllib.request.urlopen(offer.job_url, timeout=5).read() == b'{"job": 1}'
+    put = urllib.request.Request(offer.result_url, data=b'{"result": 1}', method="PUT")
+    assert urllib.request.urlopen(put, timeout=5).status == 204 and out.read_bytes() == b'{"result": 1}'
+    exchange.withdraw(offer)
+    with pytest.raises(urllib.error.HTTPError) as gone:
+        urllib.request.urlopen(offer.job_url, timeout=5)
+    assert gone.value.code == 404
+
+
+# -- Happy paths: real measurements from the Kotlin core ----------------------------
+
+def assert_real_block(batch, job_arms):
+    assert batch["samples"], "an empty block"
+    for sample in batch["samples"]:
+        validate(sample, "sample")
+    ok = [s for s in batch["samples"] if s["error_class"] is None]
+    assert len(ok) == len(batch["samples"]), [s["error_detail"] for s in batch["samples"] if s["error_class"]]
+    assert {s["alpn"] for s in ok if s["arm"] == "h2"} == {"h2"}
+    assert {s["alpn"] for s in ok if s["arm"] == "https-h1"} == {"http/1.1"}
+    assert all(s["app_done"] > 0 for s in ok)
+
+
+@needs_core
+def test_android_pixel_8_measures_the_reference_target(lab, backend, reference):  # noqa: F811
+    lab.set(android=[scenario.android_device(PIXEL)])
+    run_id, finish = execute(lab.android_driver(reference), backend, PIXEL)
+    assert finish is not None and finish["status"] == "ok", finish
+    batches = backend.batches[run_id]
+    assert [b["batch_seq"] for b in batches] == [0, 1] and [b["block"] for b in batches] == [0, 1]
+    for batch in batches:
+        assert_real_block(batch, SPEC["arms"])
+    fingerprint = finish["fingerprint"]
+    assert fingerprint["platform"] == "android" and fingerprint["model"] == "Pixel 8"
+    assert fingerprint["device"]["manufacturer"] == "Google" and fingerprint["client_stacks"]
+    assert sorted(artifact_names(backend, run_id)) == ["a1-block-0-fastlane.log", "a1-block-0-result.json",
+                                                       "a1-block-1-fastlane.log", "a1-block-1-result.json"]
+    # The raw result kept as an artifact is the document the samples came from.
+    raw = json.loads(artifact(backend, run_id, "block-1-result.json"))
+    assert raw["samples"] == batches[1]["samples"]
+
+
+@needs_core
+def test_android_unplugged_after_one_block_keeps_the_first(lab, backend, reference):  # noqa: F811
+    lab.set(android=[scenario.android_device(PIXEL, unplug_after_blocks=1)])
+    run_id, finish = execute(lab.android_driver(reference), backend, PIXEL)
+    assert (finish["status"], finish["error_kind"]) == ("infra_error", "device_lost")
+    assert [b["block"] for b in backend.batches[run_id]] == [0]
+
+
+@needs_core
+def test_ios_stand_in_measures_through_the_exchange(lab, backend, reference, exchange):  # noqa: F811
+    lab.set(ios=[scenario.ios_device(IPHONE)])
+    run_id, finish = execute(lab.ios_driver(reference, exchange), backend, IPHONE)
+    assert finish is not None and finish["status"] == "ok", finish
+    for batch in backend.batches[run_id]:
+        assert_real_block(batch, SPEC["arms"])
+    assert finish["fingerprint"]["platform"] == "ios" and finish["fingerprint"]["model"] == "iPhone16,1"
+
+
+@needs_core
+@pytest.mark.skipif(os.geteuid() != 0, reason="the emulated link needs root (network namespaces)")
+def test_android_under_a_network_profile_runs_behind_the_emulated_link(lab, backend, reference):  # noqa: F811
+    lab.set(android=[scenario.android_device(PIXEL)])
+    driver = lab.android_driver(reference, link_mode="namespace")
+    spec = {**SPEC, "blocks": 1}
+    run_id, finish = execute(driver, backend, PIXEL, spec=spec, network_profile={"name": "transatlantic"})
+    assert finish is not None and finish["status"] == "ok", finish
+    batch, = backend.batches[run_id]
+    assert_real_block(batch, spec["arms"])
+    # transatlantic: 95 ms RTT. A cold connection's TCP connect crosses it once.
+    first = next(s for s in batch["samples"] if s["conn_start"] is not None)
+    connect_ms = ((first["tls_start"] or first["conn_ready"]) - first["conn_start"]) / 1000
+    assert 85 < connect_ms < 200, connect_ms
+    assert finish["link"]["profile"] == "transatlantic" and finish["link"]["applied"]
