@@ -1,42 +1,68 @@
-"""Durations derived from the phase timestamps, in one place for every client (DESIGN §5.2)."""
+"""Durations derived from a sample's phase timestamps: the one definition (DESIGN §5.2).
 
-from typing import Any
+Each duration is `end − start` between two timestamps of the sample; it is null when
+either is null (a phase that did not happen, e.g. DNS, connect and TLS on a reused
+connection). `connect` ends where TLS starts, or where the connection is ready when there
+is no separate TLS step (plain HTTP; QUIC reports its handshake as connect).
+
+The table below is read three ways, so ingestion, the loader and the export cannot
+disagree: `durations_numpy` over whole columns (ingestion, apps.results.ingest.store),
+`duration_sql` as a SQL expression over a stored results_sample row (the loader's read of
+samples, apps.results.loader; the export, apps.results.export). `total` and `ttfb` are
+stored in their own columns at ingestion, so SQL reads those columns.
+"""
+
+from collections.abc import Mapping
+from dataclasses import dataclass
 
 import numpy as np
 
 
-def total_us(sample: dict[str, Any]) -> int | None:
-    done = sample.get("app_done")
-    return None if done is None else int(done) - int(sample.get("t0") or 0)
+@dataclass(frozen=True)
+class Duration:
+    end: tuple[str, ...]  # the first of these timestamps that is not null (COALESCE)
+    start: str
+    stored_as: str | None = None  # the results_sample column holding it, when stored at ingestion
 
 
-def ttfb_us(sample: dict[str, Any]) -> int | None:
-    first, start = sample.get("resp_first_byte"), sample.get("req_start")
-    return None if first is None or start is None else int(first) - int(start)
+DURATIONS: dict[str, Duration] = {
+    "dns": Duration(end=("dns_end",), start="dns_start"),
+    "connect": Duration(end=("tls_start", "conn_ready"), start="conn_start"),
+    "tls": Duration(end=("conn_ready",), start="tls_start"),
+    "ttfb": Duration(end=("resp_first_byte",), start="req_start", stored_as="ttfb_us"),
+    "download": Duration(end=("resp_end",), start="resp_first_byte"),
+    "total": Duration(end=("app_done",), start="t0", stored_as="total_us"),
+}
+# The durations the phase breakdown shows (DESIGN §9), in the order they happen.
+PHASES = ("dns", "connect", "tls", "ttfb", "download")
 
-
-# The same formulas over whole columns, for ingestion (apps.results.ingest.samples_insert):
-# a column is (values, present), an int64 array with 0 where null and a bool array.
-
+# A column of nullable integers: (values with 0 where null, present mask).
 Column = tuple[np.ndarray, np.ndarray]
 
 
-def total_us_column(t0: Column, app_done: Column) -> Column:
-    (start, _), (done, done_present) = t0, app_done  # a null t0 counts as 0 (its value is 0)
-    return done - start, done_present
+def durations_numpy(columns: Mapping[str, Column], names: tuple[str, ...] = tuple(DURATIONS)) -> dict[str, Column]:
+    """Each named duration in µs over whole columns of timestamps, as (values, present)."""
+    out: dict[str, Column] = {}
+    for name in names:
+        duration = DURATIONS[name]
+        end_values, end_present = columns[duration.end[0]]
+        for fallback in duration.end[1:]:  # COALESCE
+            values, present = columns[fallback]
+            end_values, end_present = np.where(end_present, end_values, values), end_present | present
+        start_values, start_present = columns[duration.start]
+        out[name] = (end_values - start_values, end_present & start_present)
+    return out
 
 
-def ttfb_us_column(req_start: Column, resp_first_byte: Column) -> Column:
-    (start, start_present), (first, first_present) = req_start, resp_first_byte
-    return first - start, start_present & first_present
+def duration_sql(name: str) -> str:
+    """The duration in µs as a SQL expression over a results_sample row (NULL when absent)."""
+    duration = DURATIONS[name]
+    if duration.stored_as:
+        return duration.stored_as
+    end = duration.end[0] if len(duration.end) == 1 else f"COALESCE({', '.join(duration.end)})"
+    return f"({end} - {duration.start})"
 
 
-SQL_DURATIONS_MS = {
-    # The same formulas for SQL-side exports.
-    "dns_ms": "(dns_end - dns_start) / 1000.0",
-    "connect_ms": "(COALESCE(tls_start, conn_ready) - conn_start) / 1000.0",
-    "tls_ms": "(conn_ready - tls_start) / 1000.0",
-    "ttfb_ms": "ttfb_us / 1000.0",
-    "download_ms": "(resp_end - resp_first_byte) / 1000.0",
-    "total_ms": "total_us / 1000.0",
-}
+def duration_sql_ms(name: str) -> str:
+    """The same in milliseconds (for exports)."""
+    return f"{duration_sql(name)} / 1000.0"

@@ -11,14 +11,17 @@ from django.db import connection, transaction
 
 from apps.comparisons.models import Comparison
 
-from .derive import SQL_DURATIONS_MS
+from .derive import PHASES, duration_sql_ms
+
+# The derived durations of each row, in ms (apps.results.derive).
+DURATIONS_MS = {f"{name}_ms": duration_sql_ms(name) for name in (*PHASES, "total")}
 
 FIELDS = [
     "arm", "device", "network_profile", "run", "block", "period", "repetition", "step", "seq", "part", "phase", "op",
     "path", "wall_time", "t0", "dns_start", "dns_end", "conn_start", "tls_start", "conn_ready", "req_start", "req_end",
     "resp_first_byte", "resp_headers_end", "resp_end", "app_done", "conn_id", "conn_reused", "alpn", "tls_version",
     "tls_resumed", "early_data", "req_bytes", "resp_bytes", "status", "server_delay_ms", "server_time_us", "srtt_us",
-    "retrans", "error_class", "error_detail", *SQL_DURATIONS_MS,
+    "retrans", "error_class", "error_detail", *DURATIONS_MS,
 ]
 
 _SELECT = f"""
@@ -27,7 +30,7 @@ SELECT a.label, COALESCE(d.serial, 'slot-' || r.slot), r.network_profile, s.run_
        s.conn_start, s.tls_start, s.conn_ready, s.req_start, s.req_end, s.resp_first_byte, s.resp_headers_end,
        s.resp_end, s.app_done, s.conn_id, s.conn_reused, s.alpn, s.tls_version, s.tls_resumed, s.early_data,
        s.req_bytes, s.resp_bytes, s.status, s.server_delay_ms, s.server_time_us, s.srtt_us, s.retrans,
-       s.error_class, s.error_detail, {", ".join(f"round(({expr})::numeric, 3)" for expr in SQL_DURATIONS_MS.values())}
+       s.error_class, s.error_detail, {", ".join(f"round(({expr})::numeric, 3)" for expr in DURATIONS_MS.values())}
 FROM results_sample s
 JOIN comparisons_arm a ON a.id = s.arm_id
 JOIN comparisons_run r ON r.id = s.run_id

@@ -8,9 +8,10 @@ travel packed into two int8 words and are unpacked with shifts in numpy; the pha
 durations (for the phase breakdown) come along only when asked for.
 
 Faster still: every stored block also keeps its analysis columns as one binary value
-(`BlockColumns`, written by ingestion in the block's transaction, `block_columns`), so a
-comparison arrives in one query of a few large values. A run any of whose blocks lacks
-them (stored before they existed) is read through the COPY; the result is the same.
+(`BlockColumns`, apps.results.block_columns, written by ingestion in the block's
+transaction), so a comparison arrives in one query of a few large values. A run any of
+whose blocks lacks usable ones (stored before they existed, or a block stored twice) is
+read through the COPY; the result is the same (tests/test_loader_block_columns.py).
 """
 
 from dataclasses import dataclass
@@ -22,80 +23,40 @@ from django.db import connection, transaction
 from apps.comparisons.models import Comparison, Run
 
 from .analysis import BlockBaselines, SampleTable
-from .derive import SQL_DURATIONS_MS
+from .block_columns import (
+    FLAG_FIRST_ON_CONNECTION,
+    FLAG_MEASURE,
+    FLAG_OK,
+    FLAG_TTFB_NULL,
+    FORMAT,
+    NAMES,
+    PHASE_COLUMNS,
+    PHASE_NULL,
+    block_columns_decode,
+    block_columns_store,
+)
+from .derive import duration_sql
 from .models import BlockColumns
 
-# Flag bits of the packed `step_block_flags` word.
-_MEASURE, _OK, _FIRST, _TTFB_NULL = 1, 2, 4, 8
 # Every expression is NOT NULL so each binary row has the same width; every column is
 # int8. period and repetition (int4) share one word, step (int4), block (int2) and the
-# flags another; the arithmetic shift of numpy restores the signs.
+# flags (apps.results.block_columns) another; the arithmetic shift of numpy restores the signs.
 _COLUMNS = [
     ("arm", "arm_id"),
     ("period_repetition", "(COALESCE(period, -1)::int8 << 32) | (COALESCE(repetition, -1)::int8 & 4294967295)"),
     ("step_block_flags", f"(COALESCE(step, -1)::int8 << 32) | (block::int8 << 8)"
-                         f" | ((phase = 'measure')::int4 * {_MEASURE}) | ((error_class IS NULL)::int4 * {_OK})"
-                         f" | ((NOT COALESCE(conn_reused, FALSE))::int4 * {_FIRST})"
-                         f" | ((ttfb_us IS NULL)::int4 * {_TTFB_NULL})"),
-    ("total_us", "COALESCE(total_us, -1)"),
-    ("ttfb_us", "COALESCE(ttfb_us, -1)"),
+                         f" | ((phase = 'measure')::int4 * {FLAG_MEASURE}) | ((error_class IS NULL)::int4 * {FLAG_OK})"
+                         f" | ((NOT COALESCE(conn_reused, FALSE))::int4 * {FLAG_FIRST_ON_CONNECTION})"
+                         f" | (({duration_sql('ttfb')} IS NULL)::int4 * {FLAG_TTFB_NULL})"),
+    ("total_us", f"COALESCE({duration_sql('total')}, -1)"),
+    ("ttfb_us", f"COALESCE({duration_sql('ttfb')}, -1)"),
     ("resp_bytes", "COALESCE(resp_bytes, 0)"),
     ("server_delay_us", "COALESCE((server_delay_ms * 1000)::int8, -1)"),
 ]
-# Phase durations in µs (NULL -> PHASE_NULL): derive.py's formulas without the / 1000.0.
-PHASE_NULL = np.iinfo(np.int64).min
-_PHASE_COLUMNS = [
-    (f"{p[:-3]}_us", f"COALESCE({SQL_DURATIONS_MS[p].removesuffix(' / 1000.0')}, {PHASE_NULL})")
-    for p in ("dns_ms", "connect_ms", "tls_ms", "download_ms")
-]
-assert all(SQL_DURATIONS_MS[p].endswith(" / 1000.0") for p in ("dns_ms", "connect_ms", "tls_ms", "download_ms"))
-_PHASE_NAMES = {name for name, _ in _PHASE_COLUMNS}
+# The other phases' durations in µs (NULL -> PHASE_NULL), as apps.results.derive defines them.
+_PHASE_COLUMNS = [(name, f"COALESCE({duration_sql(name.removesuffix('_us'))}, {PHASE_NULL})")
+                  for name in PHASE_COLUMNS]
 _HEADER_BYTES = 19  # "PGCOPY\n\377\r\n\0" + flags (4) + header extension length (4)
-
-
-# ---------------------------------------------------------------------------------------
-# A block's analysis columns (BlockColumns.data, format 1): each column's `rows` values in
-# this order, little-endian, with the same values (and the same substitutes for NULL) as
-# the COPY below: arm is the Arm id; flags are the bits above.
-BLOCK_FORMAT = 1
-_BLOCK_COLUMNS = [
-    ("arm", "<i8"), ("total_us", "<i8"), ("ttfb_us", "<i8"), ("resp_bytes", "<i8"), ("server_delay_us", "<i8"),
-    *((name, "<i8") for name, _ in _PHASE_COLUMNS),
-    ("period", "<i4"), ("repetition", "<i4"), ("step", "<i4"), ("flags", "u1"),
-]
-_BLOCK_ROW_BYTES = sum(np.dtype(t).itemsize for _, t in _BLOCK_COLUMNS)
-
-
-def block_columns_encode(columns: dict[str, np.ndarray]) -> bytes:
-    """The columns (`_BLOCK_COLUMNS` names, equal lengths) as BlockColumns.data."""
-    return b"".join(np.ascontiguousarray(columns[name], dtype=dtype).tobytes() for name, dtype in _BLOCK_COLUMNS)
-
-
-def block_columns_decode(data: bytes | memoryview, rows: int) -> dict[str, np.ndarray]:
-    """BlockColumns.data → the columns (read-only views of `data`)."""
-    if len(data) != rows * _BLOCK_ROW_BYTES:
-        raise ValueError(f"block columns: {len(data)} bytes for {rows} rows")
-    out, offset = {}, 0
-    for name, dtype in _BLOCK_COLUMNS:
-        out[name] = np.frombuffer(data, dtype=dtype, count=rows, offset=offset)
-        offset += rows * out[name].itemsize
-    return out
-
-
-def block_columns_store(run_id: object, blocks: dict[int, dict[str, np.ndarray]]) -> None:
-    """Store each block's analysis columns (inside the caller's transaction, with the
-    samples). A block that already has them (its samples stored twice, which the runner
-    protocol never does) is marked unusable, so the loader reads its run's samples."""
-    if not blocks:
-        return
-    values = ", ".join(["(%s, %s, %s, %s, %s)"] * len(blocks))
-    params: list[Any] = []
-    for block, columns in sorted(blocks.items()):
-        params += [run_id, block, BLOCK_FORMAT, len(columns["arm"]), block_columns_encode(columns)]
-    with connection.cursor() as cursor:
-        cursor.execute(f"INSERT INTO results_blockcolumns (run_id, block, format_version, rows, data) "
-                       f"VALUES {values} ON CONFLICT (run_id, block) DO UPDATE SET rows = -1, data = ''::bytea",
-                       params)
 
 
 def _blocks_read(run_ids: list[object]) -> dict[object, list[tuple[int, int, int, bytes]]]:
@@ -118,7 +79,7 @@ def _run_from_blocks(blocks: list[tuple[int, int, int, bytes]], phases: bool) ->
     """A run's rows from its blocks' columns, as the COPY's `_row_dtype` fields (block and
     flags apart)."""
     parts = [(block, block_columns_decode(data, rows)) for block, _, rows, data in blocks]
-    names = [name for name, _ in _BLOCK_COLUMNS if phases or name not in _PHASE_NAMES]
+    names = [name for name in NAMES if phases or name not in PHASE_COLUMNS]
     out = {name: np.concatenate([p[name] for _, p in parts]) if parts else np.zeros(0, dtype=np.int64)
            for name in names}
     out["block"] = np.concatenate([np.full(len(p["arm"]), b, dtype=np.int32) for b, p in parts]) if parts \
@@ -166,7 +127,7 @@ def block_columns_backfill(run: Run) -> int:
     its samples, through the same SQL the fallback reads); returns the blocks written."""
     fields = _fields(_copy_run(run.comparison_id, run.id, _COLUMNS + _PHASE_COLUMNS),
                      [name for name, _ in _PHASE_COLUMNS])
-    blocks = {int(b): {name: fields[name][fields["block"] == b] for name, _ in _BLOCK_COLUMNS}
+    blocks = {int(b): {name: fields[name][fields["block"] == b] for name in NAMES}
               for b in np.unique(fields["block"])}
     with transaction.atomic():
         BlockColumns.objects.filter(run=run).delete()
@@ -200,7 +161,7 @@ def load_comparison(comparison: Comparison, *, phases: bool = False) -> LoadedCo
                 base_rows.append((d, p, block.block, tcp["avg_ms"] * 1000, (tcp.get("stddev_ms") or 0) * 1000,
                                   tcp.get("loss_pct") or 0))
         blocks = stored.get(run.id, [])
-        usable = {block for block, version, rows, _ in blocks if version == BLOCK_FORMAT and rows >= 0}
+        usable = {block for block, version, rows, _ in blocks if version == FORMAT and rows >= 0}
         recorded = {block.block for block in run.blocks.all()}
         if recorded and recorded <= usable and len(usable) == len(blocks):
             fields = _run_from_blocks(blocks, phases)
@@ -240,7 +201,7 @@ def _empty(name: str) -> np.ndarray:
 
 
 def _fields(rows: np.ndarray, phase_names: list[str]) -> dict[str, np.ndarray]:
-    """COPY rows (`_row_dtype`) as the columns of `_BLOCK_COLUMNS` plus block."""
+    """COPY rows (`_row_dtype`) as the block columns (apps.results.block_columns) plus block."""
     pr = rows["period_repetition"].astype(np.int64)
     sbf = rows["step_block_flags"].astype(np.int64)
     out: dict[str, np.ndarray] = {
@@ -268,13 +229,13 @@ def _unpack(fields: dict[str, np.ndarray], arm: np.ndarray, d: int, p: int, run_
         "repetition": fields["repetition"].astype(np.int32, copy=False),
         "step": fields["step"].astype(np.int32, copy=False),
         "block": fields["block"].astype(np.int32, copy=False),
-        "phase_measure": (flags & _MEASURE) != 0,
-        "ok": (flags & _OK) != 0,
-        "first_on_connection": (flags & _FIRST) != 0,
+        "phase_measure": (flags & FLAG_MEASURE) != 0,
+        "ok": (flags & FLAG_OK) != 0,
+        "first_on_connection": (flags & FLAG_FIRST_ON_CONNECTION) != 0,
     }
     for name in ("total_us", "ttfb_us", "resp_bytes", "server_delay_us", *phase_names):
         out[name] = fields[name].astype(np.int64, copy=False)
     if phase_names:
         out["run"] = np.full(n, run_code, dtype=np.int32)
-        out["ttfb_null"] = (flags & _TTFB_NULL) != 0
+        out["ttfb_null"] = (flags & FLAG_TTFB_NULL) != 0
     return out

@@ -62,7 +62,7 @@ class Sample(models.Model):
 
 
 class BlockColumns(models.Model):
-    """The analysis columns of one stored block (apps.results.loader.block_columns), written with its
+    """The analysis columns of one stored block (apps.results.block_columns), written with its
     samples in the same transaction: the loader reads a comparison in a few large values
     instead of one COPY message per sample. Runs stored before these existed have none;
     the loader then reads their samples."""

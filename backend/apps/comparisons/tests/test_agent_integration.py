@@ -68,7 +68,7 @@ def test_seed_preset_runs_end_to_end_through_the_agent(preset, live_server, api,
         assert requests[arm]["n"] > 0 and requests[arm]["errors"] == 0, requests
         assert requests[arm]["median_ms"] > 0
     # The numpy phase medians agree with PostgreSQL's percentile_cont on real samples.
-    from apps.results.phases import phase_breakdown
+    from apps.results.tests.oracles import phase_breakdown
 
     assert results["analysis"]["phases"] == phase_breakdown(Comparison.objects.get(pk=comparison_id))
     phases = {p["arm"]: p for p in results["analysis"]["phases"]}

@@ -1,13 +1,14 @@
-"""Storing uploads through the endpoint: the binary COPY (apps.results.ingest.copy_rows)
-must store exactly what was sent, null never 0, with the durations of derive.py, however
-the batch is split into COPY chunks and whichever columns are uniform in each chunk."""
+"""Storing uploads through the endpoint: the binary COPY (apps.results.ingest.store)
+must store exactly what was sent, null never 0, with the durations of DESIGN §5.2,
+however the batch is split into COPY chunks and whichever columns are uniform in each
+chunk."""
 
 import pytest
 from django.db import connection
 
 from apps.comparisons.models import RunBlock
 from apps.results import ingest
-from apps.results.derive import total_us, ttfb_us
+from apps.results.ingest import store
 from apps.results.models import Sample
 from apps.runner_protocol.tests.test_runner_protocol import lease, make_sample, queued_run, upload  # noqa: F401
 
@@ -59,7 +60,7 @@ def stored_rows(run) -> list[dict]:
 @pytest.mark.django_db
 @pytest.mark.parametrize("chunk", [1000, 5, 1])
 def test_every_value_is_stored_as_sent(runner_api, queued_run, monkeypatch, chunk):  # noqa: F811
-    monkeypatch.setattr(ingest, "COPY_CHUNK", chunk)
+    monkeypatch.setattr(store, "COPY_CHUNK", chunk)
     leased = lease(runner_api).json()["runs"][0]
     samples = varied_samples(0)
     response = upload(runner_api, leased, 0, samples=samples)
@@ -73,7 +74,11 @@ def test_every_value_is_stored_as_sent(runner_api, queued_run, monkeypatch, chun
         assert {name: row[name] for name in STORED} == expected
         assert row["arm_label"] == sample["arm"]
         assert (row["comparison_id"], row["run_id"]) == (queued_run.comparison_id, queued_run.id)
-        assert (row["total_us"], row["ttfb_us"]) == (total_us(sample), ttfb_us(sample))
+        # total = app_done − t0, ttfb = resp_first_byte − req_start; null when either is
+        total = None if sample["app_done"] is None else sample["app_done"] - sample["t0"]
+        ttfb = (None if sample["resp_first_byte"] is None or sample["req_start"] is None
+                else sample["resp_first_byte"] - sample["req_start"])
+        assert (row["total_us"], row["ttfb_us"]) == (total, ttfb)
     assert RunBlock.objects.get(run=queued_run, block=0).sample_count == len(samples)
 
 
@@ -83,7 +88,7 @@ def test_every_value_is_stored_as_sent(runner_api, queued_run, monkeypatch, chun
                                                         ("server_delay_ms", 10**400, 1000)])
 def test_a_value_beyond_its_database_column_is_a_400_naming_it(runner_api, queued_run, monkeypatch,  # noqa: F811
                                                               field, value, chunk):
-    monkeypatch.setattr(ingest, "COPY_CHUNK", chunk)
+    monkeypatch.setattr(store, "COPY_CHUNK", chunk)
     leased = lease(runner_api).json()["runs"][0]
     samples = [make_sample("h2", 0, i) for i in range(6)]
     samples[3][field] = value

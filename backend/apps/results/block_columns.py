@@ -1,0 +1,68 @@
+"""A stored block's analysis columns (`BlockColumns`): the format, written by ingestion in
+the block's transaction (apps.results.ingest.store) and read by the loader
+(apps.results.loader), so a comparison arrives in one query of a few large values
+instead of one COPY row per sample.
+
+Format 1 (BlockColumns.data): each column's `rows` values in `COLUMNS` order,
+little-endian. The values are those the loader's COPY of the stored samples computes,
+with the same substitutes for NULL: -1 for a missing total, TTFB, server delay, period,
+repetition or step, 0 for missing bytes, PHASE_NULL for a phase that did not happen; arm
+is the Arm id; flags are the FLAG_* bits.
+"""
+
+from typing import Any
+
+import numpy as np
+from django.db import connection
+
+from .derive import PHASES
+
+FORMAT = 1
+FLAG_MEASURE, FLAG_OK, FLAG_FIRST_ON_CONNECTION, FLAG_TTFB_NULL = 1, 2, 4, 8
+PHASE_NULL = np.iinfo(np.int64).min
+# The phases beside TTFB, which has its own column (ttfb_us).
+PHASE_COLUMNS = tuple(f"{name}_us" for name in PHASES if name != "ttfb")
+COLUMNS = [
+    ("arm", "<i8"), ("total_us", "<i8"), ("ttfb_us", "<i8"), ("resp_bytes", "<i8"), ("server_delay_us", "<i8"),
+    *((name, "<i8") for name in PHASE_COLUMNS),
+    ("period", "<i4"), ("repetition", "<i4"), ("step", "<i4"), ("flags", "u1"),
+]
+NAMES = [name for name, _ in COLUMNS]
+_ROW_BYTES = sum(np.dtype(t).itemsize for _, t in COLUMNS)
+
+
+def block_columns_encode(columns: dict[str, np.ndarray]) -> bytes:
+    """The columns (`COLUMNS` names, equal lengths) as BlockColumns.data."""
+    return b"".join(np.ascontiguousarray(columns[name], dtype=dtype).tobytes() for name, dtype in COLUMNS)
+
+
+def block_columns_decode(data: bytes | memoryview, rows: int) -> dict[str, np.ndarray]:
+    """BlockColumns.data → the columns (read-only views of `data`)."""
+    if len(data) != rows * _ROW_BYTES:
+        raise ValueError(f"block columns: {len(data)} bytes for {rows} rows")
+    out, offset = {}, 0
+    for name, dtype in COLUMNS:
+        out[name] = np.frombuffer(data, dtype=dtype, count=rows, offset=offset)
+        offset += rows * out[name].itemsize
+    return out
+
+
+def block_columns_empty() -> dict[str, np.ndarray]:
+    """The columns of a block without samples."""
+    return {name: np.zeros(0, np.int64) for name in NAMES}
+
+
+def block_columns_store(run_id: object, blocks: dict[int, dict[str, np.ndarray]]) -> None:
+    """Store each block's analysis columns (inside the caller's transaction, with the
+    samples). A block that already has them (its samples stored twice, which the runner
+    protocol never does) is marked unusable, so the loader reads its run's samples."""
+    if not blocks:
+        return
+    values = ", ".join(["(%s, %s, %s, %s, %s)"] * len(blocks))
+    params: list[Any] = []
+    for block, columns in sorted(blocks.items()):
+        params += [run_id, block, FORMAT, len(columns["arm"]), block_columns_encode(columns)]
+    with connection.cursor() as cursor:
+        cursor.execute(f"INSERT INTO results_blockcolumns (run_id, block, format_version, rows, data) "
+                       f"VALUES {values} ON CONFLICT (run_id, block) DO UPDATE SET rows = -1, data = ''::bytea",
+                       params)
