@@ -2,9 +2,10 @@
 
 The unit of inference is the block: arms are interleaved within a block on one
 device and link, so a block's log(median candidate / median baseline) is a
-paired observation. Holm's correction runs per candidate arm over every
-metric × device class × profile it is compared on (the gate asks one question
-per candidate: "is it worse anywhere?").
+paired observation. Holm's correction runs per candidate arm and metric over every
+device class × profile it is compared on: the gate asks one question per candidate
+on its metric ("is it worse anywhere?"), and its answer must not depend on which
+other metrics are analysed beside it (docs/methodology.md, "One Holm family").
 """
 
 from __future__ import annotations
@@ -110,8 +111,8 @@ def compare_arms(
             units.append(_UnitStats((metric_index, cls, profile, arm), fields))
 
     out: list[ArmComparison] = []
-    for arm in sorted({u.key[3] for u in units}):
-        family = [u for u in units if u.key[3] == arm]
+    for metric_index, arm in sorted({(u.key[0], u.key[3]) for u in units}):
+        family = [u for u in units if u.key[0] == metric_index and u.key[3] == arm]
         adjusted = holm_adjust(np.array([u.fields["p_blocks"] for u in family]))
         for unit, p_adj in zip(family, adjusted, strict=True):
             out.append(_finish(unit.fields, float(p_adj), len(family), config))

@@ -9,9 +9,10 @@ from apps.results.services import comparison_analyse
 
 
 def run_measured_comparison(runner_api, org, *, spec: dict, speed: dict[str, float], seed: int,
-                            blocks: int = 10) -> Comparison:
+                            blocks: int = 10, times: dict[str, np.ndarray] | None = None) -> Comparison:
     """Create, lease, upload `blocks` blocks (3 requests per arm each, 20 ms × the arm's
-    speed factor × lognormal noise), finish and analyse; the comparison ends finished."""
+    speed factor × lognormal noise, or `times[arm][block, step]` µs when given), finish and
+    analyse; the comparison ends finished."""
     rng = np.random.default_rng(seed)
     comparison = comparison_create(organization=org, submitted_spec=spec)
     comparison_plan(comparison_id=str(comparison.id))
@@ -21,7 +22,7 @@ def run_measured_comparison(runner_api, org, *, spec: dict, speed: dict[str, flo
         samples, seq = [], 0
         for arm, factor in speed.items():
             for step in range(3):
-                total = int(20_000 * factor * rng.lognormal(0, 0.1))
+                total = int(times[arm][block, step]) if times else int(20_000 * factor * rng.lognormal(0, 0.1))
                 samples.append({"arm": arm, "block": block, "seq": seq, "phase": "measure", "period": 3,
                                 "repetition": block, "step": step, "wall_time": 1, "t0": 0, "req_start": 10,
                                 "resp_first_byte": total // 2, "app_done": total, "resp_bytes": 1000,

@@ -1,6 +1,7 @@
 """The CI gate over the API: verdicts inside a comparison and against a baseline
 comparison found by branch, on samples uploaded through the runner protocol."""
 
+import numpy as np
 import pytest
 
 from apps.comparisons.models import Comparison
@@ -42,3 +43,29 @@ def test_verdict_against_the_latest_run_on_main(api, org, runner_api):
     assert api.get(f"/api/v1/comparisons/{pr.id}/verdict?baseline=bogus").status_code == 400
     Comparison.objects.filter(pk=pr.pk).update(status="running")
     assert api.get(f"/api/v1/comparisons/{pr.id}/verdict").status_code == 409
+
+
+@pytest.mark.django_db
+def test_one_holm_family_in_both_verdict_modes(api, org, runner_api):
+    """The same question (is h2 slower than these requests?) gets the same adjusted p, CI
+    and verdict whether the baseline is an arm of the comparison or an earlier comparison."""
+    rng = np.random.default_rng(5)
+    base = 20_000 * rng.lognormal(0, 0.1, (10, 3))
+    slower = 21_000 * rng.lognormal(0, 0.1, (10, 3))
+    speed = {"https-h1": 1.0, "h2": 1.0}
+
+    def run(times: dict, tags: dict) -> Comparison:
+        return run_measured_comparison(runner_api, org, spec={**SPEC, "tags": tags}, speed=speed, seed=0,
+                                       times=times)
+
+    inside = run({"https-h1": base, "h2": slower}, {})
+    run({"https-h1": base, "h2": base}, {"branch": "main"})
+    pr = run({"https-h1": base, "h2": slower}, {"branch": "pr"})
+    [within] = api.get(f"/api/v1/comparisons/{inside.id}/verdict").json()["verdicts"]
+    across = {v["arm"]: v for v in api.get(f"/api/v1/comparisons/{pr.id}/verdict?baseline=branch:main").json()[
+        "verdicts"]}["h2"]
+    same = ("ratio", "ci95", "ci90", "p_value", "p_adjusted", "outcome", "reason", "margin", "cliffs_delta",
+            "more_blocks_needed")
+    assert {k: within[k] for k in same} == {k: across[k] for k in same}
+    # The stored analysis also judges TTFB; that is another question with its own family.
+    assert within["p_adjusted"] == within["p_value"]
