@@ -1,11 +1,14 @@
 """Shared fixtures. Tests run against the real PostgreSQL and Redis that `make test`
-starts on free ports (LATENCYLAB_DB_PORT / LATENCYLAB_REDIS_URL)."""
+starts on free ports (LATENCYLAB_DB_PORT / LATENCYLAB_REDIS_URL). Builders of test data
+and the runner's calls are plain functions in the `testing` package beside this file."""
 
 import pytest
 from rest_framework.test import APIClient
 
 from apps.accounts.services import api_token_create, organization_get_or_create, user_ensure_member
+from apps.comparisons.services import comparison_create, comparison_plan
 from apps.devices.services import pool_get_or_create, runner_hello, runner_register
+from testing.factories import SPEC
 
 
 @pytest.fixture
@@ -46,3 +49,11 @@ def runner_api(pool):
     client.credentials(HTTP_AUTHORIZATION=f"Runner {secret}")
     client.runner = runner
     return client
+
+
+@pytest.fixture
+def queued_run(org, pool):
+    """The one queued run of a planned two-block comparison (testing.factories.SPEC) in the local pool."""
+    comparison = comparison_create(organization=org, submitted_spec=SPEC)
+    comparison_plan(comparison_id=str(comparison.id))
+    return comparison.runs.get()

@@ -10,15 +10,13 @@ from celery.contrib.testing.worker import start_worker
 from apps.comparisons.models import Comparison
 from apps.devices.services import runner_register
 from config.celery import app as celery_app
-
-from .test_pipeline import wait_for
+from testing.waiting import wait_for
 
 latencylab_runner = pytest.importorskip("latencylab_runner")
 from latencylab_runner.agent.client import RunnerClient  # noqa: E402
 from latencylab_runner.agent.main import Agent  # noqa: E402
 from latencylab_runner.drivers.host import HostDriver  # noqa: E402
 from latencylab_runner.drivers.targets import ReferenceTarget  # noqa: E402
-from latencylab_runner.target import start_target  # noqa: E402
 
 SMALL = {
     "mid-image-series": {"workload": {"kind": "series", "periods": [3, 6], "repetitions": 2}},
@@ -29,12 +27,6 @@ SMALL = {
                          "baseline_arm": "https-h1"},
     "payload-sweep": {"workload": {"kind": "payload_sweep", "sizes": [1000, 35000, 300000], "repetitions": 2}},
 }
-
-
-@pytest.fixture
-def target(tmp_path):
-    with start_target("127.0.0.1", plain_port=0, tls_port=0, tls_dir=tmp_path / "tls") as running:
-        yield running
 
 
 @pytest.mark.django_db(transaction=True)

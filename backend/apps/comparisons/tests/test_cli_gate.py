@@ -19,8 +19,6 @@ from latencylab_runner.cli.main import main as latencylab  # noqa: E402
 from latencylab_runner.drivers.host import HostDriver  # noqa: E402
 from latencylab_runner.drivers.targets import ReferenceTarget  # noqa: E402
 
-from .test_agent_integration import target  # noqa: E402,F401  (fixture)
-
 SPEC_YAML = """
 name: CLI gate
 preset: mid-image-series
@@ -33,7 +31,7 @@ EXIT = {"regression": 1, "inconclusive": 0, "improvement": 0, "equivalent": 0}
 
 
 @pytest.mark.django_db(transaction=True)
-def test_cli_run_wait_gates_on_the_real_verdict(live_server, org, pool, target, tmp_path, capsys):  # noqa: F811
+def test_cli_run_wait_gates_on_the_real_verdict(live_server, org, pool, target, tmp_path, capsys):
     _, token = api_token_create(organization=org, name="ci", scopes=["ci"])
     _, runner_token = runner_register(pool=pool, name="cli-runner")
     client = RunnerClient(live_server.url, runner_token)

@@ -1,27 +1,17 @@
 """The asynchronous path with a real Celery worker on the real Redis broker: create →
 plan (task) → runner protocol → finish → analyse (task) → finished with chart data."""
 
-import time
-
 import pytest
 from celery.contrib.testing.worker import start_worker
 
 from config.celery import app as celery_app
-
-
-def wait_for(predicate, timeout_s=30.0):
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.1)
-    return False
+from testing.factories import make_sample
+from testing.waiting import wait_for
 
 
 @pytest.mark.django_db(transaction=True)
 def test_comparison_flows_through_celery_tasks(api, runner_api):
     from apps.comparisons.models import Comparison, Run
-    from apps.runner_protocol.tests.test_runner_protocol import make_sample
 
     with start_worker(celery_app, pool="solo", perform_ping_check=False, shutdown_timeout=10):
         created = api.post("/api/v1/comparisons", {

@@ -15,14 +15,12 @@ from apps.comparisons.models import Comparison, Run, RunBlock
 from apps.devices.services import runner_register
 from apps.results.models import Sample
 from config.celery import app as celery_app
-
-from .test_agent_integration import target  # noqa: F401  (fixture)
-from .test_pipeline import wait_for
+from testing.waiting import wait_for
 
 pytest.importorskip("latencylab_runner")
 
 
-def spawn_agent(server: str, token: str, target) -> subprocess.Popen:  # noqa: F811
+def spawn_agent(server: str, token: str, target) -> subprocess.Popen:
     return subprocess.Popen(
         [sys.executable, "-m", "latencylab_runner.agent", "--server", server, "--token", token, "--name", "crashy",
          "--target-host", "127.0.0.1", "--target-plain-port", str(target.plain_port),
@@ -32,7 +30,7 @@ def spawn_agent(server: str, token: str, target) -> subprocess.Popen:  # noqa: F
 
 
 @pytest.mark.django_db(transaction=True)
-def test_killed_runner_loses_no_block_and_duplicates_none(live_server, api, pool, target, settings):  # noqa: F811
+def test_killed_runner_loses_no_block_and_duplicates_none(live_server, api, pool, target, settings):
     settings.RUNNER_LEASE_SECONDS = 3
     _, token = runner_register(pool=pool, name="crashy")
     with start_worker(celery_app, pool="solo", perform_ping_check=False, shutdown_timeout=10):

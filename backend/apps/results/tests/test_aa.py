@@ -9,7 +9,7 @@ from apps.comparisons.spec import normalize_spec
 from apps.devices.services import pool_get_or_create
 from apps.results.aa import wilson_interval
 from apps.results.models import Analysis
-from apps.results.tests.measured import run_measured_comparison
+from testing.factories import run_measured_comparison
 
 AA = {"name": "aa", "mode": "aa", "workload": {"kind": "api", "rounds": 2, "calls": 2},
       "arms": [{"label": "h3", "protocol": "h3", "connection": "cold", "endpoint": "https://api.example.com"}]}

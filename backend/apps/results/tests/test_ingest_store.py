@@ -10,7 +10,8 @@ from apps.comparisons.models import RunBlock
 from apps.results import ingest
 from apps.results.ingest import store
 from apps.results.models import Sample
-from apps.runner_protocol.tests.test_runner_protocol import lease, make_sample, queued_run, upload  # noqa: F401
+from testing.factories import make_sample
+from testing.runner_calls import lease, upload
 
 STORED = [c for c in ingest.COLUMNS if c not in ("comparison_id", "run_id", "arm_id", "total_us", "ttfb_us")]
 
@@ -59,7 +60,7 @@ def stored_rows(run) -> list[dict]:
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("chunk", [1000, 5, 1])
-def test_every_value_is_stored_as_sent(runner_api, queued_run, monkeypatch, chunk):  # noqa: F811
+def test_every_value_is_stored_as_sent(runner_api, queued_run, monkeypatch, chunk):
     monkeypatch.setattr(store, "COPY_CHUNK", chunk)
     leased = lease(runner_api).json()["runs"][0]
     samples = varied_samples(0)
@@ -86,7 +87,7 @@ def test_every_value_is_stored_as_sent(runner_api, queued_run, monkeypatch, chun
 @pytest.mark.parametrize(("field", "value", "chunk"), [("seq", 2**31, 1000), ("status", -(2**31) - 1, 2),
                                                         ("wall_time", 2**63, 1000), ("resp_bytes", 2**64, 2),
                                                         ("server_delay_ms", 10**400, 1000)])
-def test_a_value_beyond_its_database_column_is_a_400_naming_it(runner_api, queued_run, monkeypatch,  # noqa: F811
+def test_a_value_beyond_its_database_column_is_a_400_naming_it(runner_api, queued_run, monkeypatch,
                                                               field, value, chunk):
     monkeypatch.setattr(store, "COPY_CHUNK", chunk)
     leased = lease(runner_api).json()["runs"][0]
@@ -99,7 +100,7 @@ def test_a_value_beyond_its_database_column_is_a_400_naming_it(runner_api, queue
 
 
 @pytest.mark.django_db
-def test_a_repeated_block_is_a_no_op_and_progress_is_the_first_missing_block(runner_api, queued_run):  # noqa: F811
+def test_a_repeated_block_is_a_no_op_and_progress_is_the_first_missing_block(runner_api, queued_run):
     leased = lease(runner_api).json()["runs"][0]
     assert upload(runner_api, leased, 1).json() == {"stored": 6, "duplicate": False, "next_block": 0}
     again = upload(runner_api, leased, 1, samples=[make_sample("h2", 1, i) for i in range(9)])
@@ -111,7 +112,7 @@ def test_a_repeated_block_is_a_no_op_and_progress_is_the_first_missing_block(run
 
 
 @pytest.mark.django_db
-def test_invalid_samples_on_a_lost_lease_are_still_a_400(runner_api, queued_run):  # noqa: F811
+def test_invalid_samples_on_a_lost_lease_are_still_a_400(runner_api, queued_run):
     """Samples are checked against the run before the lease (as before one query did both)."""
     leased = lease(runner_api).json()["runs"][0]
     response = upload(runner_api, {**leased, "lease_token": "stale"}, 0, samples=[make_sample("nope", 0, 0)])
@@ -121,7 +122,7 @@ def test_invalid_samples_on_a_lost_lease_are_still_a_400(runner_api, queued_run)
 
 
 @pytest.mark.django_db
-def test_null_app_done_only_on_error_samples(runner_api, queued_run):  # noqa: F811
+def test_null_app_done_only_on_error_samples(runner_api, queued_run):
     leased = lease(runner_api).json()["runs"][0]
     samples = [make_sample("h2", 0, i) for i in range(4)]
     samples[1].update(app_done=None, error_class="reset")

@@ -8,7 +8,8 @@ from apps.comparisons.models import Comparison
 from apps.comparisons.services import comparison_create, comparison_plan
 from apps.results import loader
 from apps.results.models import BlockColumns
-from apps.runner_protocol.tests.test_runner_protocol import SPEC, lease, make_sample, upload
+from testing.factories import SPEC, make_sample
+from testing.runner_calls import lease, upload
 
 SPEC2 = {**SPEC, "blocks": 3}
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from apps.comparisons.models import Comparison
-from apps.results.tests.measured import run_measured_comparison
+from testing.factories import run_measured_comparison
 
 SPEC = {"name": "gate", "preset": "mid-image-series", "workload": {"kind": "series", "periods": [3], "repetitions": 10},
         "blocks": 10, "seed": 9}

@@ -10,47 +10,8 @@ from apps.comparisons.leasing import leases_reap_expired
 from apps.comparisons.models import Comparison, Run, RunBlock
 from apps.comparisons.services import comparison_create, comparison_plan
 from apps.results.models import Sample
-
-SPEC = {
-    "name": "proto",
-    "preset": "mid-image-series",
-    "workload": {"kind": "series", "periods": [3], "repetitions": 2},
-    "blocks": 2,
-    "seed": 1,
-}
-
-
-def make_sample(arm: str, block: int, seq: int, **extra):
-    sample = {
-        "arm": arm, "block": block, "seq": seq, "phase": "measure", "period": 3, "repetition": block, "step": seq % 3,
-        "op": "file", "path": "/files/mid-01", "wall_time": 1_700_000_000_000_000 + seq, "t0": 0,
-        "dns_start": None, "dns_end": None, "conn_start": None, "tls_start": None, "conn_ready": None,
-        "req_start": 10, "req_end": 20, "resp_first_byte": 400 + seq, "resp_end": 900 + seq, "app_done": 1000 + seq,
-        "conn_id": "c1", "conn_reused": True, "alpn": "h2", "tls_version": "TLSv1.3", "tls_resumed": False,
-        "early_data": False, "req_bytes": 40, "resp_bytes": 106941, "status": 200, "server_delay_ms": None,
-        "server_time_us": 12, "srtt_us": 50, "retrans": 0, "error_class": None, "error_detail": None,
-    }
-    sample.update(extra)
-    return sample
-
-
-@pytest.fixture
-def queued_run(org, pool):
-    comparison = comparison_create(organization=org, submitted_spec=SPEC)
-    comparison_plan(comparison_id=str(comparison.id))
-    return comparison.runs.get()
-
-
-def lease(runner_api):
-    response = runner_api.post("/api/runner/v1/lease", {"devices": ["host-lab-1"], "wait_s": 0}, format="json")
-    return response
-
-
-def upload(runner_api, leased, block, samples=None, **extra):
-    body = {"lease_token": leased["lease_token"], "attempt": leased["attempt"], "batch_seq": block, "block": block,
-            "baseline": {"tcp": {"n": 10, "avg_ms": 0.05}},
-            "samples": samples if samples is not None else [make_sample("h2", block, i) for i in range(6)], **extra}
-    return runner_api.post(f"/api/runner/v1/runs/{leased['run_id']}/samples", body, format="json")
+from testing.factories import SPEC, make_sample
+from testing.runner_calls import lease, upload
 
 
 @pytest.mark.django_db

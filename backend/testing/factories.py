@@ -1,11 +1,37 @@
-"""Test helper: a comparison measured through the runner protocol with lognormal request
-times per arm, then analysed by the real engine. Shared by the verdict and A/A tests."""
+"""Builders of test data: a small comparison spec, runner-protocol samples, and a comparison
+measured through the runner protocol and analysed by the real engine."""
+
+from typing import Any
 
 import numpy as np
 
 from apps.comparisons.models import Comparison
 from apps.comparisons.services import comparison_create, comparison_plan
 from apps.results.services import comparison_analyse
+
+# Two blocks of a 3-request series: the smallest spec that exercises leasing, resuming and analysis.
+SPEC = {
+    "name": "proto",
+    "preset": "mid-image-series",
+    "workload": {"kind": "series", "periods": [3], "repetitions": 2},
+    "blocks": 2,
+    "seed": 1,
+}
+
+
+def make_sample(arm: str, block: int, seq: int, **extra: Any) -> dict[str, Any]:
+    """A valid measured sample (DESIGN §5.2) of `arm`; `extra` overrides any field."""
+    sample = {
+        "arm": arm, "block": block, "seq": seq, "phase": "measure", "period": 3, "repetition": block, "step": seq % 3,
+        "op": "file", "path": "/files/mid-01", "wall_time": 1_700_000_000_000_000 + seq, "t0": 0,
+        "dns_start": None, "dns_end": None, "conn_start": None, "tls_start": None, "conn_ready": None,
+        "req_start": 10, "req_end": 20, "resp_first_byte": 400 + seq, "resp_end": 900 + seq, "app_done": 1000 + seq,
+        "conn_id": "c1", "conn_reused": True, "alpn": "h2", "tls_version": "TLSv1.3", "tls_resumed": False,
+        "early_data": False, "req_bytes": 40, "resp_bytes": 106941, "status": 200, "server_delay_ms": None,
+        "server_time_us": 12, "srtt_us": 50, "retrans": 0, "error_class": None, "error_detail": None,
+    }
+    sample.update(extra)
+    return sample
 
 
 def run_measured_comparison(runner_api, org, *, spec: dict, speed: dict[str, float], seed: int,
