@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from device_lab import Lab, RecordingBackend, start_lab
 
 from latencylab_runner.tls import TlsPaths, ensure_tls
 
@@ -164,3 +165,19 @@ def nginx_server(tls_dir: TlsPaths) -> Iterator[Nginx]:
     proc.terminate()
     proc.wait(10)
     shutil.rmtree(workdir, ignore_errors=True)
+
+
+@pytest.fixture
+def lab(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Lab]:
+    """Fake phones for the device-lab tests (tests/device_lab.py, tests/fakes/)."""
+    world = start_lab(tmp_path, monkeypatch)
+    yield world
+    world.adb.stop()
+
+
+@pytest.fixture
+def backend() -> Iterator[RecordingBackend]:
+    """A recording runner-protocol backend that checks the runner's requests (tests/fakes/backend.py)."""
+    server = RecordingBackend()
+    yield server
+    server.close()

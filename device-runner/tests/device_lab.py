@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,7 +30,7 @@ from latencylab_runner.drivers.job_exchange import JobExchange  # noqa: E402
 from latencylab_runner.drivers.phone import LaneSettings, PhoneSettings  # noqa: E402
 from latencylab_runner.drivers.targets import ReferenceTarget  # noqa: E402
 
-__all__ = ["Lab", "RecordingBackend", "adb_server", "harness_core", "lab", "scenario"]
+__all__ = ["FAKES", "Lab", "RecordingBackend", "adb_server", "harness_core", "scenario", "start_lab"]
 
 
 @dataclass
@@ -62,20 +61,13 @@ class Lab:
         return IosDriver(IosDevices(IDeviceTools(), limits), self.settings(target, **overrides), exchange=exchange)
 
 
-@pytest.fixture
-def lab(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Lab]:
+def start_lab(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Lab:
+    """The phones' world for one test: an empty scenario, the fake adb server, and the
+    environment (PATH, ADB_SERVER_SOCKET, the scenario) every tool and lane inherits."""
     scenario_path = tmp_path / "scenario.json"
     scenario_path.write_text(json.dumps({"android": [], "ios": [], "fastlane": {"mode": "run"}}))
     server = adb_server.FakeAdbServer(scenario_path, tmp_path / "phones").start()
     monkeypatch.setenv("PATH", f"{FAKES / 'bin'}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.setenv("ADB_SERVER_SOCKET", server.socket_spec)
     monkeypatch.setenv(scenario.ENV, str(scenario_path))
-    yield Lab(tmp_path, scenario_path, server)
-    server.stop()
-
-
-@pytest.fixture
-def backend() -> Iterator[RecordingBackend]:
-    server = RecordingBackend()
-    yield server
-    server.close()
+    return Lab(tmp_path, scenario_path, server)

@@ -10,7 +10,7 @@ import sys
 import threading
 from pathlib import Path
 
-from device_lab import FAKES, backend, lab, scenario  # noqa: F401
+from device_lab import FAKES, scenario
 
 from latencylab_runner.agent.agent import Agent
 from latencylab_runner.agent.client import RunnerClient
@@ -27,7 +27,7 @@ def by_serial(devices):
     return {d["serial"]: d for d in devices}
 
 
-def test_hello_and_heartbeat_carry_every_device_and_its_changes(lab, backend, target_server):  # noqa: F811
+def test_hello_and_heartbeat_carry_every_device_and_its_changes(lab, backend, target_server):
     lab.set(android=[scenario.android_device("R5CT1234"),
                      {"serial": "R58M41ABCDE", "state": "unauthorized", "usb": "1-3"},
                      scenario.android_device("LOWBATT1", level=32, plugged=False)],
@@ -88,7 +88,7 @@ class BlockingDriver:
                                         "fingerprint": {"platform": "android"}, "link": {"profile": "none"}})
 
 
-def test_runs_on_different_devices_go_in_parallel_threads(backend):  # noqa: F811
+def test_runs_on_different_devices_go_in_parallel_threads(backend):
     driver = BlockingDriver(["PHONE-A", "PHONE-B"], expected=2)
     runs = [backend.enqueue(serial="PHONE-A", spec=SPEC), backend.enqueue(serial="PHONE-B", spec=SPEC)]
     client = RunnerClient(backend.url, backend.runner_token, retries=0)
@@ -100,7 +100,7 @@ def test_runs_on_different_devices_go_in_parallel_threads(backend):  # noqa: F81
     assert driver.threads == {"run-PHONE-A", "run-PHONE-B"}
 
 
-def write_config(path: Path, backend, lab, target_server, **extra):  # noqa: F811
+def write_config(path: Path, backend, lab, target_server, **extra):
     config = {"server": backend.url, "runner_token": backend.runner_token, "runner_id": "r-1", "name": "lab-1",
               "pool": "lab-a", "drivers": ["android"], "heartbeat_interval_s": 1,
               "target": {"host": "127.0.0.1", "plain_port": target_server.plain_port,
@@ -114,7 +114,7 @@ def write_config(path: Path, backend, lab, target_server, **extra):  # noqa: F81
     return path
 
 
-def test_sigterm_drains_the_run_in_progress_then_exits_0(lab, backend, target_server, tmp_path):  # noqa: F811
+def test_sigterm_drains_the_run_in_progress_then_exits_0(lab, backend, target_server, tmp_path):
     # The lane hangs, so the run is in progress when SIGTERM arrives; it ends at its limit.
     lab.set(android=[scenario.android_device("R5CT1234")], fastlane={"mode": "hang"})
     config = write_config(tmp_path / "runner.json", backend, lab, target_server)

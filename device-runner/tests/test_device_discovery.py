@@ -6,7 +6,7 @@ the reference sources, then the whole discovery runs through the real adb client
 the fake adb server and through the fake libimobiledevice tools."""
 
 import pytest
-from device_lab import lab, scenario  # noqa: F401
+from device_lab import scenario
 
 from latencylab_runner.devices.android import (
     Adb,
@@ -157,7 +157,7 @@ def test_ioreg_temperature_in_hundredths():
 
 # -- through the real adb client and the fake tools -----------------------------------
 
-def test_android_discovery_through_the_real_adb_client(lab):  # noqa: F811
+def test_android_discovery_through_the_real_adb_client(lab):
     hot = scenario.android_device("HOT1", model="Galaxy S23", temperature_tenths=391, thermal_status=2, level=95)
     lab.set(android=[
         scenario.android_device("R5CT1234", level=87, plugged=True),
@@ -186,7 +186,7 @@ def test_android_discovery_through_the_real_adb_client(lab):  # noqa: F811
                                        "fingerprint"}
 
 
-def test_android_discovery_of_no_devices_and_of_a_vanished_one(lab):  # noqa: F811
+def test_android_discovery_of_no_devices_and_of_a_vanished_one(lab):
     devices = AndroidDevices(Adb(), GateThresholds())
     assert devices.discover() == []
     lab.set(android=[scenario.android_device("R5CT1234")])
@@ -196,7 +196,7 @@ def test_android_discovery_of_no_devices_and_of_a_vanished_one(lab):  # noqa: F8
     assert devices.discover() == [] and devices.presence("R5CT1234") is None and devices.status("R5CT1234") is None
 
 
-def test_busy_device_is_listed_without_running_commands_on_it(lab):  # noqa: F811
+def test_busy_device_is_listed_without_running_commands_on_it(lab):
     lab.set(android=[scenario.android_device("R5CT1234")])
     devices = AndroidDevices(Adb(), GateThresholds())
     devices.discover()
@@ -205,7 +205,7 @@ def test_busy_device_is_listed_without_running_commands_on_it(lab):  # noqa: F81
     assert [r for r in lab.adb.requests[before:] if r.startswith("shell")] == []
 
 
-def test_adb_errors_carry_the_clients_text(lab):  # noqa: F811
+def test_adb_errors_carry_the_clients_text(lab):
     lab.set(android=[{"serial": "R58M41ABCDE", "state": "unauthorized", "usb": "1-3"}])
     with pytest.raises(ToolError, match="device unauthorized"):
         Adb().shell("R58M41ABCDE", "getprop", "ro.product.model")
@@ -215,7 +215,7 @@ def test_adb_errors_carry_the_clients_text(lab):  # noqa: F811
         Adb("adb-that-does-not-exist").devices()
 
 
-def test_ios_discovery_through_the_libimobiledevice_fakes(lab):  # noqa: F811
+def test_ios_discovery_through_the_libimobiledevice_fakes(lab):
     pending = scenario.ios_device("00008101-PENDING", lockdown_error={"code": -19,
                                                                       "text": "Pairing dialog response pending"})
     low = scenario.ios_device("00008101-LOWBATT", level=15, charging=True, temperature_centi_c=None)
@@ -232,7 +232,7 @@ def test_ios_discovery_through_the_libimobiledevice_fakes(lab):  # noqa: F811
     assert found["00008101-LOWBATT"].temperature is None
 
 
-def test_ios_without_usbmuxd_is_a_tool_error(lab):  # noqa: F811
+def test_ios_without_usbmuxd_is_a_tool_error(lab):
     lab.set(usbmuxd=False)
     with pytest.raises(ToolError, match="Unable to retrieve device list"):
         IosDevices(IDeviceTools(), GateThresholds()).discover()

@@ -7,8 +7,6 @@ import sys
 import threading
 from pathlib import Path
 
-from device_lab import backend  # noqa: F401
-
 from latencylab_runner.agent.client import RunnerClient
 from latencylab_runner.drivers.artifacts import MAX_PER_RUN, RunArtifacts
 from latencylab_runner.drivers.fastlane import ARTIFACT_LIMIT, BoundedTail, run_lane
@@ -158,7 +156,7 @@ def test_lane_that_cannot_start(tmp_path):
     assert lane.start_error and "no-such-fastlane" in lane.start_error
 
 
-def test_artifacts_are_bounded_and_budgeted(backend):  # noqa: F811
+def test_artifacts_are_bounded_and_budgeted(backend):
     client = RunnerClient(backend.url, backend.runner_token, retries=0)
     artifacts = RunArtifacts(client, run_id="run-1", lease_token="lt", attempt=2)
     big_log = b"x" * (3 * 1024 * 1024) + b"the end\n"

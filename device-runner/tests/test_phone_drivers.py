@@ -14,7 +14,7 @@ import threading
 import time
 
 import pytest
-from device_lab import backend, harness_core, lab, scenario  # noqa: F401
+from device_lab import harness_core, scenario
 
 from latencylab_runner.agent.client import RunnerClient
 from latencylab_runner.contract import validate
@@ -45,7 +45,7 @@ def exchange():
     server.close()
 
 
-def execute(driver, backend, serial, *, spec=SPEC, network_profile=None, cancelled=None):  # noqa: F811
+def execute(driver, backend, serial, *, spec=SPEC, network_profile=None, cancelled=None):
     run_id = backend.enqueue(serial=serial, spec=spec, network_profile=network_profile)
     lease = backend.queue.pop()
     client = RunnerClient(backend.url, backend.runner_token, retries=0)
@@ -57,15 +57,15 @@ def execute(driver, backend, serial, *, spec=SPEC, network_profile=None, cancell
     return run_id, backend.finishes.get(run_id)
 
 
-def artifact_names(backend, run_id):  # noqa: F811
+def artifact_names(backend, run_id):
     return [a["name"] for a in backend.artifacts.get(run_id, [])]
 
 
-def artifact(backend, run_id, suffix):  # noqa: F811
+def artifact(backend, run_id, suffix):
     return next(a["data"] for a in backend.artifacts[run_id] if a["name"].endswith(suffix))
 
 
-def assert_failed(backend, run_id, finish, *, status="infra_error", kind, says):  # noqa: F811
+def assert_failed(backend, run_id, finish, *, status="infra_error", kind, says):
     assert finish is not None, "the run was never finished"
     assert (finish["status"], finish["error_kind"]) == (status, kind), finish["error"]
     assert says in finish["error"], finish["error"]
@@ -74,7 +74,7 @@ def assert_failed(backend, run_id, finish, *, status="infra_error", kind, says):
 
 # -- Android failures ------------------------------------------------------------
 
-def test_android_device_unplugged_mid_block(lab, backend, reference):  # noqa: F811
+def test_android_device_unplugged_mid_block(lab, backend, reference):
     lab.set(android=[scenario.android_device(PIXEL, unplug_after_blocks=0)])
     run_id, finish = execute(lab.android_driver(reference), backend, PIXEL)
     assert_failed(backend, run_id, finish, kind="device_lost", says="no longer listed by adb")
@@ -84,21 +84,21 @@ def test_android_device_unplugged_mid_block(lab, backend, reference):  # noqa: F
     assert finish["fingerprint"]["platform"] == "android"
 
 
-def test_android_authorization_revoked_mid_block(lab, backend, reference):  # noqa: F811
+def test_android_authorization_revoked_mid_block(lab, backend, reference):
     lab.set(android=[scenario.android_device(PIXEL, state_after_blocks={"blocks": 0, "state": "unauthorized"})])
     run_id, finish = execute(lab.android_driver(reference), backend, PIXEL)
     assert_failed(backend, run_id, finish, kind="device_lost", says="unauthorized")
     assert "fastlane.log" in artifact_names(backend, run_id)[0]
 
 
-def test_android_unauthorized_before_the_block_runs_no_lane(lab, backend, reference):  # noqa: F811
+def test_android_unauthorized_before_the_block_runs_no_lane(lab, backend, reference):
     lab.set(android=[{"serial": PIXEL, "state": "unauthorized", "usb": "1-4"}])
     run_id, finish = execute(lab.android_driver(reference), backend, PIXEL)
     assert_failed(backend, run_id, finish, kind="device_lost", says="unauthorized")
     assert artifact_names(backend, run_id) == []
 
 
-def test_android_fastlane_timeout_kills_the_lane_and_its_children(lab, backend, reference):  # noqa: F811
+def test_android_fastlane_timeout_kills_the_lane_and_its_children(lab, backend, reference):
     lab.set(android=[scenario.android_device(PIXEL)], fastlane={"mode": "hang"})
     run_id, finish = execute(lab.android_driver(reference, timeout_s=3), backend, PIXEL)
     assert_failed(backend, run_id, finish, kind="timeout", says="limit")
@@ -118,20 +118,20 @@ def _alive(pid):
         return False
 
 
-def test_android_build_failure(lab, backend, reference):  # noqa: F811
+def test_android_build_failure(lab, backend, reference):
     lab.set(android=[scenario.android_device(PIXEL)], fastlane={"mode": "build_failure"})
     run_id, finish = execute(lab.android_driver(reference), backend, PIXEL)
     assert_failed(backend, run_id, finish, kind="build_failure", says="Build failed")
     assert "BUILD FAILED" in artifact(backend, run_id, "fastlane.log").decode()
 
 
-def test_android_harness_not_installed_is_a_build_failure(lab, backend, reference):  # noqa: F811
+def test_android_harness_not_installed_is_a_build_failure(lab, backend, reference):
     lab.set(android=[scenario.android_device(PIXEL, instrumentation="not_installed")])
     run_id, finish = execute(lab.android_driver(reference), backend, PIXEL)
     assert_failed(backend, run_id, finish, kind="build_failure", says="INSTRUMENTATION_FAILED")
 
 
-def test_android_test_failure_reported_by_the_instrumentation(lab, backend, reference):  # noqa: F811
+def test_android_test_failure_reported_by_the_instrumentation(lab, backend, reference):
     lab.set(android=[scenario.android_device(PIXEL, instrumentation="fail")])
     run_id, finish = execute(lab.android_driver(reference), backend, PIXEL)
     # am instrument exited 0: only the status lines say the test failed.
@@ -139,7 +139,7 @@ def test_android_test_failure_reported_by_the_instrumentation(lab, backend, refe
     assert "FAILURES!!!" in artifact(backend, run_id, "fastlane.log").decode()
 
 
-def test_android_malformed_result(lab, backend, reference):  # noqa: F811
+def test_android_malformed_result(lab, backend, reference):
     lab.set(android=[scenario.android_device(PIXEL, instrumentation="malformed")])
     run_id, finish = execute(lab.android_driver(reference), backend, PIXEL)
     assert_failed(backend, run_id, finish, kind="malformed_result", says="not JSON")
@@ -148,35 +148,35 @@ def test_android_malformed_result(lab, backend, reference):  # noqa: F811
     assert "OK (1 test)" in artifact(backend, run_id, "fastlane.log").decode()
 
 
-def test_android_battery_below_the_gate(lab, backend, reference):  # noqa: F811
+def test_android_battery_below_the_gate(lab, backend, reference):
     lab.set(android=[scenario.android_device(PIXEL, level=32, plugged=False)])
     run_id, finish = execute(lab.android_driver(reference), backend, PIXEL)
     assert_failed(backend, run_id, finish, kind="device_not_ready", says="battery 32 % < 50 %")
     assert artifact_names(backend, run_id) == []
 
 
-def test_android_overheating(lab, backend, reference):  # noqa: F811
+def test_android_overheating(lab, backend, reference):
     lab.set(android=[scenario.android_device(PIXEL, temperature_tenths=391)])
     run_id, finish = execute(lab.android_driver(reference), backend, PIXEL)
     assert_failed(backend, run_id, finish, kind="device_not_ready", says="temperature 39.1 °C > 36 °C")
     assert finish["fingerprint"]["temperature"] == 39.1
 
 
-def test_android_target_unreachable(lab, backend, reference):  # noqa: F811
+def test_android_target_unreachable(lab, backend, reference):
     lab.set(android=[scenario.android_device(PIXEL)])
     closed = ReferenceTarget("127.0.0.1", 9, 9, "localhost", reference.ca_file)
     run_id, finish = execute(lab.android_driver(closed), backend, PIXEL)
     assert_failed(backend, run_id, finish, kind="device_not_ready", says="target 127.0.0.1:9 unreachable")
 
 
-def test_android_gate_thresholds_come_from_settings(lab, backend, reference):  # noqa: F811
+def test_android_gate_thresholds_come_from_settings(lab, backend, reference):
     lab.set(android=[scenario.android_device(PIXEL, level=70, plugged=False)])
     strict = GateThresholds(min_battery_pct=80)
     run_id, finish = execute(lab.android_driver(reference, limits=strict), backend, PIXEL)
     assert_failed(backend, run_id, finish, kind="device_not_ready", says="battery 70 % < 80 %")
 
 
-def test_android_network_profile_without_netem_is_refused(lab, backend, reference):  # noqa: F811
+def test_android_network_profile_without_netem_is_refused(lab, backend, reference):
     lab.set(android=[scenario.android_device(PIXEL)])
     driver = lab.android_driver(reference, link_mode="ap-netem", link_interface="wlan0")
     run_id, finish = execute(driver, backend, PIXEL, network_profile={"name": "lte"})
@@ -185,39 +185,39 @@ def test_android_network_profile_without_netem_is_refused(lab, backend, referenc
 
 # -- iOS failures ------------------------------------------------------------------
 
-def test_ios_device_unplugged_mid_block(lab, backend, reference, exchange):  # noqa: F811
+def test_ios_device_unplugged_mid_block(lab, backend, reference, exchange):
     lab.set(ios=[scenario.ios_device(IPHONE, unplug_after_blocks=0)])
     run_id, finish = execute(lab.ios_driver(reference, exchange), backend, IPHONE)
     assert_failed(backend, run_id, finish, kind="device_lost", says="no longer listed by idevice_id")
     assert "Lost connection to the test runner" in artifact(backend, run_id, "fastlane.log").decode()
 
 
-def test_ios_untrusted_phone(lab, backend, reference, exchange):  # noqa: F811
+def test_ios_untrusted_phone(lab, backend, reference, exchange):
     lab.set(ios=[scenario.ios_device(IPHONE, lockdown_error={"code": -19, "text": "Pairing dialog response pending"})])
     run_id, finish = execute(lab.ios_driver(reference, exchange), backend, IPHONE)
     assert_failed(backend, run_id, finish, kind="device_lost", says="not trusted")
 
 
-def test_ios_signing_failure_is_a_build_failure(lab, backend, reference, exchange):  # noqa: F811
+def test_ios_signing_failure_is_a_build_failure(lab, backend, reference, exchange):
     lab.set(ios=[scenario.ios_device(IPHONE)], fastlane={"mode": "build_failure"})
     run_id, finish = execute(lab.ios_driver(reference, exchange), backend, IPHONE)
     assert_failed(backend, run_id, finish, kind="build_failure", says="provisioning profiles")
 
 
-def test_ios_test_failure(lab, backend, reference, exchange):  # noqa: F811
+def test_ios_test_failure(lab, backend, reference, exchange):
     lab.set(ios=[scenario.ios_device(IPHONE, test="fail")])
     run_id, finish = execute(lab.ios_driver(reference, exchange), backend, IPHONE)
     assert_failed(backend, run_id, finish, status="failed", kind="test_failure", says="XCTAssertTrue failed")
 
 
-def test_ios_malformed_result_comes_back_through_the_exchange(lab, backend, reference, exchange):  # noqa: F811
+def test_ios_malformed_result_comes_back_through_the_exchange(lab, backend, reference, exchange):
     lab.set(ios=[scenario.ios_device(IPHONE, test="malformed")])
     run_id, finish = execute(lab.ios_driver(reference, exchange), backend, IPHONE)
     assert_failed(backend, run_id, finish, kind="malformed_result", says="not JSON")
     assert artifact(backend, run_id, "result.json").startswith(b'{"contract"')
 
 
-def test_ios_overheating(lab, backend, reference, exchange):  # noqa: F811
+def test_ios_overheating(lab, backend, reference, exchange):
     lab.set(ios=[scenario.ios_device(IPHONE, temperature_centi_c=3712)])
     run_id, finish = execute(lab.ios_driver(reference, exchange), backend, IPHONE)
     assert_failed(backend, run_id, finish, kind="device_not_ready", says="temperature 37.12 °C > 36 °C")
@@ -253,7 +253,7 @@ def assert_real_block(batch, job_arms):
 
 
 @needs_core
-def test_android_pixel_8_measures_the_reference_target(lab, backend, reference):  # noqa: F811
+def test_android_pixel_8_measures_the_reference_target(lab, backend, reference):
     lab.set(android=[scenario.android_device(PIXEL)])
     run_id, finish = execute(lab.android_driver(reference), backend, PIXEL)
     assert finish is not None and finish["status"] == "ok", finish
@@ -272,7 +272,7 @@ def test_android_pixel_8_measures_the_reference_target(lab, backend, reference):
 
 
 @needs_core
-def test_android_unplugged_after_one_block_keeps_the_first(lab, backend, reference):  # noqa: F811
+def test_android_unplugged_after_one_block_keeps_the_first(lab, backend, reference):
     lab.set(android=[scenario.android_device(PIXEL, unplug_after_blocks=1)])
     run_id, finish = execute(lab.android_driver(reference), backend, PIXEL)
     assert (finish["status"], finish["error_kind"]) == ("infra_error", "device_lost")
@@ -280,7 +280,7 @@ def test_android_unplugged_after_one_block_keeps_the_first(lab, backend, referen
 
 
 @needs_core
-def test_ios_stand_in_measures_through_the_exchange(lab, backend, reference, exchange):  # noqa: F811
+def test_ios_stand_in_measures_through_the_exchange(lab, backend, reference, exchange):
     lab.set(ios=[scenario.ios_device(IPHONE)])
     run_id, finish = execute(lab.ios_driver(reference, exchange), backend, IPHONE)
     assert finish is not None and finish["status"] == "ok", finish
@@ -291,7 +291,7 @@ def test_ios_stand_in_measures_through_the_exchange(lab, backend, reference, exc
 
 @needs_core
 @pytest.mark.skipif(os.geteuid() != 0, reason="the emulated link needs root (network namespaces)")
-def test_android_under_a_network_profile_runs_behind_the_emulated_link(lab, backend, reference):  # noqa: F811
+def test_android_under_a_network_profile_runs_behind_the_emulated_link(lab, backend, reference):
     lab.set(android=[scenario.android_device(PIXEL)])
     driver = lab.android_driver(reference, link_mode="namespace")
     spec = {**SPEC, "blocks": 1}

@@ -10,7 +10,6 @@ import subprocess
 import sys
 
 import pytest
-from device_lab import backend  # noqa: F401
 
 from latencylab_runner.agent import main as runner_main
 from latencylab_runner.agent.config import ConfigError, default_config_path, load_config, parse_config
@@ -18,7 +17,7 @@ from latencylab_runner.agent.config import ConfigError, default_config_path, loa
 BASE = {"server": "https://latencylab.example.com", "runner_token": "llr_x", "name": "lab-1"}
 
 
-def register(backend, config, *extra, env=None):  # noqa: F811
+def register(backend, config, *extra, env=None):
     args = [sys.executable, "-m", "latencylab_runner.agent", "register", "--server", backend.url, "--token",
             backend.enrollment_token, "--name", "mac-mini-3", *extra]
     if config is not None:
@@ -26,7 +25,7 @@ def register(backend, config, *extra, env=None):  # noqa: F811
     return subprocess.run(args, capture_output=True, text=True, timeout=60, env=env)
 
 
-def test_register_writes_a_0600_config(backend, tmp_path):  # noqa: F811
+def test_register_writes_a_0600_config(backend, tmp_path):
     config = tmp_path / "conf" / "runner.json"
     done = register(backend, config, "--drivers", "android,ios")
     assert done.returncode == 0, done.stderr
@@ -42,7 +41,7 @@ def test_register_writes_a_0600_config(backend, tmp_path):  # noqa: F811
     assert "latencylab-runner run --config" in done.stdout
 
 
-def test_register_refuses_to_overwrite_without_force(backend, tmp_path):  # noqa: F811
+def test_register_refuses_to_overwrite_without_force(backend, tmp_path):
     config = tmp_path / "runner.json"
     assert register(backend, config).returncode == 0
     before = config.read_text()
@@ -55,7 +54,7 @@ def test_register_refuses_to_overwrite_without_force(backend, tmp_path):  # noqa
     assert stat.S_IMODE(config.stat().st_mode) == 0o600
 
 
-def test_register_refused_by_the_server_writes_nothing(backend, tmp_path):  # noqa: F811
+def test_register_refused_by_the_server_writes_nothing(backend, tmp_path):
     backend.register_answer = (401, {"detail": "Enrollment token expired."})
     config = tmp_path / "runner.json"
     done = register(backend, config)
@@ -63,7 +62,7 @@ def test_register_refused_by_the_server_writes_nothing(backend, tmp_path):  # no
     assert not config.exists()
 
 
-def test_config_path_from_the_environment(backend, tmp_path):  # noqa: F811
+def test_config_path_from_the_environment(backend, tmp_path):
     config = tmp_path / "env" / "runner.json"
     done = register(backend, None, env={**os.environ, "LATENCYLAB_RUNNER_CONFIG": str(config)})
     assert done.returncode == 0, done.stderr
