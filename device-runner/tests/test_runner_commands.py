@@ -5,9 +5,11 @@ naming the field. The bare host-runner command line the local stack uses still p
 
 import json
 import os
+import plistlib
 import stat
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -120,3 +122,22 @@ def test_the_stacks_host_runner_command_line_still_parses():
          "127.0.0.1", "--target-plain-port", "18080", "--target-tls-port", "18443", "--target-server-name",
          "localhost", "--ca-file", "/tmp/ca.pem"])
     assert (args.name, args.target_tls_port, args.ca_file) == ("local-host-runner", 18443, "/tmp/ca.pem")
+
+
+DEPLOY = Path(__file__).resolve().parent.parent / "deploy"
+
+
+def test_systemd_unit_runs_the_agent_and_lets_it_drain():
+    unit = (DEPLOY / "latencylab-runner.service").read_text()
+    settings = dict(line.split("=", 1) for line in unit.splitlines() if "=" in line and not line.startswith("#"))
+    assert settings["ExecStart"].endswith("latencylab-runner run")
+    # Only the agent gets SIGTERM; the lane in progress must not be killed with it.
+    assert settings["KillMode"] == "mixed" and settings["KillSignal"] == "SIGTERM"
+    assert settings["TimeoutStopSec"] == "4h" and settings["Restart"] == "on-failure"
+
+
+def test_launchd_plist_runs_the_agent_and_lets_it_drain():
+    plist = plistlib.loads((DEPLOY / "dev.latencylab.runner.plist").read_bytes())
+    program, command = plist["ProgramArguments"]
+    assert program.endswith("/latencylab-runner") and command == "run" and plist["ExitTimeOut"] >= 3600
+    assert plist["KeepAlive"] == {"SuccessfulExit": False} and plist["RunAtLoad"] is True

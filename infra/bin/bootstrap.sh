@@ -16,6 +16,8 @@ have ip || missing+=(iproute2)
 have ping || missing+=(iputils-ping)
 have chromium || [ -x /usr/bin/chromium ] || missing+=(chromium)
 have runuser || missing+=(util-linux)
+# The device-lab tests drive the real adb client against a fake adb server.
+have adb || missing+=(adb)
 python3 -c "import ensurepip, venv" 2>/dev/null || missing+=(python3-venv)
 have node || missing+=(nodejs npm)
 

@@ -1,0 +1,95 @@
+"""The Fastfile, the drivers and the fake fastlane agree: the same lanes, the same options
+(fastlane's `key:value` arguments), the same device directory on Android. fastlane
+itself cannot run here (no RubyGems), so the Fastfile is checked as text; the fake's
+command-line rules are checked as fastlane's command_line_handler.rb defines them."""
+
+import re
+import subprocess
+import threading
+from pathlib import Path
+
+from device_lab import FAKES
+
+from latencylab_runner.drivers import android as android_driver
+from latencylab_runner.drivers.android import AndroidDriver
+from latencylab_runner.drivers.fastlane import LaneRun
+from latencylab_runner.drivers.ios import IosDriver
+from latencylab_runner.drivers.job_exchange import JobExchange
+from latencylab_runner.drivers.phone import PhoneSettings
+from latencylab_runner.drivers.targets import ReferenceTarget
+
+FASTFILE = (Path(__file__).resolve().parent.parent / "fastlane" / "Fastfile").read_text()
+
+
+def lane_body(platform, lane):
+    block = FASTFILE.split(f"platform :{platform} do", 1)[1].split("\nend\n", 1)[0]
+    return block.split(f"lane :{lane} do", 1)[1].split("\n  end\n", 1)[0]
+
+
+def option_keys(body):
+    return set(re.findall(r"options\[:(\w+)\]", body)) | set(re.findall(r"required\(options, :(\w+)", body))
+
+
+class Recorder:
+    def __init__(self):
+        self.args = None
+
+    def __call__(self, args, **kwargs):
+        self.args = args
+        return LaneRun(args, 0, False, False, b"", 0.0)
+
+
+def passed_keys(driver, tmp_path):
+    recorder = Recorder()
+    driver.lane = recorder
+    driver.run_lane("SERIAL", tmp_path / "job.json", tmp_path / "out.json", env={}, cancelled=threading.Event(),
+                    timeout_s=1)
+    return recorder.args[:2], {arg.split(":", 1)[0] for arg in recorder.args[2:]}
+
+
+def test_lanes_are_the_ones_the_fake_knows():
+    lanes = {f"{platform} {lane}" for platform in ("android", "ios")
+             for lane in re.findall(r"lane :(\w+) do", FASTFILE.split(f"platform :{platform} do", 1)[1]
+                                    .split("\nend\n", 1)[0])}
+    fake = (FAKES / "bin" / "fastlane").read_text()
+    assert lanes == {"android build_harness", "android bench", "ios build_harness", "ios bench"}
+    assert all(lane in fake for lane in lanes)
+
+
+def test_drivers_pass_exactly_the_options_the_bench_lanes_read(tmp_path):
+    settings = PhoneSettings(target=ReferenceTarget("127.0.0.1", 1, 2, "localhost", None), work_dir=tmp_path)
+    lane, keys = passed_keys(AndroidDriver(type("D", (), {"adb": None})(), settings), tmp_path)
+    assert lane == ["android", "bench"] and keys == option_keys(lane_body("android", "bench"))
+    exchange = JobExchange()
+    try:
+        lane, keys = passed_keys(IosDriver(None, settings, exchange=exchange), tmp_path)
+    finally:
+        exchange.close()
+    assert lane == ["ios", "bench"] and keys == option_keys(lane_body("ios", "bench"))
+
+
+def test_android_lane_uses_the_drivers_device_directory_and_instrumentation_arguments():
+    assert '"/sdcard/Android/media/#{ANDROID_PACKAGE}/latencylab"' in FASTFILE
+    assert android_driver.DEVICE_DIR == f"/sdcard/Android/media/{android_driver.HARNESS_PACKAGE}/latencylab"
+    assert f'ANDROID_PACKAGE = "{android_driver.HARNESS_PACKAGE}"' in FASTFILE
+    body = lane_body("android", "bench")
+    assert '"android.testInstrumentationRunnerArguments.job" => device_job' in body
+    assert 'gradle(task: "connectedAndroidTest"' in body and "serial: serial" in body
+
+
+def test_ios_lane_targets_the_phone_by_udid_without_rebuilding():
+    body = lane_body("ios", "bench")
+    assert 'destination: "platform=iOS,id=#{udid}"' in body and "test_without_building: true" in body
+    assert 'ENV["TEST_RUNNER_LATENCYLAB_JOB"]' in body
+
+
+def test_fake_follows_fastlanes_command_line_rules(tmp_path):
+    fake = str(FAKES / "bin" / "fastlane")
+    unknown = subprocess.run([fake, "android", "nope", "serial:X"], capture_output=True, text=True, timeout=30)
+    assert unknown.returncode == 1
+    assert "Could not find lane 'android nope'. Available lanes: android build_harness" in unknown.stderr
+    empty_key = subprocess.run([fake, "android", "bench", ":x"], capture_output=True, text=True, timeout=30)
+    assert empty_key.returncode == 1 and "Please pass values like this: key:value" in empty_key.stderr
+    build = subprocess.run([fake, "android", "build_harness"], capture_output=True, text=True, timeout=30)
+    assert build.returncode == 1 and "Driving the lane 'android build_harness'" in build.stdout
+    assert re.search(r"^\[\d\d:\d\d:\d\d\]: Driving the lane", build.stdout, re.MULTILINE)
