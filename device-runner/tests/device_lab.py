@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,6 +65,8 @@ class Lab:
 def start_lab(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Lab:
     """The phones' world for one test: an empty scenario, the fake adb server, and the
     environment (PATH, ADB_SERVER_SOCKET, the scenario) every tool and lane inherits."""
+    if shutil.which("adb") is None:
+        pytest.skip("the real adb client is missing: apt-get install adb (infra/bin/bootstrap.sh installs it)")
     scenario_path = tmp_path / "scenario.json"
     scenario_path.write_text(json.dumps({"android": [], "ios": [], "fastlane": {"mode": "run"}}))
     server = adb_server.FakeAdbServer(scenario_path, tmp_path / "phones").start()

@@ -19,8 +19,10 @@ from device_lab import harness_core, scenario
 from latencylab_runner.agent.client import RunnerClient
 from latencylab_runner.contract import validate
 from latencylab_runner.devices.gate import GateThresholds
+from latencylab_runner.drivers.ios import neighbour_address
 from latencylab_runner.drivers.job_exchange import JobExchange
 from latencylab_runner.drivers.targets import ReferenceTarget
+from latencylab_runner.netlab.wifi import WifiInterfaces, WifiShaper
 
 SPEC = {"name": "phone test", "seed": 7, "blocks": 2, "timeout_s": 10, "baseline_arm": "https-h1",
         "workload": {"kind": "api", "rounds": 2, "calls": 3, "request_bytes": 64, "warmup": 1, "gap_ms": 0},
@@ -176,11 +178,62 @@ def test_android_gate_thresholds_come_from_settings(lab, backend, reference):
     assert_failed(backend, run_id, finish, kind="device_not_ready", says="battery 70 % < 80 %")
 
 
+class TcRecorder:
+    """Stands in for running tc on a real access point (this kernel has no netem)."""
+
+    def __init__(self):
+        self.commands = []
+
+    def __call__(self, command):
+        self.commands.append(list(command))
+
+
 def test_android_network_profile_without_netem_is_refused(lab, backend, reference):
     lab.set(android=[scenario.android_device(PIXEL)])
-    driver = lab.android_driver(reference, link_mode="ap-netem", link_interface="wlan0")
+    shaper = WifiShaper(WifiInterfaces("wlan0"), runner=TcRecorder(), check_netem=lambda: False)
+    driver = lab.android_driver(reference, link_mode="ap-netem", shaper=shaper)
     run_id, finish = execute(driver, backend, PIXEL, network_profile={"name": "lte"})
-    assert_failed(backend, run_id, finish, kind="link_unavailable", says="sch_netem")
+    assert_failed(backend, run_id, finish, kind="link_unavailable", says="modprobe sch_netem")
+    assert shaper.runner.commands == []
+
+
+def test_android_network_profile_without_an_ap_interface_is_refused(lab, backend, reference):
+    lab.set(android=[scenario.android_device(PIXEL)])
+    run_id, finish = execute(lab.android_driver(reference, link_mode="ap-netem"), backend, PIXEL,
+                             network_profile={"name": "lte"})
+    assert_failed(backend, run_id, finish, kind="link_unavailable", says="link.interface")
+
+
+def test_android_phone_is_shaped_on_the_ap_by_its_address_and_released(lab, backend, reference):
+    lab.set(android=[scenario.android_device(PIXEL, instrumentation="fail")])
+    recorder = TcRecorder()
+    shaper = WifiShaper(WifiInterfaces("wlan0"), runner=recorder, check_netem=lambda: True)
+    driver = lab.android_driver(reference, link_mode="ap-netem", shaper=shaper)
+    run_id, finish = execute(driver, backend, PIXEL, network_profile={"name": "lte"})
+    assert_failed(backend, run_id, finish, status="failed", kind="test_failure", says="AssertionError")
+    filters = [c for c in recorder.commands if c[:3] == ["tc", "filter", "add"] and "u32" in c]
+    # Down on the AP by destination, up on its ifb by source: the address adb reported.
+    assert any("dst" in c and "192.168.10.23/32" in c and "wlan0" in c for c in filters), filters
+    assert any("src" in c and "192.168.10.23/32" in c for c in filters), filters
+    assert any(c[:3] == ["tc", "class", "del"] for c in recorder.commands), "the phone's shaping was not removed"
+    assert shaper._slots == {}
+
+
+def test_android_phone_off_the_wifi_is_refused(lab, backend, reference):
+    lab.set(android=[scenario.android_device(PIXEL, wifi_ip=None)])
+    shaper = WifiShaper(WifiInterfaces("wlan0"), runner=TcRecorder(), check_netem=lambda: True)
+    run_id, finish = execute(lab.android_driver(reference, link_mode="ap-netem", shaper=shaper), backend, PIXEL,
+                             network_profile={"name": "lte"})
+    assert_failed(backend, run_id, finish, kind="link_unavailable", says="no IPv4 address on wlan0")
+
+
+def test_ios_address_comes_from_the_neighbour_table():
+    table = ("192.168.10.7 lladdr 3c:22:fb:00:00:01 STALE\n"
+             "fe80::1c2a:aaff:fe00:1 lladdr a4:83:e7:12:34:56 REACHABLE\n"
+             "192.168.10.24 lladdr a4:83:e7:12:34:56 REACHABLE\n"
+             "192.168.10.9  FAILED\n")
+    assert neighbour_address(table, "a4:83:e7:12:34:56") == "192.168.10.24"
+    assert neighbour_address(table, "00:00:00:00:00:00") is None
 
 
 # -- iOS failures ------------------------------------------------------------------
@@ -304,3 +357,18 @@ def test_android_under_a_network_profile_runs_behind_the_emulated_link(lab, back
     connect_ms = ((first["tls_start"] or first["conn_ready"]) - first["conn_start"]) / 1000
     assert 85 < connect_ms < 200, connect_ms
     assert finish["link"]["profile"] == "transatlantic" and finish["link"]["applied"]
+
+
+@needs_core
+def test_ap_shaped_run_records_the_applied_profile_and_the_measured_link(lab, backend, reference):
+    # The phone's address is loopback here, so the link measurement never leaves this host.
+    lab.set(android=[scenario.android_device(PIXEL, wifi_ip="127.0.0.1")])
+    shaper = WifiShaper(WifiInterfaces("wlan0"), runner=TcRecorder(), check_netem=lambda: True)
+    driver = lab.android_driver(reference, link_mode="ap-netem", shaper=shaper)
+    run_id, finish = execute(driver, backend, PIXEL, spec={**SPEC, "blocks": 1}, network_profile={"name": "lte"})
+    assert finish is not None and finish["status"] == "ok", finish
+    link = finish["link"]
+    assert (link["profile"], link["backend"], link["interface"], link["address"]) == ("lte", "netem-ap", "wlan0",
+                                                                                      "127.0.0.1")
+    assert link["applied"]["down"]["rate_kbit"] == 12000
+    assert link["measured"]["icmp_to_device"] is None or link["measured"]["icmp_to_device"]["n"] > 0

@@ -24,6 +24,7 @@ from ..drivers.host import HostDriver
 from ..drivers.ios import IosDriver
 from ..drivers.job_exchange import JobExchange
 from ..drivers.phone import PhoneSettings
+from ..netlab.wifi import WifiInterfaces, WifiShaper
 from .agent import Agent
 from .client import EnrollmentError, RunnerClient, register
 from .config import DRIVERS, ConfigError, RunnerConfig, default_config_path, load_config, write_new_config
@@ -83,10 +84,10 @@ def cmd_register(args: argparse.Namespace) -> int:
     return 0
 
 
-def build_drivers(config: RunnerConfig) -> list[Driver]:
+def build_drivers(config: RunnerConfig, shaper: WifiShaper | None = None) -> list[Driver]:
     drivers: list[Driver] = []
     settings = PhoneSettings(target=config.target, work_dir=config.work_dir, lane=config.lane, limits=config.gate,
-                             link_mode=config.link_mode, link_interface=config.link_interface)
+                             link_mode=config.link_mode, shaper=shaper)
     if "host" in config.drivers:
         drivers.append(HostDriver(config.target, serial=f"host-{config.name}"))
     if "android" in config.drivers:
@@ -119,10 +120,17 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"latencylab-runner: {exc}", file=sys.stderr)
         return 2
     client = RunnerClient(config.server, config.runner_token)
-    agent = Agent(client, name=config.name, drivers=build_drivers(config),
+    # One shaper for the host's AP interface, shared by every phone on it.
+    shaper = WifiShaper(WifiInterfaces(ap=config.link_interface)) \
+        if config.link_mode == "ap-netem" and config.link_interface else None
+    agent = Agent(client, name=config.name, drivers=build_drivers(config, shaper),
                   heartbeat_interval_s=config.heartbeat_interval_s)
     log.info("runner %s: drivers %s, server %s", config.name, ", ".join(config.drivers), config.server)
-    return serve(agent, client, max_runs=args.max_runs, idle_exit_s=args.idle_exit)
+    try:
+        return serve(agent, client, max_runs=args.max_runs, idle_exit_s=args.idle_exit)
+    finally:
+        if shaper is not None:
+            shaper.close()
 
 
 def main(argv: list[str]) -> int:

@@ -8,6 +8,7 @@ test makes gradle fail first), and judges the end from the instrumentation statu
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from pathlib import Path
 
@@ -42,6 +43,17 @@ class AndroidDriver(PhoneDriver):
         return self.lane(["android", "bench", f"serial:{serial}", f"job:{job_path}", f"out:{out_path}",
                           f"device_dir:{self.device_dir}"], env=env, cancelled=cancelled, timeout_s=timeout_s,
                          label=serial)
+
+    def device_address(self, serial: str) -> str:
+        """`ip -f inet addr show wlan0` on the phone (toybox ip prints iproute2's format)."""
+        try:
+            text = self.adb.shell(serial, "ip", "-f", "inet", "addr", "show", "wlan0")
+        except ToolError as exc:
+            raise RuntimeError(f"cannot read the phone's Wi-Fi address: {exc.detail}") from exc
+        match = re.search(r"^\s*inet (\d+\.\d+\.\d+\.\d+)/\d+", text, re.MULTILINE)
+        if match is None:
+            raise RuntimeError("the phone has no IPv4 address on wlan0: is it on the lab Wi-Fi?")
+        return match.group(1)
 
     def collect_result(self, serial: str, out_path: Path, lane: LaneRun) -> bytes | None:
         if out_path.is_file():

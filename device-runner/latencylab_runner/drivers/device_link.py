@@ -3,9 +3,11 @@
 Two ways, chosen in the runner config (`link.mode`):
 
 - `ap-netem` (a real lab): the phones are on the runner host's Wi-Fi access point and the
-  profile is applied with netem on the AP interface, keyed by the phone's address (as
-  Augmented Traffic Control did). Where the kernel has no sch_netem the run is refused
-  with the reason: an unshaped run is not the comparison that was asked for.
+  profile is applied per phone with htb + netem on the AP interface, keyed by the phone's
+  address (netlab/wifi.py, as Augmented Traffic Control did). Where the kernel has no
+  sch_netem the run is refused with the reason: an unshaped run is not the comparison
+  that was asked for. The link report holds the applied profile, the phone's address and
+  the ICMP round trip from this host to the phone through the shaping.
 - `namespace` (a lab in a box: emulators, or the JVM stand-in for the harness that the
   tests use): the emulated link of the host driver (drivers/emulated.py), with the
   reference target in its server namespace; a harness that runs on this host finds the
@@ -20,7 +22,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from .emulated import LinkUnavailable, emulated_run
+from ..agent.baseline import icmp_rtt
+from ..netlab.wifi import ShapingUnavailable, WifiShaper
+from .emulated import LinkUnavailable, emulated_run, link_profile
 from .targets import ReferenceTarget
 
 LINK_MODES = ("ap-netem", "namespace")
@@ -34,31 +38,41 @@ class PhoneLink:
     report: Callable[[], dict[str, Any]] = lambda: {"profile": "none", "measured": None}
 
 
-def netem_available() -> bool:
-    from ..netlab import netem_available as probe
-
-    return probe()
-
-
 @contextmanager
 def phone_link(network_profile: dict[str, Any] | None, *, mode: str, reference: ReferenceTarget,
-               interface: str | None = None) -> Iterator[PhoneLink]:
-    profile = (network_profile or {}).get("name", "none")
-    if profile == "none":
+               serial: str = "", address_of: Callable[[], str] | None = None,
+               shaper: WifiShaper | None = None) -> Iterator[PhoneLink]:
+    """`address_of` tells the phone's address on the AP (ap-netem); `shaper` is the one
+    WifiShaper of the runner host's AP interface."""
+    profile_name = (network_profile or {}).get("name", "none")
+    if profile_name == "none":
         yield PhoneLink(target=reference)
         return
     if mode == "namespace":
         with emulated_run(network_profile or {}, reference) as emulated:
             yield PhoneLink(target=emulated.target, env={CLIENT_NETNS_ENV: emulated.link.client_netns},
-                            report=lambda: emulated.link_report(profile))
+                            report=lambda: emulated.link_report(profile_name))
         return
-    if mode == "ap-netem":
-        if not netem_available():
-            raise LinkUnavailable(
-                f"network profile {profile!r}: shaping a phone's Wi-Fi needs netem on the access point interface "
-                f"{interface or '(link.interface not set)'}, and this kernel has no sch_netem "
-                "(tc: 'Specified qdisc kind is unknown'); load the sch_netem module or run this profile on a "
-                "host runner")
-        raise LinkUnavailable(f"network profile {profile!r}: per-device netem on the access point is not "
-                              "implemented by this runner version; see docs/device-lab.md (Wi-Fi shaping)")
-    raise LinkUnavailable(f"link.mode must be one of {', '.join(LINK_MODES)}, got {mode!r}")
+    if mode != "ap-netem":
+        raise LinkUnavailable(f"link.mode must be one of {', '.join(LINK_MODES)}, got {mode!r}")
+    if shaper is None or address_of is None:
+        raise LinkUnavailable(f"network profile {profile_name!r}: shaping phones needs link.interface (the Wi-Fi "
+                              "access point interface of this host) in the runner config")
+    profile = link_profile(network_profile or {})
+    try:
+        address = address_of()
+        shaper.apply(serial, address, profile)
+    except ShapingUnavailable as exc:
+        raise LinkUnavailable(f"network profile {profile_name!r}: {exc}") from exc
+    except (ValueError, OSError, RuntimeError) as exc:
+        raise LinkUnavailable(f"network profile {profile_name!r}: cannot shape {serial}: {exc}") from exc
+
+    def report() -> dict[str, Any]:
+        # The round trip from here to the phone crosses both shaped directions.
+        return {"profile": profile_name, "backend": "netem-ap", "interface": shaper.ifaces.ap, "address": address,
+                "applied": profile.to_dict(), "measured": {"icmp_to_device": icmp_rtt(address)}}
+
+    try:
+        yield PhoneLink(target=reference, report=report)
+    finally:
+        shaper.remove(serial)

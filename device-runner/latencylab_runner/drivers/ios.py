@@ -12,6 +12,7 @@ import threading
 from pathlib import Path
 
 from ..devices.ios import IosDevices
+from ..devices.tools import run_tool
 from .fastlane import LaneRun
 from .job_exchange import JobExchange
 from .outcome import BlockFailure, ios_end
@@ -36,5 +37,28 @@ class IosDriver(PhoneDriver):
         finally:
             self.exchange.withdraw(offer)
 
+    def device_address(self, serial: str) -> str:
+        """The iPhone's Wi-Fi MAC (lockdown `WiFiAddress`), looked up in this host's
+        neighbour table on the AP interface: the AP hands out the addresses, not the phone."""
+        shaper = self.settings.shaper
+        if shaper is None:
+            raise RuntimeError("link.interface is not set")
+        mac = self.devices.tools.info(serial).get("WiFiAddress", "").lower()
+        if not mac:
+            raise RuntimeError("the phone reports no WiFiAddress")
+        done = run_tool(["ip", "neigh", "show", "dev", shaper.ifaces.ap], timeout_s=10)
+        address = neighbour_address(done.stdout, mac)
+        if address is None:
+            raise RuntimeError(f"no neighbour entry for {mac} on {shaper.ifaces.ap}: is the phone on the lab Wi-Fi?")
+        return address
+
     def end_from_log(self, text: str) -> BlockFailure | None:
         return ios_end(text)
+
+
+def neighbour_address(text: str, mac: str) -> str | None:
+    """`ip neigh show dev IFACE` lines: `<address> lladdr <mac> <STATE>` (IPv4 first)."""
+    found = [line.split()[0] for line in text.splitlines()
+             if " lladdr " in line and line.split(" lladdr ")[1].split()[0].lower() == mac]
+    found.sort(key=lambda a: ":" in a)
+    return found[0] if found else None

@@ -23,6 +23,7 @@ from .. import __version__
 from ..agent.client import LeaseLost, RunnerClient
 from ..devices.gate import GateThresholds, readiness_reason
 from ..devices.model import DeviceStatus
+from ..netlab.wifi import WifiShaper
 from ..workloads.job import build_job
 from .artifacts import RunArtifacts
 from .device_link import PhoneLink, phone_link
@@ -57,7 +58,7 @@ class PhoneSettings:
     lane: LaneSettings = field(default_factory=LaneSettings)
     limits: GateThresholds = field(default_factory=GateThresholds)
     link_mode: str = "ap-netem"
-    link_interface: str | None = None
+    shaper: WifiShaper | None = None  # per-phone shaping on the host's Wi-Fi AP (link.interface)
 
 
 class Cancelled(Exception):
@@ -92,7 +93,8 @@ class PhoneDriver:
 
         try:
             with phone_link(lease.get("network_profile"), mode=self.settings.link_mode,
-                            reference=self.settings.target, interface=self.settings.link_interface) as link:
+                            reference=self.settings.target, serial=serial, shaper=self.settings.shaper,
+                            address_of=lambda: self.device_address(serial)) as link:
                 for block in range(lease["next_block"], spec["blocks"]):
                     if cancelled.is_set():
                         raise Cancelled()
@@ -195,6 +197,10 @@ class PhoneDriver:
     # -- per platform --------------------------------------------------------
     def run_lane(self, serial: str, job_path: Path, out_path: Path, *, env: dict[str, str],
                  cancelled: threading.Event, timeout_s: float) -> LaneRun:
+        raise NotImplementedError
+
+    def device_address(self, serial: str) -> str:
+        """The phone's IP address on the lab Wi-Fi (to shape it on the AP)."""
         raise NotImplementedError
 
     def collect_result(self, serial: str, out_path: Path, lane: LaneRun) -> bytes | None:

@@ -322,6 +322,14 @@ class FakeAdbServer:
                 return 0
             shell.out(format_thermal(device["thermal_status"], device["battery"]["temperature"]))
             return 0
+        if words[:1] == ["ip"] and words[-2:] == ["show", "wlan0"]:
+            # toybox ip, iproute2's format; the address the lab's AP gave the phone.
+            shell.out("30: wlan0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 qdisc mq state UP group default "
+                      "qlen 3000\n")
+            if device.get("wifi_ip"):
+                shell.out(f"    inet {device['wifi_ip']}/24 brd 192.168.10.255 scope global wlan0\n"
+                          "       valid_lft forever preferred_lft forever\n")
+            return 0
         if words[:2] == ["am", "instrument"]:
             return self._instrument(shell, device, words[2:])
         if words[:2] == ["mkdir", "-p"] and len(words) == 3:

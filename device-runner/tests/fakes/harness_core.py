@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import zipfile
 from pathlib import Path
 
 from scenario import HARNESS_JAR
@@ -25,6 +26,13 @@ def missing_reason() -> str | None:
     if not jar_path().is_file():
         return (f"the Kotlin harness core jar is not built: {jar_path()} is missing "
                 "(mvn -f device-runner/harness/android/core package)")
+    try:
+        with zipfile.ZipFile(jar_path()) as jar:
+            manifest = jar.read("META-INF/MANIFEST.MF").decode("utf-8", "replace")
+    except (OSError, KeyError, zipfile.BadZipFile) as exc:
+        return f"the Kotlin harness core jar {jar_path()} is unreadable: {exc}"
+    if "Main-Class:" not in manifest:
+        return f"{jar_path()} is not the runnable (shaded) harness core jar: its manifest has no Main-Class"
     if shutil.which("java") is None:
         return "java is not installed"
     return None

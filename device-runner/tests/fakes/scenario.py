@@ -40,6 +40,7 @@ def android_device(serial: str = "R5CT1234", *, model: str = "Pixel 8", release:
         "thermal_status": thermal_status,
         "unplug_after_blocks": None,
         "instrumentation": "run",
+        "wifi_ip": "192.168.10.23",
         **extra,
     }
 
@@ -51,7 +52,8 @@ def ios_device(udid: str = "00008130-001A2C3E0E38001C", *, product_type: str = "
         "udid": udid,
         "info": {"ActivationState": "Activated", "BuildVersion": "21F90", "DeviceClass": "iPhone",
                  "DeviceName": "Lab iPhone 15 Pro", "HardwareModel": "D83AP", "ProductName": "iPhone OS",
-                 "ProductType": product_type, "ProductVersion": version, "UniqueDeviceID": udid},
+                 "ProductType": product_type, "ProductVersion": version, "UniqueDeviceID": udid,
+                 "WiFiAddress": "a4:83:e7:12:34:56"},
         "battery": {"BatteryCurrentCapacity": level, "BatteryIsCharging": charging, "ExternalChargeCapable": True,
                     "ExternalConnected": charging, "FullyCharged": False, "GasGaugeCapability": True,
                     "HasBattery": True},
