@@ -1,0 +1,107 @@
+package dev.latencylab.harness.job
+
+import java.net.Inet6Address
+import java.net.InetAddress
+
+/** One block's planned requests (job.schema.json), already validated and cross-checked. */
+data class Job(
+    val runId: String,
+    val block: Int,
+    val attempt: Int,
+    val timeoutMs: Int,
+    val gapMs: Int,
+    val arms: List<Arm>,
+    /** In `seq` order. */
+    val requests: List<PlannedRequest>,
+)
+
+enum class Protocol(val wire: String) {
+    H1C("h1c"), H1("h1"), H2("h2"), H3("h3"), GRPC("grpc");
+
+    companion object {
+        fun of(wire: String): Protocol = entries.first { it.wire == wire }
+    }
+}
+
+enum class ConnectionPolicy(val wire: String) {
+    /** One connection per arm for the whole block, reused by every request. */
+    WARM("warm"),
+    /** A new connection per request with no state kept: no pooled connection, no TLS session, no cached name. */
+    COLD("cold"),
+    /** A new TCP/QUIC connection per request that resumes the arm's previous TLS session. */
+    RESUMED("resumed");
+
+    companion object {
+        fun of(wire: String): ConnectionPolicy = entries.first { it.wire == wire }
+    }
+}
+
+data class Origin(val scheme: String, val host: String, val port: Int) {
+    val isTls: Boolean get() = scheme == "https"
+
+    /** An IP literal needs no name lookup: its dns_* phases stay null (nothing happened). */
+    val hostIsIpLiteral: Boolean get() = isIpLiteral(host)
+
+    /** The host as it appears in a URL (IPv6 literals in brackets). */
+    val urlHost: String get() = if (host.contains(':')) "[$host]" else host
+
+    override fun toString(): String = "$scheme://$urlHost:$port"
+
+    companion object {
+        private val ORIGIN = Regex("""^(https?)://(\[[0-9A-Fa-f:.]+]|[^:/?#@\[\]]+)(?::(\d{1,5}))?$""")
+
+        /** Parses `scheme://host[:port]` (the schema's origin pattern); null when it is not one. */
+        fun parse(text: String): Origin? {
+            val m = ORIGIN.matchEntire(text) ?: return null
+            val scheme = m.groupValues[1]
+            val host = m.groupValues[2].removePrefix("[").removeSuffix("]")
+            val port = m.groupValues[3].ifEmpty { if (scheme == "https") "443" else "80" }.toInt()
+            if (port !in 1..65535) return null
+            return Origin(scheme, host, port)
+        }
+
+        fun isIpLiteral(host: String): Boolean {
+            if (host.contains(':')) return true // only IPv6 literals contain colons here
+            val parts = host.split('.')
+            return parts.size == 4 && parts.all { p -> p.isNotEmpty() && p.length <= 3 && p.all(Char::isDigit) && p.toInt() <= 255 }
+        }
+
+        /** Parses an IP literal without any lookup (InetAddress.getByName does none for literals). */
+        fun literalAddress(host: String): InetAddress {
+            require(isIpLiteral(host)) { "$host is not an IP literal" }
+            val address = InetAddress.getByName(host)
+            check(host.contains(':') == (address is Inet6Address)) { "$host parsed as $address" }
+            return address
+        }
+    }
+}
+
+data class Arm(
+    val label: String,
+    val protocol: Protocol,
+    val connection: ConnectionPolicy,
+    val origin: Origin,
+    /** TLS SNI and certificate name when it differs from the origin's host. */
+    val serverName: String?,
+    val caBundlePem: String?,
+) {
+    /** The name TLS checks the certificate against (and sends as SNI). */
+    val tlsName: String get() = serverName ?: origin.host
+}
+
+data class PlannedRequest(
+    val seq: Int,
+    val arm: String,
+    val phase: String,
+    val op: String,
+    val method: String,
+    val path: String,
+    val headers: Map<String, String>,
+    val bodyBytes: Int,
+    val newConnection: Boolean,
+    val period: Int?,
+    val repetition: Int?,
+    val step: Int?,
+    val part: String?,
+    val serverDelayMs: Double?,
+)

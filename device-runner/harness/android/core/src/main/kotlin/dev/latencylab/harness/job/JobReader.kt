@@ -1,0 +1,112 @@
+package dev.latencylab.harness.job
+
+import com.fasterxml.jackson.core.JsonParser
+import com.fasterxml.jackson.core.JsonProcessingException
+import com.fasterxml.jackson.databind.JsonNode
+import com.fasterxml.jackson.databind.ObjectMapper
+import dev.latencylab.harness.contract.ContractSchemas
+import dev.latencylab.harness.contract.violations
+import java.io.File
+import java.io.IOException
+import java.io.InputStream
+
+/** The job document cannot be used; the message names the field and what is allowed. */
+class InvalidJobException(message: String) : Exception(message)
+
+/**
+ * Reads a job document: parses it once (Jackson's streaming parser builds the tree; a
+ * 20,000-request job is a few MB), validates it against job.schema.json, then checks what
+ * the schema cannot express (arm labels unique, every request names a known arm, seq unique).
+ */
+class JobReader(private val schemas: ContractSchemas = ContractSchemas.bundled()) {
+    private val mapper = ObjectMapper().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
+
+    fun read(file: File): Job {
+        if (!file.isFile) throw InvalidJobException("job file $file does not exist or is not a file")
+        return try {
+            file.inputStream().buffered().use { read(it) }
+        } catch (e: IOException) {
+            if (e is JsonProcessingException) throw e.asInvalidJob()
+            throw InvalidJobException("cannot read job file $file: ${e.message}")
+        }
+    }
+
+    fun read(input: InputStream): Job {
+        val tree = try {
+            mapper.readTree(input) ?: throw InvalidJobException("job document is empty")
+        } catch (e: JsonProcessingException) {
+            throw e.asInvalidJob()
+        }
+        return fromTree(tree)
+    }
+
+    fun fromTree(tree: JsonNode): Job {
+        val problems = schemas.job.violations(tree)
+        if (problems.isNotEmpty()) {
+            throw InvalidJobException("job document violates job.schema.json: " + problems.joinToString("; "))
+        }
+        val arms = tree["arms"].mapIndexed { i, node -> arm(node, i) }
+        val labels = HashSet<String>()
+        for ((i, arm) in arms.withIndex()) {
+            if (!labels.add(arm.label)) throw InvalidJobException("$.arms[$i].label: '${arm.label}' is used by more than one arm")
+        }
+        val seen = HashSet<Int>()
+        val requests = tree["requests"].mapIndexed { i, node ->
+            val request = request(node)
+            if (request.arm !in labels) {
+                throw InvalidJobException(
+                    "$.requests[$i].arm: '${request.arm}' is not an arm label; known: ${labels.sorted().joinToString(", ")}")
+            }
+            if (!seen.add(request.seq)) throw InvalidJobException("$.requests[$i].seq: ${request.seq} appears more than once")
+            request
+        }.sortedBy { it.seq }
+        return Job(
+            runId = tree["run_id"].asText(),
+            block = tree["block"].asInt(),
+            attempt = tree["attempt"].asInt(),
+            timeoutMs = tree["timeout_ms"].asInt(),
+            gapMs = tree["gap_ms"]?.asInt() ?: 0,
+            arms = arms,
+            requests = requests,
+        )
+    }
+
+    private fun arm(node: JsonNode, index: Int): Arm {
+        val originText = node["origin"].asText()
+        val origin = Origin.parse(originText)
+            ?: throw InvalidJobException("$.arms[$index].origin: '$originText' is not scheme://host[:port] with a port in 1..65535")
+        return Arm(
+            label = node["label"].asText(),
+            protocol = Protocol.of(node["protocol"].asText()),
+            connection = ConnectionPolicy.of(node["connection"].asText()),
+            origin = origin,
+            serverName = node.textOrNull("server_name"),
+            caBundlePem = node.textOrNull("ca_bundle_pem"),
+        )
+    }
+
+    private fun request(node: JsonNode): PlannedRequest = PlannedRequest(
+        seq = node["seq"].asInt(),
+        arm = node["arm"].asText(),
+        phase = node["phase"].asText(),
+        op = node["op"].asText(),
+        method = node["method"].asText(),
+        path = node["path"].asText(),
+        headers = node["headers"]?.fields()?.asSequence()?.associate { (k, v) -> k to v.asText() } ?: emptyMap(),
+        bodyBytes = node["body_bytes"]?.asInt() ?: 0,
+        newConnection = node["new_connection"]?.asBoolean() ?: false,
+        period = node.intOrNull("period"),
+        repetition = node.intOrNull("repetition"),
+        step = node.intOrNull("step"),
+        part = node.textOrNull("part"),
+        serverDelayMs = node["server_delay_ms"]?.takeUnless { it.isNull }?.asDouble(),
+    )
+
+    private fun JsonNode.textOrNull(name: String): String? = get(name)?.takeUnless { it.isNull }?.asText()
+    private fun JsonNode.intOrNull(name: String): Int? = get(name)?.takeUnless { it.isNull }?.asInt()
+
+    private fun JsonProcessingException.asInvalidJob(): InvalidJobException {
+        val where = location?.let { " (line ${it.lineNr}, column ${it.columnNr})" } ?: ""
+        return InvalidJobException("job document is not valid JSON$where: ${originalMessage}")
+    }
+}
