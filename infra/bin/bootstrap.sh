@@ -18,6 +18,9 @@ have chromium || [ -x /usr/bin/chromium ] || missing+=(chromium)
 have runuser || missing+=(util-linux)
 # The device-lab tests drive the real adb client against a fake adb server.
 have adb || missing+=(adb)
+# The Android harness core (device-runner/harness/android/core) builds and tests with Maven on a JDK.
+have javac || missing+=(default-jdk-headless)
+have mvn || missing+=(maven)
 python3 -c "import ensurepip, venv" 2>/dev/null || missing+=(python3-venv)
 have node || missing+=(nodejs npm)
 

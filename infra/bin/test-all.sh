@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test suite against real PostgreSQL and Redis started on free ports:
 # lint first (ruff over all Python; mypy over the backend and the device-runner package),
-# backend (pytest), device-runner (pytest), frontend unit (vitest) and the browser
+# backend (pytest), the Kotlin harness core (Maven/JUnit), device-runner (pytest), frontend unit (vitest) and the browser
 # end-to-end test (Playwright in Debian's Chromium against a full stack).
 # Every suite runs even if an earlier one failed; the exit code is non-zero if any did.
 set -uo pipefail
@@ -45,6 +45,10 @@ eval "$(.venv/bin/python infra/bin/services.py start --dir "$run_dir/services" |
 echo "test services: postgres :$LATENCYLAB_DB_PORT, $LATENCYLAB_REDIS_URL"
 
 suite backend bash -c "cd backend && ../.venv/bin/python -m pytest --create-db -p no:cacheprovider"
+# The Kotlin harness core: compiles, runs its JUnit tests against the reference target (Surefire
+# prints "Tests run: N, Failures: …") and packages target/harness-core.jar for the device-farm fakes,
+# so it runs before the device-runner suite whose phone tests run that jar.
+suite harness-android bash -c "cd device-runner/harness/android/core && mvn -B -ntp -Dstyle.color=never package"
 suite device-runner bash -c "cd device-runner && ../.venv/bin/python -m pytest -p no:cacheprovider"
 if [ -f frontend/package.json ]; then
   suite frontend-unit bash -c "cd frontend && npm test --silent"
