@@ -100,6 +100,22 @@ def test_runs_on_different_devices_go_in_parallel_threads(backend):
     assert driver.threads == {"run-PHONE-A", "run-PHONE-B"}
 
 
+def test_a_device_the_backend_quarantined_is_not_offered(backend):
+    backend.quarantined = {"PHONE-A"}
+    driver = BlockingDriver(["PHONE-A", "PHONE-B"], expected=1)
+    client = RunnerClient(backend.url, backend.runner_token, retries=0)
+    try:
+        Agent(client, name="lab", drivers=[driver]).run_forever(idle_exit_s=0.5)
+    finally:
+        client.close()
+    assert backend.leases_asked and all(ask["devices"] == ["PHONE-B"] for ask in backend.leases_asked)
+
+
+def test_reasons_are_bounded_for_the_backend():
+    status = DeviceStatus(serial="S", platform="android", state="offline", reason="adb: " + "x" * 500)
+    assert len(status.descriptor()["reason"]) == 200
+
+
 def write_config(path: Path, backend, lab, target_server, **extra):
     config = {"server": backend.url, "runner_token": backend.runner_token, "runner_id": "r-1", "name": "lab-1",
               "pool": "lab-a", "drivers": ["android"], "heartbeat_interval_s": 1,

@@ -186,6 +186,12 @@ def test_android_discovery_through_the_real_adb_client(lab):
                                        "fingerprint"}
 
 
+def test_a_device_without_serial_is_not_reported(lab):
+    lab.set(android=[{"serial": "(no serial number)", "state": "offline"}, scenario.android_device("R5CT1234")])
+    assert "(no serial number)" in Adb().run("devices", "-l").stdout
+    assert [d.serial for d in AndroidDevices(Adb(), GateThresholds()).discover()] == ["R5CT1234"]
+
+
 def test_android_discovery_of_no_devices_and_of_a_vanished_one(lab):
     devices = AndroidDevices(Adb(), GateThresholds())
     assert devices.discover() == []

@@ -71,7 +71,9 @@ class Agent:
 
     def hello(self) -> dict[str, Any]:
         self.fleet.refresh()
-        return self.client.hello(self.runner_info(), self.fleet.descriptors())
+        answer = self.client.hello(self.runner_info(), self.fleet.descriptors())
+        self.fleet.effective_states(answer.get("devices") or [])
+        return answer
 
     def _heartbeat_loop(self) -> None:
         while not self._stopped.wait(self.heartbeat_interval_s):
@@ -86,6 +88,7 @@ class Agent:
         except Exception as exc:  # a missed heartbeat is retried next interval
             log.warning("heartbeat failed: %s", exc)
             return
+        self.fleet.effective_states(answer.get("devices") or [])
         with self._changed:
             self._changed.notify_all()  # a device may have become free or ready
         for command in answer.get("commands", []):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import re
 import signal
 import socket
 import sys
@@ -31,6 +32,7 @@ from .config import DRIVERS, ConfigError, RunnerConfig, default_config_path, loa
 from .fleet import Driver
 
 log = logging.getLogger("latencylab.runner")
+RUNNER_NAME = re.compile(r"^[A-Za-z0-9._-]{1,100}$")
 
 
 def _drivers_arg(value: str) -> list[str]:
@@ -41,13 +43,20 @@ def _drivers_arg(value: str) -> list[str]:
     return names
 
 
+def _runner_name(value: str) -> str:
+    if not RUNNER_NAME.match(value):
+        raise argparse.ArgumentTypeError(f"must be 1 to 100 of A-Z a-z 0-9 . _ -, got {value!r}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="latencylab-runner")
     sub = parser.add_subparsers(dest="command", required=True)
     enroll = sub.add_parser("register", help="enroll this host in a device pool")
     enroll.add_argument("--server", required=True, help="the LatencyLab URL, e.g. https://latencylab.example.com")
     enroll.add_argument("--token", required=True, help="a pool enrollment token (shown once when created)")
-    enroll.add_argument("--name", required=True, help="this runner's name in the pool, e.g. mac-mini-3")
+    enroll.add_argument("--name", required=True, type=_runner_name,
+                        help="this runner's name in the pool, e.g. mac-mini-3")
     enroll.add_argument("--drivers", type=_drivers_arg, default=["android", "ios"],
                         help="comma-separated: host, android, ios (default android,ios)")
     enroll.add_argument("--config", type=Path, default=None,

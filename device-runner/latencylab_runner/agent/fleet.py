@@ -27,6 +27,7 @@ class Fleet:
         self._owner: dict[str, Driver] = {}
         self._status: dict[str, DeviceStatus] = {}
         self._busy: set[str] = set()
+        self._quarantined: set[str] = set()
         self._lock = threading.Lock()
 
     def refresh(self) -> None:
@@ -62,7 +63,19 @@ class Fleet:
 
     def free(self) -> list[str]:
         with self._lock:
-            return [s for s, status in self._status.items() if status.state == "available" and s not in self._busy]
+            return [s for s, status in self._status.items()
+                    if status.state == "available" and s not in self._busy and s not in self._quarantined]
+
+    def effective_states(self, devices: list[dict[str, Any]]) -> None:
+        """The backend's answer to hello/heartbeat: a device it quarantined (repeated
+        infrastructure failures; an admin releases it) is not offered for work."""
+        with self._lock:
+            for device in devices:
+                serial = str(device.get("serial"))
+                if device.get("state") == "quarantined":
+                    self._quarantined.add(serial)
+                else:
+                    self._quarantined.discard(serial)
 
     def busy(self) -> frozenset[str]:
         with self._lock:

@@ -179,7 +179,8 @@ class AndroidDevices:
         self._lock = threading.Lock()
 
     def discover(self, *, busy: frozenset[str] = frozenset()) -> list[DeviceStatus]:
-        listed = self.adb.devices()
+        # A device without a serial cannot be addressed with `adb -s`: nothing to drive or report.
+        listed = [d for d in self.adb.devices() if d.serial != NO_SERIAL]
         found = []
         for device in listed:
             if device.serial in busy and device.state == "device" and device.serial in self._last:

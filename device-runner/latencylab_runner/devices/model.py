@@ -8,6 +8,7 @@ from typing import Any
 
 # States the runner reports; the backend adds `quarantined`.
 STATES = ("available", "busy", "not_ready", "unauthorized", "offline")
+REASON_MAX = 200  # the backend's limit for a state reason
 
 
 @dataclass
@@ -33,6 +34,7 @@ class DeviceStatus:
     def descriptor(self) -> dict[str, Any]:
         return {"serial": self.serial, "platform": self.platform, "model": self.model,
                 "os_version": self.os_version, "capabilities": self.capabilities, "state": self.state,
-                "reason": self.reason, "battery": self.battery, "charging": self.charging,
+                "reason": self.reason[:REASON_MAX] if self.reason else self.reason, "battery": self.battery,
+                "charging": self.charging,
                 "temperature": self.temperature, "thermal_status": self.thermal_status,
                 "fingerprint": self.fingerprint}

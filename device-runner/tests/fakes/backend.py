@@ -41,6 +41,7 @@ class RecordingBackend:
         self.queue: list[dict[str, Any]] = []
         self.commands: list[dict[str, Any]] = []
         self.register_answer: tuple[int, dict[str, Any]] | None = None
+        self.quarantined: set[str] = set()  # serials the backend answers as quarantined
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
@@ -82,6 +83,11 @@ class RecordingBackend:
         if device["state"] in ("not_ready", "unauthorized", "offline"):
             self._check(bool(device["reason"]), f"{where}.reason: a {device['state']} device must say why")
 
+    def _effective(self, device: dict[str, Any]) -> dict[str, Any]:
+        if device["serial"] in self.quarantined:
+            return {"state": "quarantined", "reason": "3 consecutive infrastructure failures"}
+        return {"state": device.get("state", "available"), "reason": device.get("reason") or ""}
+
     def handle(self, method: str, path: str, headers: Any, body: bytes) -> tuple[int, Any]:
         prefix = "/api/runner/v1"
         self._check(path.startswith(prefix), f"{path}: not under {prefix}")
@@ -111,7 +117,8 @@ class RecordingBackend:
                 self.hellos.append(doc)
                 self.lock.notify_all()
             return 200, {"runner_id": "r-1", "heartbeat_interval_s": 10, "lease_wait_s": 25,
-                         "devices": [{"serial": d["serial"], "id": d["serial"]} for d in doc["devices"]]}
+                         "devices": [{"serial": d["serial"], "id": d["serial"], **self._effective(d)}
+                                     for d in doc["devices"]]}
         if path == "/heartbeat":
             for i, device in enumerate(doc["devices"]):
                 self._check_device(f"heartbeat.devices.{i}", device)
@@ -119,7 +126,8 @@ class RecordingBackend:
                 self.heartbeats.append(doc)
                 commands, self.commands = self.commands, []
                 self.lock.notify_all()
-            return 200, {"commands": commands, "lease_expires_at": "2030-01-01T00:00:00Z"}
+            return 200, {"commands": commands, "lease_expires_at": "2030-01-01T00:00:00Z",
+                         "devices": [{"serial": d["serial"], **self._effective(d)} for d in doc["devices"]]}
         if path == "/lease":
             self._check(set(doc) == {"devices", "wait_s"} and 0 <= doc["wait_s"] <= 25, f"lease body {doc}")
             with self.lock:
