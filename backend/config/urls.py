@@ -5,6 +5,7 @@ from apps.core.spa import spa
 
 api_v1 = [
     path("", include("apps.accounts.api.urls")),
+    path("", include("apps.devices.api.urls")),
     path("", include("apps.comparisons.api.urls")),
     path("", include("apps.results.api.urls")),
     path("", include("apps.network.api.urls")),

@@ -1,6 +1,10 @@
-"""The scheduler's side of the runner protocol (DESIGN §5.3): leases, heartbeats, the
-lease check that block uploads (apps.results.blocks) go through, finishing, and the
-reaper that requeues runs whose lease expired."""
+"""The scheduler's side of the runner protocol (DESIGN §5.3): device reports, leases,
+heartbeats, the lease check that block uploads (apps.results.blocks) and artifacts go
+through, finishing with a classification, and the reaper that requeues runs whose lease
+expired.
+
+Lock order, everywhere: runs, then devices (a finish holds its run and then updates the
+device; a heartbeat extends its runs' leases before it locks the runner's devices)."""
 
 import secrets
 import time
@@ -8,6 +12,7 @@ from collections.abc import Callable
 from datetime import timedelta
 from functools import partial
 from typing import Any
+from uuid import UUID
 
 from django.conf import settings
 from django.db import transaction
@@ -16,13 +21,36 @@ from django.utils import timezone
 
 from apps.core.errors import Conflict
 from apps.devices.models import Device, Runner
+from apps.devices.services import (
+    device_mark_leased,
+    device_record_run_outcome,
+    device_release_lease,
+    runner_heartbeat,
+    runner_hello,
+)
 
-from .models import Comparison, Run
+from .models import Comparison, Run, RunAttempt
 from .services import comparison_complete_if_runs_done
+
+# Devices that could take a run soon: not gone, not quarantined, not waiting for a human.
+_UNFIT_STATES = (Device.State.OFFLINE, Device.State.QUARANTINED, Device.State.UNAUTHORIZED)
+# How many queued runs a device may pass over (they failed on it and another device fits)
+# before it takes nothing this round.
+_MAX_PASSED_OVER = 10
+_ERROR_LINE_MAX = 600
+# How long after a lease ended its holder may still upload artifacts (the log of the
+# block that failed is complete only after the failure was reported).
+ARTIFACT_GRACE_SECONDS = 600
 
 
 def _lease_expiry() -> Any:
     return timezone.now() + timedelta(seconds=settings.RUNNER_LEASE_SECONDS)
+
+
+def device_label(device: Device | None) -> str:
+    if device is None:
+        return "no device"
+    return f"{device.model} ({device.serial})" if device.model else device.serial
 
 
 def run_lease_payload(run: Run) -> dict[str, Any]:
@@ -39,6 +67,72 @@ def run_lease_payload(run: Run) -> dict[str, Any]:
     }
 
 
+def _leased_device_ids(runner: Runner) -> set[UUID]:
+    """Lock the runner's devices, then read which of them hold a live lease: a lease taken
+    concurrently either committed before (seen here) or waits for these locks."""
+    list(Device.objects.select_for_update().filter(runner=runner).values_list("pk", flat=True))
+    return set(Run.objects.filter(status=Run.Status.LEASED, device__runner=runner).values_list("device_id", flat=True))
+
+
+@transaction.atomic
+def hello_receive(*, runner: Runner, info: dict[str, Any], devices: list[dict[str, Any]]) -> list[Device]:
+    return runner_hello(runner=runner, info=info, devices=devices, leased_device_ids=_leased_device_ids(runner))
+
+
+@transaction.atomic
+def heartbeat_receive(*, runner: Runner, devices: list[dict[str, Any]],
+                      runs: list[dict[str, str]]) -> dict[str, Any]:
+    """Extend each listed lease still held (cancel_run for the others), then apply the
+    device descriptors. Returns the commands, the new lease expiry and the devices'
+    effective states (a quarantined device is not offered for leases)."""
+    extended = heartbeat_extend_leases(runner=runner, runs=runs)
+    stored = runner_heartbeat(runner=runner, devices=devices, leased_device_ids=_leased_device_ids(runner))
+    return {**extended, "devices": [{"serial": d.serial, "state": d.state, "reason": d.state_reason}
+                                    for d in stored]}
+
+
+def _another_device_fits(run: Run, device: Device) -> bool:
+    """Whether a device other than the ones this run failed on could take it: same pool, a
+    wanted platform, not gone or quarantined, and not already holding another slot of the
+    same comparison and profile."""
+    return (
+        Device.objects.filter(pool_id=run.pool_id, platform__in=run.platforms)
+        .exclude(pk__in=[device.pk, *run.failed_device_ids])
+        .exclude(state__in=_UNFIT_STATES)
+        .exclude(Exists(Run.objects.filter(comparison_id=run.comparison_id, network_profile=run.network_profile,
+                                           device=OuterRef("pk")).exclude(slot=run.slot)))
+        .exists()
+    )
+
+
+def _next_run_for(device: Device) -> Run | None:
+    candidates = (
+        Run.objects.select_for_update(skip_locked=True, of=("self",))
+        .filter(
+            status=Run.Status.QUEUED,
+            pool=device.pool,
+            platforms__contains=[device.platform],
+            comparison__status__in=[Comparison.Status.QUEUED, Comparison.Status.RUNNING],
+        )
+        # One device must not take two device-slots of the same comparison and profile:
+        # that would be pseudo-replication in the device level of the statistics.
+        .exclude(Exists(Run.objects.filter(comparison=OuterRef("comparison"),
+                                           network_profile=OuterRef("network_profile"),
+                                           device=device).exclude(slot=OuterRef("slot"))))
+        .select_related("comparison")
+        .order_by("comparison__created_at", "slot", "network_profile")
+    )
+    passed_over: list[UUID] = []
+    for _ in range(_MAX_PASSED_OVER):
+        run = candidates.exclude(pk__in=passed_over).first()
+        # A run that failed on this device goes to another one when another fits; when
+        # none does, this device may try again.
+        if run is None or device.pk not in run.failed_device_ids or not _another_device_fits(run, device):
+            return run
+        passed_over.append(run.pk)
+    return None
+
+
 @transaction.atomic
 def _lease_once(*, runner: Runner, serials: list[str]) -> list[Run]:
     now = timezone.now()
@@ -50,35 +144,21 @@ def _lease_once(*, runner: Runner, serials: list[str]) -> list[Run]:
     )
     leased: list[Run] = []
     for device in devices:
-        run = (
-            Run.objects.select_for_update(skip_locked=True, of=("self",))
-            .filter(
-                status=Run.Status.QUEUED,
-                pool=device.pool,
-                platforms__contains=[device.platform],
-                comparison__status__in=[Comparison.Status.QUEUED, Comparison.Status.RUNNING],
-            )
-            # One device must not take two device-slots of the same comparison and profile:
-            # that would be pseudo-replication in the device level of the statistics.
-            .exclude(Exists(Run.objects.filter(comparison=OuterRef("comparison"),
-                                               network_profile=OuterRef("network_profile"),
-                                               device=device).exclude(slot=OuterRef("slot"))))
-            .select_related("comparison")
-            .order_by("comparison__created_at", "slot", "network_profile")
-            .first()
-        )
+        run = _next_run_for(device)
         if run is None:
             continue
         run.device = device
+        run.last_device = device
         run.status = Run.Status.LEASED
         run.attempt += 1
         run.lease_token = secrets.token_urlsafe(24)
         run.lease_expires_at = _lease_expiry()
+        run.lease_ended_at = None
         run.started_at = run.started_at or now
         run.save()
-        device.state = Device.State.BUSY
-        device.last_seen_at = now
-        device.save(update_fields=["state", "last_seen_at", "updated_at"])
+        RunAttempt.objects.create(run=run, number=run.attempt, device=device, started_at=now)
+        device_mark_leased(device=device, reason=f"running {run.comparison.name!r} ({run.network_profile}), "
+                                                 f"attempt {run.attempt}")
         Comparison.objects.filter(pk=run.comparison_id, status=Comparison.Status.QUEUED).update(
             status=Comparison.Status.RUNNING, started_at=now
         )
@@ -117,59 +197,115 @@ def run_lock_under_lease(*, runner: Runner, run_id: str, lease_token: str, runs:
     return run
 
 
-@transaction.atomic
-def heartbeat_extend_leases(*, runner: Runner, runs: list[dict[str, str]]) -> list[dict[str, str]]:
-    """Extend each listed lease still held; answer cancel_run for the ones that are not."""
+def run_lock_for_artifact(*, runner: Runner, run_id: str, lease_token: str) -> Run:
+    """The run, locked, if this runner holds its lease — or held its last lease, which
+    ended less than ARTIFACT_GRACE_SECONDS ago: the log of a failed block is only
+    complete after the failure was reported. A newer lease ends that grace; 409 otherwise."""
+    run = (
+        Run.objects.select_related("last_device").select_for_update(of=("self",))
+        .filter(pk=run_id, last_device__runner=runner).first()
+    )
+    if run is None or not run.lease_token or not secrets.compare_digest(run.lease_token, lease_token):
+        raise Conflict("This runner holds no current or recent lease on that run.")
+    now = timezone.now()
+    if run.status == Run.Status.LEASED:
+        if run.lease_expires_at and run.lease_expires_at < now:
+            raise Conflict("The lease on this run expired.")
+        return run
+    grace = timedelta(seconds=ARTIFACT_GRACE_SECONDS)
+    if run.status == Run.Status.CANCELLED or run.lease_ended_at is None or run.lease_ended_at + grace < now:
+        raise Conflict(f"Artifacts are taken up to {ARTIFACT_GRACE_SECONDS} s after the lease "
+                       "ends; this one ended earlier.")
+    return run
+
+
+def heartbeat_extend_leases(*, runner: Runner, runs: list[dict[str, str]]) -> dict[str, Any]:
+    """Extend each listed lease still held; answer cancel_run for the ones that are not.
+    In run-id order, so two transactions lock runs in the same order."""
     commands = []
-    for item in runs:
+    expires = _lease_expiry()
+    extended = 0
+    for item in sorted(runs, key=lambda r: r["run_id"]):
         updated = Run.objects.filter(
             pk=item["run_id"], device__runner=runner, status=Run.Status.LEASED, lease_token=item["lease_token"]
-        ).update(lease_expires_at=_lease_expiry())
+        ).update(lease_expires_at=expires)
+        extended += updated
         if not updated:
             commands.append({"type": "cancel_run", "run_id": item["run_id"]})
-    return commands
+    return {"commands": commands, "lease_expires_at": expires if extended else None}
 
 
-def _release_device(run: Run) -> None:
-    if run.device_id:
-        Device.objects.filter(pk=run.device_id, state=Device.State.BUSY).update(state=Device.State.AVAILABLE)
+def _attempt_line(run: Run, device: Device | None, kind: str, error: str) -> str:
+    line = f"attempt {run.attempt} on {device_label(device)}: {kind}" + (f": {error}" if error else "")
+    return line[:_ERROR_LINE_MAX]
 
 
-def _requeue_or_fail(run: Run, reason: str) -> None:
-    """Put the run back in the queue at its first incomplete block, or fail it after
-    RUNNER_MAX_ATTEMPTS attempts with an infrastructure reason."""
-    _release_device(run)
-    run.lease_token = ""
+def _end_attempt(run: Run, outcome: str, *, kind: str = "", error: str = "") -> None:
+    RunAttempt.objects.filter(run=run, number=run.attempt).update(outcome=outcome, error_kind=kind, error=error,
+                                                                  ended_at=timezone.now())
+
+
+def _requeue_or_fail(run: Run, *, kind: str, error: str, counts_against_device: bool) -> None:
+    """Put the run back in the queue at its first incomplete block — preferring another
+    device than the one it failed on — or fail it after RUNNER_MAX_ATTEMPTS attempts.
+    `error` accumulates one line per failed attempt."""
+    device = run.device
+    if device is not None:
+        if counts_against_device:
+            device_record_run_outcome(device_id=device.pk, infra_error_kind=kind, error=error,
+                                      run_label=f"{run.comparison_id}/{run.pk}")
+        device_release_lease(device_id=device.pk)
+        if device.pk not in run.failed_device_ids:
+            run.failed_device_ids = [*run.failed_device_ids, device.pk]
+    earlier = [line for line in run.error.splitlines() if line.startswith("attempt ")]
+    line = _attempt_line(run, device, kind, error)
+    lines = [*earlier, line]
+    _end_attempt(run, RunAttempt.Outcome.LEASE_EXPIRED if kind == Run.ErrorKind.LEASE_EXPIRED
+                 else RunAttempt.Outcome.INFRA_ERROR, kind=kind, error=line)
+    run.error_kind = kind
     run.lease_expires_at = None
+    run.lease_ended_at = timezone.now()
     if run.attempt >= settings.RUNNER_MAX_ATTEMPTS:
         run.status = Run.Status.FAILED
-        run.error = f"infrastructure: {reason} (after {run.attempt} attempts)"
+        run.error = "\n".join([f"infrastructure: failed after {run.attempt} attempts", *lines])
         run.finished_at = timezone.now()
     else:
         run.status = Run.Status.QUEUED
-        run.error = f"attempt {run.attempt}: {reason}"
+        run.error = "\n".join(lines)
         run.device = None
     run.save()
 
 
 @transaction.atomic
 def run_finish(*, runner: Runner, run_id: str, report: dict[str, Any]) -> Run:
+    """End an attempt as the runner classified it (FinishInputSerializer checked that the
+    error_kind fits the status): `infra_error` requeues, anything else ends the run."""
     run = run_lock_under_lease(runner=runner, run_id=run_id, lease_token=report["lease_token"])
     status = report["status"]
+    error = (report.get("error") or "").strip()
     run.fingerprint = report.get("fingerprint") or {}
     run.link = report.get("link") or {}
     if status == "infra_error":
-        _requeue_or_fail(run, report.get("error") or "runner reported an infrastructure error")
+        _requeue_or_fail(run, kind=report.get("error_kind") or Run.ErrorKind.RUNNER_FAULT, error=error,
+                         counts_against_device=True)
     else:
-        _release_device(run)
+        if run.device_id:
+            device_record_run_outcome(device_id=run.device_id, infra_error_kind=None)
+            device_release_lease(device_id=run.device_id)
         complete = run.next_block >= run.blocks_total
         run.status = Run.Status.DONE if status == "ok" and complete else Run.Status.FAILED
         if status == "ok" and not complete:
+            run.error_kind = ""
             run.error = f"runner finished after {run.next_block} of {run.blocks_total} blocks"
+        elif status == "ok":
+            run.error_kind, run.error = "", ""
         else:
-            run.error = report.get("error") or ""
-        run.lease_token = ""
+            run.error_kind = Run.ErrorKind.TEST_FAILURE
+            run.error = _attempt_line(run, run.device, Run.ErrorKind.TEST_FAILURE, error)
+        _end_attempt(run, RunAttempt.Outcome.OK if run.status == Run.Status.DONE else RunAttempt.Outcome.FAILED,
+                     kind=run.error_kind, error=run.error)
         run.lease_expires_at = None
+        run.lease_ended_at = timezone.now()
         run.finished_at = timezone.now()
         run.save()
     comparison_id = str(run.comparison_id)
@@ -178,17 +314,21 @@ def run_finish(*, runner: Runner, run_id: str, report: dict[str, Any]) -> Run:
 
 
 def leases_reap_expired() -> int:
-    """Requeue runs whose lease expired; each in its own transaction."""
+    """Requeue runs whose lease expired; each in its own transaction. An expired lease
+    means the runner went quiet, not that the device failed: it does not count towards
+    the device's quarantine, but the run still prefers another device."""
     reaped = 0
     expired_ids = list(
         Run.objects.filter(status=Run.Status.LEASED, lease_expires_at__lt=timezone.now()).values_list("id", flat=True)
     )
     for run_id in expired_ids:
         with transaction.atomic():
-            run = Run.objects.select_for_update(skip_locked=True).filter(pk=run_id, status=Run.Status.LEASED).first()
+            run = (Run.objects.select_for_update(skip_locked=True, of=("self",)).select_related("device")
+                   .filter(pk=run_id, status=Run.Status.LEASED).first())
             if run is None or run.lease_expires_at is None or run.lease_expires_at >= timezone.now():
                 continue
-            _requeue_or_fail(run, "lease expired")
+            _requeue_or_fail(run, kind=Run.ErrorKind.LEASE_EXPIRED, error="the runner stopped extending the lease",
+                             counts_against_device=False)
             reaped += 1
             comparison_id = str(run.comparison_id)
             transaction.on_commit(partial(comparison_complete_if_runs_done, comparison_id=comparison_id))

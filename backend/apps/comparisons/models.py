@@ -1,4 +1,5 @@
 from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
 from django.db import models
 
 from apps.accounts.models import Organization
@@ -62,6 +63,19 @@ class Run(TimeStampedModel):
 
     TERMINAL = (Status.DONE, Status.FAILED, Status.CANCELLED)
 
+    class ErrorKind(models.TextChoices):
+        """How an attempt ended badly (contract README, "Finishing with a classification")."""
+
+        DEVICE_LOST = "device_lost"
+        DEVICE_NOT_READY = "device_not_ready"
+        BUILD_FAILURE = "build_failure"
+        TIMEOUT = "timeout"
+        MALFORMED_RESULT = "malformed_result"
+        LINK_UNAVAILABLE = "link_unavailable"
+        RUNNER_FAULT = "runner_fault"
+        TEST_FAILURE = "test_failure"  # the only kind of status `failed`; the others are `infra_error`
+        LEASE_EXPIRED = "lease_expired"  # the backend's own: the runner stopped extending the lease
+
     comparison = models.ForeignKey(Comparison, on_delete=models.CASCADE, related_name="runs")
     slot = models.PositiveSmallIntegerField(help_text="device slot within the comparison")
     pool = models.ForeignKey(DevicePool, on_delete=models.PROTECT, related_name="runs")
@@ -74,10 +88,18 @@ class Run(TimeStampedModel):
     attempt = models.PositiveSmallIntegerField(default=0)
     blocks_total = models.PositiveSmallIntegerField()
     next_block = models.PositiveSmallIntegerField(default=0)
-    lease_token = models.CharField(max_length=64, blank=True)
+    lease_token = models.CharField(max_length=64, blank=True,
+                                   help_text="the current or, once it ended, the last lease's token")
     lease_expires_at = models.DateTimeField(null=True, blank=True)
+    lease_ended_at = models.DateTimeField(null=True, blank=True,
+                                          help_text="when the last lease ended (artifacts are taken for a while)")
+    last_device = models.ForeignKey(Device, null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
+                                    help_text="the device of the latest attempt; kept when the run is requeued")
+    failed_device_ids = ArrayField(models.UUIDField(), default=list, blank=True,
+                                   help_text="devices an attempt failed on; the scheduler prefers others")
     fingerprint = models.JSONField(default=dict)
     link = models.JSONField(default=dict)
+    error_kind = models.CharField(max_length=32, choices=ErrorKind.choices, blank=True)
     error = models.TextField(blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -104,3 +126,46 @@ class RunBlock(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["run", "block"], name="runblock_unique_block")]
         ordering = ["run", "block"]
+
+
+class RunArtifact(TimeStampedModel):
+    """A file a runner kept with a run: the fastlane log, the raw result document. Small
+    and bounded (apps.comparisons.artifacts), so it lives in PostgreSQL with the run."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="artifacts")
+    attempt = models.PositiveSmallIntegerField()
+    device = models.ForeignKey(Device, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    name = models.CharField(max_length=100)
+    content_type = models.CharField(max_length=100)
+    size = models.PositiveIntegerField()
+    data = models.BinaryField()
+
+    class Meta:
+        ordering = ["attempt", "name"]
+        constraints = [models.UniqueConstraint(fields=["run", "attempt", "name"], name="runartifact_unique_name")]
+
+
+class RunAttempt(models.Model):
+    """One lease of a run on one device and how it ended: the device's recent activity on
+    the Devices page, and the run's history across devices."""
+
+    class Outcome(models.TextChoices):
+        RUNNING = "running"
+        OK = "ok"
+        FAILED = "failed"  # the harness ran and the block failed (test_failure), or the run ended incomplete
+        INFRA_ERROR = "infra_error"
+        LEASE_EXPIRED = "lease_expired"
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="attempts")
+    number = models.PositiveSmallIntegerField()
+    device = models.ForeignKey(Device, null=True, blank=True, on_delete=models.SET_NULL, related_name="attempts")
+    outcome = models.CharField(max_length=16, choices=Outcome.choices, default=Outcome.RUNNING)
+    error_kind = models.CharField(max_length=32, choices=Run.ErrorKind.choices, blank=True)
+    error = models.TextField(blank=True)
+    started_at = models.DateTimeField()
+    ended_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["run", "number"]
+        constraints = [models.UniqueConstraint(fields=["run", "number"], name="runattempt_unique_number")]
+        indexes = [models.Index(fields=["device", "-started_at"])]

@@ -1,19 +1,30 @@
-from datetime import timedelta
+"""Writes for pools, runners and devices. Every change of a device's effective state goes
+through `_set_state`, which records it (DeviceStateChange) with its reason."""
+
+from datetime import datetime, timedelta
 from typing import Any
+from uuid import UUID
 
 from django.conf import settings
-from django.db import transaction
+from django.contrib.auth.models import AnonymousUser, User
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from apps.accounts.models import Organization
-from apps.core.errors import ApplicationError
+from apps.core.errors import ApplicationError, Conflict
 from apps.core.tokens import digest, new_secret, visible_prefix
 
-from .models import Device, DevicePool, Runner
+from .models import Device, DevicePool, DeviceStateChange, EnrollmentToken, Runner
+
+# Three infrastructure failures in a row on one device (contract README, "Finishing with a
+# classification"): the device is taken out of scheduling until an admin releases it.
+QUARANTINE_AFTER_INFRA_FAILURES = 3
+ENROLLMENT_TOKEN_DEFAULT_DAYS = 7
+ENROLLMENT_TOKEN_MAX_DAYS = 90
+DISCONNECTED = "disconnected"
 
 
 @transaction.atomic
-def pool_get_or_create(*, organization: Organization, slug: str, name: str) -> DevicePool:
+def pool_get_or_create(*, organization: Any, slug: str, name: str) -> DevicePool:
     pool, _ = DevicePool.objects.get_or_create(
         organization=organization, slug=slug, defaults={"name": name, "kind": DevicePool.Kind.PRIVATE}
     )
@@ -33,54 +44,251 @@ def runner_register(*, pool: DevicePool, name: str, secret: str | None = None) -
     return runner, secret
 
 
+# --- enrollment -----------------------------------------------------------------------
+
+
 @transaction.atomic
-def runner_hello(*, runner: Runner, info: dict[str, Any], devices: list[dict[str, Any]]) -> list[Device]:
+def enrollment_token_create(*, pool: DevicePool, created_by: User | AnonymousUser | None, name: str = "",
+                            expires_in_days: int = ENROLLMENT_TOKEN_DEFAULT_DAYS) -> tuple[EnrollmentToken, str]:
+    """Returns the token row and its secret, which is shown once and never stored."""
+    if not 1 <= expires_in_days <= ENROLLMENT_TOKEN_MAX_DAYS:
+        raise ApplicationError(f"expires_in_days: between 1 and {ENROLLMENT_TOKEN_MAX_DAYS}",
+                               extra={"expires_in_days": [f"between 1 and {ENROLLMENT_TOKEN_MAX_DAYS}"]})
+    if pool.kind != DevicePool.Kind.PRIVATE:
+        raise ApplicationError("Hosted pools are enrolled by LatencyLab, not by an organization.", status_code=403)
+    secret = new_secret("e")
+    token = EnrollmentToken.objects.create(
+        pool=pool,
+        created_by=created_by if isinstance(created_by, User) else None,
+        name=name,
+        prefix=visible_prefix(secret),
+        token_hash=digest(secret),
+        expires_at=timezone.now() + timedelta(days=expires_in_days),
+    )
+    return token, secret
+
+
+@transaction.atomic
+def enrollment_token_revoke(*, token: EnrollmentToken) -> EnrollmentToken:
+    """Idempotent: revoking twice keeps the first revocation time. Runners enrolled with
+    it keep their own tokens."""
+    EnrollmentToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(revoked_at=timezone.now())
+    token.refresh_from_db()
+    return token
+
+
+@transaction.atomic
+def runner_enroll(*, token: EnrollmentToken, name: str, hostname: str, version: str,
+                  drivers: list[str]) -> tuple[Runner, str]:
+    """A lab host enrolls itself with a pool enrollment token; returns the new runner and
+    its own token (shown once). 409 when the pool already has a runner of that name."""
+    secret = new_secret("r")
+    try:
+        with transaction.atomic():  # a savepoint: the unique constraint decides races too
+            runner = Runner.objects.create(
+                pool=token.pool, name=name, hostname=hostname, version=version, drivers=drivers,
+                token_prefix=visible_prefix(secret), token_hash=digest(secret), enrolled_with=token,
+            )
+    except IntegrityError:
+        raise Conflict(f"Pool {token.pool.slug!r} already has a runner named {name!r}.",
+                       extra={"name": [f"already taken in pool {token.pool.slug!r}"]}) from None
+    EnrollmentToken.objects.filter(pk=token.pk).update(last_used_at=timezone.now())
+    return runner, secret
+
+
+# --- device state ---------------------------------------------------------------------
+
+
+def _set_state(device: Device, state: str, reason: str, *, now: datetime, changed_by: User | None = None,
+               note: str | None = None) -> None:
+    """Set the effective state and its reason (not saved); a change is recorded with
+    `note` (default: the reason), which may say more than the device's bounded field."""
+    if device.state != state:
+        DeviceStateChange.objects.create(device=device, from_state=device.state, to_state=state,
+                                         reason=(reason if note is None else note)[:1000], changed_by=changed_by,
+                                         at=now)
+    device.state = state
+    device.state_reason = reason[:500]
+
+
+def _state_from_report(device: Device, *, leased: bool) -> tuple[str, str]:
+    """The effective state: quarantine outranks everything the runner says, and a device
+    under a live lease stays busy whatever the runner reports until the run ends."""
+    if device.state == Device.State.QUARANTINED:
+        return Device.State.QUARANTINED, device.state_reason
+    if leased:
+        if device.reported_state in (Device.State.AVAILABLE, Device.State.BUSY):
+            reason = device.state_reason if device.state == Device.State.BUSY else "running a leased run"
+            return Device.State.BUSY, reason
+        return Device.State.BUSY, f"leased; the runner reports it {device.reported_state}: {device.reported_reason}"
+    return device.reported_state, device.reported_reason
+
+
+def _state_after_lease_or_quarantine(device: Device) -> tuple[str, str]:
+    """What the runner last said, where "busy" (it ran our run) means free now."""
+    if device.reported_state in (Device.State.AVAILABLE, Device.State.BUSY):
+        return Device.State.AVAILABLE, ""
+    return device.reported_state, device.reported_reason
+
+
+_DESCRIPTOR_FIELDS = ("platform", "model", "os_version", "capabilities", "battery", "charging", "temperature",
+                      "thermal_status", "fingerprint")
+
+
+def _apply_descriptor(device: Device, descriptor: dict[str, Any], *, default_state: str | None) -> None:
+    """Copy what the runner reported; a field it left out keeps its value (old agents send
+    only serial and state in heartbeats)."""
+    for field in _DESCRIPTOR_FIELDS:
+        if field in descriptor:
+            value = descriptor[field]
+            setattr(device, field, "" if value is None and field == "thermal_status" else value)
+    state = descriptor.get("state") or default_state
+    if state is not None:
+        device.reported_state = state
+        reason = descriptor.get("reason") or ""
+        if not reason and state == Device.State.BUSY:
+            reason = "the runner reports it busy"
+        device.reported_reason = reason
+
+
+@transaction.atomic
+def runner_devices_report(*, runner: Runner, devices: list[dict[str, Any]], full_list: bool = True,
+                          leased_device_ids: frozenset[UUID] | set[UUID] = frozenset(),
+                          default_state: str | None = None) -> list[Device]:
+    """Apply a runner's device descriptors (hello, heartbeat): devices appear (upsert by
+    serial), change state, and — when `full_list` — a device it reported before and no
+    longer lists goes offline with reason `disconnected`. The caller locks the runner's
+    devices and passes the ones under a live lease (apps.comparisons.leasing)."""
     now = timezone.now()
-    runner.version = str(info.get("version", ""))[:32]
-    runner.hostname = str(info.get("hostname", ""))[:200]
-    runner.drivers = list(info.get("drivers", []))
-    runner.last_seen_at = now
-    runner.save()
-    stored = []
-    for d in devices:
-        if d["platform"] not in Device.Platform.values:
-            raise ApplicationError(f"devices: platform must be one of {Device.Platform.values}")
-        device, _ = Device.objects.update_or_create(
-            runner=runner,
-            serial=d["serial"],
-            defaults={
-                "pool": runner.pool,
-                "platform": d["platform"],
-                "model": d.get("model", ""),
-                "os_version": d.get("os_version", ""),
-                "capabilities": d.get("capabilities", {}),
-                "state": Device.State.AVAILABLE,
-                "last_seen_at": now,
-            },
-        )
+    known = {d.serial: d for d in Device.objects.select_for_update().filter(runner=runner)}
+    stored: list[Device] = []
+    for index, descriptor in enumerate(devices):
+        device = known.pop(descriptor["serial"], None)
+        if device is None:
+            if not descriptor.get("platform"):
+                raise ApplicationError(
+                    f"devices[{index}].platform: required for a device not reported before",
+                    extra={f"devices[{index}].platform": ["required for a device not reported before"]})
+            device = Device(runner=runner, pool=runner.pool, serial=descriptor["serial"],
+                            state=Device.State.OFFLINE, reported_state=Device.State.OFFLINE)
+        _apply_descriptor(device, descriptor, default_state=default_state)
+        device.last_seen_at = now
+        appeared = device._state.adding
+        if appeared:
+            device.save()
+        state, reason = _state_from_report(device, leased=device.pk in leased_device_ids)
+        said = f"reported by runner {runner.name}" + (" (new device)" if appeared else "")
+        _set_state(device, state, reason, now=now, note=f"{reason} ({said})" if reason else said)
+        device.save()
         stored.append(device)
+    if full_list:
+        for device in known.values():
+            if device.reported_state == Device.State.OFFLINE and device.reported_reason == DISCONNECTED:
+                continue
+            device.reported_state, device.reported_reason = Device.State.OFFLINE, DISCONNECTED
+            state, reason = _state_from_report(device, leased=device.pk in leased_device_ids)
+            note = f"{DISCONNECTED} (no longer listed by runner {runner.name})"
+            _set_state(device, state, reason, now=now, note=note)
+            device.save(update_fields=["reported_state", "reported_reason", "state", "state_reason", "updated_at"])
     return stored
 
 
 @transaction.atomic
-def runner_heartbeat(*, runner: Runner, devices: list[dict[str, Any]]) -> None:
+def runner_hello(*, runner: Runner, info: dict[str, Any], devices: list[dict[str, Any]],
+                 leased_device_ids: frozenset[UUID] | set[UUID] = frozenset()) -> list[Device]:
+    runner.version = str(info.get("version", ""))[:32]
+    runner.hostname = str(info.get("hostname", ""))[:200]
+    runner.drivers = list(info.get("drivers", []))
+    runner.last_seen_at = timezone.now()
+    runner.save()
+    # A device listed in hello without a state is ready: that is what hello meant before
+    # runners reported states.
+    return runner_devices_report(runner=runner, devices=devices, leased_device_ids=leased_device_ids,
+                                 default_state=Device.State.AVAILABLE)
+
+
+@transaction.atomic
+def runner_heartbeat(*, runner: Runner, devices: list[dict[str, Any]],
+                     leased_device_ids: frozenset[UUID] | set[UUID] = frozenset()) -> list[Device]:
+    Runner.objects.filter(pk=runner.pk).update(last_seen_at=timezone.now())
+    return runner_devices_report(runner=runner, devices=devices, leased_device_ids=leased_device_ids)
+
+
+@transaction.atomic
+def device_mark_leased(*, device: Device, reason: str) -> None:
     now = timezone.now()
-    Runner.objects.filter(pk=runner.pk).update(last_seen_at=now)
-    for d in devices:
-        updates: dict[str, Any] = {"last_seen_at": now}
-        for field in ("battery", "temperature"):
-            if d.get(field) is not None:
-                updates[field] = d[field]
-        if d.get("state") in (Device.State.AVAILABLE, Device.State.BUSY):
-            updates["state"] = d["state"]
-        Device.objects.filter(runner=runner, serial=d["serial"]).exclude(
-            state=Device.State.QUARANTINED
-        ).update(**updates)
+    _set_state(device, Device.State.BUSY, reason, now=now)
+    device.last_seen_at = now
+    device.save(update_fields=["state", "state_reason", "last_seen_at", "updated_at"])
+
+
+@transaction.atomic
+def device_release_lease(*, device_id: UUID) -> None:
+    """A run's lease ended: the device takes the state its runner last reported (a device
+    that vanished mid-run is offline now, not available)."""
+    device = Device.objects.select_for_update().filter(pk=device_id).first()
+    if device is None or device.state != Device.State.BUSY:
+        return
+    state, reason = _state_after_lease_or_quarantine(device)
+    _set_state(device, state, reason, now=timezone.now())
+    device.save(update_fields=["state", "state_reason", "updated_at"])
+
+
+@transaction.atomic
+def device_record_run_outcome(*, device_id: UUID, infra_error_kind: str | None, error: str = "",
+                              run_label: str = "") -> Device | None:
+    """After a run's lease ends on a device: an infrastructure failure counts towards
+    quarantine, any other ending resets the count (the device ran the harness)."""
+    device = Device.objects.select_for_update().filter(pk=device_id).first()
+    if device is None:
+        return None
+    if infra_error_kind is None:
+        if device.infra_failures:
+            device.infra_failures = []
+            device.save(update_fields=["infra_failures", "updated_at"])
+        return device
+    failures = [*device.infra_failures, {"kind": infra_error_kind, "error": error[:300], "run": run_label,
+                                         "at": timezone.now().isoformat()}][-QUARANTINE_AFTER_INFRA_FAILURES:]
+    device.infra_failures = failures
+    if len(failures) >= QUARANTINE_AFTER_INFRA_FAILURES and device.state != Device.State.QUARANTINED:
+        details = "; ".join(f"{f['kind']}: {f['error']}" if f["error"] else f["kind"] for f in failures)
+        reason = f"{len(failures)} consecutive infrastructure failures — {details}"
+        _set_state(device, Device.State.QUARANTINED, reason, now=timezone.now())
+    device.save(update_fields=["infra_failures", "state", "state_reason", "updated_at"])
+    return device
+
+
+@transaction.atomic
+def device_release_quarantine(*, device: Device, released_by: User | AnonymousUser | None) -> Device:
+    device = Device.objects.select_for_update().get(pk=device.pk)
+    if device.state != Device.State.QUARANTINED:
+        raise Conflict(f"Device {device.serial} is {device.state}, not quarantined.")
+    actor = released_by if isinstance(released_by, User) else None
+    who = actor.get_username() if actor else "an API token"
+    device.infra_failures = []
+    state, reason = _state_after_lease_or_quarantine(device)
+    _set_state(device, state, reason, now=timezone.now(), changed_by=actor,
+               note=f"released from quarantine by {who}")
+    device.save(update_fields=["infra_failures", "state", "state_reason", "updated_at"])
+    return device
 
 
 def devices_mark_silent_offline() -> int:
     """A device silent for RUNNER_OFFLINE_SECONDS is offline (DESIGN §5.3)."""
     cutoff = timezone.now() - timedelta(seconds=settings.RUNNER_OFFLINE_SECONDS)
-    return Device.objects.filter(
-        state__in=[Device.State.AVAILABLE, Device.State.BUSY], last_seen_at__lt=cutoff
-    ).update(state=Device.State.OFFLINE)
+    silent = Device.objects.filter(last_seen_at__lt=cutoff).exclude(
+        state__in=[Device.State.OFFLINE, Device.State.QUARANTINED]).values_list("pk", flat=True)
+    marked = 0
+    for device_id in list(silent):
+        with transaction.atomic():
+            device = (Device.objects.select_for_update(skip_locked=True)
+                      .filter(pk=device_id, last_seen_at__lt=cutoff)
+                      .exclude(state__in=[Device.State.OFFLINE, Device.State.QUARANTINED]).first())
+            if device is None:
+                continue
+            reason = f"silent for more than {settings.RUNNER_OFFLINE_SECONDS} s"
+            device.reported_state, device.reported_reason = Device.State.OFFLINE, reason
+            _set_state(device, Device.State.OFFLINE, reason, now=timezone.now())
+            device.save(update_fields=["reported_state", "reported_reason", "state", "state_reason", "updated_at"])
+            marked += 1
+    return marked

@@ -119,6 +119,12 @@ SPECTACULAR_SETTINGS = {
         "ComparisonStatusEnum": "apps.comparisons.models.Comparison.Status",
         "RunStatusEnum": "apps.comparisons.models.Run.Status",
         "PlatformEnum": ["host", "android", "ios"],
+        "DeviceStateEnum": "apps.devices.models.Device.State",
+        "RunnerDeviceStateEnum": ["available", "busy", "not_ready", "unauthorized", "offline"],
+        "RunErrorKindEnum": "apps.comparisons.models.Run.ErrorKind",
+        "FinishErrorKindEnum": ["device_lost", "device_not_ready", "build_failure", "timeout", "malformed_result",
+                                "link_unavailable", "runner_fault", "test_failure"],
+        "EnrollmentTokenStatusEnum": ["active", "expired", "revoked"],
     },
 }
 

@@ -13,7 +13,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Device states; extends leases */
+        /** Device descriptors; extends leases */
         post: operations["runner_v1_heartbeat_create"];
         delete?: never;
         options?: never;
@@ -55,6 +55,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runner/v1/register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Enroll a runner with a pool enrollment token; returns the runner's token once */
+        post: operations["runner_v1_register_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runner/v1/runs/{run_id}/artifacts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Keep a file with the run (at most 2 MiB, 64 per run)
+         * @description The body is the file itself, never parsed; its size is checked before it is read.
+         */
+        post: operations["runner_v1_runs_artifacts_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runner/v1/runs/{run_id}/finish": {
         parameters: {
             query?: never;
@@ -64,7 +101,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Report the end of a run */
+        /** Report the end of an attempt, classified (error_kind) */
         post: operations["runner_v1_runs_finish_create"];
         delete?: never;
         options?: never;
@@ -225,6 +262,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/comparisons/{comparison_id}/runs/{run_id}/artifacts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A run's artifacts (fastlane logs, raw result documents), without their bytes */
+        get: operations["v1_comparisons_runs_artifacts_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/comparisons/{comparison_id}/runs/{run_id}/artifacts/{artifact_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Download one artifact (always as an attachment) */
+        get: operations["v1_comparisons_runs_artifacts_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/comparisons/{comparison_id}/samples.{fmt}": {
         parameters: {
             query?: never;
@@ -259,6 +330,57 @@ export interface paths {
         get: operations["v1_comparisons_verdict_retrieve"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/devices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Devices of the visible pools: state and why, health, last seen, recent runs */
+        get: operations["v1_devices_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/devices/{device_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A device with its state changes (newest first) and recent runs */
+        get: operations["v1_devices_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/devices/{device_id}/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Release a device from quarantine (owners and admins of its pool's organization) */
+        post: operations["v1_devices_release_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -300,6 +422,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/pools": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Device pools visible to this organization, with device counts by state */
+        get: operations["v1_pools_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/pools/{slug}/aa-report": {
         parameters: {
             query?: never;
@@ -317,6 +456,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/pools/{slug}/enrollment-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A pool's enrollment tokens (owners and admins; secrets are never shown again) */
+        get: operations["v1_pools_enrollment_tokens_list"];
+        put?: never;
+        /** Create a pool enrollment token for `latencylab-runner register` (shown once) */
+        post: operations["v1_pools_enrollment_tokens_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/pools/{slug}/enrollment-tokens/{token_id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Revoke an enrollment token (runners enrolled with it keep working) */
+        post: operations["v1_pools_enrollment_tokens_revoke_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/presets": {
         parameters: {
             query?: never;
@@ -326,6 +500,23 @@ export interface paths {
         };
         /** The built-in presets */
         get: operations["v1_presets_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/runners": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Runners of the visible pools: version, drivers, last heartbeat, devices */
+        get: operations["v1_runners_list"];
         put?: never;
         post?: never;
         delete?: never;
@@ -416,6 +607,12 @@ export interface components {
             n: number[];
             series_ms: number[][];
         };
+        ArtifactStored: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            size: number;
+        };
         BatchInputRequest: {
             lease_token: string;
             attempt: number;
@@ -423,6 +620,13 @@ export interface components {
             block: number;
             baseline?: unknown;
             samples: unknown[];
+        };
+        BatchOutput: {
+            /** @description samples stored by this request */
+            stored: number;
+            /** @description the block was stored before; nothing changed */
+            duplicate: boolean;
+            next_block: number;
         };
         BlackoutSpecRequest: {
             /** Format: double */
@@ -514,13 +718,206 @@ export interface components {
             /** Format: date-time */
             readonly finished_at: string | null;
         };
-        DeviceStateRequest: {
+        /**
+         * @description One device as the runner sees it (README "Device descriptors"). In a heartbeat only
+         *     `serial` is required for a device reported before; what is left out keeps its value.
+         */
+        DeviceDescriptorRequest: {
             serial: string;
-            state?: components["schemas"]["StateEnum"];
-            /** Format: double */
+            /**
+             * @description required the first time a device is reported
+             *
+             *     * `ios` - Ios
+             *     * `android` - Android
+             *     * `host` - Host
+             */
+            platform?: components["schemas"]["PlatformEnum"];
+            model?: string;
+            os_version?: string;
+            /** @description e.g. {"protocols": ["h1", "h2", "h3"], "sdk": 34} */
+            capabilities?: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description as the runner sees it; the backend adds quarantined
+             *
+             *     * `available` - available
+             *     * `busy` - busy
+             *     * `not_ready` - not_ready
+             *     * `unauthorized` - unauthorized
+             *     * `offline` - offline
+             */
+            state?: components["schemas"]["RunnerDeviceStateEnum"];
+            /** @description why it is not_ready, unauthorized or offline, e.g. 'battery 32 % < 50 %' */
+            reason?: string | null;
+            /**
+             * Format: double
+             * @description percent
+             */
             battery?: number | null;
-            /** Format: double */
+            charging?: boolean | null;
+            /**
+             * Format: double
+             * @description battery temperature, °C
+             */
             temperature?: number | null;
+            /** @description the platform's thermal status, e.g. none, light, severe */
+            thermal_status?: string | null;
+            /** @description manufacturer, build and the like */
+            fingerprint?: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description A device as the Devices page shows it: what it is, its state and why, its health. */
+        DeviceDetailOutput: {
+            /** Format: uuid */
+            readonly id: string;
+            readonly serial: string;
+            readonly platform: components["schemas"]["PlatformEnum"];
+            readonly model: string;
+            readonly os_version: string;
+            state: components["schemas"]["DeviceStateEnum"];
+            /** @description why it waits, is offline or quarantined; empty when available */
+            state_reason: string;
+            /** Format: double */
+            readonly battery: number | null;
+            readonly charging: boolean | null;
+            /** Format: double */
+            readonly temperature: number | null;
+            readonly thermal_status: string;
+            /** Format: date-time */
+            readonly last_seen_at: string | null;
+            runner: components["schemas"]["RunnerRef"];
+            pool: components["schemas"]["PoolRef"];
+            capabilities: unknown;
+            fingerprint: unknown;
+            readonly consecutive_infra_failures: number;
+            /** @description quarantined and the caller may release it */
+            readonly can_release: boolean;
+            /** @description this organization's latest attempts on the device, newest first */
+            recent_runs: components["schemas"]["DeviceRecentRun"][];
+            /** @description the latest 100 changes, newest first */
+            state_changes: components["schemas"]["DeviceStateChangeOutput"][];
+            /** @description the consecutive infrastructure failures since the device's last good run */
+            readonly infra_failures: components["schemas"]["DeviceInfraFailure"][];
+        };
+        DeviceEffectiveState: {
+            serial: string;
+            /**
+             * @description the effective state: a quarantined device must not be offered
+             *
+             *     * `available` - Available
+             *     * `busy` - Busy
+             *     * `not_ready` - Not Ready
+             *     * `unauthorized` - Unauthorized
+             *     * `offline` - Offline
+             *     * `quarantined` - Quarantined
+             */
+            state: components["schemas"]["DeviceStateEnum"];
+            reason: string;
+        };
+        DeviceInfraFailure: {
+            kind: string;
+            error: string;
+            /** @description comparison id / run id */
+            run: string;
+            /** Format: date-time */
+            at: string;
+        };
+        /** @description A device as the Devices page shows it: what it is, its state and why, its health. */
+        DeviceOutput: {
+            /** Format: uuid */
+            readonly id: string;
+            readonly serial: string;
+            readonly platform: components["schemas"]["PlatformEnum"];
+            readonly model: string;
+            readonly os_version: string;
+            state: components["schemas"]["DeviceStateEnum"];
+            /** @description why it waits, is offline or quarantined; empty when available */
+            state_reason: string;
+            /** Format: double */
+            readonly battery: number | null;
+            readonly charging: boolean | null;
+            /** Format: double */
+            readonly temperature: number | null;
+            readonly thermal_status: string;
+            /** Format: date-time */
+            readonly last_seen_at: string | null;
+            runner: components["schemas"]["RunnerRef"];
+            pool: components["schemas"]["PoolRef"];
+            capabilities: unknown;
+            fingerprint: unknown;
+            readonly consecutive_infra_failures: number;
+            /** @description quarantined and the caller may release it */
+            readonly can_release: boolean;
+        };
+        /** @description One attempt of a run on this device. */
+        DeviceRecentRun: {
+            /** Format: uuid */
+            run_id: string;
+            /** Format: uuid */
+            comparison_id: string;
+            comparison_name: string;
+            network_profile: string;
+            attempt: number;
+            /** @description how this attempt ended; running while it runs */
+            readonly status: components["schemas"]["DeviceRecentRunStatusEnum"];
+            readonly error_kind: (components["schemas"]["RunErrorKindEnum"] | components["schemas"]["NullEnum"]) | null;
+            readonly error: string;
+            /** Format: date-time */
+            readonly started_at: string;
+            /** Format: date-time */
+            finished_at: string | null;
+        };
+        /** @enum {string} */
+        DeviceRecentRunStatusEnum: "running" | "ok" | "failed" | "infra_error" | "lease_expired" | "cancelled";
+        DeviceStateChangeOutput: {
+            readonly from_state: components["schemas"]["DeviceStateEnum"];
+            readonly to_state: components["schemas"]["DeviceStateEnum"];
+            readonly reason: string;
+            /** @description the user behind an admin's action; null otherwise */
+            readonly changed_by: string | null;
+            /** Format: date-time */
+            readonly at: string;
+        };
+        /**
+         * @description * `available` - Available
+         *     * `busy` - Busy
+         *     * `not_ready` - Not Ready
+         *     * `unauthorized` - Unauthorized
+         *     * `offline` - Offline
+         *     * `quarantined` - Quarantined
+         * @enum {string}
+         */
+        DeviceStateEnum: "available" | "busy" | "not_ready" | "unauthorized" | "offline" | "quarantined";
+        /** @description A device as the Devices page shows it: what it is, its state and why, its health. */
+        DeviceWithRunsOutput: {
+            /** Format: uuid */
+            readonly id: string;
+            readonly serial: string;
+            readonly platform: components["schemas"]["PlatformEnum"];
+            readonly model: string;
+            readonly os_version: string;
+            state: components["schemas"]["DeviceStateEnum"];
+            /** @description why it waits, is offline or quarantined; empty when available */
+            state_reason: string;
+            /** Format: double */
+            readonly battery: number | null;
+            readonly charging: boolean | null;
+            /** Format: double */
+            readonly temperature: number | null;
+            readonly thermal_status: string;
+            /** Format: date-time */
+            readonly last_seen_at: string | null;
+            runner: components["schemas"]["RunnerRef"];
+            pool: components["schemas"]["PoolRef"];
+            capabilities: unknown;
+            fingerprint: unknown;
+            readonly consecutive_infra_failures: number;
+            /** @description quarantined and the caller may release it */
+            readonly can_release: boolean;
+            /** @description this organization's latest attempts on the device, newest first */
+            recent_runs: components["schemas"]["DeviceRecentRun"][];
         };
         DirectionSpecRequest: {
             /**
@@ -558,17 +955,102 @@ export interface components {
             /** @default 1000 */
             queue_packets: number;
         };
+        EnrollmentTokenCreated: {
+            /** Format: uuid */
+            readonly id: string;
+            /** @description the pool's slug */
+            pool: string;
+            readonly name: string;
+            readonly prefix: string;
+            readonly created_by: string | null;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly expires_at: string;
+            /** Format: date-time */
+            readonly revoked_at: string | null;
+            /** Format: date-time */
+            readonly last_used_at: string | null;
+            runners_enrolled: number;
+            readonly status: components["schemas"]["EnrollmentTokenStatusEnum"];
+            /** @description `Enroll <token>` for `latencylab-runner register`; shown only here */
+            token: string;
+        };
+        EnrollmentTokenInputRequest: {
+            /**
+             * @description a label, e.g. the lab or the person it was handed to
+             * @default
+             */
+            name: string;
+            /** @default 7 */
+            expires_in_days: number;
+        };
+        EnrollmentTokenOutput: {
+            /** Format: uuid */
+            readonly id: string;
+            /** @description the pool's slug */
+            pool: string;
+            readonly name: string;
+            readonly prefix: string;
+            readonly created_by: string | null;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly expires_at: string;
+            /** Format: date-time */
+            readonly revoked_at: string | null;
+            /** Format: date-time */
+            readonly last_used_at: string | null;
+            runners_enrolled: number;
+            readonly status: components["schemas"]["EnrollmentTokenStatusEnum"];
+        };
+        /**
+         * @description * `active` - active
+         *     * `expired` - expired
+         *     * `revoked` - revoked
+         * @enum {string}
+         */
+        EnrollmentTokenStatusEnum: "active" | "expired" | "revoked";
         /**
          * @description * `comparison.finished` - comparison.finished
          *     * `comparison.failed` - comparison.failed
          * @enum {string}
          */
         EventsEnum: "comparison.finished" | "comparison.failed";
+        /**
+         * @description * `device_lost` - device_lost
+         *     * `device_not_ready` - device_not_ready
+         *     * `build_failure` - build_failure
+         *     * `timeout` - timeout
+         *     * `malformed_result` - malformed_result
+         *     * `link_unavailable` - link_unavailable
+         *     * `runner_fault` - runner_fault
+         *     * `test_failure` - test_failure
+         * @enum {string}
+         */
+        FinishErrorKindEnum: "device_lost" | "device_not_ready" | "build_failure" | "timeout" | "malformed_result" | "link_unavailable" | "runner_fault" | "test_failure";
         FinishInputRequest: {
             lease_token: string;
             status: components["schemas"]["FinishInputStatusEnum"];
-            fingerprint?: unknown;
-            link?: unknown;
+            /**
+             * @description test_failure with status failed; any other kind with infra_error (default runner_fault)
+             *
+             *     * `device_lost` - device_lost
+             *     * `device_not_ready` - device_not_ready
+             *     * `build_failure` - build_failure
+             *     * `timeout` - timeout
+             *     * `malformed_result` - malformed_result
+             *     * `link_unavailable` - link_unavailable
+             *     * `runner_fault` - runner_fault
+             *     * `test_failure` - test_failure
+             */
+            error_kind?: (components["schemas"]["FinishErrorKindEnum"] | components["schemas"]["NullEnum"]) | null;
+            fingerprint?: {
+                [key: string]: unknown;
+            } | null;
+            link?: {
+                [key: string]: unknown;
+            } | null;
             error?: string | null;
         };
         /**
@@ -578,6 +1060,22 @@ export interface components {
          * @enum {string}
          */
         FinishInputStatusEnum: "ok" | "failed" | "infra_error";
+        FinishOutput: {
+            /** Format: uuid */
+            run_id: string;
+            /**
+             * @description queued: requeued for another attempt (an infra_error)
+             *
+             *     * `queued` - Queued
+             *     * `leased` - Leased
+             *     * `done` - Done
+             *     * `failed` - Failed
+             *     * `cancelled` - Cancelled
+             */
+            status: components["schemas"]["RunStatusEnum"];
+            attempt: number;
+            error_kind: (components["schemas"]["RunErrorKindEnum"] | components["schemas"]["NullEnum"]) | null;
+        };
         GilbertElliottSpecRequest: {
             /**
              * Format: double
@@ -601,12 +1099,72 @@ export interface components {
             k?: number;
         };
         HeartbeatInputRequest: {
-            devices: components["schemas"]["DeviceStateRequest"][];
+            /** @description every device the runner sees; one it no longer lists is offline */
+            devices: components["schemas"]["DeviceDescriptorRequest"][];
             runs?: components["schemas"]["RunLeaseRefRequest"][];
+        };
+        HeartbeatOutput: {
+            commands: components["schemas"]["RunnerCommand"][];
+            /**
+             * Format: date-time
+             * @description the extended leases' new expiry; null if none was extended
+             */
+            lease_expires_at: string | null;
+            devices: components["schemas"]["DeviceEffectiveState"][];
+        };
+        /**
+         * @description One device as the runner sees it (README "Device descriptors"). In a heartbeat only
+         *     `serial` is required for a device reported before; what is left out keeps its value.
+         */
+        HelloDeviceRequest: {
+            serial: string;
+            platform: components["schemas"]["PlatformEnum"];
+            model?: string;
+            os_version?: string;
+            /** @description e.g. {"protocols": ["h1", "h2", "h3"], "sdk": 34} */
+            capabilities?: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description as the runner sees it; the backend adds quarantined
+             *
+             *     * `available` - available
+             *     * `busy` - busy
+             *     * `not_ready` - not_ready
+             *     * `unauthorized` - unauthorized
+             *     * `offline` - offline
+             */
+            state?: components["schemas"]["RunnerDeviceStateEnum"];
+            /** @description why it is not_ready, unauthorized or offline, e.g. 'battery 32 % < 50 %' */
+            reason?: string | null;
+            /**
+             * Format: double
+             * @description percent
+             */
+            battery?: number | null;
+            charging?: boolean | null;
+            /**
+             * Format: double
+             * @description battery temperature, °C
+             */
+            temperature?: number | null;
+            /** @description the platform's thermal status, e.g. none, light, severe */
+            thermal_status?: string | null;
+            /** @description manufacturer, build and the like */
+            fingerprint?: {
+                [key: string]: unknown;
+            };
         };
         HelloInputRequest: {
             runner: components["schemas"]["RunnerInfoRequest"];
-            devices: components["schemas"]["RunnerDeviceRequest"][];
+            devices: components["schemas"]["HelloDeviceRequest"][];
+        };
+        HelloOutput: {
+            /** Format: uuid */
+            runner_id: string;
+            heartbeat_interval_s: number;
+            lease_wait_s: number;
+            devices: components["schemas"]["RunnerDeviceRef"][];
         };
         ImportInputRequest: {
             name: string;
@@ -619,13 +1177,46 @@ export interface components {
             /** @description the same columns as CSV text, with a header line */
             csv?: string;
         };
+        /**
+         * @description * `private` - Private
+         *     * `hosted` - Hosted
+         * @enum {string}
+         */
+        KindEnum: "private" | "hosted";
         LeaseInputRequest: {
+            /** @description serials of the free (ready) devices */
             devices: string[];
             /**
              * Format: double
              * @default 25
              */
             wait_s: number;
+        };
+        LeaseOutput: {
+            runs: components["schemas"]["LeasedRun"][];
+        };
+        LeasedRun: {
+            /** Format: uuid */
+            run_id: string;
+            /** Format: uuid */
+            comparison_id: string;
+            lease_token: string;
+            attempt: number;
+            /** @description the first block not stored yet */
+            next_block: number;
+            device_serial: string | null;
+            /** Format: date-time */
+            lease_expires_at: string | null;
+            /** @description the network profile's name and, unless `none`, its link spec */
+            network_profile: {
+                name: string;
+            } & {
+                [key: string]: unknown;
+            };
+            /** @description the normalized comparison spec: preset expanded, defaults filled (contract README, NORMALIZED_SPEC) */
+            spec: {
+                [key: string]: unknown;
+            };
         };
         LinkSpecRequest: {
             down: components["schemas"]["DirectionSpecRequest"];
@@ -664,6 +1255,8 @@ export interface components {
             loss_pct: number;
             spec: unknown;
         };
+        /** @enum {unknown} */
+        NullEnum: null;
         OrganizationRef: {
             slug: string;
             name: string;
@@ -683,6 +1276,36 @@ export interface components {
             previous?: string | null;
             results: components["schemas"]["ComparisonSummary"][];
         };
+        PaginatedDeviceWithRunsOutputList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["DeviceWithRunsOutput"][];
+        };
+        PaginatedRunnerOutputList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["RunnerOutput"][];
+        };
         PaginatedWebhookOutputList: {
             /** @example 123 */
             count: number;
@@ -699,17 +1322,57 @@ export interface components {
             results: components["schemas"]["WebhookOutput"][];
         };
         /**
-         * @description * `host` - host
-         *     * `android` - android
-         *     * `ios` - ios
+         * @description * `ios` - Ios
+         *     * `android` - Android
+         *     * `host` - Host
          * @enum {string}
          */
-        PlatformEnum: "host" | "android" | "ios";
+        PlatformEnum: "ios" | "android" | "host";
+        PoolDeviceCounts: {
+            total: number;
+            available: number;
+            busy: number;
+            not_ready: number;
+            unauthorized: number;
+            offline: number;
+            quarantined: number;
+        };
+        PoolOutput: {
+            readonly slug: string;
+            readonly name: string;
+            readonly kind: components["schemas"]["KindEnum"];
+            /** @description devices of the pool by state */
+            readonly devices: components["schemas"]["PoolDeviceCounts"];
+            runners: number;
+            /** @description whether the caller may enroll runners into this pool and release its devices */
+            readonly can_manage: boolean;
+        };
+        PoolRef: {
+            readonly slug: string;
+            readonly name: string;
+            readonly kind: components["schemas"]["KindEnum"];
+        };
         Preset: {
             name: string;
             title: string;
             description: string;
             spec: unknown;
+        };
+        RegisterInputRequest: {
+            name: string;
+            /** @default  */
+            hostname: string;
+            /** @default  */
+            version: string;
+            drivers?: components["schemas"]["PlatformEnum"][];
+        };
+        RegisterOutput: {
+            /** Format: uuid */
+            runner_id: string;
+            /** @description `Runner <token>` from now on; shown only here */
+            runner_token: string;
+            /** @description the pool's slug */
+            pool: string;
         };
         RequestStats: {
             n: number;
@@ -732,6 +1395,32 @@ export interface components {
                 [key: string]: components["schemas"]["RequestStats"];
             };
         };
+        RunArtifactOutput: {
+            /** Format: uuid */
+            readonly id: string;
+            readonly name: string;
+            readonly content_type: string;
+            readonly size: number;
+            readonly attempt: number;
+            /** @description serial of the device the attempt ran on */
+            readonly device: string | null;
+            /** Format: date-time */
+            readonly created_at: string;
+            readonly download_url: string;
+        };
+        /**
+         * @description * `device_lost` - Device Lost
+         *     * `device_not_ready` - Device Not Ready
+         *     * `build_failure` - Build Failure
+         *     * `timeout` - Timeout
+         *     * `malformed_result` - Malformed Result
+         *     * `link_unavailable` - Link Unavailable
+         *     * `runner_fault` - Runner Fault
+         *     * `test_failure` - Test Failure
+         *     * `lease_expired` - Lease Expired
+         * @enum {string}
+         */
+        RunErrorKindEnum: "device_lost" | "device_not_ready" | "build_failure" | "timeout" | "malformed_result" | "link_unavailable" | "runner_fault" | "test_failure" | "lease_expired";
         RunLeaseRefRequest: {
             /** Format: uuid */
             run_id: string;
@@ -742,12 +1431,17 @@ export interface components {
             readonly id: string;
             /** @description device slot within the comparison */
             readonly slot: number;
+            /** @description serial of the device running or that ran it */
             readonly device: string | null;
+            readonly device_id: string | null;
+            readonly device_model: string | null;
             readonly network_profile: string;
             readonly status: components["schemas"]["RunStatusEnum"];
             readonly attempt: number;
             readonly next_block: number;
             readonly blocks_total: number;
+            /** @description how the latest attempt ended badly; null if it did not */
+            readonly error_kind: (components["schemas"]["RunErrorKindEnum"] | components["schemas"]["NullEnum"]) | null;
             readonly error: string;
             readonly fingerprint: unknown;
             readonly link: unknown;
@@ -757,6 +1451,8 @@ export interface components {
             readonly finished_at: string | null;
             /** @description why a queued run has not started yet */
             readonly waiting_for: string | null;
+            /** @description files the runner kept: logs, raw results */
+            artifacts: components["schemas"]["RunArtifactOutput"][];
         };
         /**
          * @description * `queued` - Queued
@@ -767,31 +1463,72 @@ export interface components {
          * @enum {string}
          */
         RunStatusEnum: "queued" | "leased" | "done" | "failed" | "cancelled";
-        RunnerDeviceRequest: {
-            serial: string;
-            platform: components["schemas"]["PlatformEnum"];
-            model?: string;
-            os_version?: string;
-            capabilities?: {
-                [key: string]: unknown;
-            };
+        RunnerCommand: {
+            type: components["schemas"]["TypeEnum"];
+            /** Format: uuid */
+            run_id: string;
         };
+        RunnerDeviceRef: {
+            serial: string;
+            /** Format: uuid */
+            id: string;
+            /**
+             * @description the effective state
+             *
+             *     * `available` - Available
+             *     * `busy` - Busy
+             *     * `not_ready` - Not Ready
+             *     * `unauthorized` - Unauthorized
+             *     * `offline` - Offline
+             *     * `quarantined` - Quarantined
+             */
+            state: components["schemas"]["DeviceStateEnum"];
+            reason: string;
+        };
+        /**
+         * @description * `available` - available
+         *     * `busy` - busy
+         *     * `not_ready` - not_ready
+         *     * `unauthorized` - unauthorized
+         *     * `offline` - offline
+         * @enum {string}
+         */
+        RunnerDeviceStateEnum: "available" | "busy" | "not_ready" | "unauthorized" | "offline";
         RunnerInfoRequest: {
             name?: string;
             version: string;
             drivers: components["schemas"]["PlatformEnum"][];
             hostname?: string;
         };
+        RunnerOutput: {
+            /** Format: uuid */
+            readonly id: string;
+            readonly name: string;
+            pool: components["schemas"]["PoolRef"];
+            readonly version: string;
+            /** @description null for LatencyLab's hosted runners */
+            readonly hostname: string | null;
+            drivers: string[];
+            /** Format: date-time */
+            last_heartbeat_at: string | null;
+            device_count: number;
+            /** Format: date-time */
+            readonly created_at: string;
+        };
+        RunnerRef: {
+            /** Format: uuid */
+            readonly id: string;
+            readonly name: string;
+        };
         SessionOutput: {
             username: string;
             organization: components["schemas"]["OrganizationRef"];
         };
         /**
-         * @description * `available` - available
-         *     * `busy` - busy
+         * @description * `cancel_run` - cancel_run
          * @enum {string}
          */
-        StateEnum: "available" | "busy";
+        TypeEnum: "cancel_run";
         WebhookCreated: {
             /** Format: uuid */
             readonly id: string;
@@ -844,8 +1581,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["HeartbeatInputRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["HeartbeatInputRequest"];
-                "multipart/form-data": components["schemas"]["HeartbeatInputRequest"];
             };
         };
         responses: {
@@ -854,9 +1589,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HeartbeatOutput"];
                 };
             };
         };
@@ -871,8 +1604,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["HelloInputRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["HelloInputRequest"];
-                "multipart/form-data": components["schemas"]["HelloInputRequest"];
             };
         };
         responses: {
@@ -881,9 +1612,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HelloOutput"];
                 };
             };
         };
@@ -898,8 +1627,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["LeaseInputRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["LeaseInputRequest"];
-                "multipart/form-data": components["schemas"]["LeaseInputRequest"];
             };
         };
         responses: {
@@ -908,9 +1635,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["LeaseOutput"];
                 };
             };
             /** @description No response body */
@@ -919,6 +1644,60 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    runner_v1_register_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RegisterInputRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegisterOutput"];
+                };
+            };
+        };
+    };
+    runner_v1_runs_artifacts_create: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description [A-Za-z0-9._-]{1,100}, e.g. block-3-fastlane.log; the same name in the same attempt replaces the earlier upload */
+                "X-Artifact-Name": string;
+                /** @description the run's current lease, or its last one up to 10 minutes after finish */
+                "X-Lease-Token": string;
+            };
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/octet-stream": string;
+                "text/plain": string;
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ArtifactStored"];
+                };
             };
         };
     };
@@ -934,8 +1713,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["FinishInputRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["FinishInputRequest"];
-                "multipart/form-data": components["schemas"]["FinishInputRequest"];
             };
         };
         responses: {
@@ -944,9 +1721,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["FinishOutput"];
                 };
             };
         };
@@ -971,9 +1746,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["BatchOutput"];
                 };
             };
         };
@@ -1168,6 +1941,51 @@ export interface operations {
             };
         };
     };
+    v1_comparisons_runs_artifacts_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                comparison_id: string;
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunArtifactOutput"][];
+                };
+            };
+        };
+    };
+    v1_comparisons_runs_artifacts_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                artifact_id: string;
+                comparison_id: string;
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+        };
+    };
     "v1_comparisons_samples._retrieve": {
         parameters: {
             query?: never;
@@ -1213,6 +2031,76 @@ export interface operations {
                     "application/json": {
                         [key: string]: unknown;
                     };
+                };
+            };
+        };
+    };
+    v1_devices_list: {
+        parameters: {
+            query?: {
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+                platform?: "android" | "host" | "ios";
+                /** @description a pool's slug */
+                pool?: string;
+                state?: "available" | "busy" | "not_ready" | "offline" | "quarantined" | "unauthorized";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedDeviceWithRunsOutputList"];
+                };
+            };
+        };
+    };
+    v1_devices_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                device_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeviceDetailOutput"];
+                };
+            };
+        };
+    };
+    v1_devices_release_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                device_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeviceOutput"];
                 };
             };
         };
@@ -1285,6 +2173,25 @@ export interface operations {
             };
         };
     };
+    v1_pools_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PoolOutput"][];
+                };
+            };
+        };
+    };
     v1_pools_aa_report_retrieve: {
         parameters: {
             query?: never;
@@ -1306,6 +2213,76 @@ export interface operations {
             };
         };
     };
+    v1_pools_enrollment_tokens_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnrollmentTokenOutput"][];
+                };
+            };
+        };
+    };
+    v1_pools_enrollment_tokens_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EnrollmentTokenInputRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["EnrollmentTokenInputRequest"];
+                "multipart/form-data": components["schemas"]["EnrollmentTokenInputRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnrollmentTokenCreated"];
+                };
+            };
+        };
+    };
+    v1_pools_enrollment_tokens_revoke_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+                token_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnrollmentTokenOutput"];
+                };
+            };
+        };
+    };
     v1_presets_list: {
         parameters: {
             query?: never;
@@ -1321,6 +2298,30 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Preset"][];
+                };
+            };
+        };
+    };
+    v1_runners_list: {
+        parameters: {
+            query?: {
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedRunnerOutputList"];
                 };
             };
         };

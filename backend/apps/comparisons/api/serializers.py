@@ -1,10 +1,11 @@
 from typing import Any
 
-from django.db.models import Manager, QuerySet
+from django.db.models import Manager, Prefetch, QuerySet
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from ..models import Arm, Comparison, Run
+from ..artifacts import run_artifacts_listing
+from ..models import Arm, Comparison, Run, RunArtifact
 from ..selectors import comparison_progress, run_waiting_reason, run_waiting_reasons
 
 
@@ -47,7 +48,8 @@ class RunListSerializer(serializers.ListSerializer):
 
     def to_representation(self, data: Any) -> list[dict[str, Any]]:
         if isinstance(data, Manager | QuerySet):
-            data = data.select_related("pool", "device")
+            data = data.select_related("pool", "device").prefetch_related(
+                Prefetch("artifacts", queryset=run_artifacts_listing()))
         runs = list(data)
         child = self.child
         assert isinstance(child, RunOutputSerializer)  # the only child this list serializer is declared for
@@ -55,22 +57,53 @@ class RunListSerializer(serializers.ListSerializer):
         return [child.to_representation(run) for run in runs]
 
 
+class RunArtifactOutputSerializer(serializers.ModelSerializer):
+    device = serializers.SerializerMethodField(help_text="serial of the device the attempt ran on")
+    download_url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = RunArtifact
+        fields = ["id", "name", "content_type", "size", "attempt", "device", "created_at", "download_url"]
+        read_only_fields = fields
+
+    def get_device(self, obj: RunArtifact) -> str | None:
+        return obj.device.serial if obj.device else None
+
+    def get_download_url(self, obj: RunArtifact) -> str:
+        return f"/api/v1/comparisons/{obj.run.comparison_id}/runs/{obj.run_id}/artifacts/{obj.id}"
+
+
 class RunOutputSerializer(serializers.ModelSerializer):
-    device = serializers.SerializerMethodField()
+    device = serializers.SerializerMethodField(help_text="serial of the device running or that ran it")
+    device_id = serializers.SerializerMethodField()
+    device_model = serializers.SerializerMethodField()
     waiting_for = serializers.SerializerMethodField(help_text="why a queued run has not started yet")
+    error_kind = serializers.SerializerMethodField(help_text="how the latest attempt ended badly; null if it did not")
+    artifacts = RunArtifactOutputSerializer(many=True, help_text="files the runner kept: logs, raw results")
     waiting_reasons: dict[Any, str | None] | None = None  # filled for a whole list by RunListSerializer
 
     class Meta:
         model = Run
         list_serializer_class = RunListSerializer
         fields = [
-            "id", "slot", "device", "network_profile", "status", "attempt", "next_block", "blocks_total", "error",
-            "fingerprint", "link", "started_at", "finished_at", "waiting_for",
+            "id", "slot", "device", "device_id", "device_model", "network_profile", "status", "attempt", "next_block",
+            "blocks_total", "error_kind", "error", "fingerprint", "link", "started_at", "finished_at", "waiting_for",
+            "artifacts",
         ]
         read_only_fields = fields
 
     def get_device(self, obj: Run) -> str | None:
         return obj.device.serial if obj.device else None
+
+    def get_device_id(self, obj: Run) -> str | None:
+        return str(obj.device_id) if obj.device_id else None
+
+    def get_device_model(self, obj: Run) -> str | None:
+        return obj.device.model if obj.device else None
+
+    @extend_schema_field(serializers.ChoiceField(choices=Run.ErrorKind.choices, allow_null=True))
+    def get_error_kind(self, obj: Run) -> str | None:
+        return obj.error_kind or None
 
     def get_waiting_for(self, obj: Run) -> str | None:
         if self.waiting_reasons is not None and obj.pk in self.waiting_reasons:

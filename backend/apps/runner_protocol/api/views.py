@@ -2,146 +2,119 @@
 nothing here ever connects to a runner."""
 
 from django.conf import settings
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
+from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from apps.comparisons.leasing import heartbeat_extend_leases, lease_acquire, run_finish
-from apps.core.errors import PayloadTooLarge
-from apps.devices.authentication import IsRunner, RunnerTokenAuthentication, runner_of
-from apps.devices.services import runner_heartbeat, runner_hello
+from apps.comparisons.artifacts import ARTIFACT_MAX_BYTES, artifact_name_error, content_type_of, run_artifact_store
+from apps.comparisons.leasing import heartbeat_receive, hello_receive, lease_acquire, run_finish
+from apps.core.errors import ApplicationError, PayloadTooLarge
+from apps.devices.authentication import (
+    EnrollmentTokenAuthentication,
+    HasEnrollmentToken,
+    IsRunner,
+    RunnerTokenAuthentication,
+    enrollment_token_of,
+    runner_of,
+)
+from apps.devices.services import runner_enroll
 from apps.results.blocks import block_store
 from apps.results.ingest import SampleBatchParser, samples_validate
 
+from .serializers import (
+    ArtifactStoredSerializer,
+    BatchInputSerializer,
+    BatchOutputSerializer,
+    FinishInputSerializer,
+    FinishOutputSerializer,
+    HeartbeatInputSerializer,
+    HeartbeatOutputSerializer,
+    HelloInputSerializer,
+    HelloOutputSerializer,
+    LeaseInputSerializer,
+    LeaseOutputSerializer,
+    RegisterInputSerializer,
+    RegisterOutputSerializer,
+)
 
-class RunnerInfoSerializer(serializers.Serializer):
-    name = serializers.CharField(max_length=100, required=False)
-    version = serializers.CharField(max_length=32)
-    drivers = serializers.ListField(child=serializers.ChoiceField(choices=["host", "android", "ios"]), max_length=3)
-    hostname = serializers.CharField(max_length=200, required=False, allow_blank=True)
-
-
-class RunnerDeviceSerializer(serializers.Serializer):
-    serial = serializers.CharField(max_length=128)
-    platform = serializers.ChoiceField(choices=["host", "android", "ios"])
-    model = serializers.CharField(max_length=128, required=False, allow_blank=True)
-    os_version = serializers.CharField(max_length=64, required=False, allow_blank=True)
-    capabilities = serializers.DictField(required=False)
-
-
-class HelloInputSerializer(serializers.Serializer):
-    runner = RunnerInfoSerializer()
-    devices = RunnerDeviceSerializer(many=True, max_length=64)  # type: ignore[call-arg]
+HEARTBEAT_INTERVAL_S = 10
 
 
-class DeviceStateSerializer(serializers.Serializer):
-    serial = serializers.CharField(max_length=128)
-    state = serializers.ChoiceField(choices=["available", "busy"], required=False)
-    battery = serializers.FloatField(min_value=0, max_value=100, required=False, allow_null=True)
-    temperature = serializers.FloatField(min_value=-40, max_value=150, required=False, allow_null=True)
-
-
-class RunLeaseRefSerializer(serializers.Serializer):
-    run_id = serializers.UUIDField()
-    lease_token = serializers.CharField(max_length=64)
-
-
-class HeartbeatInputSerializer(serializers.Serializer):
-    devices = DeviceStateSerializer(many=True, max_length=64)  # type: ignore[call-arg]
-    runs = RunLeaseRefSerializer(many=True, required=False, default=list)
-
-
-class LeaseInputSerializer(serializers.Serializer):
-    devices = serializers.ListField(child=serializers.CharField(max_length=128), max_length=64)
-    wait_s = serializers.FloatField(min_value=0, max_value=25, default=25)
-
-
-class SampleListField(serializers.ListField):
-    """A list taken as it is: the samples were checked against the contract by msgspec
-    while the body was decoded (apps.results.ingest.SampleBatchParser) and are checked
-    against the run by samples_validate; a DRF field per sample would cost ~50× more."""
-
-    def to_internal_value(self, data: object) -> list:
-        if not isinstance(data, list):
-            self.fail("not_a_list", input_type=type(data).__name__)
-        return data
-
-
-class BatchInputSerializer(serializers.Serializer):
-    lease_token = serializers.CharField(max_length=64)
-    attempt = serializers.IntegerField(min_value=1)
-    batch_seq = serializers.IntegerField(min_value=0)
-    block = serializers.IntegerField(min_value=0, max_value=1000)
-    baseline = serializers.JSONField(required=False, allow_null=True)
-    samples = SampleListField(child=serializers.JSONField(), allow_empty=True)
-
-
-class FinishInputSerializer(serializers.Serializer):
-    lease_token = serializers.CharField(max_length=64)
-    status = serializers.ChoiceField(choices=["ok", "failed", "infra_error"])
-    fingerprint = serializers.JSONField(required=False, allow_null=True)
-    link = serializers.JSONField(required=False, allow_null=True)
-    error = serializers.CharField(max_length=4000, required=False, allow_null=True, allow_blank=True)
+def validated(serializer_class: type[serializers.Serializer], request: Request) -> dict:
+    serializer = serializer_class(data=request.data)
+    serializer.is_valid(raise_exception=True)
+    return dict(serializer.validated_data)
 
 
 class RunnerAPIView(APIView):
     authentication_classes = [RunnerTokenAuthentication]
     permission_classes = [IsRunner]
+    parser_classes = [JSONParser]  # "All bodies are JSON" (contract README)
 
-    def validated(self, serializer_class: type[serializers.Serializer], request: Request) -> dict:
-        serializer = serializer_class(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        return dict(serializer.validated_data)
+
+class RegisterView(APIView):
+    authentication_classes = [EnrollmentTokenAuthentication]
+    permission_classes = [HasEnrollmentToken]
+    parser_classes = [JSONParser]
+
+    @extend_schema(request=RegisterInputSerializer, responses={201: RegisterOutputSerializer},
+                   summary="Enroll a runner with a pool enrollment token; returns the runner's token once")
+    def post(self, request: Request) -> Response:
+        data = validated(RegisterInputSerializer, request)
+        token = enrollment_token_of(request)
+        runner, secret = runner_enroll(token=token, **data)
+        body = {"runner_id": runner.id, "runner_token": secret, "pool": token.pool.slug}
+        return Response(RegisterOutputSerializer(body).data, status=status.HTTP_201_CREATED)
 
 
 class HelloView(RunnerAPIView):
-    @extend_schema(request=HelloInputSerializer, responses={200: dict}, summary="Runner registers its devices")
+    @extend_schema(request=HelloInputSerializer, responses={200: HelloOutputSerializer},
+                   summary="Runner registers its devices")
     def post(self, request: Request) -> Response:
-        data = self.validated(HelloInputSerializer, request)
+        data = validated(HelloInputSerializer, request)
         runner = runner_of(request)
-        devices = runner_hello(runner=runner, info=data["runner"], devices=data["devices"])
-        return Response(
-            {
-                "runner_id": str(runner.id),
-                "heartbeat_interval_s": 10,
-                "lease_wait_s": settings.RUNNER_LEASE_WAIT_MAX_S,
-                "devices": [{"serial": d.serial, "id": str(d.id)} for d in devices],
-            }
-        )
+        devices = hello_receive(runner=runner, info=data["runner"], devices=data["devices"])
+        body = {"runner_id": runner.id, "heartbeat_interval_s": HEARTBEAT_INTERVAL_S,
+                "lease_wait_s": settings.RUNNER_LEASE_WAIT_MAX_S, "devices": devices}
+        return Response(HelloOutputSerializer(body).data)
 
 
 class HeartbeatView(RunnerAPIView):
-    @extend_schema(request=HeartbeatInputSerializer, responses={200: dict}, summary="Device states; extends leases")
+    @extend_schema(request=HeartbeatInputSerializer, responses={200: HeartbeatOutputSerializer},
+                   summary="Device descriptors; extends leases")
     def post(self, request: Request) -> Response:
-        data = self.validated(HeartbeatInputSerializer, request)
-        runner = runner_of(request)
-        runner_heartbeat(runner=runner, devices=data["devices"])
+        data = validated(HeartbeatInputSerializer, request)
         runs = [{"run_id": str(r["run_id"]), "lease_token": r["lease_token"]} for r in data["runs"]]
-        return Response({"commands": heartbeat_extend_leases(runner=runner, runs=runs)})
+        answer = heartbeat_receive(runner=runner_of(request), devices=data["devices"], runs=runs)
+        return Response(HeartbeatOutputSerializer(answer).data)
 
 
 class LeaseView(RunnerAPIView):
-    @extend_schema(request=LeaseInputSerializer, responses={200: dict, 204: None}, summary="Long-poll for work")
+    @extend_schema(request=LeaseInputSerializer, responses={200: LeaseOutputSerializer, 204: None},
+                   summary="Long-poll for work")
     def post(self, request: Request) -> Response:
-        data = self.validated(LeaseInputSerializer, request)
+        data = validated(LeaseInputSerializer, request)
         runs = lease_acquire(runner=runner_of(request), serials=data["devices"], wait_s=data["wait_s"])
         if not runs:
             return Response(status=status.HTTP_204_NO_CONTENT)
-        return Response({"runs": runs})
+        return Response(LeaseOutputSerializer({"runs": runs}).data)
 
 
 class SamplesView(RunnerAPIView):
     parser_classes = [SampleBatchParser]
 
-    @extend_schema(request=BatchInputSerializer, responses={200: dict}, summary="Upload one block's samples")
+    @extend_schema(request=BatchInputSerializer, responses={200: BatchOutputSerializer},
+                   summary="Upload one block's samples")
     def post(self, request: Request, run_id: str) -> Response:
         batch = request.data
         samples = batch.get("samples") if isinstance(batch, dict) else None
         if isinstance(samples, list) and len(samples) > settings.RUNNER_MAX_BATCH_SAMPLES:
             raise PayloadTooLarge(f"samples: at most {settings.RUNNER_MAX_BATCH_SAMPLES} per batch (one block)")
-        data = self.validated(BatchInputSerializer, request)
+        data = validated(BatchInputSerializer, request)
 
         def samples_check(arms: set[str]) -> None:
             samples_validate(data["samples"], arms=arms, block=data["block"],
@@ -149,13 +122,51 @@ class SamplesView(RunnerAPIView):
 
         # One transaction: the run locked with its arm labels (one query), the samples
         # checked against them (400), the lease checked (409), the block stored.
-        return Response(block_store(runner=runner_of(request), run_id=run_id, batch=data,
-                                    samples_check=samples_check))
+        stored = block_store(runner=runner_of(request), run_id=run_id, batch=data, samples_check=samples_check)
+        return Response(BatchOutputSerializer(stored).data)
 
 
 class FinishView(RunnerAPIView):
-    @extend_schema(request=FinishInputSerializer, responses={200: dict}, summary="Report the end of a run")
+    @extend_schema(request=FinishInputSerializer, responses={200: FinishOutputSerializer},
+                   summary="Report the end of an attempt, classified (error_kind)")
     def post(self, request: Request, run_id: str) -> Response:
-        data = self.validated(FinishInputSerializer, request)
+        data = validated(FinishInputSerializer, request)
         run = run_finish(runner=runner_of(request), run_id=run_id, report=data)
-        return Response({"run_id": str(run.id), "status": run.status})
+        body = {"run_id": run.id, "status": run.status, "attempt": run.attempt, "error_kind": run.error_kind or None}
+        return Response(FinishOutputSerializer(body).data)
+
+
+class ArtifactUploadView(RunnerAPIView):
+    """The body is the file itself, never parsed; its size is checked before it is read."""
+
+    @extend_schema(
+        request={"application/octet-stream": OpenApiTypes.BINARY, "text/plain": OpenApiTypes.STR},
+        parameters=[
+            OpenApiParameter("X-Lease-Token", str, OpenApiParameter.HEADER, required=True,
+                             description="the run's current lease, or its last one up to 10 minutes after finish"),
+            OpenApiParameter("X-Artifact-Name", str, OpenApiParameter.HEADER, required=True,
+                             description="[A-Za-z0-9._-]{1,100}, e.g. block-3-fastlane.log; "
+                                         "the same name in the same attempt replaces the earlier upload"),
+        ],
+        responses={201: ArtifactStoredSerializer},
+        summary=f"Keep a file with the run (at most {ARTIFACT_MAX_BYTES // (1024 * 1024)} MiB, 64 per run)",
+    )
+    def post(self, request: Request, run_id: str) -> Response:
+        token = request.META.get("HTTP_X_LEASE_TOKEN", "")
+        name = request.META.get("HTTP_X_ARTIFACT_NAME", "")
+        if not token or len(token) > 64:
+            raise ApplicationError("X-Lease-Token: required, at most 64 characters",
+                                   extra={"X-Lease-Token": ["required, at most 64 characters"]})
+        if error := artifact_name_error(name):
+            raise ApplicationError(error, extra={"X-Artifact-Name": [error.split(": ", 1)[1]]})
+        try:
+            declared = int(request.META.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            declared = 0
+        if declared > ARTIFACT_MAX_BYTES:
+            raise PayloadTooLarge(f"artifact: at most {ARTIFACT_MAX_BYTES} bytes; keep the tail of a longer log")
+        artifact = run_artifact_store(runner=runner_of(request), run_id=run_id, lease_token=token, name=name,
+                                      content_type=content_type_of(request.META.get("CONTENT_TYPE")),
+                                      data=request.body)
+        body = {"id": artifact.id, "name": artifact.name, "size": artifact.size}
+        return Response(ArtifactStoredSerializer(body).data, status=status.HTTP_201_CREATED)

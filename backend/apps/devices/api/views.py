@@ -1,0 +1,126 @@
+"""Pools, runners, enrollment tokens and the quarantine release, for the dashboard and
+the API. The device list itself reads runs, so apps.comparisons serves it."""
+
+from typing import Any
+
+from django.db.models import QuerySet
+from django.http import Http404
+from django.utils import timezone
+from drf_spectacular.utils import extend_schema
+from rest_framework import status
+from rest_framework.generics import ListAPIView
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from apps.accounts.permissions import organization_of
+
+from ..models import DevicePool, EnrollmentToken, Runner
+from ..selectors import devices_visible_to, enrollment_tokens_of, pool_managed_by, pools_with_counts, runners_visible_to
+from ..services import device_release_quarantine, enrollment_token_create, enrollment_token_revoke
+from .permissions import IsPoolManager, can_manage_pools
+from .serializers import (
+    DeviceOutputSerializer,
+    EnrollmentTokenCreatedSerializer,
+    EnrollmentTokenInputSerializer,
+    EnrollmentTokenOutputSerializer,
+    PoolOutputSerializer,
+    RunnerOutputSerializer,
+)
+
+
+class FleetPagination(PageNumberPagination):
+    """A lab page lists its whole fleet at once when it can; `page_size` up to 200."""
+
+    page_size = 50
+    page_size_query_param = "page_size"
+    max_page_size = 200
+
+
+def fleet_context(request: Request) -> dict[str, Any]:
+    """What the serializers need to say what the caller may do (one query, once per request)."""
+    return {"manages_own_pools": can_manage_pools(request), "organization_id": organization_of(request).id,
+            "now": timezone.now()}
+
+
+class PoolListView(APIView):
+    @extend_schema(responses={200: PoolOutputSerializer(many=True)},
+                   summary="Device pools visible to this organization, with device counts by state")
+    def get(self, request: Request) -> Response:
+        pools = pools_with_counts(organization=organization_of(request))
+        return Response(PoolOutputSerializer(pools, many=True, context=fleet_context(request)).data)
+
+
+class RunnerListView(ListAPIView):
+    serializer_class = RunnerOutputSerializer
+    pagination_class = FleetPagination
+
+    def get_queryset(self) -> QuerySet[Runner]:
+        return runners_visible_to(organization=organization_of(self.request))
+
+    @extend_schema(summary="Runners of the visible pools: version, drivers, last heartbeat, devices")
+    def get(self, request: Request, *args: object, **kwargs: object) -> Response:
+        return super().get(request, *args, **kwargs)
+
+
+def _managed_pool(request: Request, slug: str) -> DevicePool:
+    try:
+        return pool_managed_by(organization=organization_of(request), slug=slug)
+    except DevicePool.DoesNotExist as exc:
+        raise Http404 from exc
+
+
+class EnrollmentTokenListCreateView(APIView):
+    permission_classes = [IsPoolManager]
+
+    @extend_schema(responses={200: EnrollmentTokenOutputSerializer(many=True)},
+                   summary="A pool's enrollment tokens (owners and admins; secrets are never shown again)")
+    def get(self, request: Request, slug: str) -> Response:
+        tokens = enrollment_tokens_of(pool=_managed_pool(request, slug))
+        return Response(EnrollmentTokenOutputSerializer(tokens, many=True, context=fleet_context(request)).data)
+
+    @extend_schema(request=EnrollmentTokenInputSerializer, responses={201: EnrollmentTokenCreatedSerializer},
+                   summary="Create a pool enrollment token for `latencylab-runner register` (shown once)")
+    def post(self, request: Request, slug: str) -> Response:
+        body = EnrollmentTokenInputSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        token, secret = enrollment_token_create(pool=_managed_pool(request, slug), created_by=request.user,
+                                                **body.validated_data)
+        token.runners_enrolled = 0  # type: ignore[attr-defined]
+        token.token = secret  # type: ignore[attr-defined]  # in this response only, never stored
+        return Response(EnrollmentTokenCreatedSerializer(token, context=fleet_context(request)).data,
+                        status=status.HTTP_201_CREATED)
+
+
+class EnrollmentTokenRevokeView(APIView):
+    permission_classes = [IsPoolManager]
+
+    @extend_schema(request=None, responses={200: EnrollmentTokenOutputSerializer},
+                   summary="Revoke an enrollment token (runners enrolled with it keep working)")
+    def post(self, request: Request, slug: str, token_id: str) -> Response:
+        try:
+            token = enrollment_tokens_of(pool=_managed_pool(request, slug)).get(pk=token_id)
+        except EnrollmentToken.DoesNotExist as exc:
+            raise Http404 from exc
+        enrollment_token_revoke(token=token)
+        token = enrollment_tokens_of(pool=token.pool).get(pk=token.pk)
+        return Response(EnrollmentTokenOutputSerializer(token, context=fleet_context(request)).data)
+
+
+class DeviceReleaseView(APIView):
+    permission_classes = [IsPoolManager]
+
+    @extend_schema(request=None, responses={200: DeviceOutputSerializer},
+                   summary="Release a device from quarantine (owners and admins of its pool's organization)")
+    def post(self, request: Request, device_id: str) -> Response:
+        organization = organization_of(request)
+        device = devices_visible_to(organization=organization).filter(pk=device_id).first()
+        if device is None:
+            raise Http404
+        if device.pool.organization_id != organization.id:
+            return Response({"detail": "Devices of hosted pools are released by LatencyLab."},
+                            status=status.HTTP_403_FORBIDDEN)
+        device = device_release_quarantine(device=device, released_by=request.user)
+        device = devices_visible_to(organization=organization).get(pk=device.pk)
+        return Response(DeviceOutputSerializer(device, context=fleet_context(request)).data)
