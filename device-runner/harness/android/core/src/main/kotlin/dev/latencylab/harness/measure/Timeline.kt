@@ -85,6 +85,15 @@ class Timeline(private val clock: MonotonicClock = MonotonicClock.SYSTEM) {
         if (!sealed && marks[phase.ordinal] == null) marks[phase.ordinal] = offsetUs(atNanos)
     }
 
+    /**
+     * Sets a phase from a library's own timestamps, as µs after t0 (Cronet and URLSession
+     * report wall-clock dates, which become offsets from their own request start).
+     */
+    @Synchronized
+    fun markAtOffset(phase: Phase, offsetUs: Long?) {
+        if (!sealed) marks[phase.ordinal] = offsetUs?.let { maxOf(0L, it) }
+    }
+
     @Synchronized
     fun clear(phase: Phase) {
         if (!sealed) marks[phase.ordinal] = null

@@ -6,9 +6,7 @@ import java.io.OutputStream
 import java.net.InetAddress
 import java.net.Socket
 import java.net.SocketAddress
-import java.net.SocketOption
 import java.nio.channels.SocketChannel
-import java.util.function.BiFunction
 import javax.net.ssl.HandshakeCompletedListener
 import javax.net.ssl.SSLParameters
 import javax.net.ssl.SSLSession
@@ -46,8 +44,9 @@ class TimedSslSocketFactory(private val delegate: SSLSocketFactory, private val 
 
 /**
  * An SSLSocket that forwards everything to [delegate] and reports when the explicit
- * handshake ([startHandshake]) has finished. Every Socket method is forwarded: the base
- * Socket this class inherits is never connected.
+ * handshake ([startHandshake]) has finished. Every Socket method a TLS client uses is
+ * forwarded (the base Socket this class inherits is never connected); only methods that exist
+ * on Android too (API 29+) are overridden, since the Android shell compiles this file.
  */
 class TimedSslSocket(private val delegate: SSLSocket, private val onHandshake: (SSLSocket) -> Unit) : SSLSocket() {
     @Volatile private var reported = false
@@ -82,11 +81,6 @@ class TimedSslSocket(private val delegate: SSLSocket, private val onHandshake: (
     override fun setSSLParameters(params: SSLParameters) { delegate.sslParameters = params }
     override fun getApplicationProtocol(): String? = delegate.applicationProtocol
     override fun getHandshakeApplicationProtocol(): String? = delegate.handshakeApplicationProtocol
-    override fun setHandshakeApplicationProtocolSelector(selector: BiFunction<SSLSocket, MutableList<String>, String>?) {
-        delegate.handshakeApplicationProtocolSelector = selector
-    }
-    override fun getHandshakeApplicationProtocolSelector(): BiFunction<SSLSocket, MutableList<String>, String>? =
-        delegate.handshakeApplicationProtocolSelector
 
     override fun connect(endpoint: SocketAddress) = delegate.connect(endpoint)
     override fun connect(endpoint: SocketAddress, timeout: Int) = delegate.connect(endpoint, timeout)
@@ -129,8 +123,5 @@ class TimedSslSocket(private val delegate: SSLSocket, private val onHandshake: (
     override fun isOutputShutdown(): Boolean = delegate.isOutputShutdown
     override fun setPerformancePreferences(connectionTime: Int, latency: Int, bandwidth: Int) =
         delegate.setPerformancePreferences(connectionTime, latency, bandwidth)
-    override fun <T : Any?> setOption(name: SocketOption<T>, value: T): Socket { delegate.setOption(name, value); return this }
-    override fun <T : Any?> getOption(name: SocketOption<T>): T = delegate.getOption(name)
-    override fun supportedOptions(): MutableSet<SocketOption<*>> = delegate.supportedOptions()
     override fun toString(): String = "TimedSslSocket($delegate)"
 }

@@ -1,0 +1,77 @@
+// The harness app. It has no UI: AndroidJUnitRunner runs BenchTest (androidTest), which
+// reads the job the runner pushed, runs the measurement core and writes the result.
+//
+// The core's sources are compiled in directly (../core/src/main/kotlin) except its jvm/
+// package (the JVM command line and the kwik/flupke HTTP/3 stand-in, which need java.net.http);
+// on the phone Cronet is the HTTP/3 engine (CronetHttp3Engine.kt).
+plugins {
+    id("com.android.application")
+    id("org.jetbrains.kotlin.android")
+}
+
+android {
+    namespace = "dev.latencylab.harness"
+    compileSdk = 35
+
+    defaultConfig {
+        applicationId = "dev.latencylab.harness"
+        // 29: SSLSocket ALPN through public API (grpc-okhttp), externalMediaDirs readable by the shell.
+        minSdk = 29
+        targetSdk = 35
+        versionCode = 1
+        versionName = "0.1.0"
+        testInstrumentationRunner = "androidx.test.runner.AndroidJUnitRunner"
+    }
+
+    buildTypes {
+        debug { isMinifyEnabled = false }
+    }
+
+    compileOptions {
+        sourceCompatibility = JavaVersion.VERSION_17
+        targetCompatibility = JavaVersion.VERSION_17
+    }
+
+    sourceSets["main"].apply {
+        kotlin.srcDir(layout.buildDirectory.dir("generated/core-sources"))
+        // The contract's schemas, bundled exactly as core/pom.xml bundles them (see copyContractSchemas).
+        resources.srcDir(layout.buildDirectory.dir("generated/contract-resources"))
+    }
+
+    packaging {
+        resources.excludes += setOf("META-INF/DEPENDENCIES", "META-INF/INDEX.LIST", "META-INF/versions/9/module-info.class")
+    }
+}
+
+kotlin {
+    jvmToolchain(17)
+}
+
+// The core's sources without its JVM-only package.
+val syncCoreSources by tasks.registering(Sync::class) {
+    from(rootProject.file("core/src/main/kotlin")) { exclude("dev/latencylab/harness/jvm/**") }
+    into(layout.buildDirectory.dir("generated/core-sources"))
+}
+// One source of truth: device-runner/contract/*.schema.json → dev/latencylab/harness/contract/ on the classpath.
+val copyContractSchemas by tasks.registering(Copy::class) {
+    from(rootProject.file("../../contract")) { include("*.schema.json") }
+    into(layout.buildDirectory.dir("generated/contract-resources/dev/latencylab/harness/contract"))
+}
+tasks.named("preBuild") { dependsOn(syncCoreSources, copyContractSchemas) }
+
+dependencies {
+    // Same libraries and versions as core/pom.xml (Gradle resolves OkHttp 5's multiplatform artifact itself).
+    implementation("com.squareup.okhttp3:okhttp:5.5.1")
+    implementation("io.grpc:grpc-okhttp:1.82.2")
+    implementation("io.grpc:grpc-api:1.82.2")
+    implementation("io.grpc:grpc-core:1.82.2")
+    implementation("com.fasterxml.jackson.core:jackson-databind:2.18.3")
+    implementation("com.networknt:json-schema-validator:1.5.9")
+    implementation("org.slf4j:slf4j-nop:2.0.17")
+    // HTTP/3 on the phone: Chromium's network stack, embedded (no Play Services needed).
+    implementation("org.chromium.net:cronet-embedded:119.6045.31")
+
+    androidTestImplementation("androidx.test:runner:1.6.2")
+    androidTestImplementation("androidx.test.ext:junit:1.2.1")
+    androidTestImplementation("junit:junit:4.13.2")
+}
