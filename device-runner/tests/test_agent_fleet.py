@@ -36,8 +36,10 @@ def test_hello_and_heartbeat_carry_every_device_and_its_changes(lab, backend, ta
                                 str(target_server.ca_file))
     exchange = JobExchange()
     client = RunnerClient(backend.url, backend.runner_token, retries=0)
+    # A long interval: the heartbeats here are the test's own, each waiting for discovery.
     agent = Agent(client, name="mac-mini-3", drivers=[lab.android_driver(reference),
-                                                      lab.ios_driver(reference, exchange)])
+                                                      lab.ios_driver(reference, exchange)],
+                  heartbeat_interval_s=600)
     try:
         assert agent.run_forever(idle_exit_s=0.5) == 0
         hello = backend.hellos[0]
@@ -98,6 +100,43 @@ def test_runs_on_different_devices_go_in_parallel_threads(backend):
         client.close()
     assert all(backend.finishes[run]["status"] == "ok" for run in runs)
     assert driver.threads == {"run-PHONE-A", "run-PHONE-B"}
+
+
+class WedgedDriver:
+    """Discovery hangs (a wedged adb) after the first call."""
+
+    name = "android"
+
+    def __init__(self):
+        self.calls = 0
+        self.stuck = threading.Event()
+        self.release = threading.Event()
+
+    def discover(self, busy=frozenset()):
+        self.calls += 1
+        if self.calls > 1:
+            self.stuck.set()
+            self.release.wait(60)
+        return [DeviceStatus(serial="PHONE-A", platform="android", model="Pixel 8", os_version="14")]
+
+    def execute(self, lease, client, cancelled):
+        raise AssertionError("nothing is leased here")
+
+
+def test_a_wedged_discovery_does_not_hold_back_the_heartbeat(backend):
+    driver = WedgedDriver()
+    client = RunnerClient(backend.url, backend.runner_token, retries=0)
+    agent = Agent(client, name="lab", drivers=[driver], heartbeat_interval_s=0.2)
+    try:
+        agent.hello()
+        agent.heartbeat_once()  # discovery is stuck in its second call
+        assert driver.stuck.wait(30) and driver.calls == 2
+        assert by_serial(backend.heartbeats[-1]["devices"])["PHONE-A"]["state"] == "available"
+        agent.heartbeat_once()  # still stuck: no second discovery is started beside it
+        assert driver.calls == 2 and len(backend.heartbeats) == 2
+    finally:
+        driver.release.set()
+        client.close()
 
 
 def test_a_device_the_backend_quarantined_is_not_offered(backend):

@@ -81,7 +81,8 @@ class Agent:
 
     def heartbeat_once(self) -> None:
         try:
-            self.fleet.refresh()
+            if not self.fleet.refresh_within(self.heartbeat_interval_s / 2):
+                log.warning("device discovery is slow; this heartbeat reports the last known devices")
             with self._changed:
                 runs = [{"run_id": r["run_id"], "lease_token": r["lease_token"]} for r in self._active.values()]
             answer = self.client.heartbeat(self.fleet.descriptors(), runs)

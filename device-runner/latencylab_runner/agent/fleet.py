@@ -28,6 +28,7 @@ class Fleet:
         self._status: dict[str, DeviceStatus] = {}
         self._busy: set[str] = set()
         self._quarantined: set[str] = set()
+        self._refreshing: threading.Thread | None = None
         self._lock = threading.Lock()
 
     def refresh(self) -> None:
@@ -50,6 +51,18 @@ class Fleet:
                 for serial, owner in self._owner.items():
                     if owner is driver and serial not in listed and self._status[serial].reason != "disconnected":
                         self._status[serial] = _offline(self._status[serial], "disconnected")
+
+    def refresh_within(self, timeout_s: float) -> bool:
+        """Refresh, but wait at most `timeout_s`: a wedged adb (each call may take its full
+        time limit) must not delay the heartbeat that keeps the runs' leases alive. The
+        refresh finishes in the background; one at a time. True when it finished."""
+        with self._lock:
+            if self._refreshing is None or not self._refreshing.is_alive():
+                self._refreshing = threading.Thread(target=self.refresh, name="discovery", daemon=True)
+                self._refreshing.start()
+            thread = self._refreshing
+        thread.join(timeout_s)
+        return not thread.is_alive()
 
     def descriptors(self) -> list[dict[str, Any]]:
         with self._lock:
