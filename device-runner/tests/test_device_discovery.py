@@ -24,7 +24,7 @@ from latencylab_runner.devices.ios import (
     parse_key_values,
     parse_udids,
 )
-from latencylab_runner.devices.tools import ToolError
+from latencylab_runner.devices.tools import ToolError, run_tool
 
 # adb docs/dev/adb_wifi.md, verbatim (TAB separator).
 SHORT_FORM = "List of devices attached\nadb-43081FDAS000VS-QXjCrW._adb-tls-connect._tcp\tdevice\n\n"
@@ -244,3 +244,20 @@ def test_ios_without_usbmuxd_is_a_tool_error(lab):
         IosDevices(IDeviceTools(), GateThresholds()).discover()
     lab.set(usbmuxd=True, ios=[])
     assert IosDevices(IDeviceTools(), GateThresholds()).discover() == []
+
+
+def test_the_libimobiledevice_fakes_print_the_real_formats(lab):
+    hive = scenario.ios_device("12345678", level=70, charging=True)
+    hive["battery"] = {"BatteryCurrentCapacity": 70, "BatteryIsCharging": True, "ExternalChargeCapable": True,
+                       "ExternalConnected": True, "FullyCharged": False, "GasGaugeCapability": True,
+                       "HasBattery": True}
+    lab.set(ios=[hive, scenario.ios_device("23451234")])
+    assert run_tool(["idevice_id", "-l"], timeout_s=30).stdout == "12345678\n23451234\n"
+    battery = run_tool(["ideviceinfo", "-u", "12345678", "-q", "com.apple.mobile.battery"], timeout_s=30)
+    assert battery.stdout == HIVE_BATTERY  # the third-party fixture, byte for byte
+    assert run_tool(["ideviceinfo", "-u", "12345678", "-k", "ProductVersion"], timeout_s=30).stdout == "17.5.1\n"
+    missing = run_tool(["ideviceinfo", "-u", "NOPE"], timeout_s=30)
+    assert missing.returncode == 255 and missing.stderr == "ERROR: Device NOPE not found!\n"
+    xml = run_tool(["idevicediagnostics", "-u", "12345678", "ioregentry", "AppleSmartBattery"], timeout_s=30).stdout
+    assert xml.startswith('<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE plist') and xml.endswith("</plist>\n\n")
+    assert "\n\t<key>IORegistry</key>\n\t<dict>\n\t\t<key>" in xml
