@@ -34,6 +34,7 @@ android {
 
     sourceSets["main"].apply {
         kotlin.srcDir(layout.buildDirectory.dir("generated/core-sources"))
+        res.srcDir(layout.buildDirectory.dir("generated/network-security-res"))
         // The contract's schemas, bundled exactly as core/pom.xml bundles them (see copyContractSchemas).
         resources.srcDir(layout.buildDirectory.dir("generated/contract-resources"))
     }
@@ -57,7 +58,44 @@ val copyContractSchemas by tasks.registering(Copy::class) {
     from(rootProject.file("../../contract")) { include("*.schema.json") }
     into(layout.buildDirectory.dir("generated/contract-resources/dev/latencylab/harness/contract"))
 }
-tasks.named("preBuild") { dependsOn(syncCoreSources, copyContractSchemas) }
+
+// OkHttp and grpc arms trust the job's ca_bundle_pem themselves (TrustMaterial). Cronet (h3)
+// verifies through the platform and has no API for extra anchors, so the reference target's
+
+// build_harness passes it). Without it, h3 arms to a privately signed target fail as `tls`.
+// Cleartext is allowed because h1c arms are cleartext HTTP/1.1 by design.
+val targetCa = providers.gradleProperty("latencylabTargetCa")
+val generateNetworkSecurityConfig by tasks.registering {
+    val outDir = layout.buildDirectory.dir("generated/network-security-res")
+    val caPath = targetCa.orNull
+    inputs.property("targetCa", caPath ?: "")
+    if (caPath != null) inputs.file(caPath)
+    outputs.dir(outDir)
+    doLast {
+        val res = outDir.get().asFile
+        res.deleteRecursively()
+        File(res, "xml").mkdirs()
+        val extra = if (caPath != null) {
+            File(res, "raw").mkdirs()
+            File(caPath).copyTo(File(res, "raw/latencylab_target_ca.pem"))
+            "\n            <certificates src=\"@raw/latencylab_target_ca\" />"
+        } else ""
+        File(res, "xml/network_security_config.xml").writeText(
+            """
+            <?xml version="1.0" encoding="utf-8"?>
+            <network-security-config>
+                <base-config cleartextTrafficPermitted="true">
+                    <trust-anchors>
+                        <certificates src="system" />$extra
+                    </trust-anchors>
+                </base-config>
+            </network-security-config>
+            """.trimIndent() + "\n",
+        )
+    }
+}
+
+tasks.named("preBuild") { dependsOn(syncCoreSources, copyContractSchemas, generateNetworkSecurityConfig) }
 
 dependencies {
     // Same libraries and versions as core/pom.xml (Gradle resolves OkHttp 5's multiplatform artifact itself).

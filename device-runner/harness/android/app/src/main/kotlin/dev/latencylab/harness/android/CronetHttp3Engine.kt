@@ -39,8 +39,8 @@ import java.util.concurrent.TimeUnit
  * responseStart → resp_headers_end, requestEnd → resp_end; app_done is the harness's own
  * monotonic clock when onSucceeded/onFailed ran. socketReused → conn_reused.
  *
- * Cronet has no API for extra trust anchors (the target's CA is installed on the phone,
- * see network_security_config.xml) nor for connection ids or TLS resumption: those stay null.
+ * Cronet has no API for extra trust anchors (the target's CA is built into the app, see
+ * app/build.gradle.kts `latencylabTargetCa`) nor for connection ids or TLS resumption: those stay null.
  * warm keeps one engine per arm; cold and resumed build a new engine per request (Cronet's
  * session state cannot be kept apart from its connections), so resumed behaves like cold.
  */
