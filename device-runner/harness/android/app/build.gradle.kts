@@ -61,8 +61,9 @@ val copyContractSchemas by tasks.registering(Copy::class) {
 
 // OkHttp and grpc arms trust the job's ca_bundle_pem themselves (TrustMaterial). Cronet (h3)
 // verifies through the platform and has no API for extra anchors, so the reference target's
-
-// build_harness passes it). Without it, h3 arms to a privately signed target fail as `tls`.
+// CA is built into the app: `-PlatencylabTargetCa=/etc/latencylab/tls/ca.pem`, or
+// `latencylabTargetCa=…` in ~/.gradle/gradle.properties on the lab machine. Without it, h3
+// arms to a privately signed target fail as `tls`.
 // Cleartext is allowed because h1c arms are cleartext HTTP/1.1 by design.
 val targetCa = providers.gradleProperty("latencylabTargetCa")
 val generateNetworkSecurityConfig by tasks.registering {
