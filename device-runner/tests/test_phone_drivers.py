@@ -352,10 +352,11 @@ def test_android_under_a_network_profile_runs_behind_the_emulated_link(lab, back
     assert finish is not None and finish["status"] == "ok", finish
     batch, = backend.batches[run_id]
     assert_real_block(batch, spec["arms"])
-    # transatlantic: 95 ms RTT. A cold connection's TCP connect crosses it once.
+    # transatlantic: 95 ms RTT. A new connection's TCP connect crosses it once, so it cannot
+    # be faster than the emulated delay (a floor, not a timing: load only adds to it).
     first = next(s for s in batch["samples"] if s["conn_start"] is not None)
     connect_ms = ((first["tls_start"] or first["conn_ready"]) - first["conn_start"]) / 1000
-    assert 85 < connect_ms < 200, connect_ms
+    assert connect_ms > 85, connect_ms
     assert finish["link"]["profile"] == "transatlantic" and finish["link"]["applied"]
 
 

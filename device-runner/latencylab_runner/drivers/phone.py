@@ -80,13 +80,14 @@ class PhoneDriver:
     def execute(self, lease: dict[str, Any], client: RunnerClient, cancelled: threading.Event) -> None:
         run_id, spec, serial = lease["run_id"], lease["spec"], lease["device_serial"]
         artifacts = RunArtifacts(client, run_id=run_id, lease_token=lease["lease_token"], attempt=lease["attempt"])
-        fingerprint = self.fingerprint(self._known(serial), None)
+        seen: dict[str, Any] = {"device": None, "harness": None}  # the latest readings, for the fingerprint
         link_report: dict[str, Any] = {"profile": (lease.get("network_profile") or {}).get("name", "none"),
                                        "measured": None}
 
         def finish(status: str, error_kind: str | None = None, error: str | None = None) -> None:
-            report = {"lease_token": lease["lease_token"], "status": status, "fingerprint": fingerprint,
-                      "link": link_report, "error": error}
+            device = seen["device"] or self._known(serial)
+            report = {"lease_token": lease["lease_token"], "status": status,
+                      "fingerprint": self.fingerprint(device, seen["harness"]), "link": link_report, "error": error}
             if error_kind:
                 report["error_kind"] = error_kind
             client.finish(run_id, report)
@@ -98,9 +99,9 @@ class PhoneDriver:
                 for block in range(lease["next_block"], spec["blocks"]):
                     if cancelled.is_set():
                         raise Cancelled()
-                    result = self.run_block(lease, block, link, artifacts, cancelled)
+                    result = self.run_block(lease, block, link, artifacts, cancelled, seen)
                     client.upload_block(run_id, block_batch(lease, block, result))
-                    fingerprint = self.fingerprint(self._known(serial), result["fingerprint"])
+                    seen["harness"] = result["fingerprint"]
                     log.info("run %s on %s: block %d/%d stored (%d samples)", run_id, serial, block + 1,
                              spec["blocks"], len(result["samples"]))
                 link_report = link.report()
@@ -123,9 +124,11 @@ class PhoneDriver:
 
     # -- one block ---------------------------------------------------------
     def run_block(self, lease: dict[str, Any], block: int, link: PhoneLink, artifacts: RunArtifacts,
-                  cancelled: threading.Event) -> dict[str, Any]:
+                  cancelled: threading.Event, seen: dict[str, Any]) -> dict[str, Any]:
         run_id, serial = lease["run_id"], lease["device_serial"]
         status = self.devices.status(serial)
+        if status is not None and status.usable:
+            seen["device"] = status
         self.check_present(serial, status)
         assert status is not None
         job = build_job(lease["spec"], run_id=run_id, block=block, attempt=lease["attempt"], target=link.target)
