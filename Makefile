@@ -7,7 +7,7 @@ help:
 	@echo "make demo   - submit the demo comparison again"
 	@echo "make test   - run every test suite (starts its own PostgreSQL and Redis)"
 	@echo "make bench  - run the benchmarks and print their figures"
-	@echo "make lint   - ruff over the Python code"
+	@echo "make lint   - the lint suite of make test (infra/bin/lint.sh)"
 
 bootstrap:
 	@infra/bin/bootstrap.sh
@@ -31,4 +31,4 @@ bench: bootstrap
 	@infra/bin/bench.sh
 
 lint: bootstrap
-	@.venv/bin/pip install -q ruff && .venv/bin/ruff check backend device-runner
+	@infra/bin/lint.sh

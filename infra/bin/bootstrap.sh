@@ -46,14 +46,18 @@ if [ "$node_major" -lt 20 ]; then
   exit 1
 fi
 
-# Python: one virtualenv for the backend and the device-runner package (editable).
+# Python: one virtualenv for the backend and the device-runner package, installed from the dev
+# lock (exact versions with their hashes, nothing resolved), then both packages editable without
+# their dependencies (the lock has them), then whatever the lock no longer lists is removed.
+# Runs again when the lock or a package's metadata changes. Updating a lock: docs/architecture.md.
 stamp=.venv/.requirements.sha
-want=$(cat backend/requirements.txt backend/pyproject.toml device-runner/pyproject.toml | sha256sum | cut -d' ' -f1)
+want=$(cat backend/requirements-dev.lock backend/pyproject.toml device-runner/pyproject.toml | sha256sum | cut -d' ' -f1)
 if [ ! -x .venv/bin/python ] || [ "$(cat $stamp 2>/dev/null)" != "$want" ]; then
-  echo "bootstrap: installing Python packages into .venv"
+  echo "bootstrap: installing Python packages into .venv from backend/requirements-dev.lock"
   python3 -m venv .venv
-  .venv/bin/pip install -q --upgrade pip
-  .venv/bin/pip install -q -r backend/requirements.txt -e backend -e 'device-runner[dev]'
+  .venv/bin/pip install -q --require-hashes --no-deps -r backend/requirements-dev.lock
+  .venv/bin/pip install -q --no-deps --no-build-isolation -e backend -e device-runner
+  .venv/bin/python infra/bin/locks.py prune
   echo "$want" > $stamp
 fi
 

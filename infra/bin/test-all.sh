@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every test suite against real PostgreSQL and Redis started on free ports:
-# lint first (ruff over all Python; mypy over the backend and the device-runner package),
+# lint first (infra/bin/lint.sh: locks up to date, ruff, mypy, import contracts),
 # backend (pytest), the Kotlin harness core (Maven/JUnit), device-runner (pytest), frontend unit (vitest) and the browser
 # end-to-end test (Playwright in Debian's Chromium against a full stack).
 # Every suite runs even if an earlier one failed; the exit code is non-zero if any did.
@@ -18,20 +18,8 @@ suite() {  # suite NAME COMMAND...: runs it, records failure; pytest's exit 5 (n
   if [ $rc -ne 0 ]; then failed+=("$name (exit $rc)"); fi
 }
 
-# The linters are development tools, not in the runtime requirements: installed here when missing.
-LINT_TOOLS=(ruff==0.17.6 mypy==2.4.1 django-stubs==6.1.2 djangorestframework-stubs==3.18.1 types-PyYAML import-linter==2.16)
-lint() {  # needs no services; the settings import only wants some database port
-  if ! { [ -x .venv/bin/ruff ] && .venv/bin/python -c "import mypy, mypy_django_plugin, mypy_drf_plugin, importlinter" 2>/dev/null; }; then
-    .venv/bin/pip install -q "${LINT_TOOLS[@]}" || return 1
-  fi
-  local rc=0
-  .venv/bin/ruff check backend device-runner infra || rc=1
-  (cd backend && LATENCYLAB_DB_PORT=${LATENCYLAB_DB_PORT:-5432} ../.venv/bin/mypy apps config) || rc=1
-  (cd backend && ../.venv/bin/lint-imports --no-cache) || rc=1  # the apps' one-way dependency order
-  (cd device-runner && ../.venv/bin/mypy latencylab_runner) || rc=1
-  return $rc
-}
-suite lint lint
+# The lint suite is infra/bin/lint.sh, exactly what `make lint` runs; its tools come from the dev lock.
+suite lint infra/bin/lint.sh
 
 run_dir=$(mktemp -d "$REPO/var/test-XXXXXX" 2>/dev/null || { mkdir -p "$REPO/var"; mktemp -d "$REPO/var/test-XXXXXX"; })
 cleanup() {
