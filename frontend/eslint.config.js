@@ -33,7 +33,7 @@ const featureBoundaries = features.map((feature) => ({
 }));
 
 export default tseslint.config(
-  { ignores: ["dist/**", "node_modules/**", "src/api/schema.d.ts", "e2e/artifacts/**", "coverage/**"] },
+  { ignores: ["dist/**", "node_modules/**", "src/api/schema.ts", "e2e/artifacts/**", "coverage/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked.map((config) => ({ ...config, files: ["**/*.{ts,tsx}"] })),
   {

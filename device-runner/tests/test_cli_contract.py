@@ -1,7 +1,11 @@
 """The `latencylab` CLI against a small real HTTP server speaking the public API v1 contract.
 
 The server returns canned documents: this tests the client's handling of the contract
-(exit codes, formats, progress output, errors, retries), not the service itself.
+(exit codes, formats, progress output, errors, retries), not the service itself. Every
+verdict document it serves is shaped exactly like the real server's: it is checked against
+the OpenAPI component ComparisonVerdict of the committed schema (backend/openapi.yaml),
+strictly (no field the schema does not document, none it requires missing). The backend's
+test_cli_gate.py drives the same CLI against the real service.
 """
 
 from __future__ import annotations
@@ -20,11 +24,13 @@ import uuid
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cache
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+import jsonschema
 import pytest
 import yaml
 
@@ -33,7 +39,39 @@ from latencylab_runner.cli import main as cli_main
 from latencylab_runner.cli.main import main
 
 TOKEN = "ll_test_token"
-VALID_PROTOCOLS = {"h1c", "h1", "h2", "h3", "grpc"}
+OPENAPI = Path(__file__).resolve().parents[2] / "backend" / "openapi.yaml"
+
+
+def _strict(node: Any) -> Any:
+    """OpenAPI 3.0 schema object → JSON Schema: `nullable` becomes a null type, component
+    references point into $defs, objects with properties admit no others."""
+    if isinstance(node, list):
+        return [_strict(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {key: _strict(value) for key, value in node.items() if key != "nullable"}
+    if "$ref" in out:
+        out["$ref"] = out["$ref"].replace("#/components/schemas/", "#/$defs/")
+    if node.get("type") == "object" and "properties" in node and "additionalProperties" not in node:
+        out["additionalProperties"] = False
+    if node.get("nullable"):
+        if "type" in out:
+            out["type"] = [out["type"], "null"]
+        else:
+            out = {"anyOf": [out, {"type": "null"}]}
+    return out
+
+
+@cache
+def components() -> dict[str, Any]:
+    return _strict(yaml.safe_load(OPENAPI.read_text())["components"]["schemas"])
+
+
+def server_shaped(component: str, document: dict[str, Any]) -> dict[str, Any]:
+    validator = jsonschema.Draft202012Validator({"$ref": f"#/$defs/{component}", "$defs": components()})
+    errors = [f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in validator.iter_errors(document)]
+    assert not errors, f"not what the server sends as {component}: {errors}"
+    return document
 
 
 def verdict_row(arm: str, outcome: str, *, device: str = "Pixel 8", profile: str = "lte", ratio: float = 1.0,
@@ -42,8 +80,11 @@ def verdict_row(arm: str, outcome: str, *, device: str = "Pixel 8", profile: str
     row = {
         "arm": arm, "baseline_arm": baseline_arm, "baseline_comparison": baseline_comparison, "metric": "total_ms",
         "device": device, "network_profile": profile, "outcome": outcome,
-        "ratio": ratio, "ci95": [ratio * 0.95, ratio * 1.05], "ci90": [ratio * 0.96, ratio * 1.04],
-        "p_value": 0.0001, "p_adjusted": 0.0004, "cliffs_delta": -0.93 if ratio < 1 else 0.41,
+        "reason": {"regression": "95 % CI above +5.0 %, p < α, δ ≥ 0.147",
+                   "improvement": "95 % CI below −5.0 %, p < α, δ ≤ −0.147", "equivalent": "90 % CI inside ±5.0 %",
+                   "inconclusive": "would likely be regression: need ≥20 blocks per device (8 more)"}[outcome],
+        "margin": 0.05, "ratio": ratio, "ci95": [ratio * 0.95, ratio * 1.05], "ci90": [ratio * 0.96, ratio * 1.04],
+        "p_value": 0.0001, "p_adjusted": 0.0004, "p_mann_whitney": 0.0002, "cliffs_delta": -0.93 if ratio < 1 else 0.41,
         "cliffs_label": "large" if ratio < 1 else "medium", "cohens_d": -2.1, "cohens_label": "huge",
         "gain_pct": (1 / ratio - 1) * 100, "speedup": 1 / ratio, "change_pct": change,
         "median_ms": 48.4 * ratio, "baseline_median_ms": 48.4, "blocks": 12, "devices": 3,
@@ -54,17 +95,19 @@ def verdict_row(arm: str, outcome: str, *, device: str = "Pixel 8", profile: str
     return row
 
 
-def verdict_document(comparison: str, base_url: str, verdicts: list[dict[str, Any]], *, outcome: str | None = None,
+def verdict_document(comparison: str, base_url: str, verdicts: list[dict[str, Any]], *, outcome: str,
                      baseline: dict[str, Any] | None = None,
                      name: str = "MID series: HTTPS/1.1 vs HTTP/2") -> dict[str, Any]:
-    severity = {"regression": 3, "inconclusive": 2, "no_data": 1, "improvement": 0, "equivalent": 0}
-    worst = max((v["outcome"] for v in verdicts), key=severity.__getitem__, default="no_data")
-    return {
+    """A verdict as the server sends it; `outcome` is the server's overall outcome."""
+    reason = (f"the worst of {len(verdicts)} verdicts on total_ms (regression > inconclusive > improvement > "
+              "equivalent)" if verdicts else "no arm was compared with the baseline arm 'https-h1' on total_ms: no "
+              "block has measured, successful requests of both")
+    return server_shaped("ComparisonVerdict", {
         "comparison": comparison, "name": name, "status": "finished", "url": f"{base_url}/comparisons/{comparison}",
+        "gate": {"statistic": "median", "metric": "total_ms", "margin_pct": 5.0, "alpha": 0.01},
         "baseline": baseline or {"kind": "arm", "comparison": None, "arm": "https-h1", "ref": None},
-        "gate": {"metric": "total_ms", "statistic": "median", "margin_pct": 5.0, "alpha": 0.01},
-        "outcome": outcome or worst, "verdicts": verdicts,
-    }
+        "verdicts": verdicts, "outcome": outcome, "outcome_reason": reason,
+    })
 
 
 @dataclass
@@ -155,7 +198,7 @@ class FakeApi:
         spec = yaml.safe_load(body) if "yaml" in content_type else json.loads(body)
         errors: dict[str, Any] = {}
         for index, arm in enumerate(spec.get("arms") or []):
-            if arm.get("protocol") not in VALID_PROTOCOLS:
+            if arm.get("protocol") not in components()["Protocol"]["enum"]:
                 errors.setdefault("arms", {})[str(index)] = {
                     "protocol": [f'"{arm.get("protocol")}" is not a valid choice.']}
         if not spec.get("name"):
@@ -249,8 +292,12 @@ def spec_file(tmp_path: Path) -> Path:
 
 
 def finished(api: FakeApi, verdicts: list[dict[str, Any]], **kwargs: Any) -> str:
+    """A finished comparison; the server's overall outcome is the verdicts' one when they
+    agree, else given as `outcome=`."""
     scenario = Scenario(steps=[("finished", 10)])
     comparison = api.add(scenario)
+    outcomes = {v["outcome"] for v in verdicts} or {"no_data"}
+    kwargs.setdefault("outcome", outcomes.pop() if len(outcomes) == 1 else None)
     scenario.verdicts[None] = verdict_document(comparison, api.base_url, verdicts, **kwargs)
     return comparison
 
@@ -268,13 +315,24 @@ def finished(api: FakeApi, verdicts: list[dict[str, Any]], **kwargs: Any) -> str
         ("regression", "never", 0), ("inconclusive", "never", 0),
     ],
 )
-def test_exit_code_follows_outcome_and_fail_on(api: FakeApi, outcome: str, fail_on: str, expected: int,
-                                                capsys: pytest.CaptureFixture[str]) -> None:
-    comparison = finished(api, [verdict_row("h2", "improvement", ratio=0.25), verdict_row("h3", outcome, ratio=1.08)])
+def test_exit_code_follows_the_servers_outcome_and_fail_on(api: FakeApi, outcome: str, fail_on: str, expected: int,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    rows = [] if outcome == "no_data" else [verdict_row("h2", outcome, ratio=1.08)]
+    comparison = finished(api, rows)
     assert main(["verdict", comparison, "--fail-on", fail_on]) == expected
     last = capsys.readouterr().out.strip().splitlines()[-1]
-    overall = "improvement" if outcome == "equivalent" else outcome  # one improvement + one equivalent: improvement
-    assert last.startswith(f"verdict: {overall} (exit {expected}")
+    assert last.startswith(f"verdict: {outcome} (exit {expected}")
+
+
+def test_the_outcome_is_the_servers_not_recomputed(api: FakeApi, capsys: pytest.CaptureFixture[str]) -> None:
+    """The CLI shows what the server decided: the overall outcome and, first, the
+    verdicts that decided it; it does not rank outcomes itself."""
+    comparison = finished(api, [verdict_row("h2", "improvement", ratio=0.5), verdict_row("h3", "equivalent"),
+                                verdict_row("grpc", "regression", ratio=1.1)], outcome="regression")
+    assert main(["verdict", comparison]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines[2:5]] == ["regression", "improvement", "equivalent"]
+    assert lines[-1] == "verdict: regression (exit 1)"
 
 
 def test_default_fail_on_passes_inconclusive_but_says_so(api: FakeApi, capsys: pytest.CaptureFixture[str]) -> None:
@@ -285,21 +343,20 @@ def test_default_fail_on_passes_inconclusive_but_says_so(api: FakeApi, capsys: p
     assert "about 8 more blocks needed" in out
 
 
-def test_exit_code_comes_from_the_verdicts_not_the_summary_field(api: FakeApi,
-                                                                 capsys: pytest.CaptureFixture[str]) -> None:
-    comparison = finished(api, [verdict_row("h2", "improvement"), verdict_row("h3", "regression", ratio=1.1)],
-                          outcome="improvement")
-    assert main(["verdict", comparison]) == 1
-    captured = capsys.readouterr()
-    assert "verdict: regression (exit 1)" in captured.out
-    assert "the server's overall outcome is 'improvement'" in captured.out
+def test_no_data_shows_the_servers_reason(api: FakeApi, capsys: pytest.CaptureFixture[str]) -> None:
+    comparison = finished(api, [])
+    assert main(["verdict", comparison, "--fail-on", "inconclusive"]) == 2
+    out = capsys.readouterr().out
+    assert "no verdicts: no arm was compared with the baseline arm 'https-h1' on total_ms" in out
+    assert "verdict: no_data (exit 2)" in out
 
 
-def test_advisory_verdicts_do_not_gate(api: FakeApi, capsys: pytest.CaptureFixture[str]) -> None:
-    comparison = finished(api, [verdict_row("h2", "improvement"),
-                                verdict_row("h2", "regression", metric="p95_ms", advisory=True)], outcome="improvement")
-    assert main(["verdict", comparison]) == 0
-    assert "(advisory)" in capsys.readouterr().out
+def test_an_outcome_this_cli_does_not_know_fails_safe(api: FakeApi, capsys: pytest.CaptureFixture[str]) -> None:
+    """A newer server's outcome (not in this schema) is treated as inconclusive, and said."""
+    comparison = finished(api, [verdict_row("h2", "equivalent")])
+    api.scenarios[comparison].verdicts[None]["outcome"] = "too_noisy"
+    assert main(["verdict", comparison, "--fail-on", "inconclusive"]) == 2
+    assert "unknown overall outcome 'too_noisy' from the server; treated as inconclusive" in capsys.readouterr().out
 
 
 # --- run --wait --------------------------------------------------------------------------------------------
@@ -309,7 +366,8 @@ def test_run_wait_posts_spec_with_tags_polls_and_gates(api: FakeApi, spec_file: 
                                                        capsys: pytest.CaptureFixture[str]) -> None:
     scenario = Scenario(steps=[("queued", 0), ("running", 4), ("running", 4), ("analysing", 10), ("finished", 10)])
     comparison = api.add(scenario, name="MID series: HTTPS/1.1 vs HTTP/2")
-    scenario.verdicts[None] = verdict_document(comparison, api.base_url, [verdict_row("h2", "regression", ratio=1.2)])
+    scenario.verdicts[None] = verdict_document(comparison, api.base_url, [verdict_row("h2", "regression", ratio=1.2)],
+                                               outcome="regression")
     code = main(["run", str(spec_file), "--wait", "--poll-interval", "0.01",
                  "--tag", "branch=feature/x", "--tag", "commit=3f2a9c1"])
     assert code == 1
@@ -356,7 +414,7 @@ def test_run_baseline_branch_is_passed_and_labelled(api: FakeApi, spec_file: Pat
     main_id = str(uuid.uuid4())
     rows = [verdict_row(arm, "equivalent", baseline_arm=arm, baseline_comparison=main_id) for arm in ("https-h1", "h2")]
     scenario.verdicts["branch:main"] = verdict_document(
-        comparison, api.base_url, rows,
+        comparison, api.base_url, rows, outcome="equivalent",
         baseline={"kind": "comparison", "comparison": main_id, "arm": None, "ref": "branch:main"})
     report = tmp_path / "out" / "junit.xml"
     code = main(["run", str(spec_file), "--wait", "--poll-interval", "0.01", "--baseline", "branch:main",
@@ -463,7 +521,8 @@ def test_unreachable_server(monkeypatch: pytest.MonkeyPatch, capsys: pytest.Capt
 def test_server_outage_while_waiting_is_ridden_out(api: FakeApi, capsys: pytest.CaptureFixture[str]) -> None:
     scenario = Scenario(steps=[("running", 3), ("running", 6), ("finished", 10)])
     comparison = api.add(scenario)
-    scenario.verdicts[None] = verdict_document(comparison, api.base_url, [verdict_row("h2", "improvement")])
+    scenario.verdicts[None] = verdict_document(comparison, api.base_url, [verdict_row("h2", "improvement")],
+                                               outcome="improvement")
     # The first two polls fail on every attempt (1 + 1 retry each); the wait goes on.
     api.faults += [("GET", f"/{comparison}$", 504, {"detail": "Gateway timeout"})] * 4
     assert main(["--retries", "1", "verdict", comparison, "--wait", "--poll-interval", "0.01"]) == 0
@@ -542,8 +601,8 @@ def mixed_verdicts(api: FakeApi) -> str:
         verdict_row("h2", "improvement", ratio=0.25),
         verdict_row("h3", "regression", ratio=1.12, device=AWKWARD_DEVICE),
         verdict_row("grpc", "inconclusive", ratio=1.02, profile="3g"),
-        verdict_row("h2c", "equivalent", ratio=1.01, summary=None),
-    ])
+        verdict_row("h2c", "equivalent", ratio=1.01),
+    ], outcome="regression")
 
 
 def test_json_format(api: FakeApi, capsys: pytest.CaptureFixture[str]) -> None:
@@ -597,11 +656,11 @@ def test_markdown_format(api: FakeApi, tmp_path: Path, capsys: pytest.CaptureFix
     assert table[0] == ["arm", "device / network", "median", "change (95 % CI)", "Cliff's δ", "p", "verdict"]
     assert all(re.fullmatch(r":?-+:?", cell) for cell in table[1])
     assert len(table) == 2 + 4 and all(len(row) == 7 for row in table)
-    assert [row[0] for row in table[2:]] == ["`h3`", "`grpc`", "`h2`", "`h2c`"]  # worst first
+    assert [row[0] for row in table[2:]] == ["`h3`", "`h2`", "`grpc`", "`h2c`"]  # what decided first
     assert table[2][1] == r'Pixel \| 8 \<Pro\> & "Fold" / lte'
     assert table[2][3] == "+12 % [+6 %, +18 %]"
     assert table[2][6] == "**regression**"
-    assert table[4][3].startswith("\u221275 %") and table[2][2] == "54.2 vs 48.4 ms"
+    assert table[3][3].startswith("\u221275 %") and table[2][2] == "54.2 vs 48.4 ms"
     assert f"]({api.base_url}/comparisons/{comparison})" in text
     assert "How to read this" in text and "\x07" not in text
 
@@ -620,7 +679,7 @@ def test_text_format(api: FakeApi, capsys: pytest.CaptureFixture[str]) -> None:
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == f"LatencyLab: MID series: HTTPS/1.1 vs HTTP/2 (comparison {comparison})"
     assert lines[2].split()[0] == "regression" and lines[5].split()[0] == "equivalent"
-    assert "h2c vs https-h1, Pixel 8 / lte: median +1.0 % [" in lines[5]  # built when the server sends no summary
+    assert lines[5].endswith("h2c vs https-h1, Pixel 8 / lte: median +1 %, 12 blocks × 3 devices")
     assert lines[-1] == "verdict: regression (exit 1)"
 
 
@@ -661,7 +720,8 @@ def entry_point() -> str:
 def test_entry_point_gates_in_a_ci_like_log(api: FakeApi, spec_file: Path, tmp_path: Path) -> None:
     scenario = Scenario(steps=[("queued", 0), ("running", 4), ("finished", 10)])
     comparison = api.add(scenario, name="MID series: HTTPS/1.1 vs HTTP/2")
-    scenario.verdicts[None] = verdict_document(comparison, api.base_url, [verdict_row("h2", "inconclusive")])
+    scenario.verdicts[None] = verdict_document(comparison, api.base_url, [verdict_row("h2", "inconclusive")],
+                                               outcome="inconclusive")
     env = {**os.environ, "LATENCYLAB_SERVER": api.base_url, "LATENCYLAB_TOKEN": TOKEN, "LC_ALL": "C", "LANG": "C"}
     report = tmp_path / "report.xml"
     result = subprocess.run(
@@ -681,7 +741,8 @@ def test_entry_point_gates_in_a_ci_like_log(api: FakeApi, spec_file: Path, tmp_p
 def test_entry_point_draws_a_progress_bar_on_a_terminal(api: FakeApi) -> None:
     scenario = Scenario(steps=[("running", 2), ("running", 5), ("finished", 10)])
     comparison = api.add(scenario)
-    scenario.verdicts[None] = verdict_document(comparison, api.base_url, [verdict_row("h2", "improvement")])
+    scenario.verdicts[None] = verdict_document(comparison, api.base_url, [verdict_row("h2", "improvement")],
+                                               outcome="improvement")
     env = {**os.environ, "LATENCYLAB_SERVER": api.base_url, "LATENCYLAB_TOKEN": TOKEN}
     leader, follower = pty.openpty()
     try:

@@ -1,6 +1,8 @@
 """Development aid: regenerates the results fixtures (src/testing/fixtures/results-*.json)
-from the backend's statistics engine on synthetic samples, so the dashboard's tests and
-screenshots see exactly the shapes the API sends (groups + analysis).
+and the matching verdicts (verdict-*.json) from the backend's statistics engine on
+synthetic samples, so the dashboard's tests and screenshots see exactly the shapes the
+API sends (groups + analysis; the CI gate's document, built by apps.results.gate as the
+verdict endpoint builds it), and the network profiles of an organization with its own.
 
     cd frontend && ../.venv/bin/python scripts/gen-results-fixtures.py
 """
@@ -16,6 +18,8 @@ FRONTEND = Path(__file__).resolve().parent.parent
 from apps.results.analysis import (
     BlockBaselines, VerdictConfig, analyze_comparison, describe, synthetic_table, to_jsonable)
 from apps.results.charts import chart_groups
+from apps.network.presets import BUILT_IN, built_in_payload
+from apps.results.gate import no_data_within, verdict_document, verdict_row
 
 OUT = FRONTEND / "src" / "testing" / "fixtures"
 
@@ -69,6 +73,28 @@ def body(comparison_id, table, baselines, baseline_arm, *, quic_arms=(), plain_a
     return {"comparison": comparison_id, "status": "finished", "baseline_arm": baseline_arm, "arms": arms,
             "analysis_version": 1, "groups": chart_groups(analysis, arms=arms, groups=groups),
             "analysis": round_floats(analysis)}
+
+
+def verdict(results, *, name, metric="total_ms"):
+    """GET /api/v1/comparisons/{id}/verdict of this finished comparison, gated on `metric`."""
+    config = results["analysis"]["config"]
+    rows = [verdict_row(c, baseline_comparison=None) for c in results["analysis"]["comparisons"]
+            if c["metric"] == metric]
+    comparison = results["comparison"]
+    return verdict_document(
+        comparison=comparison, name=name, status="finished", url=f"http://testserver/comparisons/{comparison}",
+        gate={"statistic": "median", "metric": metric, "margin_pct": config["margin_pct"], "alpha": config["alpha"]},
+        baseline={"kind": "arm", "comparison": None, "arm": results["baseline_arm"], "ref": None},
+        verdicts=rows, no_data_reason=no_data_within(baseline_arm=results["baseline_arm"], metric=metric))
+
+
+def network_profiles():
+    """GET /api/v1/network-profiles of an organization with one profile of its own."""
+    own = {"down": {"delay_ms": 12, "jitter_ms": 4, "loss_pct": 0.5, "rate_kbit": 20000},
+           "up": {"delay_ms": 12, "jitter_ms": 4, "loss_pct": 0.5, "rate_kbit": 5000}, "blackouts": []}
+    return [built_in_payload(name) for name in BUILT_IN] + [
+        {"name": "office-wifi", "built_in": False, "origin": "custom", "description": "the lab's Wi-Fi at 5 pm",
+         "down_kbit": 20000, "up_kbit": 5000, "rtt_ms": 24, "loss_pct": 0.5, "spec": own}]
 
 
 def round_floats(value):
@@ -163,7 +189,14 @@ def api_and_download():
 
 
 if __name__ == "__main__":
-    write("results-mid-image-series.json", mid_image_series())
-    write("results-os-added-latency.json", os_added_latency())
-    write("results-payload-sweep.json", payload_sweep())
-    write("results-api-and-download.json", api_and_download())
+    for preset, results, title in (
+        ("mid-image-series", mid_image_series(), "MID image series: HTTPS/1.1 vs HTTP/2 vs HTTP/3"),
+        ("os-added-latency", os_added_latency(), "OS-added latency: delay sweep"),
+        ("payload-sweep", payload_sweep(), "Payload sweep: build 2.2 vs 2.2.1"),
+        ("api-and-download", api_and_download(), "API and download: HTTPS/1.1 vs HTTP/2 vs HTTP/3"),
+    ):
+        write(f"results-{preset}.json", results)
+        write(f"verdict-{preset}.json", verdict(results, name=title))
+        if preset == "mid-image-series":
+            write(f"verdict-{preset}-ttfb.json", verdict(results, name=title, metric="ttfb_ms"))
+    write("network-profiles.json", network_profiles())

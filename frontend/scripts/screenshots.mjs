@@ -20,6 +20,13 @@ const presetResults = [
   { name: 'detail-api', preset: 'api-and-download', title: 'API calls: first call vs the rest', results: fixture('results-api-and-download.json') },
 ];
 const byId = new Map(presetResults.map((entry) => [entry.results.comparison, entry]));
+// Each results fixture's CI verdict (GET …/verdict), and the organization's network profiles.
+const verdicts = new Map(
+  ['mid-image-series', 'os-added-latency', 'payload-sweep', 'api-and-download']
+    .map((preset) => fixture(`verdict-${preset}.json`))
+    .map((verdict) => [verdict.comparison, verdict]),
+);
+const networkProfiles = fixture('network-profiles.json');
 const detailFor = (entry) => ({
   ...detail,
   id: entry.results.comparison,
@@ -49,6 +56,11 @@ function mockApi(page, { signedIn = true, running = false } = {}) {
     if (p.endsWith('/comparisons') && method === 'GET') return json(page1);
     if (p.endsWith('/comparisons') && method === 'POST') {
       return json({ arms: { 1: { protocol: ['"h4" is not a valid choice.'] } }, blocks: ['Ensure this value is less than or equal to 50.'] }, 400);
+    }
+    if (p.endsWith('/network-profiles')) return json(networkProfiles);
+    if (p.endsWith('/verdict')) {
+      const verdict = !running && verdicts.get(p.split('/')[4]);
+      return verdict ? json(verdict) : json({ detail: 'The comparison is running; its verdict exists once it is finished.' }, 409);
     }
     const other = byId.get(p.split('/')[4]);
     if (other && p.endsWith('/results')) return json(other.results);

@@ -39,6 +39,7 @@ suite backend bash -c "cd backend && ../.venv/bin/python -m pytest --create-db -
 suite harness-android bash -c "cd device-runner/harness/android/core && mvn -B -ntp -Dstyle.color=never package"
 suite device-runner bash -c "cd device-runner && ../.venv/bin/python -m pytest -p no:cacheprovider"
 if [ -f frontend/package.json ]; then
+  suite api-types bash -c "cd frontend && npm run check:api --silent"  # src/api/schema.ts matches backend/openapi.yaml
   suite frontend-unit bash -c "cd frontend && npm test --silent"
   suite frontend-build bash -c "cd frontend && npm run build --silent"
   suite e2e bash -c "

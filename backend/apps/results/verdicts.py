@@ -18,8 +18,8 @@ from apps.comparisons.models import Comparison
 from apps.comparisons.selectors import comparisons_for
 from apps.core.errors import ApplicationError, Conflict
 
-from .analysis import SampleTable, compare_arms, to_jsonable
-from .analysis.verdict import EQUIVALENT, IMPROVEMENT, INCONCLUSIVE, REGRESSION
+from .analysis import SampleTable, compare_arms
+from .gate import no_data_against, no_data_within, overall_outcome, verdict_document, verdict_row
 from .loader import load_comparison
 from .selectors import analysis_latest
 from .services import verdict_config
@@ -47,23 +47,6 @@ def resolve_baseline(comparison: Comparison, ref: str) -> Comparison:
     return found
 
 
-def _row(c: dict[str, Any], *, baseline_comparison: str | None) -> dict[str, Any]:
-    verdict = c["verdict"]
-    return {
-        "arm": c["arm"], "baseline_arm": c["baseline_arm"], "baseline_comparison": baseline_comparison,
-        "metric": c["metric"], "device": c["device_class"], "network_profile": c["profile"],
-        "outcome": verdict["outcome"], "reason": verdict["reason"], "margin": verdict["margin"],
-        "ratio": c["ratio"], "ci95": c["ratio_ci95"], "ci90": c["ratio_ci90"],
-        "p_value": c["p_blocks"], "p_adjusted": c["p_blocks_holm"], "p_mann_whitney": c["p_requests_mann_whitney"],
-        "cliffs_delta": c["cliffs_delta"], "cliffs_label": c["cliffs_label"],
-        "cohens_d": c["cohens_d_log"], "cohens_label": c["cohens_label"],
-        "gain_pct": c["gain_pct"], "speedup": c["speedup"], "change_pct": c["change_pct"],
-        "median_ms": c["median_candidate_ms"], "baseline_median_ms": c["median_baseline_ms"],
-        "blocks": c["blocks"], "devices": c["devices"],
-        "more_blocks_needed": verdict["additional_blocks_per_device"], "summary": c["summary"],
-    }
-
-
 def _relabelled(table: SampleTable, suffix: str) -> SampleTable:
     return dataclasses.replace(table, arm_labels=tuple(f"{a}{suffix}" for a in table.arm_labels))
 
@@ -83,26 +66,34 @@ def _concat(a: SampleTable, b: SampleTable) -> SampleTable:
     return SampleTable(**merged)
 
 
+def _within_rows(comparison: Comparison, metric: str) -> list[dict[str, Any]]:
+    """The stored analysis's comparisons of each arm with the baseline arm, on `metric`."""
+    analysis = analysis_latest(comparison=comparison)
+    return [c for c in ((analysis.result.get("analysis") or {}).get("comparisons", []) if analysis else [])
+            if c["metric"] == metric]
+
+
+def gate_outcome_within(comparison: Comparison) -> str:
+    """The overall outcome of a finished comparison against its own baseline arm (what
+    `/verdict` answers without a baseline reference, and what webhooks report)."""
+    metric = (comparison.spec.get("gate") or {}).get("metric", "total_ms")
+    return overall_outcome([c["verdict"]["outcome"] for c in _within_rows(comparison, metric)])
+
+
 def verdict_for(comparison: Comparison, *, baseline_ref: str | None, base_url: str) -> dict[str, Any]:
     if comparison.status != Comparison.Status.FINISHED:
         raise Conflict(f"The comparison is {comparison.status}; its verdict exists once it is finished.")
     gate = comparison.spec.get("gate") or {}
     metric = gate.get("metric", "total_ms")
     config = verdict_config(comparison.spec)
-    body: dict[str, Any] = {
-        "comparison": str(comparison.id), "name": comparison.name, "status": comparison.status,
-        "url": f"{base_url}/comparisons/{comparison.id}", "gate": {"statistic": "median", **gate, "metric": metric},
-    }
     if baseline_ref is None:
-        analysis = analysis_latest(comparison=comparison)
-        rows = [c for c in ((analysis.result.get("analysis") or {}).get("comparisons", []) if analysis else [])
-                if c["metric"] == metric]
-        verdicts = [_row(c, baseline_comparison=None) for c in rows]
-        body["baseline"] = {"kind": "arm", "comparison": None, "arm": comparison.baseline_arm, "ref": None}
+        verdicts = [verdict_row(c, baseline_comparison=None) for c in _within_rows(comparison, metric)]
+        baseline = {"kind": "arm", "comparison": None, "arm": comparison.baseline_arm, "ref": None}
+        no_data = no_data_within(baseline_arm=comparison.baseline_arm, metric=metric)
     else:
-        baseline = resolve_baseline(comparison, baseline_ref)
+        other = resolve_baseline(comparison, baseline_ref)
         current = load_comparison(comparison).table
-        previous = _relabelled(load_comparison(baseline).table, " (baseline)")
+        previous = _relabelled(load_comparison(other).table, " (baseline)")
         combined = _concat(current, previous)
         verdicts = []
         for arm in current.arm_labels:
@@ -114,21 +105,16 @@ def verdict_for(comparison: Comparison, *, baseline_ref: str | None, base_url: s
                                                                                          np.ndarray)
                                           else getattr(combined, f.name)) for f in dataclasses.fields(combined)})
             for c in compare_arms(sub, baseline_arm=f"{arm} (baseline)", metrics=(metric,), config=config):
-                row = _row(dataclasses.asdict(c), baseline_comparison=str(baseline.id))
+                row = verdict_row(dataclasses.asdict(c), baseline_comparison=str(other.id))
                 row["baseline_arm"] = arm
                 row["summary"] = c.summary.replace(f"vs {arm} (baseline)", f"vs {arm} ({baseline_ref})")
                 verdicts.append(row)
-        body["baseline"] = {"kind": "comparison", "comparison": str(baseline.id), "arm": None, "ref": baseline_ref}
-    body["verdicts"] = to_jsonable(verdicts)
-    body["outcome"] = overall_outcome([v["outcome"] for v in verdicts])
-    return body
-
-
-def overall_outcome(outcomes: list[str]) -> str:
-    """The worst outcome decides: regression > inconclusive > improvement > equivalent."""
-    if not outcomes:
-        return "no_data"
-    for outcome in (REGRESSION, INCONCLUSIVE, IMPROVEMENT):
-        if outcome in outcomes:
-            return outcome
-    return EQUIVALENT
+        baseline = {"kind": "comparison", "comparison": str(other.id), "arm": None, "ref": baseline_ref}
+        no_data = no_data_against(baseline_comparison=str(other.id), ref=baseline_ref, metric=metric)
+    return verdict_document(
+        comparison=str(comparison.id), name=comparison.name, status=comparison.status,
+        url=f"{base_url}/comparisons/{comparison.id}",
+        # What the verdicts were decided with (a spec without a gate gets the defaults).
+        gate={"statistic": gate.get("statistic", "median"), "metric": metric, "margin_pct": config.margin_pct,
+              "alpha": config.alpha},
+        baseline=baseline, verdicts=verdicts, no_data_reason=no_data)

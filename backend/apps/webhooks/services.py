@@ -18,8 +18,7 @@ from rest_framework import serializers
 
 from apps.accounts.models import Organization
 from apps.comparisons.models import Comparison
-from apps.results.selectors import analysis_latest
-from apps.results.verdicts import overall_outcome
+from apps.results.verdicts import gate_outcome_within
 
 from . import transport
 from .models import EVENTS, Webhook, WebhookDelivery
@@ -92,12 +91,7 @@ def webhook_delete(*, webhook: Webhook) -> None:
 
 
 def comparison_event_payload(comparison: Comparison) -> dict[str, Any]:
-    outcome = None
-    if comparison.status == Comparison.Status.FINISHED:
-        metric = (comparison.spec.get("gate") or {}).get("metric", "total_ms")
-        analysis = analysis_latest(comparison=comparison)
-        rows = ((analysis.result.get("analysis") or {}).get("comparisons", []) if analysis else [])
-        outcome = overall_outcome([c["verdict"]["outcome"] for c in rows if c["metric"] == metric])
+    outcome = gate_outcome_within(comparison) if comparison.status == Comparison.Status.FINISHED else None
     return {
         "id": str(comparison.id),
         "name": comparison.name,

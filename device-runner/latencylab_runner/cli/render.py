@@ -7,7 +7,7 @@ import re
 import xml.etree.ElementTree as ET
 from typing import Any
 
-from .gate import SEVERITY, GateResult
+from .gate import PASSING, GateResult
 
 FORMATS = ("text", "json", "junit", "markdown")
 JSON_SCHEMA = "latencylab.verdict/1"
@@ -92,19 +92,9 @@ def group_label(verdict: dict[str, Any]) -> str:
     return f"{verdict.get('device') or 'all devices'} / {verdict.get('network_profile') or 'all profiles'}"
 
 
-def verdict_summary(verdict: dict[str, Any], result: GateResult) -> str:
-    if verdict.get("summary"):
-        return str(verdict["summary"])
-    statistic = (result.document.get("gate") or {}).get("statistic", "median")
-    head = f"{verdict.get('arm')} vs {baseline_label(verdict, result)}, {group_label(verdict)}"
-    parts = [f"{head}: {statistic} {fmt_change(verdict)}"]
-    if isinstance(verdict.get("cliffs_delta"), (int, float)):
-        parts.append(f"Cliff's δ {_signed(verdict['cliffs_delta'], 2)}")
-    if fmt_p(verdict) != "–":
-        parts.append(f"p {fmt_p(verdict)}" if fmt_p(verdict).startswith("<") else f"p = {fmt_p(verdict)}")
-    if verdict.get("blocks") is not None:
-        parts.append(f"{verdict.get('blocks')} blocks × {verdict.get('devices', '?')} devices")
-    return ", ".join(parts)
+def verdict_summary(verdict: dict[str, Any]) -> str:
+    """The server's one-line summary of a verdict (DESIGN §8)."""
+    return str(verdict.get("summary") or "")
 
 
 def gate_description(result: GateResult) -> str:
@@ -144,11 +134,9 @@ def outcome_sentence(result: GateResult) -> str:
 
 
 def sorted_verdicts(result: GateResult) -> list[dict[str, Any]]:
-    """Worst first, so a reader sees what blocks the merge before what helped."""
-    return sorted(
-        result.verdicts,
-        key=lambda v: (bool(v.get("advisory")), -SEVERITY.get(str(v.get("outcome")), SEVERITY["inconclusive"])),
-    )
+    """The verdicts that decided the server's overall outcome first (a reader sees what
+    blocks the merge before what helped), the others in the server's order."""
+    return sorted(result.verdicts, key=lambda v: v.get("outcome") != result.outcome)
 
 
 def _outcome_of(verdict: dict[str, Any]) -> str:
@@ -188,14 +176,14 @@ def render_text(result: GateResult) -> str:
     width = max([len(_outcome_of(v)) for v in verdicts] + [12])
     for verdict in verdicts:
         word = _outcome_of(verdict)
-        line = f"  {word:<{width}}  {verdict_summary(verdict, result)}"
+        line = f"  {word:<{width}}  {verdict_summary(verdict)}"
         widened = widened_margin(verdict, doc.get("gate") or {})
-        extra = [x for x in (_more_blocks(verdict), widened, "advisory" if verdict.get("advisory") else "") if x]
+        extra = [x for x in (_more_blocks(verdict), widened) if x]
         if extra:
             line += f" ({'; '.join(extra)})"
         lines.append(line)
     if not verdicts:
-        lines.append("  no verdicts: nothing to compare")
+        lines.append(f"  no verdicts: {result.reason or 'nothing to compare'}")
     if url := dashboard_url(result):
         lines.append(f"dashboard: {url}")
     lines += [f"warning: {w}" for w in result.warnings]
@@ -208,7 +196,7 @@ def render_text(result: GateResult) -> str:
 
 def _counts(result: GateResult) -> dict[str, int]:
     counts = {name: 0 for name in ("regression", "inconclusive", "improvement", "equivalent", "no_data")}
-    for verdict in result.gating_verdicts:
+    for verdict in result.verdicts:
         word = _outcome_of(verdict)
         counts[word] = counts.get(word, 0) + 1
     return counts
@@ -230,6 +218,7 @@ def render_json(result: GateResult, *, version: str) -> str:
         "baseline": doc.get("baseline"),
         "gate": doc.get("gate"),
         "server_outcome": doc.get("outcome"),
+        "outcome_reason": doc.get("outcome_reason"),
         "counts": _counts(result),
         "warnings": result.warnings,
         "error": None,
@@ -270,8 +259,6 @@ def render_junit(result: GateResult) -> str:
     for verdict in result.verdicts:
         metric = verdict.get("metric") or (doc.get("gate") or {}).get("metric", "total_ms")
         name = f"{verdict.get('arm')} vs {baseline_label(verdict, result)} {metric}"
-        if verdict.get("advisory"):
-            name += " (advisory)"
         case = ET.SubElement(
             suite,
             "testcase",
@@ -279,11 +266,10 @@ def render_junit(result: GateResult) -> str:
             name=_xml_text(name),
             time="0",
         )
-        summary = verdict_summary(verdict, result)
+        summary = verdict_summary(verdict)
         word = _outcome_of(verdict)
-        severity = SEVERITY.get(word, SEVERITY["inconclusive"])
         body = summary + (f"\n{doc['url']}" if doc.get("url") else "")
-        if verdict.get("advisory") or severity == 0:
+        if word in PASSING:
             ET.SubElement(case, "system-out").text = _xml_text(f"{word}: {body}")
         elif word == "regression":
             failures += 1
@@ -386,9 +372,10 @@ def render_markdown(result: GateResult) -> str:
 
     lines = [MARKDOWN_MARKER, f"## LatencyLab: {word}", ""]
     tally = [_plural(counts[k], k.replace("no_data", "check without data")) for k in counts if counts[k]]
-    checks = len(result.gating_verdicts)
+    checks = len(result.verdicts)
     intro = f"**{md(doc.get('name') or 'Comparison')}**: "
-    intro += f"{', '.join(tally)} in {_plural(checks, 'check')}." if checks else "no verdicts: nothing to compare."
+    intro += (f"{', '.join(tally)} in {_plural(checks, 'check')}." if checks
+              else f"no verdicts: {md(result.reason or 'nothing to compare')}.")
     intro += f" The gate {gate_state} ({md(outcome_sentence(result))})."
     lines += [intro, ""]
     lines += [f"Gate: {_md_gate(result)}. Baseline: {_md_baseline(result)}.", ""]
@@ -406,14 +393,12 @@ def render_markdown(result: GateResult) -> str:
             if isinstance(verdict.get("baseline_median_ms"), (int, float)) and median != "–":
                 median = f"{median[:-3]} vs {fmt_ms(verdict['baseline_median_ms'])}"
             outcome = _outcome_of(verdict).replace("_", " ")
-            emphasise = outcome in ("regression", "inconclusive") and not verdict.get("advisory")
+            emphasise = outcome in ("regression", "inconclusive")
             cell = f"**{outcome}**" if emphasise else outcome
             if more := _more_blocks(verdict):
                 cell += f": {more}"
             if widened := widened_margin(verdict, result.document.get("gate") or {}):
                 cell += f" ({widened})"
-            if verdict.get("advisory"):
-                cell += " (advisory)"
             row = [arm, md(group_label(verdict)), _nb(median), _nb(fmt_change(verdict)), fmt_cliffs(verdict),
                    _nb(fmt_p(verdict)), cell]
             lines.append("| " + " | ".join(row) + " |")

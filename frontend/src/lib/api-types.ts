@@ -1,9 +1,9 @@
 /**
- * UI-facing names for the generated API types (src/api/schema.d.ts is generated from
+ * UI-facing names for the generated API types (src/api/schema.ts is generated from
  * ../backend/openapi.yaml by `npm run gen:api` and never edited). Features import from
  * here, so a renamed schema component is fixed in one place.
  */
-import type { components } from '@/api/schema';
+import { connectionPolicyValues, presetNameValues, protocolValues, type components } from '@/api/schema';
 
 type Schemas = components['schemas'];
 
@@ -18,26 +18,59 @@ export type ComparisonDetail = Schemas['ComparisonDetail'];
 export type Arm = Schemas['ArmOutput'];
 export type Run = Schemas['RunOutput'];
 export type RunStatus = Schemas['RunStatusEnum'];
+export type NetworkProfile = Schemas['NetworkProfileOutput'];
+
+// The comparison spec as submitted (the request body of POST /api/v1/comparisons).
+export type ComparisonSpecRequest = Schemas['ComparisonSpecRequest'];
+export type ArmSpec = Schemas['SpecArm'];
+export type Protocol = Schemas['Protocol'];
+export type ConnectionPolicy = Schemas['ConnectionPolicy'];
+export type Workload = Schemas['Workload'];
+export type SeriesWorkload = Schemas['SeriesWorkload'];
+export type PresetName = Schemas['PresetName'];
+
+// GET /api/v1/comparisons/{id}/results: the charts' aggregates and the engine's analysis.
 export type ComparisonResults = Schemas['ComparisonResults'];
 export type ResultGroup = Schemas['ResultGroup'];
 export type ArmSeries = Schemas['ArmSeries'];
 export type RequestStats = Schemas['RequestStats'];
+export type RunArtifact = Schemas['RunArtifactOutput'];
+export type Device = Schemas['DeviceWithRunsOutput'];
+export type DevicePage = Schemas['PaginatedDeviceWithRunsOutputList'];
+export type DeviceDetail = Schemas['DeviceDetailOutput'];
+export type DeviceState = Schemas['DeviceStateEnum'];
+export type DeviceRecentRun = Schemas['DeviceRecentRun'];
+export type DeviceStateChange = Schemas['DeviceStateChangeOutput'];
+export type Pool = Schemas['PoolOutput'];
+export type FleetRunner = Schemas['RunnerOutput'];
+export type FleetRunnerPage = Schemas['PaginatedRunnerOutputList'];
+export type EnrollmentToken = Schemas['EnrollmentTokenOutput'];
+export type EnrollmentTokenCreated = Schemas['EnrollmentTokenCreated'];
+export type EnrollmentTokenRequest = Schemas['EnrollmentTokenInputRequest'];
+export type Analysis = Schemas['Analysis'];
+export type DescriptiveRow = Schemas['DescriptiveRow'];
+export type SeriesRow = Schemas['SeriesRow'];
+export type FirstVsRestRow = Schemas['FirstVsRestRow'];
+export type ConnectionSide = Schemas['ConnectionSide'];
+export type DelaySweepRow = Schemas['DelaySweepRow'];
+export type PayloadSweepRow = Schemas['PayloadSweepRow'];
+export type PhaseRow = Schemas['PhaseRow'];
+export type ArmComparison = Schemas['ArmComparison'];
+export type Metric = Schemas['Metric'];
+export type VerdictOutcome = Schemas['VerdictOutcome'];
 
-/**
- * The spec body is documented loosely by the backend (`arms` and `workload` are free-form
- * JSON there, validated server-side); this is the part of it the form produces. It stays
- * assignable to the generated request type.
- */
-export type Protocol = 'h1c' | 'h1' | 'h2' | 'h3' | 'grpc';
-export type ConnectionPolicy = 'cold' | 'warm' | 'resumed';
-export type ArmSpec = { label: string; protocol: Protocol; connection: ConnectionPolicy };
-export type ComparisonSpecRequest = Omit<Schemas['ComparisonSpecInputRequest'], 'arms' | 'workload'> & {
-  arms: ArmSpec[];
-  workload?: Record<string, unknown>;
-};
+// GET /api/v1/comparisons/{id}/verdict: the CI gate, with the server's overall outcome.
+export type ComparisonVerdict = Schemas['ComparisonVerdict'];
+export type ArmVerdict = Schemas['ArmVerdict'];
+export type OverallOutcome = Schemas['OverallOutcome'];
 
-export const PROTOCOLS: readonly Protocol[] = ['h1c', 'h1', 'h2', 'h3', 'grpc'];
-export const CONNECTION_POLICIES: readonly ConnectionPolicy[] = ['cold', 'warm', 'resumed'];
+export const PROTOCOLS: readonly Protocol[] = protocolValues;
+export const CONNECTION_POLICIES: readonly ConnectionPolicy[] = connectionPolicyValues;
+
+/** A preset the spec schema knows by name (GET /api/v1/presets lists them with their specs). */
+export function isPresetName(name: string): name is PresetName {
+  return (presetNameValues as readonly string[]).includes(name);
+}
 export const TERMINAL_STATUSES: readonly ComparisonStatus[] = ['finished', 'failed', 'cancelled'];
 
 /**
@@ -50,16 +83,4 @@ export function statusOf(comparison: Pick<ComparisonSummary, 'status'>): Compari
 
 export function isTerminal(status: ComparisonStatus | undefined): boolean {
   return status !== undefined && TERMINAL_STATUSES.includes(status);
-}
-
-/**
- * The metric the CI gate decides on: `spec.gate.metric` of a comparison (the detail's spec
- * is free-form JSON in the schema), total_ms when the spec has none, as the backend does.
- */
-export function gateMetricOf(spec: unknown): string {
-  if (typeof spec !== 'object' || spec === null) return 'total_ms';
-  const gate = (spec as { gate?: unknown }).gate;
-  if (typeof gate !== 'object' || gate === null) return 'total_ms';
-  const metric = (gate as { metric?: unknown }).metric;
-  return typeof metric === 'string' && metric !== '' ? metric : 'total_ms';
 }

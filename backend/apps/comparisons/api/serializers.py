@@ -122,22 +122,6 @@ class ComparisonDetailSerializer(ComparisonSummarySerializer):
         read_only_fields = fields
 
 
-class ComparisonSpecInputSerializer(serializers.Serializer):
-    """Documentation only: the body is a spec (DESIGN §5.1), validated by apps.comparisons.spec."""
-
-    name = serializers.CharField()
-    preset = serializers.CharField(required=False)
-    workload = serializers.JSONField(required=False)
-    arms = serializers.JSONField(required=False)
-    baseline_arm = serializers.CharField(required=False)
-    devices = serializers.JSONField(required=False)
-    network_profiles = serializers.ListField(child=serializers.CharField(), required=False)
-    blocks = serializers.IntegerField(required=False)
-    seed = serializers.IntegerField(required=False)
-    tags = serializers.DictField(child=serializers.CharField(), required=False)
-    gate = serializers.JSONField(required=False)
-
-
 class PresetSerializer(serializers.Serializer):
     name = serializers.CharField()
     title = serializers.CharField()

@@ -15,12 +15,8 @@ from ..models import Comparison
 from ..presets import PRESETS
 from ..selectors import comparisons_for
 from ..services import comparison_cancel, comparison_create
-from .serializers import (
-    ComparisonDetailSerializer,
-    ComparisonSpecInputSerializer,
-    ComparisonSummarySerializer,
-    PresetSerializer,
-)
+from .serializers import ComparisonDetailSerializer, ComparisonSummarySerializer, PresetSerializer
+from .spec_schema_views import ComparisonSpecBody
 
 
 class ComparisonListCreateView(ListAPIView):
@@ -37,7 +33,7 @@ class ComparisonListCreateView(ListAPIView):
         return queryset.order_by("-created_at")
 
     @extend_schema(
-        request=ComparisonSpecInputSerializer,
+        request=ComparisonSpecBody,
         responses={201: ComparisonDetailSerializer},
         summary="Create a comparison from a spec (JSON or YAML)",
     )

@@ -15,7 +15,7 @@ from apps.comparisons.selectors import comparisons_for
 from ..export import stream_csv, stream_json_lines
 from ..selectors import results_for_charts
 from ..verdicts import verdict_for
-from .serializers import ComparisonResultsSerializer
+from .serializers import ComparisonResultsSerializer, ComparisonVerdictSerializer
 
 
 class ComparisonResultsView(APIView):
@@ -41,12 +41,13 @@ class ComparisonSamplesExportView(APIView):
 
 
 class ComparisonVerdictView(APIView):
-    """The CI gate: per arm × device × profile verdicts with effect sizes and CIs."""
+    """The CI gate: per arm × device class × profile verdicts on the gate's metric, with
+    effect sizes and CIs, and the overall outcome."""
 
     @extend_schema(
         parameters=[OpenApiParameter("baseline", str, description="comparison id, branch:NAME or tag:KEY=VALUE; "
                                      "default: the comparison's own baseline arm")],
-        responses={200: dict}, summary="Verdict of a finished comparison (CI gate)",
+        responses={200: ComparisonVerdictSerializer}, summary="Verdict of a finished comparison (CI gate)",
     )
     def get(self, request: Request, comparison_id: str) -> Response:
         comparison = get_object_or_404(comparisons_for(organization=organization_of(request)), pk=comparison_id)

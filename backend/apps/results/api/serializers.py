@@ -1,6 +1,63 @@
-"""Output shapes of the results endpoints (the charts' aggregates)."""
+"""Output shapes of the results endpoints: the charts' aggregates, the statistics engine's
+analysis (apps.results.analysis, plus `requests` and `phases` from services.py) and the
+CI verdict (verdicts.py). Documentation only: the views send what the engine and
+verdicts.py build, unchanged (tests/test_response_schemas.py validates real responses
+against these components, so neither can drift)."""
 
+from collections.abc import Sequence
+
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
+
+from apps.comparisons.models import Comparison
+
+from ..analysis.effects import CLIFF_THRESHOLDS, COHEN_THRESHOLDS
+from ..analysis.table import METRIC_COLUMNS
+from ..analysis.verdict import EQUIVALENT, IMPROVEMENT, INCONCLUSIVE, REGRESSION
+from ..derive import PHASES
+from ..gate import NO_DATA, OUTCOMES_WORST_FIRST
+
+
+def _enum(component: str, choices: Sequence[str], doc: str) -> type[serializers.ChoiceField]:
+    """A choice field documented as the named enum component `component` (so clients get
+    one type, and its values, per set of choices)."""
+
+    @extend_schema_field({"type": "string", "enum": list(choices), "description": doc}, component_name=component)
+    class NamedChoiceField(serializers.ChoiceField):
+        def __init__(self, **kwargs: object) -> None:
+            super().__init__(choices=list(choices), **kwargs)  # type: ignore[arg-type]
+
+    NamedChoiceField.__name__ = f"{component}Field"
+    return NamedChoiceField
+
+
+MetricField = _enum("Metric", list(METRIC_COLUMNS), "total_ms = app_done − t0; ttfb_ms = resp_first_byte − req_start")
+VerdictOutcomeField = _enum("VerdictOutcome", [REGRESSION, IMPROVEMENT, EQUIVALENT, INCONCLUSIVE],
+                            "one comparison's verdict (DESIGN §8)")
+OverallOutcomeField = _enum("OverallOutcome", [*OUTCOMES_WORST_FIRST, NO_DATA],
+                            "the worst verdict decides: regression > inconclusive > improvement > equivalent; "
+                            "no_data when nothing was compared")
+CliffsLabelField = _enum("CliffsLabel", ["negligible", *(label for _, label in reversed(CLIFF_THRESHOLDS))],
+                         "Cliff's δ in words (|δ| < 0.147 negligible, < 0.33 small, < 0.474 medium)")
+CohensLabelField = _enum("CohensLabel", ["negligible", *(label for _, label in reversed(COHEN_THRESHOLDS))],
+                         "Cohen's d on log latency in words")
+GateStatisticField = _enum("GateStatistic", ["median"], "the statistic the gate compares")
+BaselineKindField = _enum("VerdictBaselineKind", ["arm", "comparison"],
+                          "arm: the comparison's own baseline arm; comparison: same-named arms of another comparison")
+
+
+def _ms(**kwargs: object) -> serializers.FloatField:
+    """A duration in ms; null where the engine's value is not a finite number."""
+    return serializers.FloatField(allow_null=True, **kwargs)  # type: ignore[arg-type]
+
+
+def _interval(**kwargs: object) -> serializers.ListField:
+    """[low, high]; a bound is null when it is not a finite number."""
+    return serializers.ListField(child=serializers.FloatField(allow_null=True), min_length=2, max_length=2,
+                                 **kwargs)  # type: ignore[arg-type]
+
+
+# --- the charts' aggregates ------------------------------------------------------------------------
 
 
 class RequestStatsSerializer(serializers.Serializer):
@@ -30,13 +87,267 @@ class ResultGroupSerializer(serializers.Serializer):
     requests = serializers.DictField(child=RequestStatsSerializer())
 
 
+# --- the statistics engine's analysis ---------------------------------------------------------------
+
+
+class VerdictConfigSerializer(serializers.Serializer):
+    margin_pct = serializers.FloatField()
+    margin_floor_ms = serializers.FloatField()
+    alpha = serializers.FloatField()
+    min_abs_cliffs_delta = serializers.FloatField()
+    n_boot = serializers.IntegerField()
+    seed = serializers.IntegerField()
+    resample_requests = serializers.BooleanField()
+
+
+class DescriptiveRowSerializer(serializers.Serializer):
+    """descriptive.py `describe`: per arm × period × device × profile. A group where every
+    request failed has only n = 0 and errors."""
+
+    arm = serializers.CharField()
+    period = serializers.IntegerField(allow_null=True, help_text="null: every period folded together")
+    device = serializers.CharField()
+    profile = serializers.CharField(help_text="the network profile")
+    metric = MetricField()
+    n = serializers.IntegerField()
+    errors = serializers.IntegerField()  # type: ignore[assignment]  # as in RequestStatsSerializer
+    mean_ms = _ms(required=False)
+    median_ms = _ms(required=False)
+    median_ci95_ms = _interval(required=False, help_text="95 % bootstrap CI of the median")
+    p90_ms = _ms(required=False)
+    p95_ms = _ms(required=False)
+    p99_ms = _ms(required=False)
+    stddev_ms = _ms(required=False, help_text="sample SD; null for one request")
+    min_ms = _ms(required=False)
+    max_ms = _ms(required=False)
+
+
+class SeriesRowSerializer(serializers.Serializer):
+    """series.py `series_summary`: per profile × device × arm × period."""
+
+    profile = serializers.CharField()
+    device = serializers.CharField()
+    arm = serializers.CharField()
+    period = serializers.IntegerField()
+    series = serializers.IntegerField(help_text="complete series")
+    incomplete_series = serializers.IntegerField(help_text="series with a failed request, left out of the times")
+    average_ms = _ms()
+    median_ms = _ms()
+    times_ms = serializers.ListField(child=serializers.FloatField(), help_text="every complete series' time, sorted")
+    throughput_bytes_per_s = serializers.FloatField(allow_null=True)
+    gain_pct = serializers.FloatField(allow_null=True, help_text="(baseline average / arm average − 1) × 100")
+    median_gain_pct = serializers.FloatField(allow_null=True)
+    speedup = serializers.FloatField(allow_null=True)
+
+
+class ConnectionSideSerializer(serializers.Serializer):
+    n = serializers.IntegerField()
+    mean_ms = _ms()
+    median_ms = _ms()
+    bytes = serializers.IntegerField()
+    throughput_bytes_per_s = serializers.FloatField(allow_null=True)
+
+
+class FirstVsRestRowSerializer(serializers.Serializer):
+    """connection.py `first_vs_rest`: the first request on a connection against the rest."""
+
+    profile = serializers.CharField()
+    device = serializers.CharField()
+    arm = serializers.CharField()
+    metric = MetricField()
+    first = ConnectionSideSerializer(allow_null=True)
+    rest = ConnectionSideSerializer(allow_null=True)
+    first_minus_rest_mean_ms = _ms()
+    first_minus_rest_median_ms = _ms()
+
+
+class DelaySweepRowSerializer(serializers.Serializer):
+    """sweeps.py `delay_sweep`: measured − known server delay per step."""
+
+    profile = serializers.CharField()
+    device = serializers.CharField()
+    arm = serializers.CharField()
+    known_delay_ms = serializers.FloatField()
+    n = serializers.IntegerField()
+    added_median_ms = _ms()
+    added_mean_ms = _ms()
+    added_p90_ms = _ms()
+    measured_median_ms = _ms()
+
+
+class PayloadSweepRowSerializer(serializers.Serializer):
+    """sweeps.py `payload_sweep`: latency ÷ the block's baseline RTT per response size."""
+
+    profile = serializers.CharField()
+    device = serializers.CharField()
+    arm = serializers.CharField()
+    resp_bytes = serializers.IntegerField()
+    n = serializers.IntegerField()
+    median_ms = _ms()
+    median_rtt_multiple = serializers.FloatField(allow_null=True)
+    baseline_rtt_ms = _ms(help_text="null without a baseline RTT")
+    slow = serializers.BooleanField(allow_null=True, help_text="median above 2 × RTT; null without a baseline RTT")
+    slower_than_next_size = serializers.BooleanField()
+
+
+class PhaseRowSerializer(serializers.Serializer):
+    """phases.py: per arm × device × profile over measured, successful requests, the median
+    of each phase (null when no request had it) and how many of the n requests had it (a
+    reused connection has no DNS, connect or TLS; QUIC reports its handshake as connect)."""
+
+    arm = serializers.CharField()
+    device = serializers.CharField()
+    profile = serializers.CharField()
+    n = serializers.IntegerField()
+    dns_ms = _ms()
+    dns_n = serializers.IntegerField()
+    connect_ms = _ms()
+    connect_n = serializers.IntegerField()
+    tls_ms = _ms()
+    tls_n = serializers.IntegerField()
+    ttfb_ms = _ms()
+    ttfb_n = serializers.IntegerField()
+    download_ms = _ms()
+    download_n = serializers.IntegerField()
+
+
+assert [f"{name}_ms" for name in PHASES] == [f for f in PhaseRowSerializer().fields if f.endswith("_ms")]
+
+
+class VerdictSerializer(serializers.Serializer):
+    """verdict.py `Verdict`."""
+
+    outcome = VerdictOutcomeField()
+    margin = serializers.FloatField(help_text="effective relative margin on the ratio (0.05 = 5 %; the 2 ms floor "
+                                    "can widen it)")
+    alpha = serializers.FloatField()
+    reason = serializers.CharField()
+    blocks_needed_per_device = serializers.IntegerField(allow_null=True)
+    additional_blocks_per_device = serializers.IntegerField(allow_null=True)
+
+
+class ArmComparisonSerializer(serializers.Serializer):
+    """compare.py `ArmComparison`: one arm against the baseline arm on one metric, device
+    class and profile."""
+
+    arm = serializers.CharField()
+    baseline_arm = serializers.CharField()
+    metric = MetricField()
+    device_class = serializers.CharField(help_text="devices pooled by class (e.g. a phone model); by default "
+                                         "each device is its own class")
+    profile = serializers.CharField()
+    devices = serializers.IntegerField()
+    blocks = serializers.IntegerField(help_text="paired blocks over all devices")
+    blocks_per_device = serializers.FloatField()
+    n_candidate = serializers.IntegerField()
+    n_baseline = serializers.IntegerField()
+    median_candidate_ms = _ms()
+    median_baseline_ms = _ms()
+    ratio = serializers.FloatField(allow_null=True, help_text="median candidate / median baseline; < 1 is faster")
+    ratio_ci95 = _interval()
+    ratio_ci90 = _interval()
+    change_pct = serializers.FloatField(allow_null=True)
+    change_ci95_pct = _interval()
+    gain_pct = serializers.FloatField(allow_null=True)
+    speedup = serializers.FloatField(allow_null=True)
+    p_blocks = serializers.FloatField(allow_null=True, help_text="Wilcoxon signed-rank on per-block log-ratios")
+    p_blocks_holm = serializers.FloatField(allow_null=True, help_text="Holm-adjusted over the arm's device "
+                                           "classes × profiles on this metric")
+    p_requests_mann_whitney = serializers.FloatField(allow_null=True)
+    cliffs_delta = serializers.FloatField(allow_null=True)
+    cliffs_label = CliffsLabelField()
+    cohens_d_log = serializers.FloatField(allow_null=True)
+    cohens_label = CohensLabelField()
+    verdict = VerdictSerializer()
+    summary = serializers.CharField()
+
+
+class AnalysisSerializer(serializers.Serializer):
+    """report.py `analyze_comparison`, plus `requests` and `phases` (services.py). A
+    section is empty when the workload has no such data."""
+
+    version = serializers.IntegerField()
+    baseline_arm = serializers.CharField()
+    config = VerdictConfigSerializer()
+    samples = serializers.IntegerField()
+    descriptive = DescriptiveRowSerializer(many=True)
+    series = SeriesRowSerializer(many=True)
+    first_vs_rest = FirstVsRestRowSerializer(many=True)
+    delay_sweep = DelaySweepRowSerializer(many=True)
+    payload_sweep = PayloadSweepRowSerializer(many=True)
+    comparisons = ArmComparisonSerializer(many=True)
+    requests = DescriptiveRowSerializer(many=True, help_text="per arm × device × profile over every period")
+    phases = PhaseRowSerializer(many=True, required=False,
+                                help_text="absent from analyses stored before the phase breakdown existed")
+
+
 class ComparisonResultsSerializer(serializers.Serializer):
     comparison = serializers.UUIDField()
-    status = serializers.CharField()
+    status = serializers.ChoiceField(choices=Comparison.Status.choices)
     baseline_arm = serializers.CharField()
     arms = serializers.ListField(child=serializers.CharField())
     analysis_version = serializers.IntegerField(allow_null=True)
     groups = ResultGroupSerializer(many=True)
-    analysis = serializers.JSONField(
-        required=False, help_text="the statistics engine's full output: descriptive, series, first_vs_rest, "
-        "delay_sweep, payload_sweep, requests and the arm comparisons with their verdicts")
+    analysis = AnalysisSerializer(required=False, help_text="absent until the comparison has been analysed")
+
+
+# --- the CI verdict ------------------------------------------------------------------------------------
+
+
+class VerdictGateSerializer(serializers.Serializer):
+    statistic = GateStatisticField()
+    metric = MetricField()
+    margin_pct = serializers.FloatField()
+    alpha = serializers.FloatField()
+
+
+class VerdictBaselineSerializer(serializers.Serializer):
+    kind = BaselineKindField()
+    comparison = serializers.UUIDField(allow_null=True, help_text="the baseline comparison (kind comparison)")
+    arm = serializers.CharField(allow_null=True, help_text="the baseline arm (kind arm)")
+    ref = serializers.CharField(allow_null=True, help_text="the `baseline` parameter as given (kind comparison)")
+
+
+class ArmVerdictSerializer(serializers.Serializer):
+    """One arm against its baseline on the gate's metric, one device class and profile."""
+
+    arm = serializers.CharField()
+    baseline_arm = serializers.CharField()
+    baseline_comparison = serializers.UUIDField(allow_null=True)
+    metric = MetricField()
+    device = serializers.CharField(help_text="the device class")
+    network_profile = serializers.CharField()
+    outcome = VerdictOutcomeField()
+    reason = serializers.CharField()
+    margin = serializers.FloatField()
+    ratio = serializers.FloatField(allow_null=True)
+    ci95 = _interval()
+    ci90 = _interval()
+    p_value = serializers.FloatField(allow_null=True)
+    p_adjusted = serializers.FloatField(allow_null=True)
+    p_mann_whitney = serializers.FloatField(allow_null=True)
+    cliffs_delta = serializers.FloatField(allow_null=True)
+    cliffs_label = CliffsLabelField()
+    cohens_d = serializers.FloatField(allow_null=True)
+    cohens_label = CohensLabelField()
+    gain_pct = serializers.FloatField(allow_null=True)
+    speedup = serializers.FloatField(allow_null=True)
+    change_pct = serializers.FloatField(allow_null=True)
+    median_ms = _ms()
+    baseline_median_ms = _ms()
+    blocks = serializers.IntegerField()
+    devices = serializers.IntegerField()
+    more_blocks_needed = serializers.IntegerField(allow_null=True)
+    summary = serializers.CharField()
+
+
+class ComparisonVerdictSerializer(serializers.Serializer):
+    comparison = serializers.UUIDField()
+    name = serializers.CharField()
+    status = serializers.ChoiceField(choices=Comparison.Status.choices)
+    url = serializers.URLField(help_text="the comparison on the dashboard")
+    gate = VerdictGateSerializer()
+    baseline = VerdictBaselineSerializer()
+    verdicts = ArmVerdictSerializer(many=True)
+    outcome = OverallOutcomeField()
+    outcome_reason = serializers.CharField(help_text="why: which verdicts decided, or why there is nothing to judge")

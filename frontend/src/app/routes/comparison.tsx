@@ -1,7 +1,7 @@
 import { useParams } from 'react-router-dom';
 import { ComparisonDetailView } from '@/features/comparisons/components/comparison-detail';
 import { ResultsPanel } from '@/features/results/components/results-panel';
-import { gateMetricOf, isTerminal, statusOf } from '@/lib/api-types';
+import { isTerminal, statusOf } from '@/lib/api-types';
 
 export function ComparisonRoute() {
   const { id = '' } = useParams();
@@ -9,11 +9,7 @@ export function ComparisonRoute() {
     <ComparisonDetailView
       id={id}
       renderResults={(comparison) => (
-        <ResultsPanel
-          comparisonId={comparison.id}
-          live={!isTerminal(statusOf(comparison))}
-          gateMetric={gateMetricOf(comparison.spec)}
-        />
+        <ResultsPanel comparisonId={comparison.id} live={!isTerminal(statusOf(comparison))} />
       )}
     />
   );

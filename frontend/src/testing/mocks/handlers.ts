@@ -4,8 +4,10 @@ import {
   comparisonDetailFixture,
   comparisonsPageFixture,
   meFixture,
+  networkProfilesFixture,
   presetsFixture,
   resultsFixture,
+  verdictOf,
 } from '../fixtures';
 
 export const CSRF_TOKEN = 'test-csrf-token';
@@ -48,6 +50,7 @@ export const handlers = [
     return new HttpResponse(null, { status: 204 });
   }),
   http.get(api('/presets'), () => HttpResponse.json(presetsFixture)),
+  http.get(api('/network-profiles'), () => HttpResponse.json(networkProfilesFixture)),
   http.get(api('/comparisons'), () => HttpResponse.json(comparisonsPageFixture)),
   http.post(api('/comparisons'), async ({ request }) => {
     mockBackend.lastCsrfHeader = request.headers.get('X-CSRFToken');
@@ -56,7 +59,7 @@ export const handlers = [
     const created: ComparisonDetail = {
       ...comparisonDetailFixture,
       id: '3a4b5c6d-7e8f-4091-a2b3-c4d5e6f70812',
-      name: spec.name,
+      name: spec.name ?? `${spec.preset ?? 'comparison'}`,
       status: 'queued',
       runs: [],
     };
@@ -68,6 +71,12 @@ export const handlers = [
       : HttpResponse.json({ detail: 'Not found.' }, { status: 404 }),
   ),
   http.get(api('/comparisons/:id/results'), () => HttpResponse.json(resultsFixture)),
+  http.get(api('/comparisons/:id/verdict'), ({ params }) => {
+    const verdict = verdictOf(String(params['id']));
+    return verdict
+      ? HttpResponse.json(verdict)
+      : HttpResponse.json({ detail: 'The comparison is running; its verdict exists once it is finished.' }, { status: 409 });
+  }),
   http.post(api('/comparisons/:id/cancel'), () =>
     HttpResponse.json({ ...comparisonDetailFixture, status: 'cancelled' }),
   ),

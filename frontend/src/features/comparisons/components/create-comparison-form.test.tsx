@@ -4,6 +4,8 @@ import { describe, expect, it, vi } from 'vitest';
 import { renderWithProviders } from '@/testing/test-utils';
 import { server } from '@/testing/mocks/server';
 import { CSRF_TOKEN, mockBackend } from '@/testing/mocks/handlers';
+import { protocolValues } from '@/api/schema';
+import { networkProfilesFixture } from '@/testing/fixtures';
 import { CreateComparisonForm } from './create-comparison-form';
 
 function renderForm() {
@@ -56,7 +58,7 @@ describe('CreateComparisonForm', () => {
         baseline_arm: 'https-h1',
         network_profiles: ['none'],
         blocks: 2,
-        workload: { kind: 'series', objects: 'seed-mid-24', periods: [3, 6], repetitions: 3, warmup: 1 },
+        workload: { kind: 'series', periods: [3, 6], repetitions: 3 },
       },
     ]);
   });
@@ -104,6 +106,24 @@ describe('CreateComparisonForm', () => {
 
     expect(await screen.findByRole('alert')).toHaveTextContent('workload.periods: Enter whole numbers');
     expect(mockBackend.created).toEqual([]);
+  });
+
+  it("offers the protocols of the API schema and the organization's own network profiles", async () => {
+    const { user } = renderForm();
+    await screen.findByRole('radio', { name: /MID image series/ });
+    const protocols = within(screen.getByLabelText('Protocol of arm 1')).getAllByRole('option');
+    expect(protocols.map((option) => option.getAttribute('value'))).toEqual([...protocolValues]);
+
+    const profiles = screen.getByRole('group', { name: 'Network profiles' });
+    const names = within(profiles).getAllByRole('checkbox').map((box) => box.closest('label')?.textContent);
+    expect(names).toHaveLength(networkProfilesFixture.length);
+    const own = within(profiles).getByRole('checkbox', { name: /office-wifi/ });
+    expect(own.closest('label')).toHaveTextContent('own');
+    expect(own.closest('label')).toHaveAttribute('title', "RTT 24 ms, 20000/5000 kbit/s, 0.5 % loss — custom: the lab's Wi-Fi at 5 pm");
+    await user.click(own);
+    await user.click(screen.getByRole('button', { name: 'Create comparison' }));
+    await vi.waitFor(() => expect(mockBackend.created).toHaveLength(1));
+    expect(mockBackend.created[0]?.network_profiles).toEqual(['none', 'office-wifi']);
   });
 
   it('resets the arms when another preset is picked', async () => {

@@ -1,13 +1,19 @@
 import { useState, type FormEvent } from 'react';
 import { usePresets } from '../api/get-presets';
+import { useNetworkProfiles } from '../api/get-network-profiles';
 import { useCreateComparison } from '../api/create-comparison';
 import { Spinner } from '@/components/spinner';
 import { ApiError } from '@/lib/api-client';
-import { CONNECTION_POLICIES, PROTOCOLS, type ComparisonDetail, type Preset } from '@/lib/api-types';
+import {
+  CONNECTION_POLICIES,
+  PROTOCOLS,
+  type ComparisonDetail,
+  type NetworkProfile,
+  type Preset,
+} from '@/lib/api-types';
 import { flattenFieldErrors, type FieldError } from '@/lib/field-errors';
 import { ErrorSummary, FieldMessages, fieldMessages } from './field-messages';
 import {
-  NETWORK_PROFILES,
   buildSpec,
   defaultName,
   draftFromPreset,
@@ -23,15 +29,18 @@ type CreateComparisonFormProps = { onCreated: (comparison: ComparisonDetail) => 
 
 export function CreateComparisonForm({ onCreated }: CreateComparisonFormProps) {
   const presets = usePresets();
-  if (presets.isPending) return <Spinner label="Loading presets" />;
-  if (presets.isError) {
-    return (
-      <p role="alert" className="alert alert-error">
-        Could not load presets: {presets.error.message}
-      </p>
-    );
+  const profiles = useNetworkProfiles();
+  if (presets.isPending || profiles.isPending) return <Spinner label="Loading presets" />;
+  for (const [what, query] of [['presets', presets], ['network profiles', profiles]] as const) {
+    if (query.isError) {
+      return (
+        <p role="alert" className="alert alert-error">
+          Could not load {what}: {query.error.message}
+        </p>
+      );
+    }
   }
-  return <SpecForm presets={presets.data} onCreated={onCreated} />;
+  return <SpecForm presets={presets.data ?? []} profiles={profiles.data ?? []} onCreated={onCreated} />;
 }
 
 function errorsFrom(error: unknown): FieldError[] {
@@ -42,7 +51,14 @@ function errorsFrom(error: unknown): FieldError[] {
   return [{ path: '', message: error instanceof Error ? error.message : String(error) }];
 }
 
-function SpecForm({ presets, onCreated }: { presets: Preset[]; onCreated: CreateComparisonFormProps['onCreated'] }) {
+type SpecFormProps = {
+  presets: Preset[];
+  /** GET /api/v1/network-profiles: the built-in ones and the organization's own. */
+  profiles: NetworkProfile[];
+  onCreated: CreateComparisonFormProps['onCreated'];
+};
+
+function SpecForm({ presets, profiles, onCreated }: SpecFormProps) {
   const initial = presets.find((preset) => preset.name === PREFERRED_PRESET) ?? presets[0];
   const [presetName, setPresetName] = useState(initial?.name ?? '');
   const preset = presets.find((candidate) => candidate.name === presetName);
@@ -176,7 +192,7 @@ function SpecForm({ presets, onCreated }: { presets: Preset[]; onCreated: Create
                   aria-invalid={messages('workload.periods').length > 0 || undefined}
                   aria-describedby={describedBy('workload.periods')}
                 />
-                <p className="hint">Comma-separated, e.g. 3, 6, 9 (objects wrap after {String(workload['objects'] ?? 'the set')}).</p>
+                <p className="hint">Comma-separated, e.g. 3, 6, 9 (objects wrap after {typeof workload['objects'] === 'string' ? workload['objects'] : 'the set'}).</p>
                 <FieldMessages id="workload-periods-error" messages={messages('workload.periods')} />
               </div>
               <div className="field">
@@ -316,14 +332,15 @@ function SpecForm({ presets, onCreated }: { presets: Preset[]; onCreated: Create
       <fieldset className="fieldset">
         <legend>Network profiles</legend>
         <div className="chip-group">
-          {NETWORK_PROFILES.map((profile) => (
-            <label key={profile} className="chip">
+          {profiles.map((profile) => (
+            <label key={profile.name} className="chip" title={profileSummary(profile)}>
               <input
                 type="checkbox"
-                checked={draft.networkProfiles.includes(profile)}
-                onChange={() => toggleProfile(profile)}
+                checked={draft.networkProfiles.includes(profile.name)}
+                onChange={() => toggleProfile(profile.name)}
               />
-              <span>{profile}</span>
+              <span>{profile.name}</span>
+              {!profile.built_in && <span className="tag">own</span>}
             </label>
           ))}
         </div>
@@ -337,6 +354,16 @@ function SpecForm({ presets, onCreated }: { presets: Preset[]; onCreated: Create
       </div>
     </form>
   );
+}
+
+/** "RTT 70 ms, 12000/12000 kbit/s, 0 % loss — WebPageTest" */
+function profileSummary(profile: NetworkProfile): string {
+  const rate =
+    profile.down_kbit === null && profile.up_kbit === null
+      ? 'unlimited'
+      : `${profile.down_kbit ?? '∞'}/${profile.up_kbit ?? '∞'} kbit/s`;
+  const about = [profile.origin, profile.description].filter(Boolean).join(': ');
+  return `RTT ${profile.rtt_ms} ms, ${rate}, ${profile.loss_pct} % loss${about ? ` — ${about}` : ''}`;
 }
 
 function protocolLabel(protocol: string): string {

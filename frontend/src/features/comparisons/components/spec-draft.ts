@@ -1,29 +1,14 @@
 import {
   CONNECTION_POLICIES,
   PROTOCOLS,
+  isPresetName,
   type ComparisonSpecRequest,
   type ConnectionPolicy,
   type Preset,
   type Protocol,
+  type SeriesWorkload,
 } from '@/lib/api-types';
 import type { FieldError } from '@/lib/field-errors';
-
-/** Network profiles the runners know by name (DESIGN §7). */
-export const NETWORK_PROFILES = [
-  'none',
-  'cable',
-  'dsl',
-  '3g',
-  '3g-fast',
-  '4g',
-  'lte',
-  'edge-lossy',
-  '2g-rural',
-  'qir-default',
-  'transatlantic',
-  'lossy-wifi',
-  'train',
-] as const;
 
 export type ArmDraft = { label: string; protocol: Protocol; connection: ConnectionPolicy };
 
@@ -110,7 +95,7 @@ export function buildSpec(
     arms: draft.arms.map((arm) => ({ label: arm.label.trim(), protocol: arm.protocol, connection: arm.connection })),
     network_profiles: draft.networkProfiles,
   };
-  if (preset) spec.preset = preset.name;
+  if (preset && isPresetName(preset.name)) spec.preset = preset.name;
   if (draft.baselineArm) spec.baseline_arm = draft.baselineArm;
   if (draft.blocks.trim() !== '') {
     if (WHOLE_NUMBER.test(draft.blocks.trim())) spec.blocks = Number(draft.blocks.trim());
@@ -120,7 +105,9 @@ export function buildSpec(
     errors.push({ path: 'network_profiles', message: 'Pick at least one network profile.' });
   }
   if (isSeriesWorkload(preset)) {
-    const workload: Json = { ...presetWorkload(preset) };
+    // The preset's workload with the periods and repetitions typed here; the server merges
+    // it with the preset's key by key.
+    const workload: SeriesWorkload = { kind: 'series' };
     const parts = draft.periods
       .split(/[\s,]+/)
       .map((part) => part.trim())
@@ -128,9 +115,9 @@ export function buildSpec(
     if (parts.length === 0 || !parts.every((part) => WHOLE_NUMBER.test(part))) {
       errors.push({ path: 'workload.periods', message: 'Enter whole numbers separated by commas, e.g. 3, 6, 9.' });
     } else {
-      workload['periods'] = parts.map(Number);
+      workload.periods = parts.map(Number);
     }
-    if (WHOLE_NUMBER.test(draft.repetitions.trim())) workload['repetitions'] = Number(draft.repetitions.trim());
+    if (WHOLE_NUMBER.test(draft.repetitions.trim())) workload.repetitions = Number(draft.repetitions.trim());
     else errors.push({ path: 'workload.repetitions', message: 'Enter a whole number.' });
     spec.workload = workload;
   }

@@ -1,6 +1,5 @@
 import { useMemo } from 'react';
-import type { ComparisonResults, ResultGroup } from '@/lib/api-types';
-import type { Analysis } from '../api/analysis-types';
+import type { Analysis, ComparisonResults, ResultGroup } from '@/lib/api-types';
 import { formatMs } from '@/utils/format';
 import {
   delayAddedChart,

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
+  analysisOf,
   apiResultsFixture,
   delaySweepResultsFixture,
   payloadSweepResultsFixture,
   resultsFixture,
 } from '@/testing/fixtures';
 import type { ComparisonResults, ResultGroup } from '@/lib/api-types';
-import { analysisOf, type Analysis } from '../api/analysis-types';
 import { countPoints } from './plot';
 import {
   delayAddedChart,
@@ -25,7 +25,7 @@ import {
 } from './build-analysis-charts';
 
 const setup = (results: ComparisonResults) => {
-  const analysis = analysisOf(results) as Analysis;
+  const analysis = analysisOf(results);
   const group = results.groups[0] as ResultGroup;
   return { results, analysis, key: groupKeyOf(group), group };
 };
@@ -138,15 +138,5 @@ describe('network profile comparison', () => {
     const { results, group } = setup(resultsFixture);
     const chart = profilesChart(results, null, 'h3', group.device);
     expect((chart.data[0] as Trace).y[0]).toBe(group.requests['h3']?.median_ms);
-  });
-});
-
-describe('analysisOf', () => {
-  it('is null before the first analysis and fills missing sections', () => {
-    expect(analysisOf({ analysis: undefined })).toBeNull();
-    expect(analysisOf({ analysis: [1] })).toBeNull();
-    const partial = analysisOf({ analysis: { version: 1, baseline_arm: 'a', comparisons: [] } });
-    expect(partial?.delay_sweep).toEqual([]);
-    expect(partial?.requests).toEqual([]);
   });
 });

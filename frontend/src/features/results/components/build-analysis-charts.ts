@@ -1,6 +1,5 @@
 import type { Data, Layout, PlotMarker, Shape } from 'plotly.js';
-import type { ComparisonResults, ResultGroup } from '@/lib/api-types';
-import type { Analysis, DescriptiveRow } from '../api/analysis-types';
+import type { Analysis, ComparisonResults, DescriptiveRow, ResultGroup } from '@/lib/api-types';
 import { formatBytes, formatMs } from '@/utils/format';
 import { armColor, type ChartSpec } from './build-charts';
 

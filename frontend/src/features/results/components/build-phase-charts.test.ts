@@ -1,11 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import type { Data } from 'plotly.js';
-import { apiResultsFixture, delaySweepResultsFixture, payloadSweepResultsFixture, resultsFixture } from '@/testing/fixtures';
-import { analysisOf, type Analysis, type PhaseRow } from '../api/analysis-types';
+import {
+  analysisOf,
+  apiResultsFixture,
+  delaySweepResultsFixture,
+  payloadSweepResultsFixture,
+  resultsFixture,
+} from '@/testing/fixtures';
+import type { Analysis, PhaseRow } from '@/lib/api-types';
 import { countPoints } from './plot';
 import { devicesChart, devicesOn, hasPhases, phaseChart, phaseHover, phaseRows } from './build-phase-charts';
 
-const api = analysisOf(apiResultsFixture) as Analysis;
+const api = analysisOf(apiResultsFixture);
 const apiKey = { device: 'pixel-8-a', profile: 'lte' };
 
 type Trace = Data & { name?: string; x?: unknown[]; y?: unknown[]; text?: unknown[]; orientation?: string };
@@ -41,15 +47,14 @@ describe('phase breakdown', () => {
   });
 
   it('leaves out phases no request had (a delay sweep on one warm connection)', () => {
-    const delay = analysisOf(delaySweepResultsFixture) as Analysis;
+    const delay = analysisOf(delaySweepResultsFixture);
     const chart = phaseChart(delaySweepResultsFixture, delay, { device: 'pixel-8-android-14', profile: 'none' });
     expect((chart.data as Trace[]).map((t) => t.name)).toEqual(['TTFB', 'Download', 'median request time']);
   });
 
-  it('treats a missing phases section as no data', () => {
-    const { phases: _unused, ...rest } = resultsFixture.analysis as Record<string, unknown>;
-    const older = analysisOf({ analysis: rest }) as Analysis;
-    expect(older.phases).toEqual([]);
+  it('treats a missing phases section (an analysis stored before it existed) as no data', () => {
+    const { phases: _unused, ...older }: Analysis = analysisOf(resultsFixture);
+    expect(phaseRows(older, { device: 'host-lab-1', profile: 'none' })).toEqual([]);
     expect(hasPhases(older, { device: 'host-lab-1', profile: 'none' })).toBe(false);
   });
 });

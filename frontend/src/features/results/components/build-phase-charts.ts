@@ -1,6 +1,5 @@
 import type { Annotations, Data, Layout } from 'plotly.js';
-import type { ComparisonResults } from '@/lib/api-types';
-import { PHASE_KEYS, type Analysis, type PhaseKey, type PhaseRow } from '../api/analysis-types';
+import type { Analysis, ComparisonResults, PhaseRow } from '@/lib/api-types';
 import { formatMs } from '@/utils/format';
 import { armColor, type ChartSpec } from './build-charts';
 import type { GroupKey } from './build-analysis-charts';
@@ -18,6 +17,10 @@ function ordered(arms: readonly string[], present: Iterable<string>): string[] {
 }
 
 // ——— phase breakdown ———
+
+/** The phases of a request, in the order they happen (DESIGN §9; PhaseRow has `<phase>_ms` and `<phase>_n`). */
+export const PHASE_KEYS = ['dns', 'connect', 'tls', 'ttfb', 'download'] as const;
+export type PhaseKey = (typeof PHASE_KEYS)[number];
 
 export const PHASE_LABELS: Record<PhaseKey, string> = {
   dns: 'DNS',
@@ -46,7 +49,8 @@ const PARTIAL_REASON: Record<PhaseKey, string> = {
 };
 
 export function phaseRows(analysis: Analysis, key: GroupKey): PhaseRow[] {
-  return analysis.phases.filter((row) => row.device === key.device && row.profile === key.profile && row.n > 0);
+  // Analyses stored before the phase breakdown existed have no `phases`.
+  return (analysis.phases ?? []).filter((row) => row.device === key.device && row.profile === key.profile && row.n > 0);
 }
 
 export function hasPhases(analysis: Analysis, key: GroupKey): boolean {
@@ -67,7 +71,7 @@ function medianTotal(analysis: Analysis, arm: string, key: GroupKey): number | n
   const row = analysis.requests.find(
     (r) => r.arm === arm && r.device === key.device && r.profile === key.profile && r.metric === 'total_ms',
   );
-  return finite(row?.median_ms) ? (row.median_ms as number) : null;
+  return finite(row?.median_ms) ? row.median_ms : null;
 }
 
 /**
@@ -158,8 +162,8 @@ function deviceMedian(
   }
   const stats = results.groups.find((g) => g.device === device && g.network_profile === profile)?.requests[arm];
   return {
-    median: finite(stats?.median_ms) ? (stats.median_ms as number) : null,
-    p90: finite(stats?.p90_ms) ? (stats.p90_ms as number) : null,
+    median: finite(stats?.median_ms) ? stats.median_ms : null,
+    p90: finite(stats?.p90_ms) ? stats.p90_ms : null,
     n: stats?.n ?? null,
   };
 }
@@ -206,7 +210,7 @@ export function devicesChart(results: ComparisonResults, analysis: Analysis | nu
       customdata: stats.map((s) => [formatMs(s.p90), s.n === null ? '–' : s.n.toLocaleString('en-US')]),
       marker: { color: arms.map((arm) => armColor(results.arms, arm)) },
       hovertemplate: `<b>%{x}</b> on ${device}<br>median %{text}, p90 %{customdata[0]}<br>%{customdata[1]} requests<extra></extra>`,
-    } as Data);
+    });
     layout[`xaxis${suffix}`] = {
       domain: [x0, x0 + width],
       anchor: `y${suffix}`,

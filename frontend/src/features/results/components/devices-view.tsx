@@ -1,6 +1,5 @@
 import { useMemo } from 'react';
-import type { ComparisonResults } from '@/lib/api-types';
-import type { Analysis } from '../api/analysis-types';
+import type { Analysis, ComparisonResults } from '@/lib/api-types';
 import { devicesChart, devicesOn } from './build-phase-charts';
 import { ChartCard } from './chart-card';
 

@@ -1,6 +1,5 @@
 import { useMemo, useState } from 'react';
-import type { ComparisonResults } from '@/lib/api-types';
-import type { Analysis } from '../api/analysis-types';
+import type { Analysis, ComparisonResults } from '@/lib/api-types';
 import { hasSeries, profilesChart, profilesOf, profilesSeriesChart } from './build-analysis-charts';
 import { ChartCard } from './chart-card';
 

@@ -1,4 +1,4 @@
-import { screen, within } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 import { server } from '@/testing/mocks/server';
@@ -8,6 +8,7 @@ import {
   delaySweepResultsFixture,
   payloadSweepResultsFixture,
   resultsFixture,
+  ttfbVerdictFixture,
 } from '@/testing/fixtures';
 import type { ComparisonResults } from '@/lib/api-types';
 import { ResultsPanel } from './results-panel';
@@ -17,10 +18,10 @@ function serve(results: ComparisonResults) {
   return renderWithProviders(<ResultsPanel comparisonId={results.comparison} live={false} />);
 }
 
+/** The chart once Plotly has drawn it (it loads lazily, after the data). */
 const ready = async (testId: string) => {
-  const chart = await screen.findByTestId(testId);
-  expect(chart).toHaveAttribute('data-state', 'ready');
-  return chart;
+  await waitFor(() => expect(screen.getByTestId(testId)).toHaveAttribute('data-state', 'ready'));
+  return screen.getByTestId(testId);
 };
 
 describe('results panel: the other presets', () => {
@@ -38,14 +39,14 @@ describe('results panel: the other presets', () => {
     // Two devices, one profile: the group selector switches device, no profile comparison.
     expect(screen.getByLabelText('Device and network')).toBeInTheDocument();
     expect(screen.queryByTestId('chart-profiles')).not.toBeInTheDocument();
-    expect(screen.getByTestId('verdict-banner')).toHaveAttribute('data-outcome', 'inconclusive');
+    expect(await screen.findByTestId('verdict-banner')).toHaveAttribute('data-outcome', 'inconclusive');
   });
 
   it('draws the payload sweep and the verdict of the fixed build', async () => {
     serve(payloadSweepResultsFixture);
     const payload = await screen.findByTestId('chart-payload');
     expect(Number(payload.getAttribute('data-points'))).toBeGreaterThan(16 * 2);
-    expect(screen.getByTestId('verdict-banner')).toHaveAttribute('data-outcome', 'improvement');
+    expect(await screen.findByTestId('verdict-banner')).toHaveAttribute('data-outcome', 'improvement');
     expect(within(screen.getByTestId('effect-table')).getAllByRole('row')).toHaveLength(1 + 2);
   });
 
@@ -80,14 +81,28 @@ describe('results panel: phases and devices', () => {
     expect(screen.getByTestId('chart-phases').closest('section')).toHaveTextContent('iphone-15-ios-17.4');
   });
 
-  it('has the verdict banner speak for the spec\'s gate metric', async () => {
-    server.use(http.get('*/api/v1/comparisons/:id/results', () => HttpResponse.json(resultsFixture)));
-    renderWithProviders(<ResultsPanel comparisonId={resultsFixture.comparison} live={false} gateMetric="ttfb_ms" />);
+  it("shows the server's verdict, on the gate's metric, and orders the effect table by it", async () => {
+    server.use(
+      http.get('*/api/v1/comparisons/:id/results', () => HttpResponse.json(resultsFixture)),
+      http.get('*/api/v1/comparisons/:id/verdict', () => HttpResponse.json(ttfbVerdictFixture)),
+    );
+    renderWithProviders(<ResultsPanel comparisonId={resultsFixture.comparison} live={false} />);
     const banner = await screen.findByTestId('verdict-banner');
     expect(banner).toHaveAttribute('data-metric', 'ttfb_ms');
     expect(banner).toHaveTextContent('Median time to first byte of each arm');
     const rows = within(screen.getByTestId('effect-table')).getAllByRole('row').slice(1);
     expect(rows[0]).toHaveAttribute('data-metric', 'ttfb_ms');
+  });
+
+  it('shows no verdict banner when the server has none for it (e.g. 409)', async () => {
+    server.use(
+      http.get('*/api/v1/comparisons/:id/verdict', () =>
+        HttpResponse.json({ detail: 'The comparison is failed; its verdict exists once it is finished.' }, { status: 409 }),
+      ),
+    );
+    serve(resultsFixture);
+    await screen.findByTestId('effect-table');
+    expect(screen.queryByTestId('verdict-banner')).not.toBeInTheDocument();
   });
 });
 
@@ -109,7 +124,7 @@ describe('results panel: verdict and profiles', () => {
 
     await user.selectOptions(within(section).getByLabelText('Arm'), 'h3');
     expect(within(section).getAllByText('h3 on host-lab-1 · network profiles: transatlantic, none')).toHaveLength(2);
-    expect(screen.getByTestId('verdict-banner')).toBeInTheDocument();
+    expect(await screen.findByTestId('verdict-banner')).toBeInTheDocument();
     expect(screen.getByTestId('effect-table')).toBeInTheDocument();
   });
 

@@ -1,6 +1,7 @@
 import { useMemo, useState } from 'react';
 import { useResults } from '../api/get-results';
-import type { ComparisonResults, ResultGroup } from '@/lib/api-types';
+import { useVerdict } from '../api/get-verdict';
+import type { Analysis, ComparisonResults, ResultGroup } from '@/lib/api-types';
 import { Spinner } from '@/components/spinner';
 import { formatMs, formatPercent } from '@/utils/format';
 import {
@@ -14,21 +15,18 @@ import {
   throughputChart,
 } from './build-charts';
 import { ChartCard } from './chart-card';
-import { analysisOf, type Analysis } from '../api/analysis-types';
 import { EffectTable, VerdictBanner } from './verdict';
 import { AnalysisCharts } from './analysis-charts';
 import { ProfilesView } from './profiles-view';
 import { DevicesView } from './devices-view';
 
-type ResultsPanelProps = {
-  comparisonId: string;
-  live: boolean;
-  /** The spec's gate metric (spec.gate.metric): what the verdict banner speaks for; total_ms by default. */
-  gateMetric?: string;
-};
+type ResultsPanelProps = { comparisonId: string; live: boolean };
 
-export function ResultsPanel({ comparisonId, live, gateMetric = 'total_ms' }: ResultsPanelProps) {
+export function ResultsPanel({ comparisonId, live }: ResultsPanelProps) {
   const results = useResults(comparisonId, live);
+  const finished = results.data?.status === 'finished';
+  // The CI gate's verdict (the server's overall outcome), once the comparison is finished.
+  const verdict = useVerdict(comparisonId, finished);
   const [groupIndex, setGroupIndex] = useState(0);
 
   if (results.isPending) return <Spinner label="Loading results" />;
@@ -48,8 +46,8 @@ export function ResultsPanel({ comparisonId, live, gateMetric = 'total_ms' }: Re
     );
   }
   const group = groups[Math.min(groupIndex, groups.length - 1)] as ResultGroup;
-  const analysis = analysisOf(results.data);
-  const finished = results.data.status === 'finished';
+  const analysis = results.data.analysis ?? null;
+  const gateMetric = verdict.data?.gate.metric ?? 'total_ms';
 
   return (
     <div className="results">
@@ -58,11 +56,9 @@ export function ResultsPanel({ comparisonId, live, gateMetric = 'total_ms' }: Re
           Partial results: analysis is not finished yet, charts update as blocks complete.
         </p>
       )}
-      {finished && analysis && analysis.comparisons.length > 0 && (
-        <>
-          <VerdictBanner analysis={analysis} arms={results.data.arms} gateMetric={gateMetric} />
-          <EffectTable analysis={analysis} arms={results.data.arms} gateMetric={gateMetric} />
-        </>
+      {finished && verdict.data && <VerdictBanner verdict={verdict.data} arms={results.data.arms} />}
+      {finished && analysis && (
+        <EffectTable analysis={analysis} arms={results.data.arms} gateMetric={gateMetric} />
       )}
       {groups.length > 1 && (
         <div className="field field-inline">

@@ -1,81 +1,80 @@
 import { render, screen, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { apiResultsFixture, resultsFixture } from '@/testing/fixtures';
-import { analysisOf, type Analysis, type ArmComparison } from '../api/analysis-types';
-import { EffectTable, overallOutcome, orderedComparisons, VerdictBanner } from './verdict';
+import {
+  analysisOf,
+  apiVerdictFixture,
+  resultsFixture,
+  ttfbVerdictFixture,
+  verdictFixture,
+} from '@/testing/fixtures';
+import type { ArmComparison, ArmVerdict, ComparisonVerdict } from '@/lib/api-types';
+import { EffectTable, orderedComparisons, VerdictBanner } from './verdict';
 
-const analysis = analysisOf(resultsFixture) as Analysis;
+const analysis = analysisOf(resultsFixture);
 const arms = resultsFixture.arms;
 
 describe('verdict banner', () => {
-  it('shows the overall outcome and the engine summary line of every total_ms comparison', () => {
-    render(<VerdictBanner analysis={analysis} arms={arms} />);
+  it("shows the server's overall outcome and the summary line of every verdict, in arm order", () => {
+    render(<VerdictBanner verdict={verdictFixture} arms={arms} />);
     const banner = screen.getByTestId('verdict-banner');
-    expect(banner).toHaveAttribute('data-outcome', 'improvement');
+    expect(banner).toHaveAttribute('data-outcome', verdictFixture.outcome);
+    expect(verdictFixture.outcome).toBe('improvement');
     expect(banner).toHaveTextContent('Faster than https-h1 beyond the 5 % margin');
-    const totals = analysis.comparisons.filter((c) => c.metric === 'total_ms');
     const items = within(banner).getAllByRole('listitem');
-    expect(items).toHaveLength(totals.length);
-    for (const comparison of totals) expect(banner).toHaveTextContent(comparison.summary);
-    // Lines follow the arm order: h2 before h3.
+    expect(items).toHaveLength(verdictFixture.verdicts.length);
+    for (const line of verdictFixture.verdicts) expect(banner).toHaveTextContent(line.summary);
     expect(items[0]).toHaveTextContent(/^Improvementh2 vs https-h1/);
   });
 
-  it('lets the worst outcome decide, and says why an inconclusive comparison is undecided', () => {
-    const first = analysis.comparisons[0] as ArmComparison;
-    const regressed: Analysis = {
-      ...analysis,
-      comparisons: [{ ...first, verdict: { ...first.verdict, outcome: 'regression' } }, ...analysis.comparisons.slice(1)],
+  it('shows what the server decided, without ranking the outcomes itself', () => {
+    // A document whose overall outcome is not the worst of its lines: the banner still
+    // shows the server's (the CLI does the same), so there is one rule, in the backend.
+    const first = verdictFixture.verdicts[0] as ArmVerdict;
+    const disagreeing: ComparisonVerdict = {
+      ...verdictFixture,
+      outcome: 'equivalent',
+      verdicts: [{ ...first, outcome: 'regression' }],
     };
-    const { unmount } = render(<VerdictBanner analysis={regressed} arms={arms} />);
-    expect(screen.getByTestId('verdict-banner')).toHaveAttribute('data-outcome', 'regression');
-    unmount();
-
-    const api = analysisOf(apiResultsFixture) as Analysis;
-    render(<VerdictBanner analysis={api} arms={apiResultsFixture.arms} />);
-    const banner = screen.getByTestId('verdict-banner');
-    expect(banner).toHaveAttribute('data-outcome', 'inconclusive');
-    expect(banner).toHaveTextContent(/need ≥\d+ blocks per device \(\d+ more\)/);
+    render(<VerdictBanner verdict={disagreeing} arms={arms} />);
+    expect(screen.getByTestId('verdict-banner')).toHaveAttribute('data-outcome', 'equivalent');
   });
 
-  it('speaks for the gate metric, and falls back to total time when the gate metric was not compared', () => {
-    const ttfb = analysis.comparisons.filter((c) => c.metric === 'ttfb_ms');
-    expect(ttfb.length).toBeGreaterThan(0);
-    const { unmount } = render(<VerdictBanner analysis={analysis} arms={arms} gateMetric="ttfb_ms" />);
+  it('says why an inconclusive comparison is undecided', () => {
+    render(<VerdictBanner verdict={apiVerdictFixture} arms={['h1', 'h2', 'h3']} />);
+    const banner = screen.getByTestId('verdict-banner');
+    expect(banner).toHaveAttribute('data-outcome', 'inconclusive');
+    expect(banner).toHaveTextContent(/would need over 64× the blocks|need ≥\d+ blocks per device \(\d+ more\)/);
+  });
+
+  it("speaks for the gate's metric", () => {
+    render(<VerdictBanner verdict={ttfbVerdictFixture} arms={arms} />);
     const banner = screen.getByTestId('verdict-banner');
     expect(banner).toHaveAttribute('data-metric', 'ttfb_ms');
-    expect(within(banner).getAllByRole('listitem')).toHaveLength(ttfb.length);
-    for (const comparison of ttfb) expect(banner).toHaveTextContent(comparison.summary);
-    unmount();
+    expect(banner).toHaveTextContent('Median time to first byte of each arm');
+    for (const line of ttfbVerdictFixture.verdicts) expect(banner).toHaveTextContent(line.summary);
+  });
 
-    render(<VerdictBanner analysis={analysis} arms={arms} gateMetric="p99_ms" />);
-    const fallback = screen.getByTestId('verdict-banner');
-    expect(fallback).toHaveAttribute('data-metric', 'total_ms');
-    expect(fallback).toHaveTextContent("The gate's metric (p99_ms) was not compared.");
+  it("says why there is nothing to judge, in the server's words", () => {
+    const reason = "no arm was compared with the baseline arm 'https-h1' on ttfb_ms: no block has measured, successful requests of both";
+    render(<VerdictBanner verdict={{ ...ttfbVerdictFixture, verdicts: [], outcome: 'no_data', outcome_reason: reason }} arms={arms} />);
+    const banner = screen.getByTestId('verdict-banner');
+    expect(banner).toHaveAttribute('data-outcome', 'no_data');
+    expect(banner).toHaveTextContent(`Nothing to judge.No verdict: ${reason}.`);
+    expect(within(banner).queryAllByRole('listitem')).toHaveLength(0);
   });
 
   it('says when the 2 ms floor widens the margin on sub-millisecond medians', () => {
-    const fast: Analysis = {
-      ...analysis,
-      comparisons: analysis.comparisons.map((c) => ({ ...c, verdict: { ...c.verdict, outcome: 'equivalent', margin: 3.33 } })),
+    const fast: ComparisonVerdict = {
+      ...verdictFixture,
+      outcome: 'equivalent',
+      verdicts: verdictFixture.verdicts.map((v) => ({ ...v, outcome: 'equivalent', margin: 3.33 })),
     };
-    const { unmount } = render(<VerdictBanner analysis={fast} arms={arms} />);
+    const { unmount } = render(<VerdictBanner verdict={fast} arms={arms} />);
     expect(screen.getByTestId('verdict-banner')).toHaveTextContent('The 2 ms floor widens the margin to ±333 % here');
     unmount();
-    const slow: Analysis = {
-      ...analysis,
-      comparisons: analysis.comparisons.map((c) => ({ ...c, verdict: { ...c.verdict, margin: 0.05 } })),
-    };
-    render(<VerdictBanner analysis={slow} arms={arms} />);
+    const slow: ComparisonVerdict = { ...verdictFixture, verdicts: verdictFixture.verdicts.map((v) => ({ ...v, margin: 0.05 })) };
+    render(<VerdictBanner verdict={slow} arms={arms} />);
     expect(screen.getByTestId('verdict-banner')).not.toHaveTextContent('2 ms floor');
-  });
-
-  it('orders outcomes like the CI gate', () => {
-    expect(overallOutcome([])).toBeNull();
-    expect(overallOutcome(['equivalent', 'improvement'])).toBe('improvement');
-    expect(overallOutcome(['improvement', 'inconclusive'])).toBe('inconclusive');
-    expect(overallOutcome(['inconclusive', 'regression', 'equivalent'])).toBe('regression');
-    expect(overallOutcome(['equivalent'])).toBe('equivalent');
   });
 });
 
@@ -97,9 +96,17 @@ describe('effect-size table', () => {
     expect(row).toHaveTextContent(first.cliffs_label);
     expect(row.querySelector('[data-col="cliffs"]')).toHaveTextContent(/^−1\.00 large$/);
     expect(row.querySelector('[data-col="cohens"]')).toHaveTextContent(first.cohens_label);
-    expect(row.querySelector('[data-col="p"]')).toHaveTextContent('0.002');
+    // 12 blocks all one way: p = 2 / 2¹², Holm over the arm's two profiles on this metric.
+    expect(first.p_blocks_holm).toBeCloseTo((2 / 2 ** 12) * 2, 6);
+    expect(row.querySelector('[data-col="p"]')).toHaveTextContent('< 0.001');
     expect(within(row).getByText('Improvement')).toHaveAttribute('data-outcome', 'improvement');
     expect(row).toHaveAttribute('title', first.verdict.reason);
+  });
+
+  it('puts the gate metric first', () => {
+    render(<EffectTable analysis={analysis} arms={arms} gateMetric="ttfb_ms" />);
+    const rows = within(screen.getByTestId('effect-table')).getAllByRole('row').slice(1);
+    expect(rows[0]).toHaveAttribute('data-metric', 'ttfb_ms');
   });
 
   it('renders nothing without comparisons', () => {

@@ -1,25 +1,17 @@
-import type { ArmComparison, Analysis, VerdictOutcome } from '../api/analysis-types';
+import type { Analysis, ArmComparison, ArmVerdict, ComparisonVerdict, OverallOutcome } from '@/lib/api-types';
 import { formatChangeWithCi, formatMs, formatP, formatSigned } from '@/utils/format';
 import { armColor } from './build-charts';
 
-const OUTCOME_LABELS: Record<VerdictOutcome, string> = {
+const OUTCOME_LABELS: Record<OverallOutcome, string> = {
   regression: 'Regression',
   improvement: 'Improvement',
   equivalent: 'Equivalent',
   inconclusive: 'Inconclusive',
+  no_data: 'No data',
 };
 
 const METRIC_LABELS: Record<string, string> = { total_ms: 'total time', ttfb_ms: 'time to first byte' };
 export const metricLabel = (metric: string): string => METRIC_LABELS[metric] ?? metric;
-
-/** The gate's rule (verdicts.py `overall_outcome`): the worst outcome decides. */
-export function overallOutcome(outcomes: readonly VerdictOutcome[]): VerdictOutcome | null {
-  if (outcomes.length === 0) return null;
-  for (const outcome of ['regression', 'inconclusive', 'improvement'] as const) {
-    if (outcomes.includes(outcome)) return outcome;
-  }
-  return 'equivalent';
-}
 
 /** Comparisons with the gate metric first (total_ms by default), then arm order, then device and profile. */
 export function orderedComparisons(
@@ -29,32 +21,32 @@ export function orderedComparisons(
 ): ArmComparison[] {
   const metricRank = (metric: string) =>
     metric === gateMetric ? 0 : metric === 'total_ms' ? 1 : metric === 'ttfb_ms' ? 2 : 3;
-  const armRank = (arm: string) => {
-    const index = arms.indexOf(arm);
-    return index < 0 ? arms.length : index;
-  };
   return [...analysis.comparisons].sort(
     (a, b) =>
       metricRank(a.metric) - metricRank(b.metric) ||
       a.metric.localeCompare(b.metric) ||
-      armRank(a.arm) - armRank(b.arm) ||
+      armRank(arms, a.arm) - armRank(arms, b.arm) ||
       a.device_class.localeCompare(b.device_class) ||
       a.profile.localeCompare(b.profile),
   );
 }
 
-/**
- * The metric the banner speaks for: the spec's gate metric (spec.gate.metric, total_ms by
- * default, as the CI gate), else total_ms, else the first one compared.
- */
-export function primaryMetric(analysis: Analysis, gateMetric: string = 'total_ms'): string | null {
-  for (const metric of [gateMetric, 'total_ms']) {
-    if (analysis.comparisons.some((c) => c.metric === metric)) return metric;
-  }
-  return analysis.comparisons[0]?.metric ?? null;
+function armRank(arms: readonly string[], arm: string): number {
+  const index = arms.indexOf(arm);
+  return index < 0 ? arms.length : index;
 }
 
-export function OutcomeBadge({ outcome }: { outcome: VerdictOutcome }) {
+/** The verdict lines in the comparison's arm order, then device and profile. */
+export function orderedVerdicts(verdict: ComparisonVerdict, arms: readonly string[]): ArmVerdict[] {
+  return [...verdict.verdicts].sort(
+    (a, b) =>
+      armRank(arms, a.arm) - armRank(arms, b.arm) ||
+      a.device.localeCompare(b.device) ||
+      a.network_profile.localeCompare(b.network_profile),
+  );
+}
+
+export function OutcomeBadge({ outcome }: { outcome: OverallOutcome }) {
   return (
     <span className={`badge verdict-badge verdict-${outcome}`} data-outcome={outcome}>
       {OUTCOME_LABELS[outcome] ?? outcome}
@@ -62,7 +54,7 @@ export function OutcomeBadge({ outcome }: { outcome: VerdictOutcome }) {
   );
 }
 
-function headline(outcome: VerdictOutcome, baseline: string, marginPct: number): string {
+function headline(outcome: OverallOutcome, baseline: string, marginPct: number): string {
   const margin = `${marginPct.toLocaleString('en-US')} %`;
   switch (outcome) {
     case 'regression':
@@ -71,65 +63,72 @@ function headline(outcome: VerdictOutcome, baseline: string, marginPct: number):
       return `Faster than ${baseline} beyond the ${margin} margin, with no regression.`;
     case 'equivalent':
       return `Within ±${margin} of ${baseline} everywhere.`;
+    case 'no_data':
+      return 'Nothing to judge.';
     default:
       return 'Not decided yet: some comparisons need more blocks.';
   }
 }
 
-type VerdictProps = {
-  analysis: Analysis;
+type VerdictBannerProps = {
+  /** GET …/verdict: the CI gate's answer, the same document the CLI gates on. */
+  verdict: ComparisonVerdict;
   arms: readonly string[];
-  /** spec.gate.metric of the comparison; total_ms when the spec has no gate. */
-  gateMetric?: string;
 };
 
-/** The CI gate's answer for the gate metric, with the engine's summary line per comparison. */
-export function VerdictBanner({ analysis, arms, gateMetric = 'total_ms' }: VerdictProps) {
-  const metric = primaryMetric(analysis, gateMetric);
-  const rows = orderedComparisons(analysis, arms, gateMetric).filter((c) => c.metric === metric);
-  const outcome = overallOutcome(rows.map((c) => c.verdict.outcome));
-  if (!metric || !outcome) return null;
-  const alpha = analysis.config?.alpha;
-  const configuredPct = analysis.config?.margin_pct ?? 5;
+/** The CI gate's answer: the server's overall outcome on the gate metric, with each verdict's summary line. */
+export function VerdictBanner({ verdict, arms }: VerdictBannerProps) {
+  const { outcome, gate } = verdict;
+  const rows = orderedVerdicts(verdict, arms);
+  const baseline = verdict.baseline.arm ?? verdict.baseline.ref ?? 'the baseline';
   // The 2 ms floor widens the margin on fast requests; say so, or "within ±5 %" misleads.
-  const widestPct = Math.max(...rows.map((c) => (c.verdict.margin ?? 0) * 100));
-  const widened = widestPct > configuredPct + 0.05;
+  const widestPct = Math.max(0, ...rows.map((v) => v.margin * 100));
+  const widened = widestPct > gate.margin_pct + 0.05;
   return (
     <section
       className={`card verdict-banner verdict-banner-${outcome}`}
       data-testid="verdict-banner"
       data-outcome={outcome}
-      data-metric={metric}
+      data-metric={gate.metric}
       aria-label="Verdict"
     >
       <div className="verdict-banner-head">
         <OutcomeBadge outcome={outcome} />
         <div>
-          <h2>{headline(outcome, analysis.baseline_arm, analysis.config?.margin_pct ?? 5)}</h2>
+          <h2>{headline(outcome, baseline, gate.margin_pct)}</h2>
           <p className="muted small">
-            Median {metricLabel(metric)} of each arm against {analysis.baseline_arm}; the worst outcome decides
-            {alpha !== undefined ? ` (α = ${alpha}, Holm-corrected)` : ''}.
-            {metric !== gateMetric && ` The gate's metric (${metricLabel(gateMetric)}) was not compared.`}
+            {outcome === 'no_data'
+              ? `No verdict: ${verdict.outcome_reason}.`
+              : `Median ${metricLabel(gate.metric)} of each arm against ${baseline}; the worst outcome decides (α = ${gate.alpha}, Holm-corrected).`}
             {widened &&
-              ` The 2 ms floor widens the margin to ±${Math.round(widestPct).toLocaleString('en-US')} % here: these medians are too short for ${configuredPct} % to be meaningful.`}
+              ` The 2 ms floor widens the margin to ±${Math.round(widestPct).toLocaleString('en-US')} % here: these medians are too short for ${gate.margin_pct} % to be meaningful.`}
           </p>
         </div>
       </div>
-      <ul className="verdict-lines">
-        {rows.map((c) => (
-          <li key={`${c.arm}/${c.device_class}/${c.profile}`}>
-            <OutcomeBadge outcome={c.verdict.outcome} />
-            <code className="verdict-summary">{c.summary}</code>
-            {c.verdict.outcome === 'inconclusive' && <span className="verdict-reason">{c.verdict.reason}</span>}
-          </li>
-        ))}
-      </ul>
+      {rows.length > 0 && (
+        <ul className="verdict-lines">
+          {rows.map((v) => (
+            <li key={`${v.arm}/${v.device}/${v.network_profile}`}>
+              <OutcomeBadge outcome={v.outcome} />
+              <code className="verdict-summary">{v.summary}</code>
+              {v.outcome === 'inconclusive' && <span className="verdict-reason">{v.reason}</span>}
+            </li>
+          ))}
+        </ul>
+      )}
     </section>
   );
 }
 
+type EffectTableProps = {
+  analysis: Analysis;
+  arms: readonly string[];
+  /** The gate's metric (the verdict's `gate.metric`): its rows come first. */
+  gateMetric?: string;
+};
+
 /** Every arm × metric × device class × profile comparison with its effect sizes. */
-export function EffectTable({ analysis, arms, gateMetric = 'total_ms' }: VerdictProps) {
+export function EffectTable({ analysis, arms, gateMetric = 'total_ms' }: EffectTableProps) {
   const rows = orderedComparisons(analysis, arms, gateMetric);
   if (rows.length === 0) return null;
   return (
@@ -202,7 +201,7 @@ export function EffectTable({ analysis, arms, gateMetric = 'total_ms' }: Verdict
       <p className="chart-note">
         Change is the ratio of medians − 1 with a hierarchical bootstrap CI (devices → blocks → requests). Cliff&apos;s δ
         thresholds 0.147 / 0.33 / 0.474; Cohen&apos;s d on log latency. p: Wilcoxon signed-rank on per-block log-ratios,
-        Holm-corrected per arm. Hover a row for the verdict&apos;s reason.
+        Holm-corrected per arm and metric. Hover a row for the verdict&apos;s reason.
       </p>
     </section>
   );

@@ -325,7 +325,8 @@ export interface paths {
         };
         /**
          * Verdict of a finished comparison (CI gate)
-         * @description The CI gate: per arm × device × profile verdicts with effect sizes and CIs.
+         * @description The CI gate: per arm × device class × profile verdicts on the gate's metric, with
+         *     effect sizes and CIs, and the overall outcome.
          */
         get: operations["v1_comparisons_verdict_retrieve"];
         put?: never;
@@ -525,6 +526,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/schemas/comparison-spec": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The comparison spec's JSON Schema
+         * @description Public, like the OpenAPI schema: an editor (e.g. a YAML language server) fetches it
+         *     without credentials.
+         */
+        get: operations["v1_schemas_comparison_spec_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/webhooks": {
         parameters: {
             query?: never;
@@ -592,6 +614,94 @@ export interface components {
             /** @description the 20 newest A/A comparisons */
             latest: components["schemas"]["AAComparisonOutcomes"][];
         };
+        /**
+         * @description report.py `analyze_comparison`, plus `requests` and `phases` (services.py). A
+         *     section is empty when the workload has no such data.
+         */
+        Analysis: {
+            version: number;
+            baseline_arm: string;
+            config: components["schemas"]["VerdictConfig"];
+            samples: number;
+            descriptive: components["schemas"]["DescriptiveRow"][];
+            series: components["schemas"]["SeriesRow"][];
+            first_vs_rest: components["schemas"]["FirstVsRestRow"][];
+            delay_sweep: components["schemas"]["DelaySweepRow"][];
+            payload_sweep: components["schemas"]["PayloadSweepRow"][];
+            comparisons: components["schemas"]["ArmComparison"][];
+            /** @description per arm × device × profile over every period */
+            requests: components["schemas"]["DescriptiveRow"][];
+            /** @description absent from analyses stored before the phase breakdown existed */
+            phases?: components["schemas"]["PhaseRow"][];
+        };
+        ApiWorkload: {
+            kind?: "api";
+            /** @description Default: 5. */
+            rounds?: number;
+            /** @description Default: 5. */
+            calls?: number;
+            /** @description Default: 64. */
+            request_bytes?: number;
+            /** @description Default: 0. */
+            warmup?: number;
+        };
+        /**
+         * @description compare.py `ArmComparison`: one arm against the baseline arm on one metric, device
+         *     class and profile.
+         */
+        ArmComparison: {
+            arm: string;
+            baseline_arm: string;
+            metric: components["schemas"]["Metric"];
+            /** @description devices pooled by class (e.g. a phone model); by default each device is its own class */
+            device_class: string;
+            profile: string;
+            devices: number;
+            /** @description paired blocks over all devices */
+            blocks: number;
+            /** Format: double */
+            blocks_per_device: number;
+            n_candidate: number;
+            n_baseline: number;
+            /** Format: double */
+            median_candidate_ms: number | null;
+            /** Format: double */
+            median_baseline_ms: number | null;
+            /**
+             * Format: double
+             * @description median candidate / median baseline; < 1 is faster
+             */
+            ratio: number | null;
+            ratio_ci95: (number | null)[];
+            ratio_ci90: (number | null)[];
+            /** Format: double */
+            change_pct: number | null;
+            change_ci95_pct: (number | null)[];
+            /** Format: double */
+            gain_pct: number | null;
+            /** Format: double */
+            speedup: number | null;
+            /**
+             * Format: double
+             * @description Wilcoxon signed-rank on per-block log-ratios
+             */
+            p_blocks: number | null;
+            /**
+             * Format: double
+             * @description Holm-adjusted over the arm's device classes × profiles on this metric
+             */
+            p_blocks_holm: number | null;
+            /** Format: double */
+            p_requests_mann_whitney: number | null;
+            /** Format: double */
+            cliffs_delta: number | null;
+            cliffs_label: components["schemas"]["CliffsLabel"];
+            /** Format: double */
+            cohens_d_log: number | null;
+            cohens_label: components["schemas"]["CohensLabel"];
+            verdict: components["schemas"]["Verdict"];
+            summary: string;
+        };
         ArmOutput: {
             readonly label: string;
             readonly protocol: string;
@@ -606,6 +716,51 @@ export interface components {
             gain_pct: (number | null)[];
             n: number[];
             series_ms: number[][];
+        };
+        /** @description One arm against its baseline on the gate's metric, one device class and profile. */
+        ArmVerdict: {
+            arm: string;
+            baseline_arm: string;
+            /** Format: uuid */
+            baseline_comparison: string | null;
+            metric: components["schemas"]["Metric"];
+            /** @description the device class */
+            device: string;
+            network_profile: string;
+            outcome: components["schemas"]["VerdictOutcome"];
+            reason: string;
+            /** Format: double */
+            margin: number;
+            /** Format: double */
+            ratio: number | null;
+            ci95: (number | null)[];
+            ci90: (number | null)[];
+            /** Format: double */
+            p_value: number | null;
+            /** Format: double */
+            p_adjusted: number | null;
+            /** Format: double */
+            p_mann_whitney: number | null;
+            /** Format: double */
+            cliffs_delta: number | null;
+            cliffs_label: components["schemas"]["CliffsLabel"];
+            /** Format: double */
+            cohens_d: number | null;
+            cohens_label: components["schemas"]["CohensLabel"];
+            /** Format: double */
+            gain_pct: number | null;
+            /** Format: double */
+            speedup: number | null;
+            /** Format: double */
+            change_pct: number | null;
+            /** Format: double */
+            median_ms: number | null;
+            /** Format: double */
+            baseline_median_ms: number | null;
+            blocks: number;
+            devices: number;
+            more_blocks_needed: number | null;
+            summary: string;
         };
         ArtifactStored: {
             /** Format: uuid */
@@ -636,6 +791,16 @@ export interface components {
             /** Format: double */
             offset_s?: number;
         };
+        /**
+         * @description Cliff's δ in words (|δ| < 0.147 negligible, < 0.33 small, < 0.474 medium)
+         * @enum {string}
+         */
+        CliffsLabel: "negligible" | "small" | "medium" | "large";
+        /**
+         * @description Cohen's d on log latency in words
+         * @enum {string}
+         */
+        CohensLabel: "negligible" | "small" | "medium" | "large" | "very large" | "huge";
         ComparisonDetail: {
             /** Format: uuid */
             readonly id: string;
@@ -658,6 +823,8 @@ export interface components {
             /** Format: date-time */
             readonly started_at: string | null;
         };
+        /** @enum {string} */
+        ComparisonMode: "ab" | "aa";
         ComparisonProgress: {
             runs_total: number;
             runs_done: number;
@@ -669,29 +836,46 @@ export interface components {
         ComparisonResults: {
             /** Format: uuid */
             comparison: string;
-            status: string;
+            status: components["schemas"]["ComparisonStatusEnum"];
             baseline_arm: string;
             arms: string[];
             analysis_version: number | null;
             groups: components["schemas"]["ResultGroup"][];
-            /** @description the statistics engine's full output: descriptive, series, first_vs_rest, delay_sweep, payload_sweep, requests and the arm comparisons with their verdicts */
-            analysis?: unknown;
+            /** @description absent until the comparison has been analysed */
+            analysis?: components["schemas"]["Analysis"];
         };
-        /** @description Documentation only: the body is a spec (DESIGN §5.1), validated by apps.comparisons.spec. */
-        ComparisonSpecInputRequest: {
-            name: string;
-            preset?: string;
-            workload?: unknown;
-            arms?: unknown;
-            baseline_arm?: string;
-            devices?: unknown;
+        /**
+         * LatencyLab comparison spec
+         * @description A comparison spec as submitted to POST /api/v1/comparisons (JSON or YAML). Fields given override the preset's; `workload` merges key by key when its kind is the preset's. Without a preset, name, workload (with its kind) and arms are required. mode aa takes exactly one arm, whose label leaves room for '-again'. The full rules, cross-field ones included, are the JSON Schema at GET /api/v1/schemas/comparison-spec.
+         */
+        ComparisonSpecRequest: {
+            /** @description Shown in lists and reports. */
+            name?: string;
+            /** @description ab: compare arms; aa: the one arm measured twice (`<label>` and `<label>-again`) to measure the false-positive rate. Default: "ab". */
+            mode?: components["schemas"]["ComparisonMode"];
+            /** @description A built-in preset (GET /api/v1/presets) the other fields override. */
+            preset?: components["schemas"]["PresetName"] | null;
+            workload?: components["schemas"]["Workload"];
+            /** @description 1–8 arms with unique labels, interleaved in randomized blocks. */
+            arms?: components["schemas"]["SpecArm"][];
+            /** @description The label of the arm the others are judged against; default: the first arm. */
+            baseline_arm?: string | null;
+            /** @description Which devices: the pool, their platforms and how many. */
+            devices?: components["schemas"]["SpecDevices"];
+            /** @description Built-in or the organization's own profiles (GET /api/v1/network-profiles). Default: ["none"]. */
             network_profiles?: string[];
+            /** @description Randomized interleaved blocks (ABBA) per run. Default: 6. */
             blocks?: number;
-            seed?: number;
+            /** @description Seeds the block order; default: random, recorded. */
+            seed?: number | null;
+            /** @description Up to 20, names 1–64 characters; baselines are found by them (branch:NAME, tag:KEY=VALUE). */
             tags?: {
                 [key: string]: string;
             };
-            gate?: unknown;
+            /** @description The CI gate's metric, margin and α. */
+            gate?: components["schemas"]["SpecGate"];
+            /** @description Per request. Default: 30. */
+            timeout_s?: number;
         };
         /**
          * @description * `queued` - Queued
@@ -717,6 +901,101 @@ export interface components {
             readonly created_at: string;
             /** Format: date-time */
             readonly finished_at: string | null;
+        };
+        ComparisonVerdict: {
+            /** Format: uuid */
+            comparison: string;
+            name: string;
+            status: components["schemas"]["ComparisonStatusEnum"];
+            /**
+             * Format: uri
+             * @description the comparison on the dashboard
+             */
+            url: string;
+            gate: components["schemas"]["VerdictGate"];
+            baseline: components["schemas"]["VerdictBaseline"];
+            verdicts: components["schemas"]["ArmVerdict"][];
+            outcome: components["schemas"]["OverallOutcome"];
+            /** @description why: which verdicts decided, or why there is nothing to judge */
+            outcome_reason: string;
+        };
+        /** @enum {string} */
+        ConnectionPolicy: "cold" | "warm" | "resumed";
+        ConnectionSide: {
+            n: number;
+            /** Format: double */
+            mean_ms: number | null;
+            /** Format: double */
+            median_ms: number | null;
+            bytes: number;
+            /** Format: double */
+            throughput_bytes_per_s: number | null;
+        };
+        /** @description sweeps.py `delay_sweep`: measured − known server delay per step. */
+        DelaySweepRow: {
+            profile: string;
+            device: string;
+            arm: string;
+            /** Format: double */
+            known_delay_ms: number;
+            n: number;
+            /** Format: double */
+            added_median_ms: number | null;
+            /** Format: double */
+            added_mean_ms: number | null;
+            /** Format: double */
+            added_p90_ms: number | null;
+            /** Format: double */
+            measured_median_ms: number | null;
+        };
+        DelaySweepWorkload: {
+            kind?: "delay_sweep";
+            /** @description Default: 0. */
+            start_ms?: number;
+            /** @description Default: 1000. */
+            stop_ms?: number;
+            /** @description Default: 25. */
+            step_ms?: number;
+            /** @description Default: 10. */
+            trials?: number;
+            /** @description Default: 1. */
+            warmup?: number;
+        };
+        /**
+         * @description descriptive.py `describe`: per arm × period × device × profile. A group where every
+         *     request failed has only n = 0 and errors.
+         */
+        DescriptiveRow: {
+            arm: string;
+            /** @description null: every period folded together */
+            period: number | null;
+            device: string;
+            /** @description the network profile */
+            profile: string;
+            metric: components["schemas"]["Metric"];
+            n: number;
+            errors: number;
+            /** Format: double */
+            mean_ms?: number | null;
+            /** Format: double */
+            median_ms?: number | null;
+            /** @description 95 % bootstrap CI of the median */
+            median_ci95_ms?: (number | null)[];
+            /** Format: double */
+            p90_ms?: number | null;
+            /** Format: double */
+            p95_ms?: number | null;
+            /** Format: double */
+            p99_ms?: number | null;
+            /**
+             * Format: double
+             * @description sample SD; null for one request
+             */
+            stddev_ms?: number | null;
+            /** Format: double */
+            min_ms?: number | null;
+            /** Format: double */
+            max_ms?: number | null;
         };
         /**
          * @description One device as the runner sees it (README "Device descriptors"). In a heartbeat only
@@ -1076,6 +1355,26 @@ export interface components {
             attempt: number;
             error_kind: (components["schemas"]["RunErrorKindEnum"] | components["schemas"]["NullEnum"]) | null;
         };
+        /** @description connection.py `first_vs_rest`: the first request on a connection against the rest. */
+        FirstVsRestRow: {
+            profile: string;
+            device: string;
+            arm: string;
+            metric: components["schemas"]["Metric"];
+            first: components["schemas"]["ConnectionSide"] | null;
+            rest: components["schemas"]["ConnectionSide"] | null;
+            /** Format: double */
+            first_minus_rest_mean_ms: number | null;
+            /** Format: double */
+            first_minus_rest_median_ms: number | null;
+        };
+        /** @enum {string} */
+        GateMetric: "total_ms" | "ttfb_ms";
+        /**
+         * @description the statistic the gate compares
+         * @enum {string}
+         */
+        GateStatistic: "median";
         GilbertElliottSpecRequest: {
             /**
              * Format: double
@@ -1234,6 +1533,24 @@ export interface components {
          * @enum {string}
          */
         LossModelEnum: "random" | "gilbert_elliott";
+        /**
+         * @description total_ms = app_done − t0; ttfb_ms = resp_first_byte − req_start
+         * @enum {string}
+         */
+        Metric: "total_ms" | "ttfb_ms";
+        MixedWorkload: {
+            kind?: "mixed";
+            /** @description Default: 5. */
+            rounds?: number;
+            /** @description Default: 5. */
+            calls?: number;
+            /** @description Default: 64. */
+            request_bytes?: number;
+            /** @description Default: 0. */
+            warmup?: number;
+            /** @description Default: "seed-unity-5". */
+            files?: "seed-unity-5";
+        };
         NetworkProfileInputRequest: {
             name: string;
             /** @default  */
@@ -1261,6 +1578,11 @@ export interface components {
             slug: string;
             name: string;
         };
+        /**
+         * @description the worst verdict decides: regression > inconclusive > improvement > equivalent; no_data when nothing was compared
+         * @enum {string}
+         */
+        OverallOutcome: "regression" | "inconclusive" | "improvement" | "equivalent" | "no_data";
         PaginatedComparisonSummaryList: {
             /** @example 123 */
             count: number;
@@ -1321,6 +1643,64 @@ export interface components {
             previous?: string | null;
             results: components["schemas"]["WebhookOutput"][];
         };
+        /** @description sweeps.py `payload_sweep`: latency ÷ the block's baseline RTT per response size. */
+        PayloadSweepRow: {
+            profile: string;
+            device: string;
+            arm: string;
+            resp_bytes: number;
+            n: number;
+            /** Format: double */
+            median_ms: number | null;
+            /** Format: double */
+            median_rtt_multiple: number | null;
+            /**
+             * Format: double
+             * @description null without a baseline RTT
+             */
+            baseline_rtt_ms: number | null;
+            /** @description median above 2 × RTT; null without a baseline RTT */
+            slow: boolean | null;
+            slower_than_next_size: boolean;
+        };
+        PayloadSweepWorkload: {
+            kind?: "payload_sweep";
+            /** @description Default: 800. */
+            request_bytes?: number;
+            sizes?: number[];
+            /** @description Default: 10. */
+            repetitions?: number;
+            /** @description Default: 1. */
+            warmup?: number;
+        };
+        /**
+         * @description phases.py: per arm × device × profile over measured, successful requests, the median
+         *     of each phase (null when no request had it) and how many of the n requests had it (a
+         *     reused connection has no DNS, connect or TLS; QUIC reports its handshake as connect).
+         */
+        PhaseRow: {
+            arm: string;
+            device: string;
+            profile: string;
+            n: number;
+            /** Format: double */
+            dns_ms: number | null;
+            dns_n: number;
+            /** Format: double */
+            connect_ms: number | null;
+            connect_n: number;
+            /** Format: double */
+            tls_ms: number | null;
+            tls_n: number;
+            /** Format: double */
+            ttfb_ms: number | null;
+            ttfb_n: number;
+            /** Format: double */
+            download_ms: number | null;
+            download_n: number;
+        };
+        /** @enum {string} */
+        Platform: "host" | "android" | "ios";
         /**
          * @description * `ios` - Ios
          *     * `android` - Android
@@ -1358,6 +1738,10 @@ export interface components {
             description: string;
             spec: unknown;
         };
+        /** @enum {string} */
+        PresetName: "aa-calibration" | "api-and-download" | "mid-image-series" | "os-added-latency" | "payload-sweep";
+        /** @enum {string} */
+        Protocol: "h1c" | "h1" | "h2" | "h3" | "grpc";
         RegisterInputRequest: {
             name: string;
             /** @default  */
@@ -1520,15 +1904,145 @@ export interface components {
             readonly id: string;
             readonly name: string;
         };
+        /** @description series.py `series_summary`: per profile × device × arm × period. */
+        SeriesRow: {
+            profile: string;
+            device: string;
+            arm: string;
+            period: number;
+            /** @description complete series */
+            series: number;
+            /** @description series with a failed request, left out of the times */
+            incomplete_series: number;
+            /** Format: double */
+            average_ms: number | null;
+            /** Format: double */
+            median_ms: number | null;
+            /** @description every complete series' time, sorted */
+            times_ms: number[];
+            /** Format: double */
+            throughput_bytes_per_s: number | null;
+            /**
+             * Format: double
+             * @description (baseline average / arm average − 1) × 100
+             */
+            gain_pct: number | null;
+            /** Format: double */
+            median_gain_pct: number | null;
+            /** Format: double */
+            speedup: number | null;
+        };
+        SeriesWorkload: {
+            kind?: "series";
+            /** @description Default: "seed-mid-24". */
+            objects?: "seed-mid-24";
+            /** @description Default: [3, 6, 9, 12, 15, 18, 21, 24, 27, 30]. */
+            periods?: number[];
+            /** @description Default: 12. */
+            repetitions?: number;
+            /** @description Default: 1. */
+            warmup?: number;
+            /** @description Default: 0. */
+            gap_ms?: number;
+        };
         SessionOutput: {
             username: string;
             organization: components["schemas"]["OrganizationRef"];
+        };
+        /** @description An h1c arm's endpoint is http://, any other arm's https://. */
+        SpecArm: {
+            label: string;
+            protocol: components["schemas"]["Protocol"];
+            /** @description Default: "warm". */
+            connection?: components["schemas"]["ConnectionPolicy"];
+            /**
+             * Format: uri
+             * @description Default: the runner's reference target. https:// (http:// for h1c).
+             */
+            endpoint?: string | null;
+            /** @description PEM certificates to trust for this endpoint (TLS verification is never turned off). */
+            ca_bundle?: string | null;
+        };
+        SpecDevices: {
+            /** @description Default: "local". */
+            pool?: string;
+            /** @description Default: ["host"]. */
+            platforms?: components["schemas"]["Platform"][];
+            /** @description Default: 1. */
+            count?: number;
+        };
+        SpecGate: {
+            /** @description Default: "total_ms". */
+            metric?: components["schemas"]["GateMetric"];
+            /** @description Default: "median". */
+            statistic?: "median";
+            /** @description Default: 5.0. */
+            margin_pct?: number;
+            /** @description Default: 0.01. */
+            alpha?: number;
         };
         /**
          * @description * `cancel_run` - cancel_run
          * @enum {string}
          */
         TypeEnum: "cancel_run";
+        /** @description verdict.py `Verdict`. */
+        Verdict: {
+            outcome: components["schemas"]["VerdictOutcome"];
+            /**
+             * Format: double
+             * @description effective relative margin on the ratio (0.05 = 5 %; the 2 ms floor can widen it)
+             */
+            margin: number;
+            /** Format: double */
+            alpha: number;
+            reason: string;
+            blocks_needed_per_device: number | null;
+            additional_blocks_per_device: number | null;
+        };
+        VerdictBaseline: {
+            kind: components["schemas"]["VerdictBaselineKind"];
+            /**
+             * Format: uuid
+             * @description the baseline comparison (kind comparison)
+             */
+            comparison: string | null;
+            /** @description the baseline arm (kind arm) */
+            arm: string | null;
+            /** @description the `baseline` parameter as given (kind comparison) */
+            ref: string | null;
+        };
+        /**
+         * @description arm: the comparison's own baseline arm; comparison: same-named arms of another comparison
+         * @enum {string}
+         */
+        VerdictBaselineKind: "arm" | "comparison";
+        VerdictConfig: {
+            /** Format: double */
+            margin_pct: number;
+            /** Format: double */
+            margin_floor_ms: number;
+            /** Format: double */
+            alpha: number;
+            /** Format: double */
+            min_abs_cliffs_delta: number;
+            n_boot: number;
+            seed: number;
+            resample_requests: boolean;
+        };
+        VerdictGate: {
+            statistic: components["schemas"]["GateStatistic"];
+            metric: components["schemas"]["Metric"];
+            /** Format: double */
+            margin_pct: number;
+            /** Format: double */
+            alpha: number;
+        };
+        /**
+         * @description one comparison's verdict (DESIGN §8)
+         * @enum {string}
+         */
+        VerdictOutcome: "regression" | "improvement" | "equivalent" | "inconclusive";
         WebhookCreated: {
             /** Format: uuid */
             readonly id: string;
@@ -1562,6 +2076,8 @@ export interface components {
             /** Format: date-time */
             readonly created_at: string;
         };
+        /** @description What each arm requests; `kind` picks the fields. */
+        Workload: unknown;
     };
     responses: never;
     parameters: never;
@@ -1860,11 +2376,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
-                "application/json": components["schemas"]["ComparisonSpecInputRequest"];
-                "application/yaml": components["schemas"]["ComparisonSpecInputRequest"];
-                "text/yaml": components["schemas"]["ComparisonSpecInputRequest"];
+                "application/json": components["schemas"]["ComparisonSpecRequest"];
+                "application/yaml": components["schemas"]["ComparisonSpecRequest"];
+                "text/yaml": components["schemas"]["ComparisonSpecRequest"];
             };
         };
         responses: {
@@ -2028,9 +2544,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ComparisonVerdict"];
                 };
             };
         };
@@ -2326,6 +2840,28 @@ export interface operations {
             };
         };
     };
+    v1_schemas_comparison_spec_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A JSON Schema (draft 2020-12) of what POST /api/v1/comparisons accepts; the same schema is that operation's request body (component ComparisonSpecRequest). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
     v1_webhooks_list: {
         parameters: {
             query?: {
@@ -2394,3 +2930,48 @@ export interface operations {
         };
     };
 }
+type FlattenedDeepRequired<T> = {
+    [K in keyof T]-?: FlattenedDeepRequired<T[K] extends unknown[] | undefined | null ? Extract<T[K], unknown[]>[number] : T[K]>;
+};
+type ReadonlyArray<T> = [
+    Exclude<T, undefined>
+] extends [
+    unknown[]
+] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
+export const pathsApiV1DevicesGetParametersQueryPlatformValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/devices"]["get"]["parameters"]["query"]["platform"]> = ["android", "host", "ios"];
+export const pathsApiV1DevicesGetParametersQueryStateValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/devices"]["get"]["parameters"]["query"]["state"]> = ["available", "busy", "not_ready", "offline", "quarantined", "unauthorized"];
+export const apiWorkloadKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ApiWorkload"]["kind"]> = ["api"];
+export const cliffsLabelValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CliffsLabel"]> = ["negligible", "small", "medium", "large"];
+export const cohensLabelValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CohensLabel"]> = ["negligible", "small", "medium", "large", "very large", "huge"];
+export const comparisonModeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ComparisonMode"]> = ["ab", "aa"];
+export const comparisonStatusEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ComparisonStatusEnum"]> = ["queued", "running", "analysing", "finished", "failed", "cancelled"];
+export const connectionPolicyValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ConnectionPolicy"]> = ["cold", "warm", "resumed"];
+export const delaySweepWorkloadKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DelaySweepWorkload"]["kind"]> = ["delay_sweep"];
+export const deviceRecentRunStatusEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeviceRecentRunStatusEnum"]> = ["running", "ok", "failed", "infra_error", "lease_expired", "cancelled"];
+export const deviceStateEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeviceStateEnum"]> = ["available", "busy", "not_ready", "unauthorized", "offline", "quarantined"];
+export const enrollmentTokenStatusEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EnrollmentTokenStatusEnum"]> = ["active", "expired", "revoked"];
+export const eventsEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EventsEnum"]> = ["comparison.finished", "comparison.failed"];
+export const finishErrorKindEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FinishErrorKindEnum"]> = ["device_lost", "device_not_ready", "build_failure", "timeout", "malformed_result", "link_unavailable", "runner_fault", "test_failure"];
+export const finishInputStatusEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FinishInputStatusEnum"]> = ["ok", "failed", "infra_error"];
+export const gateMetricValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["GateMetric"]> = ["total_ms", "ttfb_ms"];
+export const gateStatisticValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["GateStatistic"]> = ["median"];
+export const kindEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["KindEnum"]> = ["private", "hosted"];
+export const lossModelEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LossModelEnum"]> = ["random", "gilbert_elliott"];
+export const metricValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Metric"]> = ["total_ms", "ttfb_ms"];
+export const mixedWorkloadKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MixedWorkload"]["kind"]> = ["mixed"];
+export const mixedWorkloadFilesValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MixedWorkload"]["files"]> = ["seed-unity-5"];
+export const overallOutcomeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OverallOutcome"]> = ["regression", "inconclusive", "improvement", "equivalent", "no_data"];
+export const payloadSweepWorkloadKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PayloadSweepWorkload"]["kind"]> = ["payload_sweep"];
+export const platformValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Platform"]> = ["host", "android", "ios"];
+export const platformEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PlatformEnum"]> = ["ios", "android", "host"];
+export const presetNameValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PresetName"]> = ["aa-calibration", "api-and-download", "mid-image-series", "os-added-latency", "payload-sweep"];
+export const protocolValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Protocol"]> = ["h1c", "h1", "h2", "h3", "grpc"];
+export const runErrorKindEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunErrorKindEnum"]> = ["device_lost", "device_not_ready", "build_failure", "timeout", "malformed_result", "link_unavailable", "runner_fault", "test_failure", "lease_expired"];
+export const runStatusEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunStatusEnum"]> = ["queued", "leased", "done", "failed", "cancelled"];
+export const runnerDeviceStateEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunnerDeviceStateEnum"]> = ["available", "busy", "not_ready", "unauthorized", "offline"];
+export const seriesWorkloadKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeriesWorkload"]["kind"]> = ["series"];
+export const seriesWorkloadObjectsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeriesWorkload"]["objects"]> = ["seed-mid-24"];
+export const specGateStatisticValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SpecGate"]["statistic"]> = ["median"];
+export const typeEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TypeEnum"]> = ["cancel_run"];
+export const verdictBaselineKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VerdictBaselineKind"]> = ["arm", "comparison"];
+export const verdictOutcomeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VerdictOutcome"]> = ["regression", "improvement", "equivalent", "inconclusive"];

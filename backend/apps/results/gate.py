@@ -1,0 +1,66 @@
+"""The verdict document of the CI gate (GET /api/v1/comparisons/{id}/verdict) from the
+engine's arm comparisons, and the overall outcome: the one place that rule lives. The
+CLI and the dashboard show the server's `outcome`; webhooks report it.
+
+Pure (no Django): verdicts.py finds the rows, frontend/scripts/gen-results-fixtures.py
+builds the dashboard's test fixtures with the same functions.
+"""
+
+from typing import Any
+
+from .analysis import to_jsonable
+from .analysis.verdict import EQUIVALENT, IMPROVEMENT, INCONCLUSIVE, REGRESSION
+
+# Worst first: the overall outcome is the first of these that any verdict has.
+OUTCOMES_WORST_FIRST = (REGRESSION, INCONCLUSIVE, IMPROVEMENT, EQUIVALENT)
+NO_DATA = "no_data"
+
+
+def overall_outcome(outcomes: list[str]) -> str:
+    """The worst outcome decides: regression > inconclusive > improvement > equivalent;
+    `no_data` when nothing was compared."""
+    if not outcomes:
+        return NO_DATA
+    return next(outcome for outcome in OUTCOMES_WORST_FIRST if outcome in outcomes)
+
+
+def verdict_row(c: dict[str, Any], *, baseline_comparison: str | None) -> dict[str, Any]:
+    """One arm comparison (compare.py `ArmComparison` as a dict) as a verdict line."""
+    verdict = c["verdict"]
+    return {
+        "arm": c["arm"], "baseline_arm": c["baseline_arm"], "baseline_comparison": baseline_comparison,
+        "metric": c["metric"], "device": c["device_class"], "network_profile": c["profile"],
+        "outcome": verdict["outcome"], "reason": verdict["reason"], "margin": verdict["margin"],
+        "ratio": c["ratio"], "ci95": c["ratio_ci95"], "ci90": c["ratio_ci90"],
+        "p_value": c["p_blocks"], "p_adjusted": c["p_blocks_holm"], "p_mann_whitney": c["p_requests_mann_whitney"],
+        "cliffs_delta": c["cliffs_delta"], "cliffs_label": c["cliffs_label"],
+        "cohens_d": c["cohens_d_log"], "cohens_label": c["cohens_label"],
+        "gain_pct": c["gain_pct"], "speedup": c["speedup"], "change_pct": c["change_pct"],
+        "median_ms": c["median_candidate_ms"], "baseline_median_ms": c["median_baseline_ms"],
+        "blocks": c["blocks"], "devices": c["devices"],
+        "more_blocks_needed": verdict["additional_blocks_per_device"], "summary": c["summary"],
+    }
+
+
+def no_data_within(*, baseline_arm: str | None, metric: str) -> str:
+    return (f"no arm was compared with the baseline arm {baseline_arm!r} on {metric}: no block has measured, "
+            "successful requests of both")
+
+
+def no_data_against(*, baseline_comparison: str, ref: str, metric: str) -> str:
+    return (f"no arm of this comparison could be compared with the same-named arm of comparison "
+            f"{baseline_comparison} ({ref}) on {metric}: no shared arm label, or no block of both")
+
+
+def verdict_document(*, comparison: str, name: str, status: str, url: str, gate: dict[str, Any],
+                     baseline: dict[str, Any], verdicts: list[dict[str, Any]], no_data_reason: str) -> dict[str, Any]:
+    """The whole answer: the verdict lines, their overall outcome and why."""
+    outcome = overall_outcome([v["outcome"] for v in verdicts])
+    if outcome == NO_DATA:
+        reason = no_data_reason
+    else:
+        counts = [f"{n} {o}" for o in OUTCOMES_WORST_FIRST if (n := sum(v["outcome"] == o for v in verdicts))]
+        reason = (f"the worst of {len(verdicts)} verdict{'s' if len(verdicts) != 1 else ''} on {gate['metric']} "
+                  f"(regression > inconclusive > improvement > equivalent): {', '.join(counts)}")
+    return {"comparison": comparison, "name": name, "status": status, "url": url, "gate": gate, "baseline": baseline,
+            "verdicts": to_jsonable(verdicts), "outcome": outcome, "outcome_reason": reason}

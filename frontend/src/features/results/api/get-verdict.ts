@@ -1,0 +1,21 @@
+import { queryOptions, useQuery } from '@tanstack/react-query';
+import { api, unwrap } from '@/lib/api-client';
+import type { ComparisonVerdict } from '@/lib/api-types';
+
+export function getVerdict(id: string): Promise<ComparisonVerdict> {
+  return unwrap(api.GET('/api/v1/comparisons/{comparison_id}/verdict', { params: { path: { comparison_id: id } } }));
+}
+
+export const verdictQueryKey = (id: string) => ['comparisons', 'verdict', id] as const;
+
+/**
+ * The CI gate's verdict of a finished comparison, as the CLI reads it: the dashboard shows
+ * the server's overall outcome, never its own. Before the comparison is finished there is
+ * none (the endpoint answers 409), so the query waits for `finished`.
+ */
+export const verdictQueryOptions = (id: string, finished: boolean) =>
+  queryOptions({ queryKey: verdictQueryKey(id), queryFn: () => getVerdict(id), enabled: finished });
+
+export function useVerdict(id: string, finished: boolean) {
+  return useQuery(verdictQueryOptions(id, finished));
+}
