@@ -46,6 +46,10 @@ class ReferenceTargetTest {
         val (_, json) = runJob(job)
         val samples = json.samples()
         assertEquals(4, samples.size)
+        val stack = json["fingerprint"]["client_stacks"][protocol].asText()
+        val library = mapOf("h1" to "okhttp 5.", "h2" to "okhttp 5.", "grpc" to "grpc-java 1.", "h3" to "flupke ")[protocol]!!
+        assertTrue(stack.startsWith(library), stack)
+        if (protocol == "h3") assertTrue("JVM stand-in for Cronet" in stack, stack)
         samples.forEach { s ->
             assertOk(s)
             assertEquals(alpnOf(protocol), s.text("alpn"), "ALPN asserted per arm")
@@ -161,7 +165,8 @@ class ReferenceTargetTest {
     @ParameterizedTest
     @ValueSource(strings = ["h1", "h2", "grpc", "h3"])
     fun `a request over the job's timeout is a timeout sample`(protocol: String) {
-        val job = JobBuilder(timeoutMs = 400).arm("t", protocol, "warm", tlsOrigin(), serverNameFor(protocol, null))
+        // 1 s: far below the 3 s delay, far above a loopback exchange even on a loaded machine.
+        val job = JobBuilder(timeoutMs = 1000).arm("t", protocol, "warm", tlsOrigin(), serverNameFor(protocol, null))
             .request("t", "/bytes/1").request("t", "/delay/3000", op = "delay").request("t", "/bytes/1").build()
         val samples = runJob(job).second.samples()
         assertOk(samples[0])

@@ -22,6 +22,8 @@ import tech.kwik.core.QuicSessionTicket
 import tech.kwik.flupke.FlupkeVersion
 import tech.kwik.flupke.Http3ClientConnection
 import tech.kwik.flupke.impl.Http3ClientConnectionImpl
+import java.net.DatagramPacket
+import java.net.DatagramSocket
 import java.net.InetAddress
 import java.net.URI
 import java.net.http.HttpRequest
@@ -161,6 +163,7 @@ class KwikHttp3Engine(
             // RFC 9114 §6.2: let the server open its control and QPACK streams.
             .maxOpenPeerInitiatedUnidirectionalStreams(3)
             .maxOpenPeerInitiatedBidirectionalStreams(0)
+            .socketFactory { HandshakeGateSocket(Thread.currentThread()) }
         if (offered != null) builder.sessionTicket(offered)
         val connection = builder.build()
         quic = connection
@@ -241,5 +244,34 @@ class KwikHttp3Engine(
 
     companion object {
         private fun urlHost(host: String) = if (host.contains(':')) "[$host]" else host
+    }
+}
+
+/**
+ * Works around a race in kwik's TLS engine (agent15 3.1, `TlsClientEngineImpl.startHandshake`):
+ * it hands the ClientHello to the sender and only then records that it waits for the
+ * ServerHello, so a ServerHello processed in between is silently ignored and the handshake
+ * hangs until the connect timeout. On a loaded machine that happened to ~1 % of full and ~4 %
+ * of resumed handshakes against the reference target. This socket holds the first received
+ * datagram until the connecting thread has reached kwik's wait for the handshake (the only
+ * TIMED_WAITING point in `connect()`), which is after that bookkeeping. When the ServerHello
+ * is not early, the check passes at once; it only ever delays a datagram that kwik would
+ * otherwise have lost. (kwik 0.10.9 needs agent15 3.2, which Maven Central does not have.)
+ */
+private class HandshakeGateSocket(private val connecting: Thread) : DatagramSocket() {
+    @Volatile private var open = false
+
+    override fun receive(p: DatagramPacket) {
+        super.receive(p)
+        if (open) return
+        val deadline = System.nanoTime() + GATE_LIMIT_NS
+        while (connecting.state != Thread.State.TIMED_WAITING && connecting.isAlive && System.nanoTime() < deadline) {
+            Thread.onSpinWait()
+        }
+        open = true
+    }
+
+    companion object {
+        private const val GATE_LIMIT_NS = 1_000_000_000L
     }
 }
