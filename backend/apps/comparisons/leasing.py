@@ -240,6 +240,10 @@ def _attempt_line(run: Run, device: Device | None, kind: str, error: str) -> str
     return line[:_ERROR_LINE_MAX]
 
 
+def _attempt_ended(run: Run, how: str) -> str:
+    return f"attempt {run.attempt} of {run.comparison.name!r} ({run.network_profile}) ended: {how}"
+
+
 def _end_attempt(run: Run, outcome: str, *, kind: str = "", error: str = "") -> None:
     RunAttempt.objects.filter(run=run, number=run.attempt).update(outcome=outcome, error_kind=kind, error=error,
                                                                   ended_at=timezone.now())
@@ -254,7 +258,7 @@ def _requeue_or_fail(run: Run, *, kind: str, error: str, counts_against_device: 
         if counts_against_device:
             device_record_run_outcome(device_id=device.pk, infra_error_kind=kind, error=error,
                                       run_label=f"{run.comparison_id}/{run.pk}")
-        device_release_lease(device_id=device.pk)
+        device_release_lease(device_id=device.pk, why=_attempt_ended(run, kind))
         if device.pk not in run.failed_device_ids:
             run.failed_device_ids = [*run.failed_device_ids, device.pk]
     earlier = [line for line in run.error.splitlines() if line.startswith("attempt ")]
@@ -291,7 +295,8 @@ def run_finish(*, runner: Runner, run_id: str, report: dict[str, Any]) -> Run:
     else:
         if run.device_id:
             device_record_run_outcome(device_id=run.device_id, infra_error_kind=None)
-            device_release_lease(device_id=run.device_id)
+            device_release_lease(device_id=run.device_id,
+                                 why=_attempt_ended(run, "ok" if status == "ok" else Run.ErrorKind.TEST_FAILURE))
         complete = run.next_block >= run.blocks_total
         run.status = Run.Status.DONE if status == "ok" and complete else Run.Status.FAILED
         if status == "ok" and not complete:
@@ -323,7 +328,7 @@ def leases_reap_expired() -> int:
     )
     for run_id in expired_ids:
         with transaction.atomic():
-            run = (Run.objects.select_for_update(skip_locked=True, of=("self",)).select_related("device")
+            run = (Run.objects.select_for_update(skip_locked=True, of=("self",)).select_related("device", "comparison")
                    .filter(pk=run_id, status=Run.Status.LEASED).first())
             if run is None or run.lease_expires_at is None or run.lease_expires_at >= timezone.now():
                 continue

@@ -60,9 +60,9 @@ _READY_STATES = ("available", "busy")
 _QUARANTINED = "quarantined"
 
 
-def _devices_described(devices: list[Device]) -> str:
-    shown = [f"{d.model or d.serial} ({d.serial}) {d.state.replace('_', ' ')}"
-             + (f": {d.state_reason}" if getattr(d, "state_reason", "") else "") for d in devices[:3]]
+def _devices_described(devices: list[Device], *, with_state: bool = True) -> str:
+    shown = [f"{d.model or d.serial} ({d.serial})" + (f" {d.state.replace('_', ' ')}" if with_state else "")
+             + (f": {d.state_reason}" if d.state_reason else "") for d in devices[:3]]
     more = len(devices) - len(shown)
     return "; ".join(shown) + (f"; and {more} more" if more > 0 else "")
 
@@ -90,10 +90,14 @@ def run_waiting_reason(run: Run, pool_devices: Sequence[Device] | None = None) -
     quarantined = [d for d in matching if d.state == _QUARANTINED]
     waiting = [d for d in matching if d.state in _WAITING_STATES]
     usable = len(matching) - len(quarantined)
+    if usable == 0:
+        return (f"every {platforms} device of {pool} is quarantined until an owner or admin releases it: "
+                f"{_devices_described(quarantined, with_state=False)}")
     if usable <= run.slot:
         reason = (f"this comparison asks for {run.slot + 1}+ distinct {platforms} devices per profile; "
                   f"{pool} has {usable}")
-        return reason + (f" (quarantined: {_devices_described(quarantined)})" if quarantined else "")
+        return reason + (f" besides the quarantined {_devices_described(quarantined, with_state=False)}"
+                         if quarantined else "")
     ready = [d for d in matching if d.state in _READY_STATES]
     if not ready:
         if waiting or quarantined:

@@ -223,14 +223,15 @@ def device_mark_leased(*, device: Device, reason: str) -> None:
 
 
 @transaction.atomic
-def device_release_lease(*, device_id: UUID) -> None:
-    """A run's lease ended: the device takes the state its runner last reported (a device
-    that vanished mid-run is offline now, not available)."""
+def device_release_lease(*, device_id: UUID, why: str) -> None:
+    """A run's lease ended (`why`, e.g. "attempt 1 of 'nightly' ended: ok"): the device
+    takes the state its runner last reported (one that vanished mid-run is offline now,
+    not available)."""
     device = Device.objects.select_for_update().filter(pk=device_id).first()
     if device is None or device.state != Device.State.BUSY:
         return
     state, reason = _state_after_lease_or_quarantine(device)
-    _set_state(device, state, reason, now=timezone.now())
+    _set_state(device, state, reason, now=timezone.now(), note=f"{why}; {reason}" if reason else why)
     device.save(update_fields=["state", "state_reason", "updated_at"])
 
 

@@ -94,6 +94,8 @@ def test_device_detail_has_the_state_history(org, pool, api):
         ("busy", "available"), ("available", "busy"), ("unauthorized", "available"), ("available", "unauthorized"),
         ("offline", "available")]
     assert detail["state_changes"][3]["reason"] == "adb: device unauthorized (reported by runner lab-a)"
+    assert detail["state_changes"][0]["reason"] == "attempt 1 of 'broken' (none) ended: timeout"
+    assert all(change["reason"] for change in detail["state_changes"])  # every change says why
     assert [f["kind"] for f in detail["infra_failures"]] == ["timeout"]
     assert detail["recent_runs"][0]["comparison_name"] == "broken"
 
@@ -122,3 +124,24 @@ def test_runners_list_shows_version_drivers_and_last_heartbeat(pool, api):
     assert (runner["name"], runner["version"], runner["drivers"], runner["hostname"], runner["device_count"]) == (
         "lab-a", "0.2.0", ["android"], "lab.local", 2)
     assert runner["last_heartbeat_at"] and runner["pool"]["slug"] == "local"
+
+
+@pytest.mark.django_db
+def test_a_queued_run_names_the_devices_that_wait_and_why(org, pool, api):
+    lab = fleet(pool, "lab-a", ["A1", "A2", "A3"])
+    heartbeat(lab, [phone("A1", model="Phone A1", state="not_ready", reason="battery 32 % < 50 %"),
+                    phone("A2", model="Phone A2", state="unauthorized", reason="adb: device unauthorized"),
+                    phone("A3", model="Phone A3")])
+    Device.objects.filter(serial="A3").update(state="quarantined", state_reason="3 consecutive infrastructure failures")
+    comparison = android_comparison(org, name="waits")
+    (run,) = api.get(f"/api/v1/comparisons/{comparison.id}").json()["runs"]
+    assert run["waiting_for"] == (
+        "no android device of pool 'local' is ready: Phone A1 (A1) not ready: battery 32 % < 50 %; "
+        "Phone A2 (A2) unauthorized: adb: device unauthorized; "
+        "Phone A3 (A3) quarantined: 3 consecutive infrastructure failures")
+    still_unauthorized = phone("A2", model="Phone A2", state="unauthorized", reason="adb: device unauthorized")
+    heartbeat(lab, [phone("A1", model="Phone A1"), still_unauthorized, phone("A3", model="Phone A3")])
+    (run,) = api.get(f"/api/v1/comparisons/{comparison.id}").json()["runs"]
+    assert run["waiting_for"] == ("waiting for a free android device in pool 'local' (not ready: Phone A2 (A2) "
+                                  "unauthorized: adb: device unauthorized; Phone A3 (A3) quarantined: "
+                                  "3 consecutive infrastructure failures)")

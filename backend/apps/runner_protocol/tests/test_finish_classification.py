@@ -170,7 +170,8 @@ def test_three_infrastructure_failures_in_a_row_quarantine_until_an_admin_releas
     heartbeat(lab, [phone("A1")])  # the runner calls it available: quarantine outranks it
     assert lease(lab, ["A1"]).status_code == 204
     waiting_for = api.get(f"/api/v1/comparisons/{waiting.id}").json()["runs"][0]["waiting_for"]
-    assert "Pixel 8 (A1) quarantined: 3 consecutive infrastructure failures" in waiting_for
+    assert waiting_for.startswith("every android device of pool 'local' is quarantined until an owner or admin "
+                                  "releases it: Pixel 8 (A1): 3 consecutive infrastructure failures — device_lost")
 
     member = user_ensure_member(organization=org, username="bob", password="pw-123456", role="member")
     as_member = APIClient()
