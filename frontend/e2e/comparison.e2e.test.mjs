@@ -49,15 +49,19 @@ async function saveScreenshot(name) {
   return file;
 }
 
+async function signIn(landing) {
+  await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+  await page.getByLabel('Username', { exact: true }).fill(username);
+  await page.getByLabel('Password', { exact: true }).fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await landing.waitFor();
+}
+
 test('a user creates a MID image-series comparison and sees its charts', { timeout: finishTimeoutMs + 120_000 }, async (t) => {
   try {
     // 1. Anonymous visitors land on the login page.
     await page.goto(`${baseUrl}/comparisons`);
-    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
-    await page.getByLabel('Username', { exact: true }).fill(username);
-    await page.getByLabel('Password', { exact: true }).fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Comparisons', level: 1 }).waitFor();
+    await signIn(page.getByRole('heading', { name: 'Comparisons', level: 1 }));
 
     // 2. New comparison from the mid-image-series preset, made small enough for CI.
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'New comparison' }).click();
@@ -108,6 +112,38 @@ test('a user creates a MID image-series comparison and sees its charts', { timeo
     assert.deepEqual(pageErrors, [], 'no uncaught errors in the page');
   } catch (error) {
     await saveScreenshot('failure');
+    throw error;
+  }
+});
+
+test('the Devices page shows the host runner and its device', { timeout: 120_000 }, async (t) => {
+  try {
+    const heading = page.getByRole('heading', { name: 'Devices', level: 1 });
+    await page.goto(`${baseUrl}/devices`);
+    // Signed in already when the comparison test ran first; not when this one runs alone.
+    await Promise.race([heading.waitFor(), page.getByRole('heading', { name: 'Sign in' }).waitFor()]);
+    if (!(await heading.isVisible())) await signIn(heading);
+
+    // The stack's host runner reported its device: it is listed with a state and a heartbeat.
+    const device = page.locator('[data-testid^="device-"]').first();
+    await device.waitFor();
+    const state = await device.getByTestId('device-state').getAttribute('data-state');
+    t.diagnostic(`device ${await device.getAttribute('data-testid')}: ${state}`);
+    assert.ok(['available', 'busy'].includes(state ?? ''), `the host device is ${state}`);
+    assert.match(await device.innerText(), /Host/);
+
+    const runners = page.getByRole('table', { name: 'Runners' });
+    await runners.waitFor();
+    assert.match(await runners.innerText(), /host/);
+    assert.ok((await page.getByTestId(/^pool-/).count()) > 0, 'the pools are listed');
+    // The demo user owns its organization: the enrollment form is there.
+    await page.getByRole('button', { name: 'Create enrollment token' }).waitFor();
+
+    const file = await saveScreenshot('devices');
+    t.diagnostic(`screenshot ${file}`);
+    assert.deepEqual(pageErrors, [], 'no uncaught errors in the page');
+  } catch (error) {
+    await saveScreenshot('devices-failure');
     throw error;
   }
 });

@@ -5,6 +5,7 @@ import { LoginRoute } from './routes/login';
 import { ComparisonsRoute } from './routes/comparisons';
 import { NewComparisonRoute } from './routes/new-comparison';
 import { ComparisonRoute } from './routes/comparison';
+import { DevicesRoute } from './routes/devices';
 import { NotFoundRoute } from './routes/not-found';
 
 export const routes: RouteObject[] = [
@@ -16,6 +17,7 @@ export const routes: RouteObject[] = [
       { path: '/comparisons', element: <ComparisonsRoute /> },
       { path: '/comparisons/new', element: <NewComparisonRoute /> },
       { path: '/comparisons/:id', element: <ComparisonRoute /> },
+      { path: '/devices', element: <DevicesRoute /> },
       { path: '*', element: <NotFoundRoute /> },
     ],
   },

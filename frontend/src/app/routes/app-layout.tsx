@@ -32,6 +32,7 @@ function TopBar() {
             Comparisons
           </NavLink>
           <NavLink to="/comparisons/new">New comparison</NavLink>
+          <NavLink to="/devices">Devices</NavLink>
         </nav>
         <div className="topbar-user">
           {user.data && (

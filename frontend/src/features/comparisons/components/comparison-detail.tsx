@@ -9,6 +9,7 @@ import { isTerminal, statusOf, type ComparisonDetail } from '@/lib/api-types';
 import { formatDateTime } from '@/utils/format';
 import { StatusBadge } from './status-badge';
 import { ProgressBar } from './progress-bar';
+import { RunsTable } from './runs-table';
 import { TagList } from './tag-list';
 
 type ComparisonDetailViewProps = {
@@ -117,34 +118,7 @@ export function ComparisonDetailView({ id, renderResults }: ComparisonDetailView
             {detail.runs.length === 0 ? (
               <p className="muted">Waiting for a device to take the first run.</p>
             ) : (
-              <table className="table table-compact" aria-label="Runs">
-                <thead>
-                  <tr>
-                    <th scope="col">Device</th>
-                    <th scope="col">Network</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Blocks</th>
-                    <th scope="col">Attempt</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {detail.runs.map((run) => (
-                    <tr key={run.id}>
-                      <td>{run.device ?? <span className="muted">not assigned</span>}</td>
-                      <td>{run.network_profile}</td>
-                      <td>
-                        {run.status ?? 'queued'}
-                        {run.error && <div className="text-error small">{run.error}</div>}
-                        {run.waiting_for && <div className="muted small">{run.waiting_for}</div>}
-                      </td>
-                      <td>
-                        {Math.min(run.next_block ?? 0, run.blocks_total)}/{run.blocks_total}
-                      </td>
-                      <td>{run.attempt ?? 1}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+              <RunsTable runs={detail.runs} />
             )}
           </div>
         </div>

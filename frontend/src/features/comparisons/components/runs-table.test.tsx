@@ -1,0 +1,42 @@
+import { render, screen, within } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import { comparisonDetailFixture } from '@/testing/fixtures';
+import type { Run } from '@/lib/api-types';
+import { RunsTable } from './runs-table';
+
+const [done, withArtifact] = comparisonDetailFixture.runs as [Run, Run];
+
+describe('runs table', () => {
+  it('lists each run with its device, fingerprint and artifacts as download links', () => {
+    const failedOnce: Run = {
+      ...withArtifact,
+      device: 'R5CT1234',
+      device_model: 'Pixel 8',
+      fingerprint: { platform: 'android', model: 'Pixel 8', client_stacks: { h2: 'okhttp 5.0.0' } },
+    };
+    render(<RunsTable runs={[done, failedOnce]} />);
+    const row = screen.getByTestId(`run-${failedOnce.id}`);
+    expect(row).toHaveTextContent('Pixel 8 R5CT1234');
+    const link = within(row).getByRole('link', { name: 'block-0-runner.log' });
+    expect(link).toHaveAttribute('href', failedOnce.artifacts[0]!.download_url);
+    expect(link).toHaveAttribute('download', 'block-0-runner.log');
+    expect(row).toHaveTextContent('18.2 KB · attempt 1 on host-lab-1');
+    expect(within(row).getByText('Fingerprint')).toBeInTheDocument();
+    expect(row).toHaveTextContent('client_stacks{"h2":"okhttp 5.0.0"}');
+    expect(screen.getByTestId(`run-${done.id}`)).toHaveTextContent('none');
+  });
+
+  it("says how a run's attempts went wrong, one line per attempt", () => {
+    const failed: Run = {
+      ...done,
+      status: 'failed',
+      error_kind: 'timeout',
+      error:
+        'infrastructure: failed after 3 attempts\nattempt 1 on Pixel 8 (R5CT1234): device_lost: device disappeared during block 3',
+    };
+    render(<RunsTable runs={[failed]} />);
+    const row = screen.getByTestId(`run-${failed.id}`);
+    expect(within(row).getByText('timeout')).toHaveClass('tag');
+    expect(within(row).getByText(/device disappeared during block 3/)).toHaveClass('pre-line');
+  });
+});

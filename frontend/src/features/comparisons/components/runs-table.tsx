@@ -1,0 +1,92 @@
+import type { Run, RunArtifact } from '@/lib/api-types';
+import { formatBytes } from '@/utils/format';
+
+/** A comparison's runs: where each ran (device and its fingerprint), how it went, its artifacts. */
+export function RunsTable({ runs }: { runs: Run[] }) {
+  return (
+    <div className="table-wrap">
+      <table className="table table-compact" aria-label="Runs">
+        <thead>
+          <tr>
+            <th scope="col">Device</th>
+            <th scope="col">Network</th>
+            <th scope="col">Status</th>
+            <th scope="col">Blocks</th>
+            <th scope="col">Attempt</th>
+            <th scope="col">Artifacts</th>
+          </tr>
+        </thead>
+        <tbody>
+          {runs.map((run) => (
+            <tr key={run.id} data-testid={`run-${run.id}`}>
+              <td>
+                {run.device ? (
+                  <>
+                    {run.device_model ? `${run.device_model} ` : ''}
+                    <span className={run.device_model ? 'muted small' : undefined}>{run.device}</span>
+                  </>
+                ) : (
+                  <span className="muted">not assigned</span>
+                )}
+                <Fingerprint fingerprint={run.fingerprint} />
+              </td>
+              <td>{run.network_profile}</td>
+              <td>
+                {run.status ?? 'queued'}
+                {run.error_kind && <span className="tag">{run.error_kind}</span>}
+                {run.error && <div className="text-error small pre-line">{run.error}</div>}
+                {run.waiting_for && <div className="muted small">{run.waiting_for}</div>}
+              </td>
+              <td>
+                {Math.min(run.next_block ?? 0, run.blocks_total)}/{run.blocks_total}
+              </td>
+              <td>{run.attempt ?? 1}</td>
+              <td>
+                <Artifacts artifacts={run.artifacts} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function Artifacts({ artifacts }: { artifacts: RunArtifact[] }) {
+  if (artifacts.length === 0) return <span className="muted small">none</span>;
+  return (
+    <ul className="artifact-list" aria-label="Artifacts">
+      {artifacts.map((artifact) => (
+        <li key={artifact.id}>
+          <a href={artifact.download_url} download={artifact.name}>
+            {artifact.name}
+          </a>{' '}
+          <span className="muted small">
+            {formatBytes(artifact.size)} · attempt {artifact.attempt}
+            {artifact.device && ` on ${artifact.device}`}
+          </span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** The device fingerprint a run reported (free-form: whatever the harness knows of itself). */
+function Fingerprint({ fingerprint }: { fingerprint: unknown }) {
+  if (typeof fingerprint !== 'object' || fingerprint === null) return null;
+  const entries = Object.entries(fingerprint as Record<string, unknown>);
+  if (entries.length === 0) return null;
+  return (
+    <details className="small">
+      <summary>Fingerprint</summary>
+      <dl className="fingerprint">
+        {entries.map(([key, value]) => (
+          <div key={key} style={{ display: 'contents' }}>
+            <dt>{key}</dt>
+            <dd>{typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value)}</dd>
+          </div>
+        ))}
+      </dl>
+    </details>
+  );
+}

@@ -1,0 +1,206 @@
+import { useId, useState, type FormEvent } from 'react';
+import { Spinner } from '@/components/spinner';
+import type { EnrollmentTokenCreated, Pool } from '@/lib/api-types';
+import { formatDateTime } from '@/utils/format';
+import { useCreateEnrollmentToken, useEnrollmentTokens, useRevokeEnrollmentToken } from '../api/enrollment-tokens';
+
+const MAX_DAYS = 90;
+
+/** Enrollment tokens of the pools the caller manages (owners and admins), one pool at a time. */
+export function EnrollmentTokens({ pools }: { pools: Pool[] }) {
+  const managed = pools.filter((pool) => pool.can_manage);
+  const [selected, setSelected] = useState<string | undefined>(undefined);
+  const poolId = useId();
+  if (managed.length === 0) {
+    return (
+      <p className="muted">
+        Only owners and admins of the organization create enrollment tokens, which let a lab host enroll a runner
+        into one of the organization's pools.
+      </p>
+    );
+  }
+  const pool = managed.find((candidate) => candidate.slug === selected) ?? managed[0]!;
+  return (
+    <div className="stack">
+      {managed.length > 1 && (
+        <div className="field field-inline">
+          <label htmlFor={poolId}>Pool</label>
+          <select id={poolId} value={pool.slug} onChange={(event) => setSelected(event.target.value)}>
+            {managed.map((candidate) => (
+              <option key={candidate.slug} value={candidate.slug}>
+                {candidate.name} ({candidate.slug})
+              </option>
+            ))}
+          </select>
+        </div>
+      )}
+      <PoolTokens key={pool.slug} pool={pool.slug} />
+    </div>
+  );
+}
+
+function PoolTokens({ pool }: { pool: string }) {
+  const tokens = useEnrollmentTokens(pool, true);
+  const create = useCreateEnrollmentToken(pool);
+  const revoke = useRevokeEnrollmentToken(pool);
+  const [name, setName] = useState('');
+  const [days, setDays] = useState('7');
+  const [created, setCreated] = useState<EnrollmentTokenCreated | null>(null);
+  const nameId = useId();
+  const daysId = useId();
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    create.mutate(
+      { name: name.trim(), expires_in_days: Number(days) },
+      {
+        onSuccess: (token) => {
+          setCreated(token);
+          setName('');
+        },
+      },
+    );
+  };
+
+  return (
+    <div className="stack">
+      <form className="enroll-form" onSubmit={submit} aria-label={`New enrollment token for ${pool}`}>
+        <div className="field">
+          <label htmlFor={nameId}>Label (optional)</label>
+          <input id={nameId} value={name} maxLength={100} onChange={(event) => setName(event.target.value)} />
+        </div>
+        <div className="field">
+          <label htmlFor={daysId}>Expires after (days)</label>
+          <input
+            id={daysId}
+            type="number"
+            min={1}
+            max={MAX_DAYS}
+            value={days}
+            onChange={(event) => setDays(event.target.value)}
+          />
+        </div>
+        <button type="submit" className="button button-primary" disabled={create.isPending}>
+          {create.isPending ? 'Creating…' : 'Create enrollment token'}
+        </button>
+      </form>
+      {create.isError && (
+        <p role="alert" className="alert alert-error">
+          Could not create the token: {create.error.message}
+        </p>
+      )}
+      {created && <NewSecret token={created} pool={pool} onDismiss={() => setCreated(null)} />}
+      <TokenList
+        pool={pool}
+        tokens={tokens}
+        onRevoke={(id) => revoke.mutate(id)}
+        revoking={revoke.isPending ? revoke.variables : undefined}
+      />
+      {revoke.isError && (
+        <p role="alert" className="alert alert-error">
+          Could not revoke the token: {revoke.error.message}
+        </p>
+      )}
+    </div>
+  );
+}
+
+function NewSecret({ token, pool, onDismiss }: { token: EnrollmentTokenCreated; pool: string; onDismiss: () => void }) {
+  const [copied, setCopied] = useState<'yes' | 'failed' | null>(null);
+  const secretId = useId();
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(token.token);
+      setCopied('yes');
+    } catch {
+      setCopied('failed');
+    }
+  };
+  return (
+    <div className="alert alert-info stack-tight" data-testid="new-enrollment-token">
+      <label htmlFor={secretId}>
+        <strong>Copy this token now: it is not shown again.</strong> It enrolls runners into <code>{pool}</code> until{' '}
+        {formatDateTime(token.expires_at)}.
+      </label>
+      <div className="secret-row">
+        <input id={secretId} className="secret" readOnly value={token.token} onFocus={(e) => e.target.select()} />
+        <button type="button" className="button" onClick={() => void copy()}>
+          {copied === 'yes' ? 'Copied' : 'Copy'}
+        </button>
+        <button type="button" className="button button-ghost" onClick={onDismiss}>
+          Done
+        </button>
+      </div>
+      {copied === 'failed' && <span className="small">The browser did not allow copying; select the token and copy it.</span>}
+      <code className="small">latencylab-runner register --server {window.location.origin} --token {'<token>'} --name {'<runner name>'}</code>
+    </div>
+  );
+}
+
+type TokenListProps = {
+  pool: string;
+  tokens: ReturnType<typeof useEnrollmentTokens>;
+  onRevoke: (id: string) => void;
+  revoking: string | undefined;
+};
+
+function TokenList({ pool, tokens, onRevoke, revoking }: TokenListProps) {
+  if (tokens.isPending) return <Spinner label="Loading enrollment tokens" />;
+  if (tokens.isError) {
+    return (
+      <p role="alert" className="alert alert-error">
+        Could not load enrollment tokens: {tokens.error.message}
+      </p>
+    );
+  }
+  if (tokens.data.length === 0) return <p className="muted">No enrollment token for {pool} yet.</p>;
+  return (
+    <div className="table-wrap">
+      <table className="table table-compact" aria-label={`Enrollment tokens of ${pool}`}>
+        <thead>
+          <tr>
+            <th scope="col">Token</th>
+            <th scope="col">Status</th>
+            <th scope="col">Created</th>
+            <th scope="col">Expires</th>
+            <th scope="col">Runners enrolled</th>
+            <th scope="col">Last used</th>
+            <th scope="col">
+              <span className="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {tokens.data.map((token) => (
+            <tr key={token.id}>
+              <th scope="row">
+                <code>{token.prefix}…</code>
+                {token.name && <div className="muted small">{token.name}</div>}
+              </th>
+              <td>{token.status}</td>
+              <td className="nowrap">
+                {formatDateTime(token.created_at)}
+                {token.created_by && <div className="muted small">by {token.created_by}</div>}
+              </td>
+              <td className="nowrap">{formatDateTime(token.expires_at)}</td>
+              <td>{token.runners_enrolled}</td>
+              <td className="nowrap">{formatDateTime(token.last_used_at)}</td>
+              <td className="cell-action">
+                {token.status === 'active' && (
+                  <button
+                    type="button"
+                    className="button button-danger"
+                    onClick={() => onRevoke(token.id)}
+                    disabled={revoking === token.id}
+                  >
+                    Revoke<span className="visually-hidden"> {token.prefix}</span>
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
