@@ -145,3 +145,21 @@ def test_a_queued_run_names_the_devices_that_wait_and_why(org, pool, api):
     assert run["waiting_for"] == ("waiting for a free android device in pool 'local' (not ready: Phone A2 (A2) "
                                   "unauthorized: adb: device unauthorized; Phone A3 (A3) quarantined: "
                                   "3 consecutive infrastructure failures)")
+
+
+@pytest.mark.django_db
+def test_pools_and_runners_cost_the_same_for_1_and_for_12_runners(pool, api, django_assert_num_queries):
+    fleet(pool, "lab-0", ["P00"])
+    counts = []
+    for url in ("/api/v1/pools", "/api/v1/runners"):
+        with CaptureQueriesContext(connection) as captured:
+            assert api.get(url).status_code == 200
+        counts.append(len(captured))
+    for r in range(1, 12):
+        fleet(pool_get_or_create(organization=pool.organization, slug=f"lab-{r % 3}", name="Lab"), f"lab-{r}",
+              [f"P{r}{i}" for i in range(3)])
+    with django_assert_num_queries(counts[0]):
+        pools = {p["slug"]: p["devices"]["total"] for p in api.get("/api/v1/pools").json()}
+    assert pools == {"local": 1, "lab-0": 9, "lab-1": 12, "lab-2": 12}
+    with django_assert_num_queries(counts[1]):
+        assert api.get("/api/v1/runners").json()["count"] == 12

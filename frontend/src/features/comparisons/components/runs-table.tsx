@@ -42,7 +42,7 @@ export function RunsTable({ runs }: { runs: Run[] }) {
               </td>
               <td>{run.attempt ?? 1}</td>
               <td>
-                <Artifacts artifacts={run.artifacts} />
+                <Artifacts artifacts={run.artifacts} runDevice={run.device} />
               </td>
             </tr>
           ))}
@@ -52,7 +52,8 @@ export function RunsTable({ runs }: { runs: Run[] }) {
   );
 }
 
-function Artifacts({ artifacts }: { artifacts: RunArtifact[] }) {
+/** Each with its attempt; the device too when the attempt ran elsewhere than the run's device. */
+function Artifacts({ artifacts, runDevice }: { artifacts: RunArtifact[]; runDevice: string | null }) {
   if (artifacts.length === 0) return <span className="muted small">none</span>;
   return (
     <ul className="artifact-list" aria-label="Artifacts">
@@ -63,7 +64,7 @@ function Artifacts({ artifacts }: { artifacts: RunArtifact[] }) {
           </a>{' '}
           <span className="muted small">
             {formatBytes(artifact.size)} · attempt {artifact.attempt}
-            {artifact.device && ` on ${artifact.device}`}
+            {artifact.device && artifact.device !== runDevice && ` on ${artifact.device}`}
           </span>
         </li>
       ))}
