@@ -34,7 +34,6 @@ NON_NEGATIVE_INTS = ("period", "repetition", "req_bytes", "resp_bytes", "server_
 KNOWN = set(TIMESTAMPS) | set(OPTIONAL_INTS) | set(OPTIONAL_BOOLS) | set(OPTIONAL_STRS) | {
     "arm", "block", "seq", "phase", "op", "wall_time", "t0", "server_delay_ms", "error_class",
 }
-REQUIRED = ("arm", "block", "seq", "phase", "wall_time", "t0", "app_done", "error_class")
 
 # ---------------------------------------------------------------------------------------
 # The fast validator: sample.schema.json as a msgspec Struct, checked in C while decoding.
