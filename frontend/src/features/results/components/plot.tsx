@@ -1,13 +1,15 @@
 import { useEffect, useRef, useState } from 'react';
+import type * as PlotlyDistMin from 'plotly.js-dist-min';
 import type { Config, Data, Layout } from 'plotly.js';
 
-type PlotlyModule = typeof import('plotly.js-dist-min');
+type PlotlyModule = typeof PlotlyDistMin;
 
 let plotlyPromise: Promise<PlotlyModule> | undefined;
 /** Plotly is ~4.5 MB: load it once, on the first chart, as its own chunk. */
 function loadPlotly(): Promise<PlotlyModule> {
   plotlyPromise ??= import('plotly.js-dist-min').then(
-    (module) => ((module as { default?: PlotlyModule }).default ?? module) as PlotlyModule,
+    // The bundle is CommonJS: its namespace may arrive as `default`.
+    (module) => (module as { default?: PlotlyModule }).default ?? module,
   );
   return plotlyPromise;
 }
