@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The lint suite, the same for `make lint` and the first suite of `make test`: the Python locks
 # match their inputs, ruff over all Python, mypy over the backend and the device-runner package,
-# and import-linter's contracts (the backend apps' one-way dependency order). Needs no services
+# import-linter's contracts (the backend apps' one-way dependency order) and ESLint over the
+# dashboard (typescript-eslint, React hooks, feature boundaries). Needs no services
 # (the settings import only wants some database port). Every step runs; exit 1 if any failed.
 # The tools come from backend/requirements-dev.lock (infra/bin/bootstrap.sh installs it).
 set -uo pipefail
@@ -19,6 +20,7 @@ step ruff .venv/bin/ruff check backend device-runner infra
 step "mypy backend" bash -c "cd backend && LATENCYLAB_DB_PORT=${LATENCYLAB_DB_PORT:-5432} ../.venv/bin/mypy apps config"
 step "import contracts" bash -c "cd backend && ../.venv/bin/lint-imports --no-cache"
 step "mypy device-runner" bash -c "cd device-runner && ../.venv/bin/mypy latencylab_runner"
+step eslint bash -c "cd frontend && npm run lint --silent"
 
 if [ ${#failed[@]} -gt 0 ]; then
   echo "lint FAILED: ${failed[*]}"

@@ -18,7 +18,7 @@ export class ApiError extends Error {
 /** `{"detail": …}` as is; a field map as "field: message; …". */
 function detailOf(body: unknown): string | undefined {
   if (body && typeof body === 'object' && 'detail' in body) {
-    const detail = (body as { detail: unknown }).detail;
+    const detail = body.detail;
     if (typeof detail === 'string') return detail;
   }
   const fields = flattenFieldErrors(body);

@@ -20,7 +20,8 @@ export function flattenFieldErrors(body: unknown, prefix = ''): FieldError[] {
       flattenFieldErrors(value, join(prefix, key)),
     );
   }
-  return [{ path: prefix, message: String(body) }];
+  // What is left is a primitive: a string as it is, anything else as its JSON.
+  return [{ path: prefix, message: typeof body === 'string' ? body : (JSON.stringify(body) ?? '') }];
 }
 
 function join(prefix: string, key: string): string {

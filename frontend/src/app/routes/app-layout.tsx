@@ -43,7 +43,7 @@ function TopBar() {
           <button
             type="button"
             className="button button-ghost"
-            onClick={() => logout.mutate(undefined, { onSuccess: () => navigate('/login') })}
+            onClick={() => logout.mutate(undefined, { onSuccess: () => void navigate('/login') })}
             disabled={logout.isPending}
           >
             Sign out

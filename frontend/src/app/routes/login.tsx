@@ -24,7 +24,7 @@ export function LoginRoute() {
         </div>
         <h1>Sign in</h1>
         <p className="muted">Benchmark HTTPS/1.1, HTTP/2, HTTP/3 and gRPC on real devices.</p>
-        <LoginForm onSuccess={() => navigate(next, { replace: true })} />
+        <LoginForm onSuccess={() => void navigate(next, { replace: true })} />
       </div>
     </div>
   );

@@ -11,7 +11,7 @@ export function NewComparisonRoute() {
           <p className="muted">Start from a preset, then adjust the arms and the size of the experiment.</p>
         </div>
       </header>
-      <CreateComparisonForm onCreated={(comparison) => navigate(`/comparisons/${comparison.id}`)} />
+      <CreateComparisonForm onCreated={(comparison) => void navigate(`/comparisons/${comparison.id}`)} />
     </div>
   );
 }
