@@ -26,6 +26,10 @@ def phase_breakdown_loaded(comparison: Comparison, loaded: LoadedComparison) -> 
         raise ValueError("load the comparison with phases=True")
     table = loaded.table
     rows = np.flatnonzero(table.measured_ok)  # phase = 'measure' AND error_class IS NULL
+    if len(rows) == 0:
+        # Every run failed before storing a sample, or every request failed: no phase to
+        # break down (and no group boundaries for the code below to pair up).
+        return []
     n_arms = max(len(table.arm_labels), 1)
     key = loaded.run[rows].astype(np.int64) * n_arms + table.arm[rows]
     narrow = key.astype(np.int16) if len(loaded.run_ids) * n_arms < 2**15 else key
