@@ -232,6 +232,8 @@ def test_ios_discovery_through_the_libimobiledevice_fakes(lab):
                                                                             "available")
     assert (phone.battery, phone.charging, phone.temperature) == (90.0, True, 29.11)
     assert phone.fingerprint["device_name"] == "Lab iPhone 15 Pro" and phone.fingerprint["build"] == "21F90"
+    # URLSession cannot force HTTP/1.1: an iPhone does not offer h1 (nor cleartext h1c).
+    assert phone.capabilities == {"protocols": ["h2", "h3", "grpc"]}
     assert found["00008101-PENDING"].state == "unauthorized" and "-19" in found["00008101-PENDING"].reason
     assert found["00008101-LOWBATT"].state == "not_ready"
     assert found["00008101-LOWBATT"].reason == "battery 15 % < 20 % while charging"

@@ -29,7 +29,8 @@ from apps.devices.services import (
     runner_hello,
 )
 
-from .models import Comparison, Run, RunAttempt
+from .models import Arm, Comparison, Run, RunAttempt
+from .platforms import device_protocols, devices_supporting, run_protocols
 from .services import comparison_complete_if_runs_done
 
 # Devices that could take a run soon: not gone, not quarantined, not waiting for a human.
@@ -93,10 +94,11 @@ def heartbeat_receive(*, runner: Runner, devices: list[dict[str, Any]],
 
 def _another_device_fits(run: Run, device: Device) -> bool:
     """Whether a device other than the ones this run failed on could take it: same pool, a
-    wanted platform, not gone or quarantined, and not already holding another slot of the
-    same comparison and profile."""
+    wanted platform, measures every arm's protocol, not gone or quarantined, and not
+    already holding another slot of the same comparison and profile."""
     return (
-        Device.objects.filter(pool_id=run.pool_id, platform__in=run.platforms)
+        Device.objects.filter(devices_supporting(run_protocols(run.comparison.spec)), pool_id=run.pool_id,
+                              platform__in=run.platforms)
         .exclude(pk__in=[device.pk, *run.failed_device_ids])
         .exclude(state__in=_UNFIT_STATES)
         .exclude(Exists(Run.objects.filter(comparison_id=run.comparison_id, network_profile=run.network_profile,
@@ -122,6 +124,11 @@ def _next_run_for(device: Device) -> Run | None:
         .select_related("comparison")
         .order_by("comparison__created_at", "slot", "network_profile")
     )
+    protocols = device_protocols(device.capabilities)
+    if protocols is not None:
+        # Not the runs with an arm this device's harness cannot measure (platforms.py).
+        candidates = candidates.exclude(Exists(Arm.objects.filter(comparison=OuterRef("comparison"))
+                                               .exclude(protocol__in=protocols)))
     passed_over: list[UUID] = []
     for _ in range(_MAX_PASSED_OVER):
         run = candidates.exclude(pk__in=passed_over).first()

@@ -9,6 +9,7 @@ from apps.accounts.models import Organization
 from apps.devices.models import Device
 
 from .models import Comparison, Run, RunBlock
+from .platforms import device_protocols, run_protocols
 
 
 def _per_comparison(rows: QuerySet[Any], aggregate: Aggregate) -> Coalesce:
@@ -87,6 +88,13 @@ def run_waiting_reason(run: Run, pool_devices: Sequence[Device] | None = None) -
     pool = f"pool {run.pool.slug!r}"
     if not matching:
         return f"no {platforms} device is registered in {pool}"
+    protocols = run_protocols(run.comparison.spec)
+    able = [d for d in matching if (listed := device_protocols(d.capabilities)) is None or listed >= set(protocols)]
+    if not able:
+        return (f"no {platforms} device of {pool} measures every arm's protocol ({', '.join(protocols)}): "
+                + "; ".join(f"{d.model or d.serial} ({d.serial}) measures "
+                            f"{', '.join(sorted(device_protocols(d.capabilities) or ()))}" for d in matching[:3]))
+    matching = able
     quarantined = [d for d in matching if d.state == _QUARANTINED]
     waiting = [d for d in matching if d.state in _WAITING_STATES]
     usable = len(matching) - len(quarantined)

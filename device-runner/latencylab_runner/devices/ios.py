@@ -25,8 +25,11 @@ _PAIRING_ERRORS = {-2, -17, -18, -19, -20, -21}
 # libimobiledevice ≥ 1.3.1 prints `…: <strerror> (<code>)`; 1.3.0 (Debian 12) `…, error code <code>`.
 _LOCKDOWN_ERROR = re.compile(r"Could not connect to lockdownd(?::\s*(?P<text>.*?)\s*\((?P<code>-?\d+)\)"
                              r"|, error code (?P<old>-?\d+))")
-# URLSession for h1/h2/h3 (assumesHTTP3Capable), grpc-swift for gRPC (harness/ios).
-IOS_PROTOCOLS = ["h1", "h2", "h3", "grpc"]
+# URLSession for h2/h3 (assumesHTTP3Capable), grpc-swift for gRPC (harness/ios). No h1:
+# URLSession cannot turn HTTP/2 off, so an h1 arm would only measure protocol_mismatch
+# (harness/ios/README.md); no h1c: App Transport Security forbids cleartext. The service
+# refuses such specs for iOS and passes devices over for arms they do not list.
+IOS_PROTOCOLS = ["h2", "h3", "grpc"]
 
 
 def parse_udids(text: str) -> list[str]:

@@ -1,0 +1,53 @@
+"""Which protocols each device platform can measure, and the two places that rule is kept:
+a spec whose arms a selected platform cannot run is refused at submit (400, naming the
+platform, the arm and why), and a device whose runner reports fewer protocols than its
+platform (``capabilities.protocols``) is passed over for the runs it cannot measure.
+
+The table mirrors what the device-runner's harnesses advertise (drivers/host.py,
+devices/android.py, devices/ios.py). iOS has no h1: URLSession has no switch to turn
+HTTP/2 off, so against a server offering h2 an h1 arm would only ever produce
+protocol_mismatch samples; and no h1c: App Transport Security forbids cleartext HTTP."""
+
+from typing import Any
+
+from django.db.models import Q
+
+ALL_PROTOCOLS = ("h1c", "h1", "h2", "h3", "grpc")
+PLATFORM_PROTOCOLS: dict[str, tuple[str, ...]] = {
+    "host": ALL_PROTOCOLS,
+    "android": ALL_PROTOCOLS,
+    "ios": ("h2", "h3", "grpc"),
+}
+_WHY_NOT = {
+    ("ios", "h1"): "URLSession cannot be made to speak HTTP/1.1 to a server that offers HTTP/2",
+    ("ios", "h1c"): "App Transport Security forbids cleartext HTTP",
+}
+
+
+def spec_platform_errors(spec: dict[str, Any]) -> list[str]:
+    """One message per (platform, arm) that cannot run, for {"devices": {"platforms": …}}."""
+    errors = []
+    for platform in spec["devices"]["platforms"]:
+        supported = PLATFORM_PROTOCOLS.get(platform, ())
+        for arm in spec["arms"]:
+            if arm["protocol"] not in supported:
+                why = _WHY_NOT.get((platform, arm["protocol"]), "its harness does not implement it")
+                errors.append(f"{platform} devices cannot run arm {arm['label']!r} ({arm['protocol']}): {why}. "
+                              f"{platform} runs {', '.join(supported)}; drop {platform} or that arm.")
+    return errors
+
+
+def run_protocols(spec: dict[str, Any]) -> list[str]:
+    return sorted({arm["protocol"] for arm in spec["arms"]})
+
+
+def device_protocols(capabilities: dict[str, Any] | None) -> set[str] | None:
+    """The protocols a device's runner says it measures; None when it does not say (a
+    runner without capabilities is trusted with its platform's)."""
+    listed = (capabilities or {}).get("protocols")
+    return {str(p) for p in listed} if isinstance(listed, list) else None
+
+
+def devices_supporting(protocols: list[str]) -> Q:
+    """Devices that list every one of `protocols`, or list none (trusted, as above)."""
+    return Q(capabilities__protocols__contains=protocols) | ~Q(capabilities__has_key="protocols")
