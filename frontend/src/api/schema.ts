@@ -669,7 +669,7 @@ export interface components {
             median_baseline_ms: number | null;
             /**
              * Format: double
-             * @description median candidate / median baseline; < 1 is faster
+             * @description exp(mean per-block effect): for a multiplicative change, median candidate / median baseline; < 1 is faster
              */
             ratio: number | null;
             ratio_ci95: (number | null)[];
@@ -683,7 +683,7 @@ export interface components {
             speedup: number | null;
             /**
              * Format: double
-             * @description Wilcoxon signed-rank on per-block log-ratios
+             * @description t-test on the per-block effects (log-ratios of 10 %-trimmed geometric means)
              */
             p_blocks: number | null;
             /**
@@ -2028,7 +2028,6 @@ export interface components {
             min_abs_cliffs_delta: number;
             n_boot: number;
             seed: number;
-            resample_requests: boolean;
         };
         VerdictGate: {
             statistic: components["schemas"]["GateStatistic"];

@@ -16,7 +16,7 @@ from .effects import cliffs_delta, cliffs_label, cohens_d_log, cohens_label, per
 from .report import analyze_comparison, to_jsonable
 from .seed_fixture import fixture_sample_table, reproduce_published_summaries, summaries_via_engine
 from .series import series_summary, series_times
-from .significance import block_log_ratio_test, holm_adjust, mann_whitney_p
+from .significance import block_t_test, holm_adjust, mann_whitney_p
 from .sweeps import delay_sweep, payload_sweep
 from .synthetic import synthetic_table
 from .table import BlockBaselines, SampleTable
@@ -25,7 +25,7 @@ from .verdict import EQUIVALENT, IMPROVEMENT, INCONCLUSIVE, REGRESSION, Verdict,
 __all__ = [
     "EQUIVALENT", "IMPROVEMENT", "INCONCLUSIVE", "REGRESSION",
     "ArmComparison", "BlockBaselines", "SampleTable", "SimulationResult", "Verdict", "VerdictConfig",
-    "aa_false_positive_rate", "analyze_comparison", "block_log_ratio_test", "cliffs_delta", "cliffs_label",
+    "aa_false_positive_rate", "analyze_comparison", "block_t_test", "cliffs_delta", "cliffs_label",
     "cohens_d_log", "cohens_label", "compare_arms", "delay_sweep", "describe", "first_vs_rest",
     "fixture_sample_table", "holm_adjust", "mann_whitney_p", "payload_sweep", "percentage_gain",
     "reproduce_published_summaries", "series_summary", "series_times", "simulate_comparisons", "speedup",

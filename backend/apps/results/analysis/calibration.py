@@ -21,7 +21,7 @@ class SimulationResult:
     true_ratio: float
     outcomes: dict[str, int]
     decided_rate: float  # regression or improvement: the false-positive rate when true_ratio == 1
-    block_test_rejection_rate: float  # Wilcoxon on block log-ratios, p < α
+    block_test_rejection_rate: float  # t-test on the per-block effects, p < α
     request_test_rejection_rate: float  # Mann-Whitney on requests, p < α (ignores clustering)
     settings: dict = field(default_factory=dict)
 

@@ -9,32 +9,74 @@ reported as secondary only.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
 
 
-def block_log_ratio_test(log_ratios: np.ndarray) -> float:
-    """Two-sided Wilcoxon signed-rank p-value that the median block log-ratio is 0.
+def block_t_test(block_effects: np.ndarray) -> float:
+    """Two-sided one-sample t-test that the mean per-block log-ratio is 0.
 
-    scipy uses the exact null distribution for small samples without ties and
-    the normal approximation otherwise. Needs at least one non-zero ratio.
+    A block's log-ratio averages tens to thousands of requests, so it is close to
+    normal and the t-test is exact enough; unlike a rank test on n blocks, whose
+    p cannot go below 2 / 2^n (0.031 with 6 blocks), its p has no floor set by
+    the block count, and its n − 1 degrees of freedom carry the between-block
+    variance (the arms' drift within a block) that a test on requests ignores.
     """
-    x = np.asarray(log_ratios, dtype=np.float64)
+    x = np.asarray(block_effects, dtype=np.float64)
     x = x[np.isfinite(x)]
-    if len(x) == 0 or not np.any(x != 0):
+    if len(x) < 2:
         return 1.0
-    return float(stats.wilcoxon(x, zero_method="wilcox", alternative="two-sided").pvalue)
+    mean, sd = float(x.mean()), float(x.std(ddof=1))
+    if sd == 0:
+        return 1.0 if mean == 0 else 0.0
+    t = mean / (sd / math.sqrt(len(x)))
+    return float(min(1.0, 2.0 * stats.t.sf(abs(t), len(x) - 1)))
 
 
-def min_attainable_wilcoxon_p(n_blocks: int) -> float:
-    """Smallest two-sided p an exact signed-rank test can give with n blocks (all signs equal)."""
-    return min(1.0, 2.0 / 2.0**n_blocks)
+@dataclass(frozen=True)
+class BlockEffectEstimate:
+    """Mean per-block log-ratio with its t-test and t-intervals: the verdict's one estimand."""
+
+    n: int
+    mean: float
+    sd: float  # NaN with fewer than 2 blocks
+    p: float
+
+    @property
+    def ratio(self) -> float:
+        return math.exp(self.mean)
+
+    def ratio_ci(self, level: float) -> tuple[float, float]:
+        """Student-t interval of the mean block log-ratio, as a ratio (NaN with < 2 blocks)."""
+        if self.n < 2:
+            return float("nan"), float("nan")
+        half = float(stats.t.ppf(0.5 + level / 2, self.n - 1)) * self.sd / math.sqrt(self.n)
+        return math.exp(self.mean - half), math.exp(self.mean + half)
 
 
-def blocks_for_attainable_p(alpha: float) -> int:
-    """Fewest blocks for which the exact test can reach p < alpha at all."""
-    return max(1, math.floor(math.log2(2.0 / alpha)) + 1)
+def block_effect_estimate(block_effects: np.ndarray) -> BlockEffectEstimate:
+    x = np.asarray(block_effects, dtype=np.float64)
+    x = x[np.isfinite(x)]
+    sd = float(x.std(ddof=1)) if len(x) > 1 else float("nan")
+    return BlockEffectEstimate(n=len(x), mean=float(x.mean()) if len(x) else float("nan"), sd=sd,
+                               p=block_t_test(x))
+
+
+def blocks_for_t_test(effect: float, block_sd: float, alpha: float, *, limit: int = 10_000) -> int | None:
+    """Fewest blocks at which the t-test's p falls below alpha if the mean block log-ratio
+    and its spread stay as observed (None when the effect is 0 or more than ``limit`` are needed)."""
+    if effect == 0 or not math.isfinite(effect) or not math.isfinite(block_sd):
+        return None
+    if block_sd <= 0:
+        return 2
+    n = max(2, math.ceil((stats.norm.ppf(1 - alpha / 2) * block_sd / abs(effect)) ** 2))
+    while n <= limit:
+        if stats.t.ppf(1 - alpha / 2, n - 1) * block_sd / math.sqrt(n) < abs(effect):
+            return n
+        n += 1
+    return None
 
 
 # Below this many requests scipy's exact or tie-aware small-sample method is used.

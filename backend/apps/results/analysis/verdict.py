@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .significance import blocks_for_attainable_p
+from .significance import blocks_for_t_test
 
 REGRESSION, IMPROVEMENT, EQUIVALENT, INCONCLUSIVE = "regression", "improvement", "equivalent", "inconclusive"
 # Beyond this many times the current blocks, more blocks are not a realistic way to decide.
@@ -30,8 +30,6 @@ class VerdictConfig:
     min_abs_cliffs_delta: float = 0.147
     n_boot: int = 2000
     seed: int = 20240601
-    # devices -> blocks -> requests (True, DESIGN §8) or devices -> blocks (False; less conservative).
-    resample_requests: bool = True
 
     def __post_init__(self) -> None:
         if not 0 < self.margin_pct < 100:
@@ -72,7 +70,10 @@ def decide(
     devices: int,
     family_size: int,
     config: VerdictConfig,
+    block_effect: tuple[float, float] | None = None,
 ) -> Verdict:
+    """``block_effect`` is the mean and standard deviation of the per-block effects the test
+    ran on; with it the "blocks needed" estimate includes the blocks the test needs."""
     m = effective_margin(config, baseline_median_ms)
     significant = p_adjusted < config.alpha
     if ci95[0] > 1 + m and significant and cliffs_delta >= config.min_abs_cliffs_delta:
@@ -83,7 +84,8 @@ def decide(
         return Verdict(IMPROVEMENT, m, config.alpha, reason, None, None)
     if 1 - m <= ci90[0] and ci90[1] <= 1 + m:
         return Verdict(EQUIVALENT, m, config.alpha, f"90 % CI inside ±{m:.1%}", None, None)
-    needed, reason = _blocks_needed(ratio, ci95, ci90, significant, cliffs_delta, blocks, family_size, m, config)
+    needed, reason = _blocks_needed(ratio, ci95, ci90, significant, cliffs_delta, blocks, family_size, m, config,
+                                    block_effect)
     if needed is None:
         return Verdict(INCONCLUSIVE, m, config.alpha, reason, None, None)
     per_device = math.ceil(needed / max(devices, 1))
@@ -94,7 +96,8 @@ def decide(
 
 def _blocks_needed(ratio: float, ci95: tuple[float, float], ci90: tuple[float, float], significant: bool,
                    cliffs_delta: float, blocks: int, family_size: int, m: float,
-                   config: VerdictConfig) -> tuple[int | None, str]:
+                   config: VerdictConfig, block_effect: tuple[float, float] | None = None
+                   ) -> tuple[int | None, str]:
     """Blocks likely to decide, assuming the CI half-width shrinks as 1/sqrt(blocks).
 
     The effect estimate is taken as fixed; the nearest reachable outcome wins.
@@ -123,8 +126,13 @@ def _blocks_needed(ratio: float, ci95: tuple[float, float], ci90: tuple[float, f
         return None, "estimate sits on the margin; more blocks are unlikely to decide"
     needed = math.ceil(blocks * (half / gap) ** 2)
     if outcome != EQUIVALENT:
-        # An exact test on n blocks cannot give p below 2 / 2^n; Holm divides α by the family size.
-        needed = max(needed, blocks_for_attainable_p(config.alpha / max(family_size, 1)))
+        # The t-test at the observed per-block effect and spread; Holm's first step divides α
+        # by the family size.
+        if block_effect is not None and math.isfinite(block_effect[1]):
+            for_test = blocks_for_t_test(block_effect[0], block_effect[1], config.alpha / max(family_size, 1))
+            if for_test is None:
+                return None, "the per-block effects average to about zero; more blocks are unlikely to decide"
+            needed = max(needed, for_test)
         if not significant:
             needed = max(needed, blocks + 1)
     needed = max(needed, blocks + 1)

@@ -106,7 +106,6 @@ class VerdictConfigSerializer(serializers.Serializer):
     min_abs_cliffs_delta = serializers.FloatField()
     n_boot = serializers.IntegerField()
     seed = serializers.IntegerField()
-    resample_requests = serializers.BooleanField()
 
 
 class DescriptiveRowSerializer(serializers.Serializer):
@@ -252,14 +251,16 @@ class ArmComparisonSerializer(serializers.Serializer):
     n_baseline = serializers.IntegerField()
     median_candidate_ms = _ms()
     median_baseline_ms = _ms()
-    ratio = serializers.FloatField(allow_null=True, help_text="median candidate / median baseline; < 1 is faster")
+    ratio = serializers.FloatField(allow_null=True, help_text="exp(mean per-block effect): for a multiplicative "
+                                  "change, median candidate / median baseline; < 1 is faster")
     ratio_ci95 = _interval()
     ratio_ci90 = _interval()
     change_pct = serializers.FloatField(allow_null=True)
     change_ci95_pct = _interval()
     gain_pct = serializers.FloatField(allow_null=True)
     speedup = serializers.FloatField(allow_null=True)
-    p_blocks = serializers.FloatField(allow_null=True, help_text="Wilcoxon signed-rank on per-block log-ratios")
+    p_blocks = serializers.FloatField(allow_null=True, help_text="t-test on the per-block effects (log-ratios of "
+                                     "10 %-trimmed geometric means)")
     p_blocks_holm = serializers.FloatField(allow_null=True, help_text="Holm-adjusted over the arm's device "
                                            "classes × profiles on this metric")
     p_requests_mann_whitney = serializers.FloatField(allow_null=True)

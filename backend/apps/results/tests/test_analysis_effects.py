@@ -15,10 +15,9 @@ from apps.results.analysis import (
     speedup,
 )
 from apps.results.analysis.significance import (
-    block_log_ratio_test,
-    blocks_for_attainable_p,
+    block_t_test,
+    blocks_for_t_test,
     mann_whitney,
-    min_attainable_wilcoxon_p,
 )
 
 
@@ -78,12 +77,32 @@ def test_gain_and_speedup():
     assert percentage_gain(10.0, 12.5) == pytest.approx(-20.0)
 
 
-def test_wilcoxon_exact_on_blocks():
-    # 8 positive block log-ratios with distinct magnitudes: exact two-sided p = 2 / 2^8.
-    assert block_log_ratio_test(np.arange(1, 9) / 100) == pytest.approx(2 / 256)
-    assert min_attainable_wilcoxon_p(8) == pytest.approx(2 / 256)
-    assert blocks_for_attainable_p(0.01) == 8  # 7 blocks can never reach p < 0.01
-    assert block_log_ratio_test(np.zeros(5)) == 1.0
+def test_block_t_test_by_hand():
+    # Mean 0.2, sd 0.1 over 4 blocks: t = 0.2 / (0.1 / 2) = 4 on 3 degrees of freedom.
+    x = np.array([0.1, 0.2, 0.3, 0.2])
+    x = 0.2 + (x - x.mean()) * 0.1 / x.std(ddof=1)
+    from scipy import stats
+    assert block_t_test(x) == pytest.approx(2 * stats.t.sf(4.0, 3))
+    assert block_t_test(np.zeros(5)) == 1.0
+    assert block_t_test(np.full(3, 0.1)) < 1e-12  # every block the same non-zero effect
+    assert block_t_test(np.array([0.5])) == 1.0  # one block cannot be tested
+    assert block_t_test(np.array([0.1, np.nan, 0.2, 0.15])) == pytest.approx(block_t_test(np.array([0.1, 0.2, 0.15])))
+
+
+def test_six_consistent_blocks_reach_any_alpha():
+    # The rank test's floor was 2 / 2^6 = 0.031 with 6 blocks; the t-test has none.
+    effects = np.log(1.2) + np.array([-0.03, 0.01, 0.02, -0.01, 0.0, 0.015])
+    assert block_t_test(effects) < 1e-4
+
+
+def test_blocks_for_t_test():
+    # The smallest n with t(1 − α/2, n − 1) · sd / √n below the effect, checked both sides.
+    from scipy import stats
+    n = blocks_for_t_test(0.1, 0.2, 0.01)
+    assert stats.t.ppf(0.995, n - 1) * 0.2 / math.sqrt(n) < 0.1
+    assert stats.t.ppf(0.995, n - 2) * 0.2 / math.sqrt(n - 1) >= 0.1
+    assert blocks_for_t_test(0.0, 0.2, 0.01) is None
+    assert blocks_for_t_test(0.5, 0.0, 0.01) == 2
 
 
 def test_mann_whitney_large_path_matches_scipy():

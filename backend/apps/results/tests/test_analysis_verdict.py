@@ -96,10 +96,25 @@ def test_regression_needs_significance_and_delta():
     assert decide(p_adjusted=0.001, cliffs_delta=0.1, **kw).blocks_needed_per_device is None
 
 
-def test_too_few_blocks_for_alpha_asks_for_at_least_8():
-    v = decide(ratio=0.5, ci95=(0.4, 0.6), ci90=(0.42, 0.58), p_adjusted=0.031, cliffs_delta=-0.9,
-               baseline_median_ms=100.0, blocks=6, devices=1, family_size=1, config=VerdictConfig())
-    assert v.outcome == INCONCLUSIVE and v.blocks_needed_per_device == 8
+def test_six_blocks_on_one_device_can_be_a_regression():
+    # The default spec: 6 blocks on one device. A large effect must be able to come out regression
+    # (a rank test on 6 blocks could never go below p = 0.031).
+    table, _ = synthetic_table(arm_ratios={"baseline": 1.0, "candidate": 1.5}, devices=1, blocks=6, seed=11)
+    c = one(table)
+    assert c.verdict.outcome == REGRESSION and c.p_blocks_holm < 0.001
+    table, _ = synthetic_table(arm_ratios={"baseline": 1.0, "candidate": 0.5}, devices=1, blocks=6, seed=12)
+    assert one(table).verdict.outcome == IMPROVEMENT
+
+
+def test_blocks_needed_follows_the_t_test():
+    # CI already beyond the margin but p = 0.02: the blocks the t-test needs at the observed
+    # per-block mean 0.1 and spread 0.12 decide the estimate.
+    v = decide(ratio=1.1, ci95=(1.06, 1.14), ci90=(1.065, 1.135), p_adjusted=0.02, cliffs_delta=0.3,
+               baseline_median_ms=100.0, blocks=6, devices=1, family_size=1, config=VerdictConfig(),
+               block_effect=(0.1, 0.12))
+    from apps.results.analysis.significance import blocks_for_t_test
+    assert v.outcome == INCONCLUSIVE and v.blocks_needed_per_device == blocks_for_t_test(0.1, 0.12, 0.01)
+    assert v.blocks_needed_per_device > 6
 
 
 def test_summary_line_format():

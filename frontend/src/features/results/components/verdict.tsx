@@ -199,9 +199,10 @@ export function EffectTable({ analysis, arms, gateMetric = 'total_ms' }: EffectT
         </table>
       </div>
       <p className="chart-note">
-        Change is the ratio of medians − 1 with a hierarchical bootstrap CI (devices → blocks → requests). Cliff&apos;s δ
-        thresholds 0.147 / 0.33 / 0.474; Cohen&apos;s d on log latency. p: Wilcoxon signed-rank on per-block log-ratios,
-        Holm-corrected per arm and metric. Hover a row for the verdict&apos;s reason.
+        Change is the mean per-block ratio − 1 (each block&apos;s arms compared by their 10 %-trimmed geometric means)
+        with its Student-t CI over blocks. Cliff&apos;s δ thresholds 0.147 / 0.33 / 0.474; Cohen&apos;s d on log latency.
+        p: t-test on the per-block log-ratios, Holm-corrected per arm and metric. Hover a row for the verdict&apos;s
+        reason.
       </p>
     </section>
   );
