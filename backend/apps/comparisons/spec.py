@@ -6,10 +6,14 @@ normalized spec that the runners receive. Errors are DRF field maps, so the API 
 400 with the field path (e.g. {"arms": {"1": {"protocol": [...]}}}) and creates nothing.
 """
 
+import base64
+import binascii
 import hashlib
 import json
 import random
+import re
 from typing import Any
+from urllib.parse import urlsplit
 
 from rest_framework import serializers
 
@@ -19,12 +23,26 @@ PROTOCOLS = ["h1c", "h1", "h2", "h3", "grpc"]
 CONNECTION_POLICIES = ["cold", "warm", "resumed"]
 MODES = ["ab", "aa"]
 AA_SUFFIX = "-again"
-WORKLOAD_KINDS = ["series", "api", "mixed", "delay_sweep", "payload_sweep"]
+WORKLOAD_KINDS = ["series", "api", "mixed", "delay_sweep", "payload_sweep", "requests"]
 SERIES_OBJECTS = {"seed-mid-24": 24}
 FILE_SETS = {"seed-unity-5": 5}
 # Upper bound on requests one run may make, so a typo cannot book a device for a week.
 MAX_REQUESTS_PER_RUN = 200_000
 MAX_RESPONSE_BYTES = 50_000_000
+# A customer's request list (the `requests` kind): the methods the job contract carries.
+HTTP_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
+MAX_LISTED_REQUESTS = 100
+MAX_HEADERS = 32
+MAX_INLINE_BODY_BYTES = 1_000_000
+MAX_GENERATED_BODY_BYTES = 10_000_000
+# RFC 9110 token: what a header name may be. Lower-cased on the way in (HTTP/2 and 3 require it).
+HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$")
+# Set by the client itself from the request, the connection or the protocol: a spec giving
+# them would contradict what is measured (or smuggle a second request).
+RESERVED_HEADERS = {"host", "content-length", "transfer-encoding", "connection", "keep-alive", "upgrade",
+                    "te", "proxy-connection", "http2-settings"}
+NO_CR_LF = r"^[^\r\n\x00]*$"
+PATH_ONLY = re.compile(r"^/[^\s]*$")
 
 
 class SeriesWorkloadSpec(serializers.Serializer):
@@ -37,6 +55,18 @@ class SeriesWorkloadSpec(serializers.Serializer):
     repetitions = serializers.IntegerField(min_value=1, max_value=100, default=12)
     warmup = serializers.IntegerField(min_value=0, max_value=10, default=1)
     gap_ms = serializers.IntegerField(min_value=0, max_value=1000, default=0)
+    # A customer's own objects instead of `objects`: paths (appended to each arm's endpoint)
+    # or absolute URLs, fetched in order and wrapping around like seed-mid-24.
+    object_paths = serializers.ListField(
+        child=serializers.CharField(max_length=2048), min_length=1, max_length=100, required=False)
+
+    def validate_object_paths(self, paths: list[str] | None) -> list[str] | None:
+        for index, path in enumerate(paths or []):
+            problem = check_request_url(path) if not path.startswith("/") else (
+                "Must contain no spaces, CR or LF." if PATH_ONLY.match(path) is None else None)
+            if problem:
+                raise serializers.ValidationError({str(index): [f"A path (/…) or an http(s) URL: {problem}"]})
+        return paths
 
 
 class ApiWorkloadSpec(serializers.Serializer):
@@ -52,8 +82,20 @@ class MixedWorkloadSpec(ApiWorkloadSpec):
     files = serializers.ChoiceField(choices=sorted(FILE_SETS), default="seed-unity-5")
 
 
+def path_template(placeholder: str) -> serializers.RegexField:
+    """A customer's path (query allowed) for a sweep, with the swept value as `{placeholder}`.
+    Absent unless given (no default), so the normalized spec of a sweep against the
+    reference target — and its fingerprint, which finds CI baselines — stays as it was."""
+    return serializers.RegexField(
+        rf"^/[^\s{{}}]*\{{{placeholder}\}}[^\s{{}}]*$", max_length=2048, required=False,
+        error_messages={"invalid": f"A path starting with / that contains {{{placeholder}}} exactly once (query "
+                                   f"allowed; no spaces, CR, LF or other {{…}})."})
+
+
 class DelaySweepWorkloadSpec(serializers.Serializer):
     kind = serializers.ChoiceField(choices=["delay_sweep"])
+    # The delay endpoint: the reference target's by default, a customer's own otherwise.
+    path = path_template("delay_ms")
     start_ms = serializers.IntegerField(min_value=0, max_value=60_000, default=0)
     stop_ms = serializers.IntegerField(min_value=0, max_value=60_000, default=1000)
     step_ms = serializers.IntegerField(min_value=1, max_value=60_000, default=25)
@@ -68,6 +110,10 @@ class DelaySweepWorkloadSpec(serializers.Serializer):
 
 class PayloadSweepWorkloadSpec(serializers.Serializer):
     kind = serializers.ChoiceField(choices=["payload_sweep"])
+    # The sized-response endpoint: the reference target's by default, a customer's own otherwise.
+    path = path_template("size")
+    # POST sends `request_bytes` (seeds/004); GET sends no body. Default POST.
+    method = serializers.ChoiceField(choices=["POST", "GET"], required=False)
     request_bytes = serializers.IntegerField(min_value=0, max_value=1_000_000, default=800)
     sizes = serializers.ListField(
         child=serializers.IntegerField(min_value=0, max_value=MAX_RESPONSE_BYTES), min_length=1, max_length=100
@@ -76,12 +122,118 @@ class PayloadSweepWorkloadSpec(serializers.Serializer):
     warmup = serializers.IntegerField(min_value=0, max_value=10, default=1)
 
 
+def check_request_url(url: str) -> str | None:
+    """Why a customer's absolute URL is refused, or None: HTTP(S) only, a host, no
+    credentials (they would end up in logs and exports), no CR/LF."""
+    if any(c in url for c in "\r\n\x00 "):
+        return "Must not contain spaces, CR, LF or NUL."
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError on a port out of range
+    except ValueError as e:
+        return f"Not a valid URL ({e})."
+    if parts.scheme.lower() not in ("http", "https"):
+        return f"Only http:// and https:// URLs; got {parts.scheme or 'no'} scheme."
+    if parts.username is not None or parts.password is not None:
+        return "Must not carry credentials (user:password@); send them as a header instead."
+    if not parts.hostname:
+        return "Must name a host."
+    return None
+
+
+class RequestItemSpec(serializers.Serializer):
+    """One request of a `requests` workload: `url` (absolute, the same for every arm) or
+    `path` (appended to each arm's endpoint, so one list runs against build A and build B)."""
+
+    name = serializers.RegexField(r"^[A-Za-z0-9][A-Za-z0-9 ._:/()-]{0,63}$", max_length=64, required=False,
+                                  allow_null=True, default=None)
+    method = serializers.ChoiceField(choices=HTTP_METHODS, default="GET")
+    url = serializers.CharField(max_length=2048, required=False, allow_null=True, default=None)
+    path = serializers.RegexField(r"^/[^\s]*$", max_length=2048, required=False, allow_null=True, default=None,
+                                  error_messages={"invalid": "Must start with / and contain no spaces, CR or LF."})
+    headers = serializers.DictField(
+        child=serializers.RegexField(NO_CR_LF, max_length=8192, allow_blank=True,
+                                     error_messages={"invalid": "Header values must not contain CR, LF or NUL."}),
+        default=dict)
+    body = serializers.CharField(max_length=MAX_INLINE_BODY_BYTES, required=False, allow_null=True,
+                                 allow_blank=True, trim_whitespace=False, default=None)
+    body_b64 = serializers.RegexField(r"^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$",
+                                      max_length=MAX_INLINE_BODY_BYTES * 4 // 3 + 4, required=False,
+                                      allow_null=True, allow_blank=True, default=None,
+                                      error_messages={"invalid": "Not valid base64 (RFC 4648, padded)."})
+    body_bytes = serializers.IntegerField(min_value=0, max_value=MAX_GENERATED_BODY_BYTES, required=False,
+                                          allow_null=True, default=None)
+    expect_status = serializers.IntegerField(min_value=100, max_value=599, required=False, allow_null=True,
+                                             default=None)
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, dict) and (unknown := sorted(set(data) - set(self.fields))):
+            raise serializers.ValidationError({name: ["Unknown field for a request."] for name in unknown})
+        return super().to_internal_value(data)
+
+    def validate_url(self, url: str | None) -> str | None:
+        if url is not None and (problem := check_request_url(url)):
+            raise serializers.ValidationError(problem)
+        return url
+
+    def validate_headers(self, headers: dict[str, str]) -> dict[str, str]:
+        if len(headers) > MAX_HEADERS:
+            raise serializers.ValidationError(f"At most {MAX_HEADERS} headers; got {len(headers)}.")
+        normalized: dict[str, str] = {}
+        for name, value in headers.items():
+            if not HEADER_NAME.match(name):
+                raise serializers.ValidationError(
+                    {name: ["Header names are 1–128 token characters (RFC 9110): no spaces, colons, CR or LF."]})
+            if name.lower() in RESERVED_HEADERS:
+                raise serializers.ValidationError(
+                    {name: [f"Set by the client itself; not allowed: {sorted(RESERVED_HEADERS)}."]})
+            if name.lower() in normalized:
+                raise serializers.ValidationError({name: ["Repeated (header names are case-insensitive)."]})
+            normalized[name.lower()] = value
+        return normalized
+
+    def validate_body_b64(self, value: str | None) -> str | None:
+        if value is None:
+            return None
+        try:
+            decoded = base64.b64decode(value, validate=True)
+        except (binascii.Error, ValueError):
+            raise serializers.ValidationError("Not valid base64.") from None
+        if len(decoded) > MAX_INLINE_BODY_BYTES:
+            raise serializers.ValidationError(f"At most {MAX_INLINE_BODY_BYTES} bytes once decoded.")
+        return value
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if (attrs.get("url") is None) == (attrs.get("path") is None):
+            raise serializers.ValidationError({"url": ["Give exactly one of url (absolute) or path (per arm)."]})
+        bodies = [key for key in ("body", "body_b64", "body_bytes") if attrs.get(key) is not None]
+        if len(bodies) > 1:
+            raise serializers.ValidationError({bodies[1]: [f"Give at most one of body, body_b64, body_bytes; "
+                                                           f"got {bodies}."]})
+        if bodies and attrs["method"] in ("GET", "HEAD", "OPTIONS") and attrs.get("body_bytes") != 0:
+            raise serializers.ValidationError({bodies[0]: [f"A {attrs['method']} request carries no body."]})
+        if attrs.get("body") is not None and len(attrs["body"].encode()) > MAX_INLINE_BODY_BYTES:
+            raise serializers.ValidationError({"body": [f"At most {MAX_INLINE_BODY_BYTES} bytes (UTF-8)."]})
+        return attrs
+
+
+class RequestsWorkloadSpec(serializers.Serializer):
+    """The customer's own ordered requests, replayed `repetitions` times per arm."""
+
+    kind = serializers.ChoiceField(choices=["requests"])
+    requests = RequestItemSpec(many=True, min_length=1, max_length=MAX_LISTED_REQUESTS)  # type: ignore[call-arg]
+    repetitions = serializers.IntegerField(min_value=1, max_value=500, default=10)
+    warmup = serializers.IntegerField(min_value=0, max_value=10, default=1)
+    think_ms = serializers.IntegerField(min_value=0, max_value=60_000, default=0)
+
+
 WORKLOAD_SERIALIZERS: dict[str, type[serializers.Serializer]] = {
     "series": SeriesWorkloadSpec,
     "api": ApiWorkloadSpec,
     "mixed": MixedWorkloadSpec,
     "delay_sweep": DelaySweepWorkloadSpec,
     "payload_sweep": PayloadSweepWorkloadSpec,
+    "requests": RequestsWorkloadSpec,
 }
 
 
@@ -178,12 +330,53 @@ class ComparisonSpec(serializers.Serializer):
         profiles = attrs["network_profiles"]
         if len(set(profiles)) != len(profiles):
             raise serializers.ValidationError({"network_profiles": ["Profiles must not repeat."]})
+        _check_requests_fit_arms(attrs["workload"], attrs["arms"])
         per_run = requests_per_run(attrs["workload"], arms=len(labels))
         if per_run > MAX_REQUESTS_PER_RUN:
             raise serializers.ValidationError(
                 {"workload": [f"This workload makes {per_run} requests per run; the limit is {MAX_REQUESTS_PER_RUN}."]}
             )
         return attrs
+
+
+def _check_requests_fit_arms(workload: dict[str, Any], arms: list[dict[str, Any]]) -> None:
+    """A request list is HTTP: no gRPC arm. An absolute `url` is sent by every arm: its
+    scheme must be the one each arm's protocol speaks (http:// for h1c, https:// otherwise)."""
+    custom_paths = (workload["kind"] == "series" and workload.get("object_paths")) or (
+        workload["kind"] in ("delay_sweep", "payload_sweep") and "path" in workload)
+    if custom_paths:
+        for index, arm in enumerate(arms):
+            if arm["protocol"] == "grpc":
+                raise serializers.ValidationError({"arms": {str(index): {"protocol": [
+                    "Custom paths are HTTP: a gRPC arm runs the reference target's calls only."]}}})
+    if workload["kind"] == "series":
+        for index, path in enumerate(workload.get("object_paths") or []):
+            if not path.startswith("/"):
+                _check_url_fits_arms(path, arms, ("workload", "object_paths", str(index)))
+    if workload["kind"] != "requests":
+        return
+    for index, arm in enumerate(arms):
+        if arm["protocol"] == "grpc":
+            raise serializers.ValidationError({"arms": {str(index): {"protocol": [
+                "A requests workload sends HTTP requests: h1c, h1, h2 or h3 (gRPC calls need the service's "
+                "schema; use the api workload)."]}}})
+    for index, request in enumerate(workload["requests"]):
+        if request.get("url") is not None:
+            _check_url_fits_arms(request["url"], arms, ("workload", "requests", str(index), "url"))
+
+
+def _check_url_fits_arms(url: str, arms: list[dict[str, Any]], where: tuple[str, ...]) -> None:
+    """An absolute URL is sent by every arm: its scheme must be the one each arm's protocol
+    speaks. The error sits at `where` (the field path)."""
+    scheme = url.split(":", 1)[0].lower()
+    for arm in arms:
+        wanted = "http" if arm["protocol"] == "h1c" else "https"
+        if scheme != wanted:
+            error: Any = [f"Arm {arm['label']!r} ({arm['protocol']}) sends {wanted}:// only; use a path to reach "
+                          f"each arm's own endpoint."]
+            for key in reversed(where):
+                error = {key: error}
+            raise serializers.ValidationError(error)
 
 
 def _duplicate_aa_arm(attrs: dict[str, Any]) -> dict[str, Any]:
@@ -216,6 +409,8 @@ def requests_per_run(workload: dict[str, Any], *, arms: int) -> int:
     elif kind == "delay_sweep":
         steps = (workload["stop_ms"] - workload["start_ms"]) // workload["step_ms"] + 1
         per_arm = steps * workload["trials"]
+    elif kind == "requests":
+        per_arm = len(workload["requests"]) * workload["repetitions"]
     else:
         per_arm = len(workload["sizes"]) * workload["repetitions"]
     return per_arm * arms

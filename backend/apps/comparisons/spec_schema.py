@@ -29,11 +29,14 @@ from rest_framework import serializers
 
 from .spec import (
     AA_SUFFIX,
+    HEADER_NAME,
+    MAX_HEADERS,
     WORKLOAD_SERIALIZERS,
     ArmSpec,
     ComparisonSpec,
     DevicesSpec,
     GateSpec,
+    RequestItemSpec,
 )
 
 SCHEMA_FILE = Path(__file__).with_name("spec.schema.json")
@@ -43,9 +46,10 @@ ROOT = "ComparisonSpec"
 # values); a single value is a `const`.
 NAMED_CHOICES = {("ArmSpec", "protocol"): "Protocol", ("ArmSpec", "connection"): "ConnectionPolicy",
                  ("GateSpec", "metric"): "GateMetric", ("DevicesSpec", "platforms"): "Platform",
-                 (ROOT, "mode"): "ComparisonMode", (ROOT, "preset"): "PresetName"}
+                 (ROOT, "mode"): "ComparisonMode", (ROOT, "preset"): "PresetName",
+                 ("RequestItemSpec", "method"): "HttpMethod", ("PayloadSweepWorkloadSpec", "method"): "SweepMethod"}
 WORKLOAD_NAMES = {kind: f"{''.join(p.title() for p in kind.split('_'))}Workload" for kind in WORKLOAD_SERIALIZERS}
-DEFINITIONS = {ArmSpec: "SpecArm", DevicesSpec: "SpecDevices", GateSpec: "SpecGate"}
+DEFINITIONS = {ArmSpec: "SpecArm", DevicesSpec: "SpecDevices", GateSpec: "SpecGate", RequestItemSpec: "SpecRequest"}
 DESCRIPTIONS = {
     ROOT: "A comparison spec as submitted to POST /api/v1/comparisons (JSON or YAML). Fields given override "
           "the preset's; `workload` merges key by key when its kind is the preset's.",
@@ -181,12 +185,27 @@ def _endpoint_follows_protocol(arm: dict[str, Any]) -> None:
     arm["properties"]["ca_bundle"]["pattern"] = "-----BEGIN CERTIFICATE-----"
 
 
+def _request_rules(request: dict[str, Any]) -> None:
+    """RequestItemSpec.validate_*: an http(s) URL without credentials, header names that
+    are RFC 9110 tokens, exactly one of url/path, at most one body."""
+    request["properties"]["url"]["pattern"] = "^[Hh][Tt][Tt][Pp][Ss]?://[^@/?#\\s]+(?:[/?#][^\\s]*)?$"
+    request["properties"]["headers"]["propertyNames"] = {"pattern": HEADER_NAME.pattern}
+    request["properties"]["headers"]["maxProperties"] = MAX_HEADERS
+    given = {"not": {"type": "null"}}
+    request["oneOf"] = [{"required": ["url"], "properties": {"url": given}},
+                        {"required": ["path"], "properties": {"path": given}}]
+    request["not"] = {"anyOf": [{"required": [a, b], "properties": {a: given, b: given}}
+                                for a, b in (("body", "body_b64"), ("body", "body_bytes"),
+                                             ("body_b64", "body_bytes"))]}
+
+
 @cache
 def _generated() -> dict[str, Any]:
     defs: dict[str, Any] = {}
     root = _object(ComparisonSpec, defs, required=False)
     root["properties"]["workload"] = _workloads(defs)
     _endpoint_follows_protocol(defs["SpecArm"])
+    _request_rules(defs["SpecRequest"])
     label = defs["SpecArm"]["properties"]["label"]
     root["allOf"] = [
         {"description": "Without a preset, name, workload (with its kind) and arms are required.",
@@ -251,6 +270,9 @@ def _for_clients(schema: dict[str, Any]) -> dict[str, Any]:
     notes = [rule["description"] for rule in schema.pop("allOf", [])]
     if schema.pop("anyOf", None) is not None and "endpoint" in schema.get("properties", {}):
         notes.append("An h1c arm's endpoint is http://, any other arm's https://.")
+    if schema.pop("oneOf", None) is not None and schema.pop("not", None) is not None:
+        notes.append("Give exactly one of url (absolute) or path (appended to each arm's endpoint), and at most "
+                     "one of body, body_b64, body_bytes.")
     for prop in schema.get("properties", {}).values():
         if "default" in prop and prop["default"] is not None:
             prop["description"] = f"{prop.get('description', '').rstrip('.')}. Default: {json.dumps(prop['default'])}."

@@ -8,6 +8,7 @@ block, so every block starts from the same state. Failures are samples, not exce
 
 from __future__ import annotations
 
+import base64
 import platform
 import threading
 import time
@@ -73,11 +74,8 @@ def execute_job(job: dict[str, Any], *, cancelled: threading.Event | None = None
 
     A cancelled block returns the samples so far with status `failed`: the driver
     uploads nothing of it."""
-    for request in job["requests"]:
-        if request.get("headers"):
-            raise ValueError(f"requests.{request['seq']}.headers: the host probe cannot send custom headers")
     arms = {arm["label"]: arm for arm in job["arms"]}
-    sessions: dict[str, Any] = {}
+    sessions: dict[tuple[str, str], Any] = {}
     samples: list[dict[str, Any]] = []
     total = len(job["requests"])
     timeout_s = job["timeout_ms"] / 1000
@@ -88,15 +86,18 @@ def execute_job(job: dict[str, Any], *, cancelled: threading.Event | None = None
             if cancelled is not None and cancelled.is_set():
                 error = f"cancelled after {index} of {total} requests"
                 break
-            label = request["arm"]
-            if request.get("new_connection") and label in sessions:
-                sessions.pop(label).close()
-            if label not in sessions:
-                arm = arms[label]
-                sessions[label] = open_session(protocol=arm["protocol"], connection=arm["connection"],
-                                               origin=arm_origin(arm), ca_pem=arm.get("ca_bundle_pem"),
-                                               timeout_s=timeout_s)
-            samples.append(_measure(sessions[label], request, block=job["block"]))
+            arm = arms[request["arm"]]
+            # A customer's absolute URL has its own origin, hence its own session (connection).
+            key = (arm["label"], request.get("origin", arm["origin"]))
+            if request.get("new_connection"):
+                for open_key in [k for k in sessions if k[0] == arm["label"]]:
+                    sessions.pop(open_key).close()
+            if key not in sessions:
+                sessions[key] = open_session(protocol=arm["protocol"], connection=arm["connection"],
+                                             origin=arm_origin({**arm, "origin": key[1]} if "origin" in request
+                                                               else arm),
+                                             ca_pem=arm.get("ca_bundle_pem"), timeout_s=timeout_s)
+            samples.append(_measure(sessions[key], request, block=job["block"]))
             if on_progress is not None and index % 50 == 0:
                 on_progress(index, total)
             if gap_s:
@@ -117,11 +118,31 @@ def execute_job(job: dict[str, Any], *, cancelled: threading.Event | None = None
     }
 
 
-def _measure(session: Any, request: dict[str, Any], *, block: int) -> dict[str, Any]:
+def job_body(request: dict[str, Any]) -> bytes:
+    """The customer's own bytes (body_b64), else a generated body of body_bytes, else none."""
+    if request.get("body_b64") is not None:
+        return base64.b64decode(request["body_b64"])
     size = request.get("body_bytes", 0)
-    fields = session.fetch(ProbeRequest(method=request["method"], path=request["path"],
-                                        body=request_body(size) if size else b"", op=request["op"],
-                                        server_delay_ms=request.get("server_delay_ms")))
+    return request_body(size) if size else b""
+
+
+def judge_status(fields: dict[str, Any], expect_status: int | None) -> None:
+    """With an expected status, that status is the success and any other one an `http`
+    error sample; without one the probe's rule stands (≥ 400 is an error)."""
+    if expect_status is None or fields["error_class"] not in (None, "http") or fields.get("status") is None:
+        return
+    if fields["status"] == expect_status:
+        fields.update(error_class=None, error_detail=None)
+    else:
+        fields.update(error_class="http", error_detail=f"HTTP {fields['status']}, expected {expect_status}")
+
+
+def _measure(session: Any, request: dict[str, Any], *, block: int) -> dict[str, Any]:
+    headers = tuple((request.get("headers") or {}).items())
+    fields = session.fetch(ProbeRequest(method=request["method"], path=request["path"], body=job_body(request),
+                                        op=request["op"], server_delay_ms=request.get("server_delay_ms"),
+                                        headers=headers))
+    judge_status(fields, request.get("expect_status"))
     sample = {**fields, "arm": request["arm"], "block": block, "seq": request["seq"], "phase": request["phase"],
               "period": request.get("period"), "repetition": request.get("repetition"), "step": request.get("step")}
     if request.get("part") is not None:

@@ -26,6 +26,7 @@ class H1Client:
         headers = [("host", self.origin.authority), ("user-agent", USER_AGENT), ("accept", "*/*")]
         if req.body or req.method in ("POST", "PUT", "PATCH"):
             headers.append(("content-length", str(len(req.body))))
+        headers.extend(req.headers)
         try:
             wire = self.h11.send(h11.Request(method=req.method, target=req.path, headers=headers))
             if req.body:

@@ -116,7 +116,8 @@ class H2Client:
         issued (its t0); app_done is stamped when each stream's response is complete.
         Never raises ProbeFailure: a connection failure becomes the failure of every
         stream not finished by then (and the connection is not reused)."""
-        return self._run([(r.method, r.path, r.body, ()) for r in reqs], new_timeline, deadline, "app_done")
+        return self._run([(r.method, r.path, r.body, list(r.headers)) for r in reqs], new_timeline, deadline,
+                         "app_done")
 
     def _run(self, requests: list[_Request], new_timeline: Callable[[int], Timeline], deadline: float,
              done_mark: str | None) -> list[Outcome]:

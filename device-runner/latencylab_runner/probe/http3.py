@@ -180,6 +180,7 @@ class H3Client:
         ]
         if req.body or req.method in ("POST", "PUT", "PATCH"):
             headers.append((b"content-length", str(len(req.body)).encode()))
+        headers.extend((k.encode(), v.encode()) for k, v in req.headers)
         tl.mark("req_start")
         proto.h3.send_headers(stream_id, headers, end_stream=not req.body)
         if req.body:
@@ -242,6 +243,7 @@ class H3Client:
             ]
             if req.body or req.method in ("POST", "PUT", "PATCH"):
                 headers.append((b"content-length", str(len(req.body)).encode()))
+            headers.extend((k.encode(), v.encode()) for k, v in req.headers)
             try:
                 stream_id = proto._quic.get_next_available_stream_id()
                 ex = _Exchange(stream_id, tl, self.loop)

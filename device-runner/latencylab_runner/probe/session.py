@@ -133,7 +133,7 @@ class TcpSession(ProbeSession):
                 self.last_body = grpc.call(self.client, req, tl, deadline)
             else:
                 assert isinstance(self.client, H2Client)
-                resp = self.client.exchange(req.method, req.path, req.body, tl, deadline, [])
+                resp = self.client.exchange(req.method, req.path, req.body, tl, deadline, list(req.headers))
                 f.update(status=resp.status, req_bytes=len(req.body), resp_bytes=len(resp.body),
                          server_time_us=parse_server_timing(resp.headers.get("server-timing")))
                 self.last_body = bytes(resp.body)

@@ -50,6 +50,8 @@ class ProbeRequest:
     body: bytes = b""
     op: str | None = None  # sample.schema op: get|echo|delay|bytes|file|grpc_unary|grpc_stream
     server_delay_ms: float | None = None  # the injected delay, copied into the sample
+    # A customer's own request headers (lower-case names), sent after the probe's own.
+    headers: tuple[tuple[str, str], ...] = ()
 
 
 class ProbeFailure(Exception):

@@ -12,6 +12,7 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from ..contract import validate
 from ..drivers.targets import ArmEndpoint, ReferenceTarget, arm_endpoint
@@ -45,9 +46,27 @@ def job_arm(arm: dict[str, Any], endpoint: ArmEndpoint) -> dict[str, Any]:
     }
 
 
+def _absolute(url: str) -> tuple[str, str]:
+    """(origin, path and query) of a customer's absolute URL; the contract refuses what
+    the spec validator already refused (credentials, other schemes)."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    host = parts.hostname or ""
+    port = parts.port or (80 if scheme == "http" else 443)
+    origin = f"{scheme}://{f'[{host}]' if ':' in host else host}:{port}"
+    return origin, (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+
+
 def job_request(seq: int, planned: PlannedRequest, base_path: str) -> dict[str, Any]:
     request: dict[str, Any] = {"seq": seq, "arm": planned.arm, "phase": planned.phase, "op": planned.op,
                                "method": planned.method, "path": base_path + planned.path}
+    if planned.url is not None:
+        request["origin"], request["path"] = _absolute(planned.url)
+    if planned.headers:
+        request["headers"] = dict(planned.headers)
+    for key in ("name", "body_b64", "expect_status"):
+        if getattr(planned, key) is not None:
+            request[key] = getattr(planned, key)
     # Optional fields only when set: a 20,000-request job stays a few MB, not tens.
     if planned.body_bytes:
         request["body_bytes"] = planned.body_bytes
@@ -72,7 +91,8 @@ def build_job(spec: dict[str, Any], *, run_id: str, block: int, attempt: int,
         "block": block,
         "attempt": attempt,
         "timeout_ms": min(max(timeout_ms, MIN_TIMEOUT_MS), MAX_TIMEOUT_MS),
-        "gap_ms": int(spec["workload"].get("gap_ms", 0)),
+        # A request list's think time is the pause after each request, as gap_ms is a series'.
+        "gap_ms": int(spec["workload"].get("gap_ms", spec["workload"].get("think_ms", 0))),
         "arms": [job_arm(arm, endpoints[arm["label"]]) for arm in spec["arms"]],
         "requests": [job_request(seq, planned, endpoints[planned.arm].base_path)
                      for seq, planned in enumerate(plan_block(spec, run_id=run_id, block=block))],

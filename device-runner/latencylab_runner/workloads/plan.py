@@ -6,9 +6,10 @@ inside every block in an order drawn from the spec's seed and reversed on every 
 repetition (A B, B A, …) so drift in the device or the link hits every arm alike
 (DESIGN §6.1)."""
 
+import base64
 import random
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 SERIES_OBJECT_COUNT = {"seed-mid-24": 24}
@@ -30,6 +31,13 @@ class PlannedRequest:
     server_delay_ms: float | None = None
     # Close the arm's connection before this request: a "round" starts on a fresh one.
     new_connection: bool = False
+    # A customer's own request (the `requests` kind): its name, headers, inline body
+    # (base64), the status it expects, and an absolute URL that replaces the arm's origin.
+    name: str | None = None
+    headers: tuple[tuple[str, str], ...] = ()
+    body_b64: str | None = None
+    expect_status: int | None = None
+    url: str | None = None
 
 
 def arm_order(labels: list[str], *, seed: int, run_id: str, block: int) -> list[str]:
@@ -46,16 +54,54 @@ def _block_repetitions(total: int, blocks: int, block: int) -> list[int]:
     return [r for r in range(total) if r % blocks == block]
 
 
-def _first_request(workload: dict[str, Any]) -> tuple[str, str, str, int]:
-    """(op, method, path, body bytes) of the warm-up request: the workload's first request."""
+def delay_path(workload: dict[str, Any], delay_ms: int) -> str:
+    """The delay endpoint: the reference target's, or the customer's `{delay_ms}` template."""
+    return workload.get("path", "/delay/{delay_ms}").replace("{delay_ms}", str(delay_ms))
+
+
+def size_path(workload: dict[str, Any], size: int) -> str:
+    """The sized-response endpoint: the reference target's, or the customer's `{size}` template."""
+    return workload.get("path", "/bytes/{size}").replace("{size}", str(size))
+
+
+def series_object(workload: dict[str, Any], step: int) -> PlannedRequest:
+    """The object fetched at `step` of a series (arm and phase filled in by the caller):
+    after the last object the series wraps to the first (seeds/000). A customer's list
+    holds paths (each arm's endpoint) or absolute URLs (the same for every arm)."""
+    paths = workload.get("object_paths")
+    if not paths:
+        name = f"mid-{step % SERIES_OBJECT_COUNT[workload['objects']] + 1:02d}"
+        return PlannedRequest("", "", "file", "GET", f"/files/{name}")
+    path = paths[step % len(paths)]
+    if path.startswith("/"):
+        return PlannedRequest("", "", "get", "GET", path)
+    return PlannedRequest("", "", "get", "GET", "/", url=path)
+
+
+def _first_request(workload: dict[str, Any]) -> PlannedRequest:
+    """The warm-up request (arm and phase filled in by the caller): the workload's first request."""
     kind = workload["kind"]
     if kind == "series":
-        return "file", "GET", "/files/mid-01", 0
+        return series_object(workload, 0)
     if kind == "delay_sweep":
-        return "delay", "GET", f"/delay/{workload['start_ms']}", 0
+        return PlannedRequest("", "", "delay", "GET", delay_path(workload, workload["start_ms"]))
     if kind == "payload_sweep":
-        return "bytes", "POST", f"/bytes/{workload['sizes'][0]}", workload["request_bytes"]
-    return "echo", "POST", "/echo", workload.get("request_bytes", 64)
+        method = workload.get("method", "POST")
+        return PlannedRequest("", "", "bytes", method, size_path(workload, workload["sizes"][0]),
+                              workload["request_bytes"] if method == "POST" else 0)
+    return PlannedRequest("", "", "echo", "POST", "/echo", workload.get("request_bytes", 64))
+
+
+def listed_request(arm: str, phase: str, request: dict[str, Any], **where: Any) -> PlannedRequest:
+    """One entry of a `requests` workload as planned: `path` is the arm's (appended to its
+    endpoint by the job builder), `url` the same absolute address for every arm."""
+    body_b64 = request.get("body_b64")
+    if request.get("body") is not None:
+        body_b64 = base64.b64encode(request["body"].encode()).decode()
+    return PlannedRequest(arm, phase, "get", request["method"], request.get("path") or "/",
+                          request.get("body_bytes") or 0, name=request.get("name"),
+                          headers=tuple(sorted((request.get("headers") or {}).items())), body_b64=body_b64,
+                          expect_status=request.get("expect_status"), url=request.get("url"), **where)
 
 
 def plan_block(spec: dict[str, Any], *, run_id: str, block: int) -> list[PlannedRequest]:
@@ -63,10 +109,18 @@ def plan_block(spec: dict[str, Any], *, run_id: str, block: int) -> list[Planned
     labels = [arm["label"] for arm in spec["arms"]]
     order = arm_order(labels, seed=spec["seed"], run_id=run_id, block=block)
     planned: list[PlannedRequest] = []
-    op, method, path, body = _first_request(workload)
+    if workload["kind"] == "requests":
+        # The warm-up is the list's first request, exactly as the customer wrote it.
+        for label in order:
+            planned.extend(listed_request(label, "warmup", workload["requests"][0])
+                           for _ in range(workload.get("warmup", 0)))
+        planned.extend(_measured(workload, order=order, seed=spec["seed"], run_id=run_id, blocks=spec["blocks"],
+                                 block=block))
+        return planned
+    first = _first_request(workload)
     for label in order:
         for _ in range(workload.get("warmup", 0)):
-            planned.append(PlannedRequest(label, "warmup", op, method, path, body))
+            planned.append(replace(first, arm=label, phase="warmup"))
     planned.extend(_measured(workload, order=order, seed=spec["seed"], run_id=run_id, blocks=spec["blocks"],
                              block=block))
     return planned
@@ -76,15 +130,12 @@ def _measured(workload: dict[str, Any], *, order: list[str], seed: int, run_id: 
               block: int) -> Iterator[PlannedRequest]:
     kind = workload["kind"]
     if kind == "series":
-        count = SERIES_OBJECT_COUNT[workload["objects"]]
         for period in workload["periods"]:
             for i, rep in enumerate(_block_repetitions(workload["repetitions"], blocks, block)):
                 for arm in _abba(order, i):
                     for step in range(period):
-                        # After the last object the series wraps to the first (seeds/000).
-                        name = f"mid-{step % count + 1:02d}"
-                        yield PlannedRequest(arm, "measure", "file", "GET", f"/files/{name}",
-                                             period=period, repetition=rep, step=step)
+                        yield replace(series_object(workload, step), arm=arm, phase="measure", period=period,
+                                      repetition=rep, step=step)
     elif kind in ("api", "mixed"):
         body = workload["request_bytes"]
         for i, rnd in enumerate(_block_repetitions(workload["rounds"], blocks, block)):
@@ -109,7 +160,7 @@ def _measured(workload: dict[str, Any], *, order: list[str], seed: int, run_id: 
             random.Random(f"{seed}:{run_id}:{trial}:delays").shuffle(shuffled)
             for step, delay in shuffled:
                 for arm in _abba(order, i + step):
-                    yield PlannedRequest(arm, "measure", "delay", "GET", f"/delay/{delay}", repetition=trial,
+                    yield PlannedRequest(arm, "measure", "delay", "GET", delay_path(workload, delay), repetition=trial,
                                          step=step, server_delay_ms=float(delay))
     elif kind == "payload_sweep":
         sizes = list(enumerate(workload["sizes"]))
@@ -118,7 +169,17 @@ def _measured(workload: dict[str, Any], *, order: list[str], seed: int, run_id: 
             random.Random(f"{seed}:{run_id}:{rep}:sizes").shuffle(shuffled)
             for step, size in shuffled:
                 for arm in _abba(order, i + step):
-                    yield PlannedRequest(arm, "measure", "bytes", "POST", f"/bytes/{size}", workload["request_bytes"],
-                                         repetition=rep, step=step)
+                    method = workload.get("method", "POST")
+                    yield PlannedRequest(arm, "measure", "bytes", method, size_path(workload, size),
+                                         workload["request_bytes"] if method == "POST" else 0, repetition=rep,
+                                         step=step)
+    elif kind == "requests":
+        # The list keeps its order (an app's requests depend on each other); the arms
+        # alternate per repetition. `step` is the request's index in the spec's list, so a
+        # sample finds its name there without a column of its own.
+        for i, rep in enumerate(_block_repetitions(workload["repetitions"], blocks, block)):
+            for arm in _abba(order, i):
+                for step, request in enumerate(workload["requests"]):
+                    yield listed_request(arm, "measure", request, repetition=rep, step=step)
     else:
         raise ValueError(f"unknown workload kind {kind!r}")

@@ -950,6 +950,7 @@ export interface components {
         };
         DelaySweepWorkload: {
             kind?: "delay_sweep";
+            path?: string;
             /** @description Default: 0. */
             start_ms?: number;
             /** @description Default: 1000. */
@@ -1465,6 +1466,8 @@ export interface components {
             lease_wait_s: number;
             devices: components["schemas"]["RunnerDeviceRef"][];
         };
+        /** @enum {string} */
+        HttpMethod: "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD" | "OPTIONS";
         ImportInputRequest: {
             name: string;
             baseline_arm?: string | null;
@@ -1665,6 +1668,8 @@ export interface components {
         };
         PayloadSweepWorkload: {
             kind?: "payload_sweep";
+            path?: string;
+            method?: components["schemas"]["SweepMethod"];
             /** @description Default: 800. */
             request_bytes?: number;
             sizes?: number[];
@@ -1767,6 +1772,16 @@ export interface components {
             p90_ms: number | null;
             /** Format: double */
             p95_ms: number | null;
+        };
+        RequestsWorkload: {
+            kind?: "requests";
+            requests?: components["schemas"]["SpecRequest"][];
+            /** @description Default: 10. */
+            repetitions?: number;
+            /** @description Default: 1. */
+            warmup?: number;
+            /** @description Default: 0. */
+            think_ms?: number;
         };
         ResultGroup: {
             device: string;
@@ -1944,6 +1959,7 @@ export interface components {
             warmup?: number;
             /** @description Default: 0. */
             gap_ms?: number;
+            object_paths?: string[];
         };
         SessionOutput: {
             username: string;
@@ -1981,6 +1997,23 @@ export interface components {
             /** @description Default: 0.01. */
             alpha?: number;
         };
+        /** @description Give exactly one of url (absolute) or path (appended to each arm's endpoint), and at most one of body, body_b64, body_bytes. */
+        SpecRequest: {
+            name?: string | null;
+            /** @description Default: "GET". */
+            method?: components["schemas"]["HttpMethod"];
+            url?: string | null;
+            path?: string | null;
+            headers?: {
+                [key: string]: string;
+            };
+            body?: string | null;
+            body_b64?: string | null;
+            body_bytes?: number | null;
+            expect_status?: number | null;
+        };
+        /** @enum {string} */
+        SweepMethod: "POST" | "GET";
         /**
          * @description * `cancel_run` - cancel_run
          * @enum {string}
@@ -2954,6 +2987,7 @@ export const finishErrorKindEnumValues: ReadonlyArray<FlattenedDeepRequired<comp
 export const finishInputStatusEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FinishInputStatusEnum"]> = ["ok", "failed", "infra_error"];
 export const gateMetricValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["GateMetric"]> = ["total_ms", "ttfb_ms"];
 export const gateStatisticValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["GateStatistic"]> = ["median"];
+export const httpMethodValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HttpMethod"]> = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"];
 export const kindEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["KindEnum"]> = ["private", "hosted"];
 export const lossModelEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LossModelEnum"]> = ["random", "gilbert_elliott"];
 export const metricValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Metric"]> = ["total_ms", "ttfb_ms"];
@@ -2965,12 +2999,14 @@ export const platformValues: ReadonlyArray<FlattenedDeepRequired<components>["sc
 export const platformEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PlatformEnum"]> = ["ios", "android", "host"];
 export const presetNameValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PresetName"]> = ["aa-calibration", "api-and-download", "mid-image-series", "os-added-latency", "payload-sweep"];
 export const protocolValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Protocol"]> = ["h1c", "h1", "h2", "h3", "grpc"];
+export const requestsWorkloadKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RequestsWorkload"]["kind"]> = ["requests"];
 export const runErrorKindEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunErrorKindEnum"]> = ["device_lost", "device_not_ready", "build_failure", "timeout", "malformed_result", "link_unavailable", "runner_fault", "test_failure", "lease_expired"];
 export const runStatusEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunStatusEnum"]> = ["queued", "leased", "done", "failed", "cancelled"];
 export const runnerDeviceStateEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunnerDeviceStateEnum"]> = ["available", "busy", "not_ready", "unauthorized", "offline"];
 export const seriesWorkloadKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeriesWorkload"]["kind"]> = ["series"];
 export const seriesWorkloadObjectsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeriesWorkload"]["objects"]> = ["seed-mid-24"];
 export const specGateStatisticValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SpecGate"]["statistic"]> = ["median"];
+export const sweepMethodValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SweepMethod"]> = ["POST", "GET"];
 export const typeEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TypeEnum"]> = ["cancel_run"];
 export const verdictBaselineKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VerdictBaselineKind"]> = ["arm", "comparison"];
 export const verdictOutcomeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VerdictOutcome"]> = ["regression", "improvement", "equivalent", "inconclusive"];
