@@ -1,0 +1,86 @@
+"""A real regression through the whole service with the default spec on one host device:
+two reference target workers, the second with the Nagle/delayed-ACK trap on (seeds/004),
+measured by the real agent over real sockets as two customer endpoints. With the default
+6 blocks the verdict must be `regression` and the CLI must exit 1 on it (the rank test
+this gate used before could not go below p = 0.031 on 6 blocks: "inconclusive")."""
+
+import threading
+
+import pytest
+from celery.contrib.testing.worker import start_worker
+
+from apps.accounts.services import api_token_create
+from apps.comparisons.models import Comparison
+from apps.devices.services import runner_register
+from config.celery import app as celery_app
+from testing.waiting import wait_for
+
+pytest.importorskip("latencylab_runner")
+from latencylab_runner.agent.client import RunnerClient  # noqa: E402
+from latencylab_runner.agent.main import Agent  # noqa: E402
+from latencylab_runner.cli.main import main as latencylab  # noqa: E402
+from latencylab_runner.drivers.host import HostDriver  # noqa: E402
+from latencylab_runner.drivers.targets import ReferenceTarget  # noqa: E402
+from latencylab_runner.target import start_target  # noqa: E402
+
+
+@pytest.fixture
+def target(tmp_path):
+    with start_target("127.0.0.1", plain_port=0, tls_port=0, tls_dir=tmp_path / "tls") as running:
+        yield running
+
+
+@pytest.fixture
+def trap_target(target, tmp_path):
+    """A second reference target with the Nagle trap, sharing the first one's CA."""
+    with start_target("127.0.0.1", plain_port=0, tls_port=0, tls_dir=tmp_path / "tls", nagle_trap=True,
+                      h3=False) as running:
+        yield running
+
+
+@pytest.mark.django_db(transaction=True)
+def test_nagle_trap_is_a_regression_with_the_default_spec(live_server, api, org, pool, target, trap_target,
+                                                          capsys):
+    ca = target.ca_file.read_text()
+    spec = {
+        "name": "Nagle trap vs the same server",
+        # Only what the comparison is about: everything else (6 blocks, one host device, the gate's
+        # 5 % margin and α 0.01) is the default spec. The sweep's repetitions are spread over the
+        # blocks: 12 give each block 2 requests per size and arm.
+        "workload": {"kind": "payload_sweep", "sizes": [1000, 35000], "repetitions": 12},
+        "arms": [{"label": "build-a", "protocol": "h1", "endpoint": f"https://127.0.0.1:{target.tls_port}",
+                  "ca_bundle": ca},
+                 {"label": "build-b", "protocol": "h1", "endpoint": f"https://127.0.0.1:{trap_target.tls_port}",
+                  "ca_bundle": ca}],
+        "baseline_arm": "build-a",
+    }
+    _, runner_token = runner_register(pool=pool, name="nagle-runner")
+    client = RunnerClient(live_server.url, runner_token)
+    reference = ReferenceTarget("127.0.0.1", target.plain_port, target.tls_port, "localhost", str(target.ca_file))
+    agent = Agent(client, name="nagle-runner", serial="host-nagle", driver=HostDriver(reference),
+                  heartbeat_interval_s=1)
+    with start_worker(celery_app, pool="solo", perform_ping_check=False, shutdown_timeout=10):
+        created = api.post("/api/v1/comparisons", spec, format="json")
+        assert created.status_code == 201, created.content
+        comparison_id = created.json()["id"]
+        assert created.json()["spec"]["blocks"] == 6
+        thread = threading.Thread(target=agent.run_forever, kwargs={"max_runs": 1}, daemon=True)
+        thread.start()
+        finished = wait_for(lambda: Comparison.objects.get(pk=comparison_id).status in Comparison.TERMINAL, 180)
+        agent.stopping.set()
+        thread.join(30)
+    comparison = Comparison.objects.get(pk=comparison_id)
+    assert finished and comparison.status == "finished", (comparison.status, comparison.error)
+
+    verdict = api.get(f"/api/v1/comparisons/{comparison_id}/verdict").json()
+    (row,) = verdict["verdicts"]
+    assert (row["arm"], row["baseline_arm"], row["blocks"], row["devices"]) == ("build-b", "build-a", 6, 1)
+    assert row["outcome"] == "regression", row
+    assert verdict["outcome"] == "regression"
+    assert row["p_adjusted"] < 0.01 and row["ci95"][0] > 1.05 and row["cliffs_delta"] >= 0.147
+
+    _, token = api_token_create(organization=org, name="ci", scopes=["ci"])
+    code = latencylab(["--server", live_server.url, "--token", token, "verdict", comparison_id,
+                       "--fail-on", "regression"])
+    assert code == 1, capsys.readouterr().out
+    client.close()
