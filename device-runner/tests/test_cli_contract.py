@@ -89,6 +89,8 @@ def verdict_row(arm: str, outcome: str, *, device: str = "Pixel 8", profile: str
         "gain_pct": (1 / ratio - 1) * 100, "speedup": 1 / ratio, "change_pct": change,
         "median_ms": 48.4 * ratio, "baseline_median_ms": 48.4, "blocks": 12, "devices": 3,
         "more_blocks_needed": 8 if outcome == "inconclusive" else None,
+        "blocks_to_decide": ({"regression": 20, "improvement": None, "equivalent": None}
+                             if outcome == "inconclusive" else None),
         "summary": f"{arm} vs {baseline_arm}, {device} / {profile}: median {change:+.0f} %, 12 blocks × 3 devices",
     }
     row.update(extra)
@@ -340,7 +342,7 @@ def test_default_fail_on_passes_inconclusive_but_says_so(api: FakeApi, capsys: p
     assert main(["verdict", comparison]) == 0
     out = capsys.readouterr().out
     assert "verdict: inconclusive (exit 0; --fail-on inconclusive would exit 2)" in out
-    assert "about 8 more blocks needed" in out
+    assert "about 8 more blocks needed; regression at 20 blocks per device" in out
 
 
 def test_no_data_shows_the_servers_reason(api: FakeApi, capsys: pytest.CaptureFixture[str]) -> None:

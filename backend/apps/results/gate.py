@@ -38,7 +38,8 @@ def verdict_row(c: dict[str, Any], *, baseline_comparison: str | None) -> dict[s
         "gain_pct": c["gain_pct"], "speedup": c["speedup"], "change_pct": c["change_pct"],
         "median_ms": c["median_candidate_ms"], "baseline_median_ms": c["median_baseline_ms"],
         "blocks": c["blocks"], "devices": c["devices"],
-        "more_blocks_needed": verdict["additional_blocks_per_device"], "summary": c["summary"],
+        "more_blocks_needed": verdict["additional_blocks_per_device"],
+        "blocks_to_decide": verdict.get("blocks_by_outcome"), "summary": c["summary"],
     }
 
 

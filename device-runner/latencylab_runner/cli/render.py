@@ -145,9 +145,20 @@ def _outcome_of(verdict: dict[str, Any]) -> str:
 
 def _more_blocks(verdict: dict[str, Any]) -> str:
     needed = verdict.get("more_blocks_needed")
-    if isinstance(needed, int) and needed > 0:
-        return f"about {needed} more blocks needed"
-    return ""
+    text = f"about {needed} more blocks needed" if isinstance(needed, int) and needed > 0 else ""
+    reach = _blocks_to_decide(verdict)
+    return f"{text}; {reach}" if text and reach else (text or reach)
+
+
+def _blocks_to_decide(verdict: dict[str, Any]) -> str:
+    """"regression at 9 blocks per device, equivalent not at this effect": how far each
+    outcome is at the observed per-block mean and spread (servers before it send none)."""
+    by_outcome = verdict.get("blocks_to_decide")
+    if not isinstance(by_outcome, dict):
+        return ""
+    reachable = [f"{outcome} at {n} blocks per device" for outcome in ("regression", "improvement", "equivalent")
+                 if isinstance(n := by_outcome.get(outcome), int)]
+    return ", ".join(reachable)
 
 
 def widened_margin(verdict: dict[str, Any], gate: dict[str, Any]) -> str:

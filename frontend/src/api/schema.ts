@@ -760,6 +760,8 @@ export interface components {
             blocks: number;
             devices: number;
             more_blocks_needed: number | null;
+            /** @description inconclusive only: per outcome, the total blocks per device at which it would be reached at the observed per-block mean and spread (null: not at that mean) */
+            blocks_to_decide: components["schemas"]["BlocksByOutcome"] | null;
             summary: string;
         };
         ArtifactStored: {
@@ -790,6 +792,11 @@ export interface components {
             duration_s: number;
             /** Format: double */
             offset_s?: number;
+        };
+        BlocksByOutcome: {
+            regression: number | null;
+            improvement: number | null;
+            equivalent: number | null;
         };
         /**
          * @description Cliff's δ in words (|δ| < 0.147 negligible, < 0.33 small, < 0.474 medium)
@@ -2032,6 +2039,8 @@ export interface components {
             reason: string;
             blocks_needed_per_device: number | null;
             additional_blocks_per_device: number | null;
+            /** @description inconclusive only: per outcome, the total blocks per device at which it would be reached if the per-block effects kept their observed mean and spread (null: not at that mean); absent from analyses stored before it existed */
+            blocks_by_outcome?: components["schemas"]["BlocksByOutcome"] | null;
         };
         VerdictBaseline: {
             kind: components["schemas"]["VerdictBaselineKind"];

@@ -15,6 +15,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
+from scipy import stats
+
 from .significance import blocks_for_t_test
 
 REGRESSION, IMPROVEMENT, EQUIVALENT, INCONCLUSIVE = "regression", "improvement", "equivalent", "inconclusive"
@@ -50,6 +53,9 @@ class Verdict:
     reason: str
     blocks_needed_per_device: int | None  # for inconclusive: total blocks per device likely to decide
     additional_blocks_per_device: int | None
+    # For inconclusive: per outcome, the total blocks per device at which it would be reached if
+    # the per-block effects kept their observed mean and spread (None: not at that mean).
+    blocks_by_outcome: dict[str, int | None] | None = None
 
 
 def effective_margin(config: VerdictConfig, baseline_median_ms: float) -> float:
@@ -86,12 +92,50 @@ def decide(
         return Verdict(EQUIVALENT, m, config.alpha, f"90 % CI inside ±{m:.1%}", None, None)
     needed, reason = _blocks_needed(ratio, ci95, ci90, significant, cliffs_delta, blocks, family_size, m, config,
                                     block_effect)
+    by_outcome = None
+    if block_effect is not None:
+        by_outcome = {outcome: (None if n is None else math.ceil(n / max(devices, 1))) for outcome, n in
+                      blocks_by_outcome(*block_effect, margin=m, alpha=config.alpha, family_size=family_size,
+                                        cliffs_delta=cliffs_delta, config=config,
+                                        limit=max(blocks, 2) * MAX_BLOCK_GROWTH).items()}
     if needed is None:
-        return Verdict(INCONCLUSIVE, m, config.alpha, reason, None, None)
+        return Verdict(INCONCLUSIVE, m, config.alpha, reason, None, None, by_outcome)
     per_device = math.ceil(needed / max(devices, 1))
     more = max(per_device - math.ceil(blocks / max(devices, 1)), 1)
     return Verdict(INCONCLUSIVE, m, config.alpha, f"{reason}: need ≥{per_device} blocks per device ({more} more)",
-                   per_device, more)
+                   per_device, more, by_outcome)
+
+
+def blocks_by_outcome(mean: float, sd: float, *, margin: float, alpha: float, family_size: int, cliffs_delta: float,
+                      config: VerdictConfig, limit: int) -> dict[str, int | None]:
+    """Total blocks at which each outcome's rule would hold if the per-block effects kept their
+    mean and standard deviation: the t-intervals narrow as 1/√n and their quantiles shrink with
+    the degrees of freedom. None when the rule cannot hold at that mean (e.g. regression with
+    the mean inside the margin, or a negligible Cliff's δ), or needs more than ``limit`` blocks.
+
+    regression   mean − t(0.975)·sd/√n > log(1 + m) and mean − t(1 − α/2k)·sd/√n > 0
+    improvement  the mirror
+    equivalent   mean ± t(0.95)·sd/√n inside [log(1 − m), log(1 + m)]
+    (k, the Holm family size, bounds Holm's adjustment: p < α/k is always enough.)
+    """
+    out: dict[str, int | None] = {REGRESSION: None, IMPROVEMENT: None, EQUIVALENT: None}
+    if not (math.isfinite(mean) and math.isfinite(sd)) or limit < 2:
+        return out
+    n = np.arange(2, limit + 1)
+    se = sd / np.sqrt(n)
+    upper, lower = math.log(1 + margin), (math.log(1 - margin) if margin < 1 else -math.inf)
+    t95 = stats.t.ppf(0.975, n - 1) * se
+    t_test = stats.t.ppf(1 - alpha / (2 * max(family_size, 1)), n - 1) * se
+    t90 = stats.t.ppf(0.95, n - 1) * se
+    conditions = {
+        REGRESSION: (mean - t95 > upper) & (mean - t_test > 0) & (cliffs_delta >= config.min_abs_cliffs_delta),
+        IMPROVEMENT: (mean + t95 < lower) & (mean + t_test < 0) & (cliffs_delta <= -config.min_abs_cliffs_delta),
+        EQUIVALENT: (mean - t90 >= lower) & (mean + t90 <= upper),
+    }
+    for outcome, holds in conditions.items():
+        hits = np.flatnonzero(holds)
+        out[outcome] = int(n[hits[0]]) if len(hits) else None
+    return out
 
 
 def _blocks_needed(ratio: float, ci95: tuple[float, float], ci90: tuple[float, float], significant: bool,

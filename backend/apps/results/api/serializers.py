@@ -222,6 +222,12 @@ class PhaseRowSerializer(serializers.Serializer):
 assert [f"{name}_ms" for name in PHASES] == [f for f in PhaseRowSerializer().fields.keys() if f.endswith("_ms")]
 
 
+class BlocksByOutcomeSerializer(serializers.Serializer):
+    regression = serializers.IntegerField(allow_null=True)
+    improvement = serializers.IntegerField(allow_null=True)
+    equivalent = serializers.IntegerField(allow_null=True)
+
+
 class VerdictSerializer(serializers.Serializer):
     """verdict.py `Verdict`."""
 
@@ -232,6 +238,11 @@ class VerdictSerializer(serializers.Serializer):
     reason = serializers.CharField()
     blocks_needed_per_device = serializers.IntegerField(allow_null=True)
     additional_blocks_per_device = serializers.IntegerField(allow_null=True)
+    blocks_by_outcome = BlocksByOutcomeSerializer(
+        allow_null=True, required=False,
+        help_text="inconclusive only: per outcome, the total blocks per device at which it would be reached if the "
+        "per-block effects kept their observed mean and spread (null: not at that mean); absent from analyses "
+        "stored before it existed")
 
 
 class ArmComparisonSerializer(serializers.Serializer):
@@ -348,6 +359,9 @@ class ArmVerdictSerializer(serializers.Serializer):
     blocks = serializers.IntegerField()
     devices = serializers.IntegerField()
     more_blocks_needed = serializers.IntegerField(allow_null=True)
+    blocks_to_decide = BlocksByOutcomeSerializer(
+        allow_null=True, help_text="inconclusive only: per outcome, the total blocks per device at which it would be "
+        "reached at the observed per-block mean and spread (null: not at that mean)")
     summary = serializers.CharField()
 
 

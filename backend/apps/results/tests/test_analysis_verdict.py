@@ -2,6 +2,7 @@
 
 import ast
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -115,6 +116,32 @@ def test_blocks_needed_follows_the_t_test():
     from apps.results.analysis.significance import blocks_for_t_test
     assert v.outcome == INCONCLUSIVE and v.blocks_needed_per_device == blocks_for_t_test(0.1, 0.12, 0.01)
     assert v.blocks_needed_per_device > 6
+
+
+def test_inconclusive_says_how_far_from_each_outcome():
+    # Per-block mean +8 % (beyond the 5 % margin), spread 0.1, 6 blocks on 2 devices: regression is
+    # reachable, equivalence and improvement are not at that mean.
+    config = VerdictConfig()
+    v = decide(ratio=1.08, ci95=(0.98, 1.19), ci90=(1.0, 1.17), p_adjusted=0.1, cliffs_delta=0.3,
+               baseline_median_ms=100.0, blocks=6, devices=2, family_size=1, config=config,
+               block_effect=(math.log(1.08), 0.1))
+    assert v.outcome == INCONCLUSIVE
+    regression = v.blocks_by_outcome["regression"]
+    assert v.blocks_by_outcome["improvement"] is None and v.blocks_by_outcome["equivalent"] is None
+    # The rule holds at that many blocks (per device × 2) and not at one block fewer overall.
+    from scipy import stats
+    def holds(n):
+        se = 0.1 / math.sqrt(n)
+        return (math.log(1.08) - stats.t.ppf(0.975, n - 1) * se > math.log(1.05)
+                and math.log(1.08) - stats.t.ppf(0.995, n - 1) * se > 0)
+    total = next(n for n in range(2, 1000) if holds(n))
+    assert regression == math.ceil(total / 2) and not holds(total - 1)
+    # Inside the margin: only equivalence is reachable; a negligible δ rules regression out.
+    v = decide(ratio=1.01, ci95=(0.94, 1.08), ci90=(0.95, 1.07), p_adjusted=0.6, cliffs_delta=0.02,
+               baseline_median_ms=100.0, blocks=6, devices=1, family_size=1, config=config,
+               block_effect=(math.log(1.01), 0.08))
+    assert v.outcome == INCONCLUSIVE and v.blocks_by_outcome["equivalent"] > 6
+    assert v.blocks_by_outcome["regression"] is None and v.blocks_by_outcome["improvement"] is None
 
 
 def test_summary_line_format():

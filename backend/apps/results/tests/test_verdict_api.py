@@ -65,7 +65,7 @@ def test_one_holm_family_in_both_verdict_modes(api, org, runner_api):
     across = {v["arm"]: v for v in api.get(f"/api/v1/comparisons/{pr.id}/verdict?baseline=branch:main").json()[
         "verdicts"]}["h2"]
     same = ("ratio", "ci95", "ci90", "p_value", "p_adjusted", "outcome", "reason", "margin", "cliffs_delta",
-            "more_blocks_needed")
+            "more_blocks_needed", "blocks_to_decide")
     assert {k: within[k] for k in same} == {k: across[k] for k in same}
     # The stored analysis also judges TTFB; that is another question with its own family.
     assert within["p_adjusted"] == within["p_value"]
