@@ -38,9 +38,10 @@ MAX_GENERATED_BODY_BYTES = 10_000_000
 # RFC 9110 token: what a header name may be. Lower-cased on the way in (HTTP/2 and 3 require it).
 HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$")
 # Set by the client itself from the request, the connection or the protocol: a spec giving
-# them would contradict what is measured (or smuggle a second request).
+# them would contradict what is measured (or smuggle a second request). User-Agent names
+# the measuring client, so results say which stack produced them.
 RESERVED_HEADERS = {"host", "content-length", "transfer-encoding", "connection", "keep-alive", "upgrade",
-                    "te", "proxy-connection", "http2-settings"}
+                    "te", "proxy-connection", "http2-settings", "user-agent"}
 NO_CR_LF = r"^[^\r\n\x00]*$"
 PATH_ONLY = re.compile(r"^/[^\s]*$")
 

@@ -23,7 +23,10 @@ class H1Client:
         self.h11 = h11.Connection(h11.CLIENT)
 
     def exchange(self, req: ProbeRequest, tl: Timeline, deadline: float) -> bytes:
-        headers = [("host", self.origin.authority), ("user-agent", USER_AGENT), ("accept", "*/*")]
+        # A customer's own Accept replaces the probe's default (never sent twice).
+        given = {name for name, _ in req.headers}
+        headers = [("host", self.origin.authority), ("user-agent", USER_AGENT),
+                   *([] if "accept" in given else [("accept", "*/*")])]
         if req.body or req.method in ("POST", "PUT", "PATCH"):
             headers.append(("content-length", str(len(req.body))))
         headers.extend(req.headers)

@@ -388,6 +388,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/har-import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Preview the requests workload a HAR file replays (nothing is saved) */
+        post: operations["v1_har_import_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/imports": {
         parameters: {
             query?: never;
@@ -1404,6 +1421,22 @@ export interface components {
              * @description % delivered in good
              */
             k?: number;
+        };
+        HarDropped: {
+            /** @description index of the entry in the HAR's log.entries */
+            entry: number;
+            header: string;
+            reason: string;
+        };
+        HarPreview: {
+            /** @description a `requests` workload, valid as it is in a spec */
+            workload: unknown;
+            /** @description the recording's main origin: its requests became paths */
+            origin: string;
+            /** @description headers not copied (credentials) */
+            dropped: components["schemas"]["HarDropped"][];
+            /** @description indexes into workload.requests that overlapped in the recording */
+            concurrency_groups: number[][];
         };
         HeartbeatInputRequest: {
             /** @description every device the runner sees; one it no longer lists is offline */
@@ -2656,6 +2689,36 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeviceOutput"];
+                };
+            };
+        };
+    };
+    v1_har_import_create: {
+        parameters: {
+            query?: {
+                /** @description the main server (scheme://host[:port]); default: the first request's */
+                origin?: string;
+                /** @description 1–500, default 10 */
+                repetitions?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HarPreview"];
                 };
             };
         };
