@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 from .. import __version__
 from ..probe import Origin, ProbeRequest, open_session
 from ..workloads.job import RESULT_CONTRACT
+from .concurrent_batch import run_group
 
 # The library under each protocol's client in the probe (probe/session.py).
 _PROTOCOL_LIBRARY = {"h1c": "h11", "h1": "h11", "h2": "h2", "grpc": "h2", "h3": "aioquic"}
@@ -75,31 +76,45 @@ def execute_job(job: dict[str, Any], *, cancelled: threading.Event | None = None
     A cancelled block returns the samples so far with status `failed`: the driver
     uploads nothing of it."""
     arms = {arm["label"]: arm for arm in job["arms"]}
-    sessions: dict[tuple[str, str], Any] = {}
+    # (arm, origin, n): the arm's n-th connection to an origin. A customer's absolute URL has
+    # its own origin, hence its own sessions; n > 0 only for HTTP/1.1 concurrency groups.
+    sessions: dict[tuple[str, str, int], Any] = {}
+
+    def lane(arm: dict[str, Any], origin: str, n: int) -> Any:
+        key = (arm["label"], origin, n)
+        if key not in sessions:
+            sessions[key] = open_session(protocol=arm["protocol"], connection=arm["connection"],
+                                         origin=arm_origin({**arm, "origin": origin}),
+                                         ca_pem=arm.get("ca_bundle_pem"), timeout_s=timeout_s)
+        return sessions[key]
+
     samples: list[dict[str, Any]] = []
     total = len(job["requests"])
     timeout_s = job["timeout_ms"] / 1000
     gap_s = job.get("gap_ms", 0) / 1000
     error = None
     try:
-        for index, request in enumerate(job["requests"]):
+        requests = job["requests"]
+        index = 0
+        while index < total:
             if cancelled is not None and cancelled.is_set():
                 error = f"cancelled after {index} of {total} requests"
                 break
+            request = requests[index]
             arm = arms[request["arm"]]
-            # A customer's absolute URL has its own origin, hence its own session (connection).
-            key = (arm["label"], request.get("origin", arm["origin"]))
             if request.get("new_connection"):
                 for open_key in [k for k in sessions if k[0] == arm["label"]]:
                     sessions.pop(open_key).close()
-            if key not in sessions:
-                sessions[key] = open_session(protocol=arm["protocol"], connection=arm["connection"],
-                                             origin=arm_origin({**arm, "origin": key[1]} if "origin" in request
-                                                               else arm),
-                                             ca_pem=arm.get("ca_bundle_pem"), timeout_s=timeout_s)
-            samples.append(_measure(sessions[key], request, block=job["block"]))
-            if on_progress is not None and index % 50 == 0:
+            group = _group_at(requests, index)
+            if len(group) == 1:
+                samples.append(_measure(lane(arm, request.get("origin", arm["origin"]), 0), request,
+                                        block=job["block"]))
+            else:
+                samples.extend(_measure_group(arm, group, lane, max_parallel=job.get("max_parallel", 6),
+                                              block=job["block"]))
+            if on_progress is not None and (index - 1) // 50 != (index + len(group) - 1) // 50:
                 on_progress(index, total)
+            index += len(group)
             if gap_s:
                 time.sleep(gap_s)
     finally:
@@ -137,11 +152,43 @@ def judge_status(fields: dict[str, Any], expect_status: int | None) -> None:
         fields.update(error_class="http", error_detail=f"HTTP {fields['status']}, expected {expect_status}")
 
 
+def _group_at(requests: list[dict[str, Any]], index: int) -> list[dict[str, Any]]:
+    """The request at `index` and the ones after it issued concurrently with it: the
+    consecutive requests of the same arm with the same `group`."""
+    first = requests[index]
+    if first.get("group") is None:
+        return [first]
+    end = index + 1
+    while (end < len(requests) and requests[end].get("group") == first["group"]
+           and requests[end]["arm"] == first["arm"] and requests[end]["phase"] == first["phase"]):
+        end += 1
+    return requests[index:end]
+
+
+def probe_request(request: dict[str, Any]) -> ProbeRequest:
+    return ProbeRequest(method=request["method"], path=request["path"], body=job_body(request), op=request["op"],
+                        server_delay_ms=request.get("server_delay_ms"),
+                        headers=tuple((request.get("headers") or {}).items()))
+
+
+def _measure_group(arm: dict[str, Any], group: list[dict[str, Any]], lane: Callable[[dict[str, Any], str, int], Any],
+                   *, max_parallel: int, block: int) -> list[dict[str, Any]]:
+    issued = [(request.get("origin", arm["origin"]), probe_request(request)) for request in group]
+    all_fields = run_group(arm["protocol"], issued, max_parallel=max_parallel,
+                           lane=lambda origin, n: lane(arm, origin, n))
+    out = []
+    for request, fields in zip(group, all_fields, strict=True):
+        # Not in the sample contract yet (the backend's sample table has no column for it).
+        fields.pop("in_flight", None)
+        out.append(_sample(fields, request, block=block))
+    return out
+
+
 def _measure(session: Any, request: dict[str, Any], *, block: int) -> dict[str, Any]:
-    headers = tuple((request.get("headers") or {}).items())
-    fields = session.fetch(ProbeRequest(method=request["method"], path=request["path"], body=job_body(request),
-                                        op=request["op"], server_delay_ms=request.get("server_delay_ms"),
-                                        headers=headers))
+    return _sample(session.fetch(probe_request(request)), request, block=block)
+
+
+def _sample(fields: dict[str, Any], request: dict[str, Any], *, block: int) -> dict[str, Any]:
     judge_status(fields, request.get("expect_status"))
     sample = {**fields, "arm": request["arm"], "block": block, "seq": request["seq"], "phase": request["phase"],
               "period": request.get("period"), "repetition": request.get("repetition"), "step": request.get("step")}

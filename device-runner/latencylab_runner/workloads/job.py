@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 from ..contract import validate
 from ..drivers.targets import ArmEndpoint, ReferenceTarget, arm_endpoint
-from .plan import PlannedRequest, plan_block
+from .plan import PlannedRequest, max_parallel, plan_block
 
 JOB_CONTRACT = "latencylab.job/v1"
 RESULT_CONTRACT = "latencylab.result/v1"
@@ -72,7 +72,7 @@ def job_request(seq: int, planned: PlannedRequest, base_path: str) -> dict[str, 
         request["body_bytes"] = planned.body_bytes
     if planned.new_connection:
         request["new_connection"] = True
-    for key in ("period", "repetition", "step", "part", "server_delay_ms"):
+    for key in ("period", "repetition", "step", "part", "server_delay_ms", "group"):
         value = getattr(planned, key)
         if value is not None:
             request[key] = value
@@ -94,6 +94,7 @@ def build_job(spec: dict[str, Any], *, run_id: str, block: int, attempt: int,
         # A request list's think time is the pause after each request, as gap_ms is a series'.
         "gap_ms": int(spec["workload"].get("gap_ms", spec["workload"].get("think_ms", 0))),
         "arms": [job_arm(arm, endpoints[arm["label"]]) for arm in spec["arms"]],
+        **({"max_parallel": max_parallel(spec["workload"])} if spec["workload"].get("concurrency") else {}),
         "requests": [job_request(seq, planned, endpoints[planned.arm].base_path)
                      for seq, planned in enumerate(plan_block(spec, run_id=run_id, block=block))],
     }

@@ -38,6 +38,8 @@ class PlannedRequest:
     body_b64: str | None = None
     expect_status: int | None = None
     url: str | None = None
+    # Requests of one arm with the same group are issued concurrently (workload concurrency).
+    group: int | None = None
 
 
 def arm_order(labels: list[str], *, seed: int, run_id: str, block: int) -> list[str]:
@@ -104,6 +106,29 @@ def listed_request(arm: str, phase: str, request: dict[str, Any], **where: Any) 
                           expect_status=request.get("expect_status"), url=request.get("url"), **where)
 
 
+def max_parallel(workload: dict[str, Any]) -> int:
+    """HTTP/1.1 connections per origin for a concurrency group: `parallel: N` → N; `all` →
+    one per request of the largest group (the contract's bound, 64, at most)."""
+    concurrency = workload.get("concurrency") or "sequential"
+    if isinstance(concurrency, dict):
+        return int(concurrency["parallel"])
+    return 64 if concurrency == "all" else 1
+
+
+def with_groups(planned: Iterator[PlannedRequest], workload: dict[str, Any]) -> Iterator[PlannedRequest]:
+    """Numbers the concurrency groups: one series, one API round, one pass over a request
+    list — per arm — is issued concurrently unless the workload is sequential."""
+    if (workload.get("concurrency") or "sequential") == "sequential":
+        yield from planned
+        return
+    group, previous = -1, None
+    for request in planned:
+        unit = (request.arm, request.period, request.repetition, request.part)
+        if unit != previous or request.step == 0:
+            group, previous = group + 1, unit
+        yield replace(request, group=group)
+
+
 def plan_block(spec: dict[str, Any], *, run_id: str, block: int) -> list[PlannedRequest]:
     workload = spec["workload"]
     labels = [arm["label"] for arm in spec["arms"]]
@@ -114,15 +139,15 @@ def plan_block(spec: dict[str, Any], *, run_id: str, block: int) -> list[Planned
         for label in order:
             planned.extend(listed_request(label, "warmup", workload["requests"][0])
                            for _ in range(workload.get("warmup", 0)))
-        planned.extend(_measured(workload, order=order, seed=spec["seed"], run_id=run_id, blocks=spec["blocks"],
-                                 block=block))
+        planned.extend(with_groups(_measured(workload, order=order, seed=spec["seed"], run_id=run_id,
+                                             blocks=spec["blocks"], block=block), workload))
         return planned
     first = _first_request(workload)
     for label in order:
         for _ in range(workload.get("warmup", 0)):
             planned.append(replace(first, arm=label, phase="warmup"))
-    planned.extend(_measured(workload, order=order, seed=spec["seed"], run_id=run_id, blocks=spec["blocks"],
-                             block=block))
+    planned.extend(with_groups(_measured(workload, order=order, seed=spec["seed"], run_id=run_id,
+                                         blocks=spec["blocks"], block=block), workload))
     return planned
 
 

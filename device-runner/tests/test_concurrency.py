@@ -1,0 +1,106 @@
+"""Concurrency groups (runner side): a series, an API round or a pass over a request list
+issued concurrently, as an app's HTTP stack does. HTTP/1.1 spreads a group over up to
+`max_parallel` connections per origin; HTTP/2 and HTTP/3 multiplex it on one connection.
+Checked against the real reference target by connections used, requests in flight and
+overlapping request intervals (structure, not speed)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from latencylab_runner.contract import validate
+from latencylab_runner.drivers.concurrent_batch import run_group
+from latencylab_runner.drivers.probe_harness import execute_job
+from latencylab_runner.drivers.targets import ReferenceTarget
+from latencylab_runner.probe import Origin, ProbeRequest, open_session
+from latencylab_runner.workloads.job import build_job, result_problems
+from latencylab_runner.workloads.plan import plan_block
+
+ARMS = [{"label": "h1", "protocol": "h1"}, {"label": "h2", "protocol": "h2"}]
+
+
+def series_spec(concurrency: object, *, periods=(6,), repetitions=2, arms=ARMS) -> dict:
+    workload = {"kind": "series", "objects": "seed-mid-24", "periods": list(periods), "repetitions": repetitions,
+                "warmup": 1, "gap_ms": 0}
+    if concurrency is not None:
+        workload["concurrency"] = concurrency
+    return {"workload": workload, "arms": arms, "blocks": 1, "seed": 9, "timeout_s": 10}
+
+
+def test_each_series_is_one_group_per_arm_and_sequential_has_none():
+    plan = plan_block(series_spec({"parallel": 4}), run_id="r", block=0)
+    measured = [p for p in plan if p.phase == "measure"]
+    assert all(p.group is None for p in plan if p.phase == "warmup")
+    groups: dict[int, set] = {}
+    for p in measured:
+        groups.setdefault(p.group, set()).add((p.arm, p.period, p.repetition))
+    assert len(groups) == 2 * 2 and all(len(units) == 1 for units in groups.values())
+    assert all(p.group is None for p in plan_block(series_spec(None), run_id="r", block=0))
+    assert all(p.group is None for p in plan_block(series_spec("sequential"), run_id="r", block=0))
+
+
+def test_requests_and_api_rounds_group_per_pass():
+    api = {"workload": {"kind": "api", "rounds": 3, "calls": 4, "request_bytes": 64, "warmup": 0,
+                        "concurrency": "all"}, "arms": ARMS, "blocks": 1, "seed": 1}
+    plan = plan_block(api, run_id="r", block=0)
+    assert len({p.group for p in plan}) == 3 * 2
+    assert all(p.new_connection == (p.step == 0) for p in plan)  # a round still starts on a fresh connection
+
+
+@pytest.mark.parametrize(("concurrency", "expected"), [({"parallel": 4}, 4), ("all", 64), (None, None)])
+def test_the_job_carries_groups_and_the_http1_connection_limit(concurrency, expected):
+    job = build_job(series_spec(concurrency), run_id="r", block=0, attempt=1,
+                    target=ReferenceTarget("127.0.0.1", 9, 9, "x", None))
+    validate(job, "job")
+    assert job.get("max_parallel") == expected
+    assert (expected is None) == all("group" not in r for r in job["requests"])
+
+
+def origin_of(target) -> Origin:
+    return Origin(scheme="https", host="127.0.0.1", port=target.tls_port, server_name="localhost")
+
+
+@pytest.mark.parametrize(("protocol", "max_parallel", "connections", "peak"), [
+    ("h1", 3, 3, 3), ("h1", 8, 6, 6), ("h2", 3, 1, 6), ("h3", 3, 1, 6)])
+def test_http1_spreads_over_connections_and_multiplexed_protocols_share_one(target_server, protocol, max_parallel,
+                                                                            connections, peak):
+    sessions: dict[int, object] = {}
+
+    def lane(origin: str, n: int):
+        if n not in sessions:
+            sessions[n] = open_session(protocol=protocol, connection="warm", origin=origin_of(target_server),
+                                       ca_file=str(target_server.ca_file), timeout_s=10)
+        return sessions[n]
+
+    # 6 requests that each wait 150 ms at the server: issued one after another they could not overlap.
+    requests = [("o", ProbeRequest(method="GET", path="/delay/150", op="delay", server_delay_ms=150.0))
+                for _ in range(6)]
+    try:
+        samples = run_group(protocol, requests, max_parallel=max_parallel, lane=lane)
+    finally:
+        for session in sessions.values():
+            session.close()
+    assert [s["error_class"] for s in samples] == [None] * 6, [s["error_detail"] for s in samples]
+    assert len({s["conn_id"] for s in samples}) == connections
+    assert max(s["in_flight"] for s in samples) == peak
+    intervals = sorted((s["wall_time"], s["wall_time"] + s["app_done"]) for s in samples)
+    assert intervals[1][0] < intervals[0][1]  # the second request was issued before the first completed
+
+
+def test_a_concurrent_series_job_runs_into_a_valid_result(target_server):
+    pem = Path(target_server.ca_file).read_text()
+    arms = [{"label": p, "protocol": p, "connection": "warm", "endpoint": f"https://localhost:{target_server.tls_port}",
+             "ca_bundle": pem} for p in ("h1", "h2")]
+    job = build_job(series_spec({"parallel": 4}, periods=(8,), arms=arms), run_id="r", block=0, attempt=1,
+                    target=ReferenceTarget("127.0.0.1", 9, 9, "x", None))
+    result = execute_job(job)
+    validate(result, "result")
+    assert result_problems(job, result) == []
+    measured = [s for s in result["samples"] if s["phase"] == "measure"]
+    assert [s["error_class"] for s in measured] == [None] * len(measured)
+    h1_connections = {s["conn_id"] for s in measured if s["arm"] == "h1"}
+    h2_connections = {s["conn_id"] for s in measured if s["arm"] == "h2"}
+    assert len(h1_connections) == 4 and len(h2_connections) == 1  # warm: the pool is kept for the block
+    assert [s["seq"] for s in result["samples"]] == list(range(len(job["requests"])))
