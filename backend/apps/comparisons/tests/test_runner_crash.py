@@ -50,6 +50,9 @@ def test_killed_runner_loses_no_block_and_duplicates_none(live_server, api, pool
         assert wait_for(lambda: leases_reap_expired() == 1, 20)
         run.refresh_from_db()
         assert (run.status, run.attempt) == ("queued", 1) and run.next_block == stored_before
+        # The second agent must keep its lease while it works: a 3 s lease would run out
+        # between block uploads on a loaded machine, with no reaper here to requeue it.
+        settings.RUNNER_LEASE_SECONDS = 60
         second = spawn_agent(live_server.url, token, target)
         try:
             assert wait_for(lambda: Comparison.objects.get(pk=created["id"]).status == "finished", 180)
