@@ -14,6 +14,7 @@ from device_lab import FAKES, scenario
 
 from latencylab_runner.agent.agent import Agent
 from latencylab_runner.agent.client import RunnerClient
+from latencylab_runner.agent.fleet import Fleet
 from latencylab_runner.devices.model import DeviceStatus
 from latencylab_runner.drivers.job_exchange import JobExchange
 from latencylab_runner.drivers.targets import ReferenceTarget
@@ -205,3 +206,63 @@ def test_sigterm_drains_the_run_in_progress_then_exits_0(lab, backend, target_se
     assert second not in backend.finishes and len(backend.leases_asked) <= asked_at_sigterm + 1
     assert any(run["run_id"] == second for run in backend.queue)
     assert backend.violations == []
+
+
+class PluggableDriver:
+    """Lists the phones in `plugged`, like adb devices -l."""
+
+    name = "android"
+
+    def __init__(self, plugged):
+        self.plugged = list(plugged)
+
+    def discover(self, busy=frozenset()):
+        return [DeviceStatus(serial=s, platform="android", model="Pixel 8", os_version="14") for s in self.plugged]
+
+    def execute(self, lease, client, cancelled):
+        raise AssertionError("not leased here")
+
+
+def test_a_device_freed_by_a_run_is_offered_again_only_once_discovery_saw_it():
+    driver = PluggableDriver(["PHONE-A", "PHONE-B"])
+    fleet = Fleet([driver])
+    fleet.refresh()
+    assert fleet.claim("PHONE-A") is driver and fleet.free() == ["PHONE-B"]
+    # The run ends because PHONE-A was unplugged mid-block: what the fleet knows of it
+    # dates from before the run, so it is not offered on that knowledge.
+    driver.plugged = ["PHONE-B"]
+    fleet.release("PHONE-A")
+    assert fleet.free() == ["PHONE-B"]
+    fleet.refresh()
+    assert fleet.free() == ["PHONE-B"]
+    assert by_serial(fleet.descriptors())["PHONE-A"]["reason"] == "disconnected"
+    # Plugged back in and discovered: offered again.
+    driver.plugged = ["PHONE-A", "PHONE-B"]
+    fleet.refresh()
+    assert sorted(fleet.free()) == ["PHONE-A", "PHONE-B"]
+
+
+def test_a_discovery_that_started_while_the_device_was_busy_does_not_clear_it():
+    driver = PluggableDriver(["PHONE-A"])
+    fleet = Fleet([driver])
+    fleet.refresh()
+    fleet.claim("PHONE-A")
+    in_discovery, run_ended = threading.Event(), threading.Event()
+    listed = driver.discover
+
+    def slow_discover(busy=frozenset()):
+        in_discovery.set()
+        assert run_ended.wait(30)
+        return listed(busy)
+
+    driver.discover = slow_discover
+    refreshing = threading.Thread(target=fleet.refresh)
+    refreshing.start()
+    assert in_discovery.wait(30)
+    fleet.release("PHONE-A")  # the run ends while that discovery (told PHONE-A is busy) goes on
+    run_ended.set()
+    refreshing.join(30)
+    assert fleet.free() == []
+    driver.discover = listed
+    fleet.refresh()
+    assert fleet.free() == ["PHONE-A"]

@@ -35,6 +35,10 @@ from .services import comparison_complete_if_runs_done
 
 # Devices that could take a run soon: not gone, not quarantined, not waiting for a human.
 _UNFIT_STATES = (Device.State.OFFLINE, Device.State.QUARANTINED, Device.State.UNAUTHORIZED)
+# Devices that take no lease now, whatever a lease request says: a long poll names the
+# devices that were free when it was sent, and the runner's heartbeat may have reported
+# one unplugged (or held by its readiness gate) since.
+_NOT_LEASABLE_STATES = (*_UNFIT_STATES, Device.State.NOT_READY)
 # How many queued runs a device may pass over (they failed on it and another device fits)
 # before it takes nothing this round.
 _MAX_PASSED_OVER = 10
@@ -146,7 +150,7 @@ def _lease_once(*, runner: Runner, serials: list[str]) -> list[Run]:
     devices = list(
         Device.objects.select_for_update(skip_locked=True)
         .filter(runner=runner, serial__in=serials)
-        .exclude(state=Device.State.QUARANTINED)
+        .exclude(state__in=_NOT_LEASABLE_STATES)
         .exclude(runs__status=Run.Status.LEASED)
     )
     leased: list[Run] = []

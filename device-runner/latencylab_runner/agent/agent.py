@@ -173,6 +173,9 @@ class Agent:
             log.exception("run %s abandoned; the backend will requeue it when its lease expires", run_id)
         finally:
             self.fleet.release(serial)
+            # Look at the device now rather than at the next heartbeat: it is offered
+            # for the next run once discovery has seen it (fleet.py).
+            self.fleet.refresh_within(self.heartbeat_interval_s / 2)
             with self._changed:
                 self._active.pop(run_id, None)
                 self._cancel.pop(run_id, None)

@@ -1,6 +1,10 @@
 """Every device the runner's drivers see, refreshed at each heartbeat: which driver owns
 it, its state and health, which ones are busy with a run, and the ones that vanished
-(reported `offline` with reason `disconnected` until they come back)."""
+(reported `offline` with reason `disconnected` until they come back).
+
+A device a run has just freed is offered for work again only once discovery has looked
+at it: a busy device is listed but never queried, so what is known of it dates from
+before its run — and the run may have ended because the phone was unplugged."""
 
 from __future__ import annotations
 
@@ -28,6 +32,7 @@ class Fleet:
         self._status: dict[str, DeviceStatus] = {}
         self._busy: set[str] = set()
         self._quarantined: set[str] = set()
+        self._unchecked: set[str] = set()  # freed by a run, not discovered since
         self._refreshing: threading.Thread | None = None
         self._lock = threading.Lock()
 
@@ -48,6 +53,10 @@ class Fleet:
                 for status in found:
                     self._owner[status.serial] = driver
                     self._status[status.serial] = status
+                    if status.serial not in busy:  # queried, not just listed
+                        self._unchecked.discard(status.serial)
+                # One that vanished is checked too: it is offline now.
+                self._unchecked -= {s for s, owner in self._owner.items() if owner is driver and s not in listed}
                 for serial, owner in self._owner.items():
                     if owner is driver and serial not in listed and self._status[serial].reason != "disconnected":
                         self._status[serial] = _offline(self._status[serial], "disconnected")
@@ -77,7 +86,8 @@ class Fleet:
     def free(self) -> list[str]:
         with self._lock:
             return [s for s, status in self._status.items()
-                    if status.state == "available" and s not in self._busy and s not in self._quarantined]
+                    if status.state == "available" and s not in self._busy and s not in self._quarantined
+                    and s not in self._unchecked]
 
     def effective_states(self, devices: list[dict[str, Any]]) -> None:
         """The backend's answer to hello/heartbeat: a device it quarantined (repeated
@@ -102,8 +112,10 @@ class Fleet:
             return self._owner[serial]
 
     def release(self, serial: str) -> None:
+        """The run on `serial` ended: it is offered again after the next discovery."""
         with self._lock:
             self._busy.discard(serial)
+            self._unchecked.add(serial)
 
     def driver_names(self) -> list[str]:
         return [driver.name for driver in self.drivers]
