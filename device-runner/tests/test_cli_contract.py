@@ -91,6 +91,7 @@ def verdict_row(arm: str, outcome: str, *, device: str = "Pixel 8", profile: str
         "more_blocks_needed": 8 if outcome == "inconclusive" else None,
         "blocks_to_decide": ({"regression": 20, "improvement": None, "equivalent": None}
                              if outcome == "inconclusive" else None),
+        "scope": "pooled", "device_label": None, "devices_disagree": False,
         "summary": f"{arm} vs {baseline_arm}, {device} / {profile}: median {change:+.0f} %, 12 blocks × 3 devices",
     }
     row.update(extra)
@@ -795,3 +796,16 @@ def test_a_margin_widened_by_the_2ms_floor_is_said_in_text_and_markdown():
     assert widened_margin({"margin": 3.88}, gate) == "margin widened to ±388 % by the 2 ms floor"
     assert widened_margin({"margin": 0.05}, gate) == ""
     assert widened_margin({}, gate) == ""
+
+
+def test_pooled_rows_decide_and_device_rows_sit_beneath(api: FakeApi, capsys: pytest.CaptureFixture[str]) -> None:
+    pooled = verdict_row("h2", "inconclusive", devices_disagree=True,
+                         reason="devices disagree: p8-a regress, p8-b improve; the pooled estimate would average "
+                                "that away")
+    worse = verdict_row("h2", "regression", ratio=1.3, scope="device", device_label="p8-a")
+    better = verdict_row("h2", "improvement", ratio=0.7, scope="device", device_label="p8-b")
+    comparison = finished(api, [worse, pooled, better], outcome="inconclusive")
+    assert main(["verdict", comparison]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[2].startswith("  inconclusive") and "devices disagree; see the rows beneath" in lines[2]
+    assert lines[3].startswith("    └ regression") and lines[4].startswith("    └ improvement")

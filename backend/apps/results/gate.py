@@ -14,6 +14,13 @@ from .analysis.verdict import EQUIVALENT, IMPROVEMENT, INCONCLUSIVE, REGRESSION
 # Worst first: the overall outcome is the first of these that any verdict has.
 OUTCOMES_WORST_FIRST = (REGRESSION, INCONCLUSIVE, IMPROVEMENT, EQUIVALENT)
 NO_DATA = "no_data"
+POOLED = "pooled"
+
+
+def headline(verdicts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows the overall outcome reads: one per device class (the per-device rows beneath a
+    class of several devices inform, they do not gate twice)."""
+    return [v for v in verdicts if v.get("scope", POOLED) == POOLED]
 
 
 def overall_outcome(outcomes: list[str]) -> str:
@@ -40,6 +47,9 @@ def verdict_row(c: dict[str, Any], *, baseline_comparison: str | None) -> dict[s
         "blocks": c["blocks"], "devices": c["devices"],
         "more_blocks_needed": verdict["additional_blocks_per_device"],
         "blocks_to_decide": verdict.get("blocks_by_outcome"), "summary": c["summary"],
+        # Analyses stored before pooling have only pooled rows.
+        "scope": c.get("scope", POOLED), "device_label": c.get("device"),
+        "devices_disagree": c.get("devices_disagree", False),
     }
 
 
@@ -56,12 +66,17 @@ def no_data_against(*, baseline_comparison: str, ref: str, metric: str) -> str:
 def verdict_document(*, comparison: str, name: str, status: str, url: str, gate: dict[str, Any],
                      baseline: dict[str, Any], verdicts: list[dict[str, Any]], no_data_reason: str) -> dict[str, Any]:
     """The whole answer: the verdict lines, their overall outcome and why."""
-    outcome = overall_outcome([v["outcome"] for v in verdicts])
+    pooled = headline(verdicts)
+    outcome = overall_outcome([v["outcome"] for v in pooled])
     if outcome == NO_DATA:
         reason = no_data_reason
     else:
-        counts = [f"{n} {o}" for o in OUTCOMES_WORST_FIRST if (n := sum(v["outcome"] == o for v in verdicts))]
-        reason = (f"the worst of {len(verdicts)} verdict{'s' if len(verdicts) != 1 else ''} on {gate['metric']} "
+        counts = [f"{n} {o}" for o in OUTCOMES_WORST_FIRST if (n := sum(v["outcome"] == o for v in pooled))]
+        reason = (f"the worst of {len(pooled)} verdict{'s' if len(pooled) != 1 else ''} on {gate['metric']} "
                   f"(regression > inconclusive > improvement > equivalent): {', '.join(counts)}")
+        if beneath := len(verdicts) - len(pooled):
+            disagree = sum(bool(v.get("devices_disagree")) for v in pooled)
+            reason += (f"; {beneath} per-device row{'s' if beneath != 1 else ''} beneath pooled device classes"
+                       + (f", devices disagree in {disagree}" if disagree else ""))
     return {"comparison": comparison, "name": name, "status": status, "url": url, "gate": gate, "baseline": baseline,
             "verdicts": to_jsonable(verdicts), "outcome": outcome, "outcome_reason": reason}

@@ -14,6 +14,7 @@ whose blocks lacks usable ones (stored before they existed, or a block stored tw
 read through the COPY; the result is the same (tests/test_loader_block_columns.py).
 """
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -103,6 +104,15 @@ class LoadedComparison:
     ttfb_null: np.ndarray | None = None
 
 
+def device_classes(device_labels: list[str], model_of: dict[str, tuple[str, str]]) -> tuple[str, ...]:
+    """Devices sharing a platform and model are one class, labelled "platform / model", and
+    their verdict is pooled; a device alone in its model (or of no known model) is its own
+    class under its own label, as before pooling existed."""
+    shared = Counter(model_of.values())
+    return tuple(f"{model_of[d][0]} / {model_of[d][1]}" if d in model_of and shared[model_of[d]] > 1 else d
+                 for d in device_labels)
+
+
 def run_device_label(run: Run) -> str:
     return run.device.serial if run.device else run.device_label or f"slot-{run.slot}"
 
@@ -148,10 +158,13 @@ def load_comparison(comparison: Comparison, *, phases: bool = False) -> LoadedCo
     runs = list(comparison.runs.select_related("device").prefetch_related("blocks").order_by("slot", "network_profile"))
     stored = _blocks_read([run.id for run in runs])
     phase_names = [name for name, _ in _PHASE_COLUMNS] if phases else []
+    model_of: dict[str, tuple[str, str]] = {}
     for run in runs:
         device, profile = run_device_label(run), run.network_profile
         if device not in device_labels:
             device_labels.append(device)
+            if run.device is not None and run.device.model:
+                model_of[device] = (run.device.platform, run.device.model)
         if profile not in profile_labels:
             profile_labels.append(profile)
         d, p = device_labels.index(device), profile_labels.index(profile)
@@ -180,7 +193,7 @@ def load_comparison(comparison: Comparison, *, phases: bool = False) -> LoadedCo
     merged = {n: (np.concatenate([part[n] for part in parts]) if parts else _empty(n)) for n in names + extra}
     table_columns: dict[str, Any] = {n: merged[n] for n in names}
     table = SampleTable(**table_columns, arm_labels=tuple(arm_labels), device_labels=tuple(device_labels),
-                        profile_labels=tuple(profile_labels))
+                        profile_labels=tuple(profile_labels), device_classes=device_classes(device_labels, model_of))
     b = np.asarray(base_rows, dtype=np.float64).reshape(-1, 6)
     baselines = BlockBaselines(device=b[:, 0].astype(np.int32), profile=b[:, 1].astype(np.int32),
                                block=b[:, 2].astype(np.int32), rtt_avg_us=b[:, 3], rtt_stddev_us=b[:, 4],

@@ -19,7 +19,7 @@ from apps.comparisons.selectors import comparisons_for
 from apps.core.errors import ApplicationError, Conflict
 
 from .analysis import SampleTable, compare_arms
-from .gate import no_data_against, no_data_within, overall_outcome, verdict_document, verdict_row
+from .gate import POOLED, no_data_against, no_data_within, overall_outcome, verdict_document, verdict_row
 from .loader import load_comparison
 from .selectors import analysis_latest
 from .services import verdict_config
@@ -77,7 +77,8 @@ def gate_outcome_within(comparison: Comparison) -> str:
     """The overall outcome of a finished comparison against its own baseline arm (what
     `/verdict` answers without a baseline reference, and what webhooks report)."""
     metric = (comparison.spec.get("gate") or {}).get("metric", "total_ms")
-    return overall_outcome([c["verdict"]["outcome"] for c in _within_rows(comparison, metric)])
+    return overall_outcome([c["verdict"]["outcome"] for c in _within_rows(comparison, metric)
+                            if c.get("scope", POOLED) == POOLED])
 
 
 def verdict_for(comparison: Comparison, *, baseline_ref: str | None, base_url: str) -> dict[str, Any]:

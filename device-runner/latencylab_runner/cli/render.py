@@ -136,7 +136,12 @@ def outcome_sentence(result: GateResult) -> str:
 def sorted_verdicts(result: GateResult) -> list[dict[str, Any]]:
     """The verdicts that decided the server's overall outcome first (a reader sees what
     blocks the merge before what helped), the others in the server's order."""
-    return sorted(result.verdicts, key=lambda v: v.get("outcome") != result.outcome)
+    return sorted(result.verdicts, key=lambda v: (_beneath(v), v.get("outcome") != result.outcome))
+
+
+def _beneath(verdict: dict[str, Any]) -> bool:
+    """A per-device row beneath a pooled device class: shown, but the outcome reads the class."""
+    return verdict.get("scope", "pooled") == "device"
 
 
 def _outcome_of(verdict: dict[str, Any]) -> str:
@@ -187,9 +192,11 @@ def render_text(result: GateResult) -> str:
     width = max([len(_outcome_of(v)) for v in verdicts] + [12])
     for verdict in verdicts:
         word = _outcome_of(verdict)
-        line = f"  {word:<{width}}  {verdict_summary(verdict)}"
+        indent = "    └ " if _beneath(verdict) else "  "
+        line = f"{indent}{word:<{width}}  {verdict_summary(verdict)}"
         widened = widened_margin(verdict, doc.get("gate") or {})
-        extra = [x for x in (_more_blocks(verdict), widened) if x]
+        disagree = "devices disagree; see the rows beneath" if verdict.get("devices_disagree") else ""
+        extra = [x for x in (disagree, _more_blocks(verdict), widened) if x]
         if extra:
             line += f" ({'; '.join(extra)})"
         lines.append(line)

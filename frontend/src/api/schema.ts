@@ -718,6 +718,12 @@ export interface components {
             cohens_label: components["schemas"]["CohensLabel"];
             verdict: components["schemas"]["Verdict"];
             summary: string;
+            /** @description pooled: the device class's headline (absent from analyses stored before pooling: pooled); device: one device of the class beneath it */
+            scope?: components["schemas"]["ComparisonScope"];
+            /** @description the device of a `device` row */
+            device?: string | null;
+            /** @description pooled row: one device regresses and another improves (the row is then inconclusive) */
+            devices_disagree?: boolean;
         };
         ArmOutput: {
             readonly label: string;
@@ -777,6 +783,12 @@ export interface components {
             blocks: number;
             devices: number;
             more_blocks_needed: number | null;
+            /** @description pooled: the headline of a device class (the overall outcome reads only these); device: one device of a class of several, beneath it */
+            scope: components["schemas"]["ComparisonScope"];
+            /** @description the device of a `device` row */
+            device_label: string | null;
+            /** @description pooled row: one device regresses and another improves */
+            devices_disagree: boolean;
             /** @description inconclusive only: per outcome, the total blocks per device at which it would be reached at the observed per-block mean and spread (null: not at that mean) */
             blocks_to_decide: components["schemas"]["BlocksByOutcome"] | null;
             summary: string;
@@ -868,6 +880,11 @@ export interface components {
             /** @description absent until the comparison has been analysed */
             analysis?: components["schemas"]["Analysis"];
         };
+        /**
+         * @description pooled: a device class's headline row; device: one device of the class beneath it
+         * @enum {string}
+         */
+        ComparisonScope: "pooled" | "device";
         /**
          * LatencyLab comparison spec
          * @description A comparison spec as submitted to POST /api/v1/comparisons (JSON or YAML). Fields given override the preset's; `workload` merges key by key when its kind is the preset's. Without a preset, name, workload (with its kind) and arms are required. mode aa takes exactly one arm, whose label leaves room for '-again'. The full rules, cross-field ones included, are the JSON Schema at GET /api/v1/schemas/comparison-spec.
@@ -3048,6 +3065,7 @@ export const apiWorkloadKindValues: ReadonlyArray<FlattenedDeepRequired<componen
 export const cliffsLabelValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CliffsLabel"]> = ["negligible", "small", "medium", "large"];
 export const cohensLabelValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CohensLabel"]> = ["negligible", "small", "medium", "large", "very large", "huge"];
 export const comparisonModeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ComparisonMode"]> = ["ab", "aa"];
+export const comparisonScopeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ComparisonScope"]> = ["pooled", "device"];
 export const comparisonStatusEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ComparisonStatusEnum"]> = ["queued", "running", "analysing", "finished", "failed", "cancelled"];
 export const connectionPolicyValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ConnectionPolicy"]> = ["cold", "warm", "resumed"];
 export const delaySweepWorkloadKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DelaySweepWorkload"]["kind"]> = ["delay_sweep"];

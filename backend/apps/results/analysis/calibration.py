@@ -45,7 +45,7 @@ def simulate_comparisons(
     for i in range(comparisons):
         table, _ = synthetic_table(arm_ratios={"baseline": 1.0, "candidate": true_ratio}, seed=seed * 1_000_003 + i,
                                    **design)  # type: ignore[arg-type]
-        (result,) = compare_arms(table, baseline_arm="baseline", config=config)
+        (result,) = [r for r in compare_arms(table, baseline_arm="baseline", config=config) if r.scope == "pooled"]
         outcomes[result.verdict.outcome] += 1
         block_rejections += result.p_blocks < config.alpha
         request_rejections += result.p_requests_mann_whitney < config.alpha

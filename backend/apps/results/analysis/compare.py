@@ -11,7 +11,7 @@ other metrics are analysed beside it (docs/methodology.md, "One Holm family").
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
@@ -19,7 +19,9 @@ from .effects import cliffs_delta_from_u, cliffs_label, cohens_d_log, cohens_lab
 from .grouping import group_by, sorted_quantiles
 from .significance import block_effect_estimate, holm_adjust, mann_whitney
 from .table import METRIC_COLUMNS, SampleTable
-from .verdict import Verdict, VerdictConfig, decide, summary_line
+from .verdict import IMPROVEMENT, INCONCLUSIVE, REGRESSION, Verdict, VerdictConfig, decide, summary_line
+
+POOLED_SCOPE = "pooled"
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,9 @@ class ArmComparison:
     cohens_label: str
     verdict: Verdict
     summary: str
+    scope: str = POOLED_SCOPE  # "pooled": the device class's headline; "device": one device beneath it
+    device: str | None = None  # the device of a "device" row
+    devices_disagree: bool = False  # pooled row: one device regresses and another improves
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -59,8 +64,11 @@ class ArmComparison:
 
 @dataclass(frozen=True)
 class _UnitStats:
-    key: tuple[int, int, int, int]  # metric index, class, profile, candidate arm
+    key: tuple[str, int, int, int, int]  # scope, metric index, class or device, profile, candidate arm
     fields: dict
+
+
+POOLED, DEVICE = POOLED_SCOPE, "device"
 
 
 def compare_arms(
@@ -70,22 +78,53 @@ def compare_arms(
     metrics: Sequence[str] = ("total_ms",),
     config: VerdictConfig | None = None,
 ) -> list[ArmComparison]:
+    """Pooled rows, one per device class (the devices sharing a platform and model), and, for a
+    class of several devices, one row per device beneath it. A pooled row whose devices
+    disagree in direction (one regresses, another improves) is inconclusive and says so: a
+    mean over devices would average the disagreement away."""
     config = config or VerdictConfig()
     if baseline_arm not in table.arm_labels:
         raise ValueError(f"baseline arm {baseline_arm!r} is not one of {list(table.arm_labels)}")
     base_code = table.arm_labels.index(baseline_arm)
     class_of_device, class_labels = table.device_class_codes()
+    devices_in_class = np.bincount(class_of_device, minlength=len(class_labels))
+    units = _units(table, metrics, base_code, baseline_arm, config, POOLED, class_of_device, class_labels,
+                   class_labels)
+    shared = devices_in_class[class_of_device] > 1
+    if shared.any():
+        units += _units(table, metrics, base_code, baseline_arm, config, DEVICE,
+                        np.where(shared, np.arange(len(class_of_device)), -1), table.device_labels,
+                        tuple(class_labels[c] for c in class_of_device))
 
+    out: list[ArmComparison] = []
+    # Holm families: one arm on one metric over every class × profile (pooled rows), and
+    # apart over every device × profile (the rows beneath, which do not gate).
+    for scope, metric_index, arm in sorted({(u.key[0], u.key[1], u.key[4]) for u in units}):
+        family = [u for u in units if (u.key[0], u.key[1], u.key[4]) == (scope, metric_index, arm)]
+        adjusted = holm_adjust(np.array([u.fields["p_blocks"] for u in family]))
+        for unit, p_adj in zip(family, adjusted, strict=True):
+            out.append(_finish(unit.fields, float(p_adj), len(family), config))
+    out = _flag_disagreement(out)
+    out.sort(key=lambda c: (c.arm, c.metric, c.device_class, c.profile, c.scope != POOLED, c.device or ""))
+    return out
+
+
+def _units(table: SampleTable, metrics: Sequence[str], base_code: int, baseline_arm: str, config: VerdictConfig,
+           scope: str, unit_of_device: np.ndarray, unit_labels: Sequence[str],
+           class_of_unit: Sequence[str]) -> list[_UnitStats]:
+    """Arm comparisons per (unit, profile, arm), a unit being a device class (pooled) or one
+    device; devices whose unit is −1 are left out."""
     # (device, block) cell key of every row; _dense_cells numbers each unit's cells densely.
     n_blocks = int(table.block.max(initial=0)) + 1
     cell_keys = table.device.astype(np.int64) * n_blocks + table.block
     units: list[_UnitStats] = []
     for metric_index, metric in enumerate(metrics):
         values, usable = table.metric_values(metric)
+        usable = usable & (unit_of_device[table.device] >= 0)
         rows = np.flatnonzero(usable)
-        dev_class = class_of_device[table.device[rows]]
-        # Sorted by value within each (class, profile, arm): every arm is sorted once.
-        groups = group_by([dev_class, table.profile[rows], table.arm[rows]],
+        unit = unit_of_device[table.device[rows]]
+        # Sorted by value within each (unit, profile, arm): every arm is sorted once.
+        groups = group_by([unit, table.profile[rows], table.arm[rows]],
                           value_order=table.sorted_positions(METRIC_COLUMNS[metric], usable))
         # One gather per metric: each arm is then a contiguous slice, sorted by value, with the
         # (device, block) cell key of each value.
@@ -96,8 +135,8 @@ def compare_arms(
         slices = {
             tuple(int(k[g]) for k in groups.keys): slice(int(starts[g]), int(ends[g])) for g in range(len(groups))
         }
-        for (cls, profile, arm), cand_slice in slices.items():
-            base_slice = slices.get((cls, profile, base_code))
+        for (u, profile, arm), cand_slice in slices.items():
+            base_slice = slices.get((u, profile, base_code))
             if arm == base_code or base_slice is None:
                 continue
             fields = _compare_unit(sorted_values[cand_slice], sorted_cell_keys[cand_slice], sorted_values[base_slice],
@@ -105,16 +144,29 @@ def compare_arms(
             if fields is None:
                 continue
             fields.update(arm=table.arm_labels[arm], baseline_arm=baseline_arm, metric=metric,
-                          device_class=class_labels[cls], profile=table.profile_labels[profile])
-            units.append(_UnitStats((metric_index, cls, profile, arm), fields))
+                          device_class=class_of_unit[u], profile=table.profile_labels[profile], scope=scope,
+                          device=unit_labels[u] if scope == DEVICE else None, devices_disagree=False)
+            units.append(_UnitStats((scope, metric_index, u, profile, arm), fields))
+    return units
 
-    out: list[ArmComparison] = []
-    for metric_index, arm in sorted({(u.key[0], u.key[3]) for u in units}):
-        family = [u for u in units if u.key[0] == metric_index and u.key[3] == arm]
-        adjusted = holm_adjust(np.array([u.fields["p_blocks"] for u in family]))
-        for unit, p_adj in zip(family, adjusted, strict=True):
-            out.append(_finish(unit.fields, float(p_adj), len(family), config))
-    out.sort(key=lambda c: (c.arm, c.metric, c.device_class, c.profile))
+
+def _flag_disagreement(rows: list[ArmComparison]) -> list[ArmComparison]:
+    beneath: dict[tuple[str, str, str, str], list[ArmComparison]] = {}
+    for r in rows:
+        if r.scope == DEVICE:
+            beneath.setdefault((r.arm, r.metric, r.device_class, r.profile), []).append(r)
+    out = []
+    for r in rows:
+        devices = beneath.get((r.arm, r.metric, r.device_class, r.profile), []) if r.scope == POOLED else []
+        worse = [d.device for d in devices if d.verdict.outcome == REGRESSION]
+        better = [d.device for d in devices if d.verdict.outcome == IMPROVEMENT]
+        if worse and better:
+            reason = (f"devices disagree: {', '.join(map(str, worse))} regress, {', '.join(map(str, better))} "
+                      "improve; the pooled estimate would average that away")
+            r = replace(r, devices_disagree=True,
+                        verdict=replace(r.verdict, outcome=INCONCLUSIVE, reason=reason, blocks_needed_per_device=None,
+                                        additional_blocks_per_device=None, blocks_by_outcome=None))
+        out.append(r)
     return out
 
 
@@ -207,7 +259,7 @@ def _finish(fields: dict, p_adjusted: float, family_size: int, config: VerdictCo
         block_effect=(block_mean, block_sd))
     summary = summary_line(
         arm=fields["arm"], baseline_arm=fields["baseline_arm"], metric=fields["metric"],
-        device_class=fields["device_class"], profile=fields["profile"], ratio=fields["ratio"],
+        device_class=fields["device"] or fields["device_class"], profile=fields["profile"], ratio=fields["ratio"],
         ci95=fields["ratio_ci95"], cliffs_delta=fields["cliffs_delta"], p=p_adjusted,
         blocks_per_device=fields["blocks_per_device"], devices=fields["devices"])
     return ArmComparison(**fields, p_blocks_holm=p_adjusted, verdict=verdict, summary=summary)

@@ -50,6 +50,8 @@ CliffsLabelField = _enum("CliffsLabel", ["negligible", *(label for _, label in r
                          "Cliff's δ in words (|δ| < 0.147 negligible, < 0.33 small, < 0.474 medium)")
 CohensLabelField = _enum("CohensLabel", ["negligible", *(label for _, label in reversed(COHEN_THRESHOLDS))],
                          "Cohen's d on log latency in words")
+ComparisonScopeField = _enum("ComparisonScope", ["pooled", "device"],
+                              "pooled: a device class's headline row; device: one device of the class beneath it")
 GateStatisticField = _enum("GateStatistic", ["median"], "the statistic the gate compares")
 BaselineKindField = _enum("VerdictBaselineKind", ["arm", "comparison"],
                           "arm: the comparison's own baseline arm; comparison: same-named arms of another comparison")
@@ -281,6 +283,11 @@ class ArmComparisonSerializer(serializers.Serializer):
     cohens_label = CohensLabelField()
     verdict = VerdictSerializer()
     summary = serializers.CharField()
+    scope = ComparisonScopeField(required=False, help_text="pooled: the device class's headline (absent from "
+                                 "analyses stored before pooling: pooled); device: one device of the class beneath it")
+    device = serializers.CharField(allow_null=True, required=False, help_text="the device of a `device` row")
+    devices_disagree = serializers.BooleanField(required=False, help_text="pooled row: one device regresses and "
+                                                "another improves (the row is then inconclusive)")
 
 
 class AnalysisSerializer(serializers.Serializer):
@@ -359,6 +366,10 @@ class ArmVerdictSerializer(serializers.Serializer):
     blocks = serializers.IntegerField()
     devices = serializers.IntegerField()
     more_blocks_needed = serializers.IntegerField(allow_null=True)
+    scope = ComparisonScopeField(help_text="pooled: the headline of a device class (the overall outcome reads only "
+                                 "these); device: one device of a class of several, beneath it")
+    device_label = serializers.CharField(allow_null=True, help_text="the device of a `device` row")
+    devices_disagree = serializers.BooleanField(help_text="pooled row: one device regresses and another improves")
     blocks_to_decide = BlocksByOutcomeSerializer(
         allow_null=True, help_text="inconclusive only: per outcome, the total blocks per device at which it would be "
         "reached at the observed per-block mean and spread (null: not at that mean)")

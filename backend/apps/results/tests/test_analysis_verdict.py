@@ -26,7 +26,8 @@ FAST = VerdictConfig(n_boot=1000)
 
 
 def one(table, **kw):
-    (result,) = compare_arms(table, baseline_arm="baseline", config=FAST, **kw)
+    """The pooled (headline) row; devices of one class also get rows of their own beneath it."""
+    (result,) = [r for r in compare_arms(table, baseline_arm="baseline", config=FAST, **kw) if r.scope == "pooled"]
     return result
 
 
@@ -229,3 +230,35 @@ def test_margin_floor_above_the_median_does_not_crash():
     verdict = decide(ratio=1.8, ci95=(1.2, 2.6), ci90=(1.3, 2.4), p_adjusted=0.2, cliffs_delta=0.5,
                      baseline_median_ms=0.8, blocks=2, devices=1, family_size=2, config=VerdictConfig())
     assert verdict.outcome in ("inconclusive", "equivalent") and verdict.margin == 2.5
+
+
+def _per_device_effects(effects, seed):
+    """Two devices of one class (host); the candidate is `effects[d]` × the baseline on device d."""
+    table, _ = synthetic_table(arm_ratios={"baseline": 1.0, "candidate": 1.0}, devices=len(effects), seed=seed)
+    candidate = table.arm == table.arm_labels.index("candidate")
+    factor = np.asarray(effects)[table.device]
+    table.total_us[candidate] = np.rint(table.total_us[candidate] * factor[candidate]).astype(np.int64)
+    return compare_arms(table, baseline_arm="baseline", config=FAST)
+
+
+def test_devices_of_one_class_are_pooled_with_their_own_rows_beneath():
+    rows = _per_device_effects([1.5, 1.5], seed=21)
+    pooled = [r for r in rows if r.scope == "pooled"]
+    beneath = [r for r in rows if r.scope == "device"]
+    assert [(r.device_class, r.devices, r.blocks, r.device) for r in pooled] == [("host", 2, 24, None)]
+    assert sorted(r.device for r in beneath) == ["device-0", "device-1"]
+    assert all(r.devices == 1 and r.blocks == 12 and r.device_class == "host" for r in beneath)
+    assert pooled[0].verdict.outcome == REGRESSION and not pooled[0].devices_disagree
+    assert all(r.verdict.outcome == REGRESSION for r in beneath)
+    assert "device-0" in next(r.summary for r in beneath if r.device == "device-0")
+
+
+def test_devices_that_disagree_are_never_averaged_away():
+    # One device 50 % slower, the other 40 % faster: the pooled mean is near 1, but the pooled row
+    # must not say "equivalent".
+    rows = _per_device_effects([1.5, 0.6], seed=22)
+    (pooled,) = [r for r in rows if r.scope == "pooled"]
+    outcomes = {r.device: r.verdict.outcome for r in rows if r.scope == "device"}
+    assert outcomes == {"device-0": REGRESSION, "device-1": IMPROVEMENT}
+    assert pooled.devices_disagree and pooled.verdict.outcome == INCONCLUSIVE
+    assert "devices disagree: device-0 regress, device-1 improve" in pooled.verdict.reason

@@ -132,3 +132,12 @@ def test_backfill_command_restores_the_fast_path(api):
     BlockColumns.objects.all().delete()
     call_command("backfill_block_columns")
     assert BlockColumns.objects.count() == 3 and BlockColumns.objects.filter(rows=4).count() == 3
+
+
+def test_devices_of_one_platform_and_model_form_one_class():
+    from apps.results.loader import device_classes
+
+    model_of = {"p8-a": ("android", "Pixel 8"), "p8-b": ("android", "Pixel 8"), "ip15": ("ios", "iPhone 15")}
+    # A device alone in its model, or of no known model, keeps its own label (its own class).
+    assert device_classes(["p8-a", "ip15", "p8-b", "host-1"], model_of) == (
+        "android / Pixel 8", "ip15", "android / Pixel 8", "host-1")

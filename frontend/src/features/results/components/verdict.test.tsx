@@ -39,6 +39,27 @@ describe('verdict banner', () => {
     expect(screen.getByTestId('verdict-banner')).toHaveAttribute('data-outcome', 'equivalent');
   });
 
+  it('shows a pooled device class with its devices beneath, and when they disagree', () => {
+    const first = verdictFixture.verdicts[0] as ArmVerdict;
+    const row = (extra: Partial<ArmVerdict>): ArmVerdict => ({ ...first, device: 'android / Pixel 8', ...extra });
+    const pooled: ComparisonVerdict = {
+      ...verdictFixture,
+      outcome: 'inconclusive',
+      verdicts: [
+        row({ scope: 'device', device_label: 'p8-b', outcome: 'improvement', summary: 'h2 vs https-h1, p8-b' }),
+        row({ scope: 'device', device_label: 'p8-a', outcome: 'regression', summary: 'h2 vs https-h1, p8-a' }),
+        row({ scope: 'pooled', device_label: null, outcome: 'inconclusive', devices_disagree: true,
+              reason: 'devices disagree: p8-a regress, p8-b improve', summary: 'h2 vs https-h1, android / Pixel 8' }),
+      ],
+    };
+    render(<VerdictBanner verdict={pooled} arms={arms} />);
+    const items = within(screen.getByTestId('verdict-banner')).getAllByRole('listitem');
+    expect(items.map((li) => li.getAttribute('data-scope'))).toEqual(['pooled', 'device', 'device']);
+    expect(items[0]).toHaveTextContent('devices disagree');
+    expect(items[1]).toHaveTextContent(/└ Regression.*p8-a/);
+    expect(items[2]).toHaveTextContent(/└ Improvement.*p8-b/);
+  });
+
   it('says why an inconclusive comparison is undecided', () => {
     render(<VerdictBanner verdict={apiVerdictFixture} arms={['h1', 'h2', 'h3']} />);
     const banner = screen.getByTestId('verdict-banner');

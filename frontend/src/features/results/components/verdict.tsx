@@ -27,8 +27,15 @@ export function orderedComparisons(
       a.metric.localeCompare(b.metric) ||
       armRank(arms, a.arm) - armRank(arms, b.arm) ||
       a.device_class.localeCompare(b.device_class) ||
-      a.profile.localeCompare(b.profile),
+      a.profile.localeCompare(b.profile) ||
+      scopeRank(a.scope) - scopeRank(b.scope) ||
+      (a.device ?? '').localeCompare(b.device ?? ''),
   );
+}
+
+/** A device class's pooled row first, its per-device rows beneath (analyses before pooling have none). */
+function scopeRank(scope: string | undefined): number {
+  return scope === 'device' ? 1 : 0;
 }
 
 function armRank(arms: readonly string[], arm: string): number {
@@ -42,7 +49,9 @@ export function orderedVerdicts(verdict: ComparisonVerdict, arms: readonly strin
     (a, b) =>
       armRank(arms, a.arm) - armRank(arms, b.arm) ||
       a.device.localeCompare(b.device) ||
-      a.network_profile.localeCompare(b.network_profile),
+      a.network_profile.localeCompare(b.network_profile) ||
+      scopeRank(a.scope) - scopeRank(b.scope) ||
+      (a.device_label ?? '').localeCompare(b.device_label ?? ''),
   );
 }
 
@@ -108,9 +117,15 @@ export function VerdictBanner({ verdict, arms }: VerdictBannerProps) {
       {rows.length > 0 && (
         <ul className="verdict-lines">
           {rows.map((v) => (
-            <li key={`${v.arm}/${v.device}/${v.network_profile}`}>
+            <li
+              key={`${v.arm}/${v.device}/${v.network_profile}/${v.device_label ?? ''}`}
+              className={v.scope === 'device' ? 'verdict-line-device' : undefined}
+              data-scope={v.scope}
+            >
+              {v.scope === 'device' && <span aria-label="one device of the class above">└ </span>}
               <OutcomeBadge outcome={v.outcome} />
               <code className="verdict-summary">{v.summary}</code>
+              {v.devices_disagree && <strong className="verdict-disagree">devices disagree</strong>}
               {v.outcome === 'inconclusive' && <span className="verdict-reason">{v.reason}</span>}
             </li>
           ))}
@@ -154,7 +169,8 @@ export function EffectTable({ analysis, arms, gateMetric = 'total_ms' }: EffectT
           <tbody>
             {rows.map((c) => (
               <tr
-                key={`${c.arm}/${c.metric}/${c.device_class}/${c.profile}`}
+                key={`${c.arm}/${c.metric}/${c.device_class}/${c.profile}/${c.device ?? ''}`}
+                data-scope={c.scope ?? 'pooled'}
                 data-arm={c.arm}
                 data-metric={c.metric}
                 data-profile={c.profile}
@@ -166,7 +182,10 @@ export function EffectTable({ analysis, arms, gateMetric = 'total_ms' }: EffectT
                 </th>
                 <td className="nowrap">{metricLabel(c.metric)}</td>
                 <td>
-                  <span className="nowrap">{c.device_class}</span>
+                  <span className="nowrap">
+                    {c.scope === 'device' ? `└ ${c.device ?? ''}` : c.device_class}
+                    {c.devices_disagree && <strong className="verdict-disagree"> devices disagree</strong>}
+                  </span>
                   <br />
                   <span className="muted small">{c.profile}</span>
                 </td>
