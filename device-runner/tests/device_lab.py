@@ -19,6 +19,7 @@ sys.path.insert(0, str(FAKES))
 
 import adb_server  # noqa: E402
 import harness_core  # noqa: E402
+import lab as lab_process  # noqa: E402
 import scenario  # noqa: E402
 
 from backend import RecordingBackend  # noqa: E402
@@ -70,7 +71,7 @@ def start_lab(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Lab:
     scenario_path = tmp_path / "scenario.json"
     scenario_path.write_text(json.dumps({"android": [], "ios": [], "fastlane": {"mode": "run"}}))
     server = adb_server.FakeAdbServer(scenario_path, tmp_path / "phones").start()
-    monkeypatch.setenv("PATH", f"{FAKES / 'bin'}{os.pathsep}{os.environ['PATH']}")
-    monkeypatch.setenv("ADB_SERVER_SOCKET", server.socket_spec)
-    monkeypatch.setenv(scenario.ENV, str(scenario_path))
+    # The same wiring as a lab process (fakes/lab.py) gives the backend's device-farm tests.
+    for name, value in lab_process.environment(server.socket_spec, scenario_path, os.environ["PATH"]).items():
+        monkeypatch.setenv(name, value)
     return Lab(tmp_path, scenario_path, server)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test suite against real PostgreSQL and Redis started on free ports:
 # lint first (infra/bin/lint.sh: locks up to date, ruff, mypy, import contracts),
-# backend (pytest), the Kotlin harness core (Maven/JUnit), device-runner (pytest), frontend unit (vitest) and the browser
+# the Kotlin harness core (Maven/JUnit), backend (pytest), device-runner (pytest), frontend unit (vitest) and the browser
 # end-to-end test (Playwright in Debian's Chromium against a full stack).
 # Every suite runs even if an earlier one failed; the exit code is non-zero if any did.
 set -uo pipefail
@@ -32,11 +32,12 @@ trap cleanup EXIT
 eval "$(.venv/bin/python infra/bin/services.py start --dir "$run_dir/services" | sed 's/^/export /')" || exit 1
 echo "test services: postgres :$LATENCYLAB_DB_PORT, $LATENCYLAB_REDIS_URL"
 
-suite backend bash -c "cd backend && ../.venv/bin/python -m pytest --create-db -p no:cacheprovider"
 # The Kotlin harness core: compiles, runs its JUnit tests against the reference target (Surefire
 # prints "Tests run: N, Failures: …") and packages target/harness-core.jar for the device-farm fakes,
-# so it runs before the device-runner suite whose phone tests run that jar.
+# so it runs before the suites whose phone tests run that jar: the backend's device-farm
+# end-to-end tests (apps/runner_protocol/tests/test_device_farm_e2e.py) and device-runner's.
 suite harness-android bash -c "cd device-runner/harness/android/core && mvn -B -ntp -Dstyle.color=never package"
+suite backend bash -c "cd backend && ../.venv/bin/python -m pytest --create-db -p no:cacheprovider"
 suite device-runner bash -c "cd device-runner && ../.venv/bin/python -m pytest -p no:cacheprovider"
 if [ -f frontend/package.json ]; then
   suite api-types bash -c "cd frontend && npm run check:api --silent"  # src/api/schema.ts matches backend/openapi.yaml
