@@ -52,6 +52,24 @@ class JobReaderTest {
     }
 
     @Test
+    fun `contract fields this harness does not honour yet refuse the job instead of being ignored`() {
+        for ((field, value) in listOf("body_b64" to "AAE=", "expect_status" to 201, "origin" to "https://cdn.example.com:443",
+                                      "group" to 0)) {
+            val job = exampleJob()
+            val request = (job["requests"] as ArrayNode)[2] as ObjectNode
+            when (value) {
+                is Int -> request.put(field, value)
+                else -> request.put(field, value.toString())
+            }
+            assertEquals("$.requests[2].$field: not supported by this harness yet (see the contract README)",
+                assertThrows<InvalidJobException> { reader.fromTree(job) }.message)
+        }
+        val named = exampleJob()
+        ((named["requests"] as ArrayNode)[2] as ObjectNode).put("name", "login").putNull("expect_status")
+        assertEquals(8, reader.fromTree(named).requests.size)  // informational fields and nulls are fine
+    }
+
+    @Test
     fun `a request naming an unknown arm is refused with the known labels`() {
         val job = exampleJob()
         (job["requests"][2] as ObjectNode).put("arm", "h3")
