@@ -17,6 +17,7 @@ import sys
 import time
 
 from apps.results.analysis import VerdictConfig, simulate_comparisons
+from apps.results.analysis.calibration import simulate_sequential
 
 DESIGN = dict(devices=3, blocks=12, requests_per_block=30, request_sigma=0.3, device_sigma=0.2, block_sigma=0.1,
               block_arm_sigma=0.02)
@@ -69,8 +70,24 @@ def main() -> None:
             regressions = r.outcomes.get("regression", 0) / n_power
             print(f"    +{effect:.0%}: regression verdict {rate(regressions, n_power)}; block test p < α "
                   f"{r.block_test_rejection_rate:.1%}; outcomes {r.outcomes} ({time.perf_counter() - start:.0f} s)")
+    sequential(config, quick)
     print("\nA +5 % effect sits exactly on the margin, so the gate is built not to call it a regression"
           " (CI lower bound must exceed 1.05); +2 % should come out equivalent or inconclusive.")
+
+
+def sequential(config: VerdictConfig, quick: bool) -> None:
+    """Run until decided, blocks {min: 6, max: 40} per device, α spent over the looks."""
+    n_aa, n_effect = (100, 50) if quick else (1000, 300)
+    print("\nrun until decided (blocks 6 … 40 per device, looks at 6, 12, 24, 40):")
+    for label, design in (("calibration design devices", DESIGN), ("one device", ONE_DEVICE)):
+        design = {k: v for k, v in design.items() if k != "blocks"}
+        for effect, n in ((1.0, n_aa), (1.1, n_effect), (1.5, n_effect), (100.0, n_effect)):
+            start = time.perf_counter()
+            r = simulate_sequential(true_ratio=effect, comparisons=n, config=config, seed=3, **design)
+            what = "A/A false positives" if effect == 1.0 else "regression verdicts"
+            share = r.decided_rate if effect == 1.0 else r.outcomes.get("regression", 0) / n
+            print(f"  {label}, ×{effect:g}: {what} {rate(share, n)}; mean blocks per device "
+                  f"{r.mean_blocks_per_device:.1f}; outcomes {r.outcomes} ({time.perf_counter() - start:.0f} s)")
 
 
 if __name__ == "__main__":
