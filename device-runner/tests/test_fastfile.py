@@ -77,6 +77,45 @@ def test_android_lane_uses_the_drivers_device_directory_and_instrumentation_argu
     assert 'gradle(task: "connectedAndroidTest"' in body and "serial: serial" in body
 
 
+def test_android_builds_take_the_target_ca_for_cronet_and_need_no_committed_wrapper():
+    build, bench = lane_body("android", "build_harness"), lane_body("android", "bench")
+    # Every gradle call gets the same properties and Gradle: another CA would rebuild the app without it.
+    for body in (build, bench):
+        calls = body.count("gradle(task:")
+        assert calls and body.count("gradle_path: android_gradle") == calls
+    assert build.count("properties: properties") == 2 and "android_properties(options, required: true)" in build
+    assert "properties: android_properties(options).merge(" in bench
+    assert '{ "latencylabTargetCa" => path }' in FASTFILE  # the property app/build.gradle.kts reads
+    gradle_kts = (Path(__file__).resolve().parent.parent / "harness/android/app/build.gradle.kts").read_text()
+    assert 'providers.gradleProperty("latencylabTargetCa")' in gradle_kts
+    assert f'ENV["{android_driver.TARGET_CA_ENV}"]' in FASTFILE
+    # No wrapper is committed: the lane falls back to the lab's Gradle, as fastlane's gradle action
+    # takes an absolute gradle_path as is.
+    assert not (Path(__file__).resolve().parent.parent / "harness/android/gradlew").exists()
+    assert 'FastlaneCore::CommandExecutor.which("gradle")' in FASTFILE and 'ENV["LATENCYLAB_GRADLE"]' in FASTFILE
+
+
+def test_the_android_driver_hands_the_lane_the_target_ca(tmp_path):
+    settings = PhoneSettings(target=ReferenceTarget("127.0.0.1", 1, 2, "localhost", "/etc/latencylab/tls/ca.pem"),
+                             work_dir=tmp_path)
+    driver = AndroidDriver(type("D", (), {"adb": None})(), settings)
+    seen = {}
+    driver.lane = lambda args, **kwargs: seen.update(kwargs) or LaneRun(args, 0, False, False, b"", 0.0)
+    driver.run_lane("SERIAL", tmp_path / "job.json", tmp_path / "out.json", env={"LATENCYLAB_CLIENT_NETNS": "ns"},
+                    cancelled=threading.Event(), timeout_s=1)
+    assert seen["env"] == {"LATENCYLAB_TARGET_CA": "/etc/latencylab/tls/ca.pem", "LATENCYLAB_CLIENT_NETNS": "ns"}
+
+
+def test_ios_build_generates_the_project_with_xcodegen_before_building():
+    body = lane_body("ios", "build_harness")
+    generate = body.index('sh("xcodegen", "generate", "--spec", project_path("harness/ios/project.yml")')
+    assert generate < body.index("scan(project: project_path(IOS_PROJECT)")
+    assert 'ENV["LATENCYLAB_IOS_TEAM_ID"]' in body  # project.yml signs with ${LATENCYLAB_IOS_TEAM_ID}
+    project_yml = (Path(__file__).resolve().parent.parent / "harness/ios/project.yml").read_text()
+    assert "${LATENCYLAB_IOS_TEAM_ID}" in project_yml and "name: LatencyLabHarness" in project_yml
+    assert 'IOS_PROJECT = "harness/ios/LatencyLabHarness.xcodeproj"' in FASTFILE
+
+
 def test_ios_lane_targets_the_phone_by_udid_without_rebuilding():
     body = lane_body("ios", "bench")
     assert 'destination: "platform=iOS,id=#{udid}"' in body and "test_without_building: true" in body

@@ -24,6 +24,7 @@ log = logging.getLogger(__name__)
 # needs no permission for its own (androidx.benchmark's Outputs.kt uses it the same way).
 HARNESS_PACKAGE = "dev.latencylab.harness"
 DEVICE_DIR = f"/sdcard/Android/media/{HARNESS_PACKAGE}/latencylab"
+TARGET_CA_ENV = "LATENCYLAB_TARGET_CA"
 
 
 class AndroidDriver(PhoneDriver):
@@ -41,8 +42,14 @@ class AndroidDriver(PhoneDriver):
     def run_lane(self, serial: str, job_path: Path, out_path: Path, *, env: dict[str, str],
                  cancelled: threading.Event, timeout_s: float) -> LaneRun:
         return self.lane(["android", "bench", f"serial:{serial}", f"job:{job_path}", f"out:{out_path}",
-                          f"device_dir:{self.device_dir}"], env=env, cancelled=cancelled, timeout_s=timeout_s,
-                         label=serial)
+                          f"device_dir:{self.device_dir}"], env={**self.build_env(), **env}, cancelled=cancelled,
+                         timeout_s=timeout_s, label=serial)
+
+    def build_env(self) -> dict[str, str]:
+        """The reference target's CA, which the app was built with for Cronet (the Fastfile's
+        android_properties): connectedAndroidTest given another would rebuild it without."""
+        ca = self.settings.target.ca_file
+        return {TARGET_CA_ENV: ca} if ca else {}
 
     def device_address(self, serial: str) -> str:
         """`ip -f inet addr show wlan0` on the phone (toybox ip prints iproute2's format)."""
