@@ -190,6 +190,11 @@ class RequestItemSpec(serializers.Serializer):
                     {name: [f"Set by the client itself; not allowed: {sorted(RESERVED_HEADERS)}."]})
             if name.lower() in normalized:
                 raise serializers.ValidationError({name: ["Repeated (header names are case-insensitive)."]})
+            if "{{secret." in value:
+                # Sent literally it would put the placeholder on the wire and in every export.
+                raise serializers.ValidationError({name: [
+                    "{{secret.NAME}} references are not supported yet: organization secrets are not available "
+                    "on this server."]})
             normalized[name.lower()] = value
         return normalized
 
