@@ -3,7 +3,7 @@
  * ../backend/openapi.yaml by `npm run gen:api` and never edited). Features import from
  * here, so a renamed schema component is fixed in one place.
  */
-import { connectionPolicyValues, presetNameValues, protocolValues, type components } from '@/api/schema';
+import { connectionPolicyValues, platformValues, presetNameValues, protocolValues, type components } from '@/api/schema';
 
 type Schemas = components['schemas'];
 
@@ -28,6 +28,8 @@ export type ConnectionPolicy = Schemas['ConnectionPolicy'];
 export type Workload = Schemas['Workload'];
 export type SeriesWorkload = Schemas['SeriesWorkload'];
 export type PresetName = Schemas['PresetName'];
+export type SpecDevices = Schemas['SpecDevices'];
+export type Platform = Schemas['Platform'];
 
 // GET /api/v1/comparisons/{id}/results: the charts' aggregates and the engine's analysis.
 export type ComparisonResults = Schemas['ComparisonResults'];
@@ -66,6 +68,7 @@ export type OverallOutcome = Schemas['OverallOutcome'];
 
 export const PROTOCOLS: readonly Protocol[] = protocolValues;
 export const CONNECTION_POLICIES: readonly ConnectionPolicy[] = connectionPolicyValues;
+export const PLATFORMS: readonly Platform[] = platformValues;
 
 /** A preset the spec schema knows by name (GET /api/v1/presets lists them with their specs). */
 export function isPresetName(name: string): name is PresetName {

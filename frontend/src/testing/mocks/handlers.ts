@@ -9,6 +9,7 @@ import {
   resultsFixture,
   verdictOf,
 } from '../fixtures';
+import { poolsFixture } from '../fixtures/devices';
 
 export const CSRF_TOKEN = 'test-csrf-token';
 
@@ -51,6 +52,7 @@ export const handlers = [
   }),
   http.get(api('/presets'), () => HttpResponse.json(presetsFixture)),
   http.get(api('/network-profiles'), () => HttpResponse.json(networkProfilesFixture)),
+  http.get(api('/pools'), () => HttpResponse.json(poolsFixture)),
   http.get(api('/comparisons'), () => HttpResponse.json(comparisonsPageFixture)),
   http.post(api('/comparisons'), async ({ request }) => {
     mockBackend.lastCsrfHeader = request.headers.get('X-CSRFToken');

@@ -133,4 +133,52 @@ describe('CreateComparisonForm', () => {
     expect(screen.getByLabelText('Protocol of arm 3')).toHaveValue('grpc');
     expect(screen.queryByLabelText('Periods (requests per series)')).not.toBeInTheDocument();
   });
+  it('runs on the selected pool, platforms and number of devices', async () => {
+    const { user, onCreated } = renderForm();
+    await screen.findByRole('radio', { name: /MID image series/ });
+    const platforms = screen.getByRole('group', { name: 'Platforms' });
+    expect(within(platforms).getByRole('checkbox', { name: 'Host (Linux runner)' })).toBeChecked();
+    await user.click(within(platforms).getByRole('checkbox', { name: 'iOS' }));
+    await user.click(within(platforms).getByRole('checkbox', { name: 'Android' }));
+    await user.clear(screen.getByLabelText('Devices per network profile'));
+    await user.type(screen.getByLabelText('Devices per network profile'), '3');
+    await screen.findByRole('option', { name: /Zurich lab \(lab-zurich\) · 5 devices/ });
+    await user.selectOptions(screen.getByLabelText('Device pool'), 'lab-zurich');
+    await user.click(screen.getByRole('button', { name: 'Create comparison' }));
+
+    await vi.waitFor(() => expect(onCreated).toHaveBeenCalled());
+    // In the API's order, whatever order they were ticked in.
+    expect(mockBackend.created[0]?.devices).toEqual({ pool: 'lab-zurich', platforms: ['host', 'android', 'ios'], count: 3 });
+  });
+
+  it("shows the server's refusal of a platform that cannot measure an arm next to the platforms", async () => {
+    const refusal = "ios devices cannot run arm 'https-h1' (h1): URLSession cannot be made to speak HTTP/1.1 to a server that offers HTTP/2. ios runs h2, h3, grpc; drop ios or that arm.";
+    server.use(
+      http.post('*/api/v1/comparisons', () => HttpResponse.json({ devices: { platforms: [refusal] } }, { status: 400 })),
+    );
+    const { user, onCreated } = renderForm();
+    await screen.findByRole('radio', { name: /MID image series/ });
+    await user.click(within(screen.getByRole('group', { name: 'Platforms' })).getByRole('checkbox', { name: 'iOS' }));
+    await user.click(screen.getByRole('button', { name: 'Create comparison' }));
+
+    const messages = await screen.findAllByText(refusal, { exact: false });
+    expect(messages.length).toBe(2); // in the summary (with its path) and under the platforms
+    expect(screen.getByRole('alert')).toHaveTextContent('devices.platforms');
+    expect(onCreated).not.toHaveBeenCalled();
+  });
+
+  it('needs at least one platform and a whole number of devices before asking the server', async () => {
+    const { user } = renderForm();
+    await screen.findByRole('radio', { name: /MID image series/ });
+    await user.click(
+      within(screen.getByRole('group', { name: 'Platforms' })).getByRole('checkbox', { name: 'Host (Linux runner)' }),
+    );
+    await user.clear(screen.getByLabelText('Devices per network profile'));
+    await user.type(screen.getByLabelText('Devices per network profile'), 'two');
+    await user.click(screen.getByRole('button', { name: 'Create comparison' }));
+
+    expect(await screen.findByText('Pick at least one platform.')).toBeInTheDocument();
+    expect(screen.getByLabelText('Devices per network profile')).toHaveAccessibleDescription('Enter a whole number.');
+    expect(mockBackend.created).toEqual([]);
+  });
 });

@@ -12,6 +12,7 @@ import {
   type Preset,
 } from '@/lib/api-types';
 import { flattenFieldErrors, type FieldError } from '@/lib/field-errors';
+import { DevicesFieldset } from './devices-fieldset';
 import { ErrorSummary, FieldMessages, fieldMessages } from './field-messages';
 import {
   buildSpec,
@@ -346,6 +347,12 @@ function SpecForm({ presets, profiles, onCreated }: SpecFormProps) {
         </div>
         <FieldMessages id="network_profiles-error" messages={messages('network_profiles')} />
       </fieldset>
+
+      <DevicesFieldset
+        devices={draft.devices}
+        onChange={(patch) => setDraft((current) => ({ ...current, devices: { ...current.devices, ...patch } }))}
+        messages={messages}
+      />
 
       <div className="form-actions">
         <button type="submit" className="button button-primary" disabled={create.isPending || !preset}>

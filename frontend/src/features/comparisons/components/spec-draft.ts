@@ -1,16 +1,22 @@
 import {
   CONNECTION_POLICIES,
+  PLATFORMS,
   PROTOCOLS,
   isPresetName,
   type ComparisonSpecRequest,
   type ConnectionPolicy,
+  type Platform,
   type Preset,
   type Protocol,
   type SeriesWorkload,
+  type SpecDevices,
 } from '@/lib/api-types';
 import type { FieldError } from '@/lib/field-errors';
 
 export type ArmDraft = { label: string; protocol: Protocol; connection: ConnectionPolicy };
+
+/** Where the runs go: a pool ('' = the server's default, `local`), its platforms, how many devices. */
+export type DevicesDraft = { pool: string; platforms: Platform[]; count: string };
 
 /** What the form edits; strings where the user types, so half-typed values survive. */
 export type SpecDraft = {
@@ -22,6 +28,7 @@ export type SpecDraft = {
   /** Only for series workloads: comma-separated requests per period. */
   periods: string;
   repetitions: string;
+  devices: DevicesDraft;
 };
 
 type Json = Record<string, unknown>;
@@ -34,6 +41,20 @@ function asProtocol(value: unknown): Protocol {
 
 function asConnection(value: unknown): ConnectionPolicy {
   return CONNECTION_POLICIES.includes(value as ConnectionPolicy) ? (value as ConnectionPolicy) : 'warm';
+}
+
+function isPlatform(value: unknown): value is Platform {
+  return PLATFORMS.includes(value as Platform);
+}
+
+function devicesDraft(value: unknown): DevicesDraft {
+  const devices = isObject(value) ? value : {};
+  const platforms = Array.isArray(devices['platforms']) ? devices['platforms'].filter(isPlatform) : [];
+  return {
+    pool: typeof devices['pool'] === 'string' ? devices['pool'] : '',
+    platforms: platforms.length ? platforms : ['host'],
+    count: typeof devices['count'] === 'number' ? String(devices['count']) : '1',
+  };
 }
 
 /** A preset's spec is free-form JSON in the API schema. */
@@ -71,6 +92,7 @@ export function draftFromPreset(preset: Preset | undefined): SpecDraft {
     networkProfiles: profiles.length ? profiles : ['none'],
     periods,
     repetitions: typeof workload['repetitions'] === 'number' ? String(workload['repetitions']) : '',
+    devices: devicesDraft(spec['devices']),
   };
 }
 
@@ -121,5 +143,20 @@ export function buildSpec(
     else errors.push({ path: 'workload.repetitions', message: 'Enter a whole number.' });
     spec.workload = workload;
   }
+  const devices = buildDevices(draft.devices, errors);
+  if (devices) spec.devices = devices;
   return errors.length ? { spec: null, errors } : { spec, errors: [] };
+}
+
+/**
+ * The spec's `devices`, or undefined when the draft says what the server assumes anyway (one
+ * host of the default pool): a spec built here then reads like one written by hand.
+ */
+function buildDevices(draft: DevicesDraft, errors: FieldError[]): SpecDevices | undefined {
+  const count = draft.count.trim();
+  if (draft.platforms.length === 0) errors.push({ path: 'devices.platforms', message: 'Pick at least one platform.' });
+  if (!WHOLE_NUMBER.test(count)) errors.push({ path: 'devices.count', message: 'Enter a whole number.' });
+  const serverDefault = draft.pool === '' && draft.platforms.join() === 'host' && count === '1';
+  if (serverDefault || !WHOLE_NUMBER.test(count)) return undefined;
+  return { ...(draft.pool ? { pool: draft.pool } : {}), platforms: draft.platforms, count: Number(count) };
 }
