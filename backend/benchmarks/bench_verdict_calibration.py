@@ -77,7 +77,7 @@ def main() -> None:
 
 def sequential(config: VerdictConfig, quick: bool) -> None:
     """Run until decided, blocks {min: 6, max: 40} per device, α spent over the looks."""
-    n_aa, n_effect = (100, 50) if quick else (1000, 300)
+    n_aa, n_effect = (100, 50) if quick else (4000, 300)
     print("\nrun until decided (blocks 6 … 40 per device, looks at 6, 12, 24, 40):")
     for label, design in (("calibration design devices", DESIGN), ("one device", ONE_DEVICE)):
         design = {k: v for k, v in design.items() if k != "blocks"}
