@@ -31,9 +31,15 @@ def adb_devices(ready):
 @pytest.mark.skipif(shutil.which("adb") is None, reason="the real adb client is missing: apt-get install adb")
 def test_the_lab_process_serves_its_phones_to_the_real_adb_client(tmp_path):
     proc, ready = start(tmp_path, {"android": [{"serial": "R5CT1234", "model": "Pixel 8"}],
-                                   "ios": [{"udid": "00008120-000A1B2C3D4E5F60", "product_type": "iPhone15,4"}]})
+                                   "ios": [{"udid": "00008120-000A1B2C3D4E5F60", "product_type": "iPhone15,4",
+                                            "device_name": "Fake iPhone 15"}]},
+                        "--ready-file", str(tmp_path / "ready.json"))
     try:
         assert ready is not None, proc.stderr.read() if proc.stderr else ""
+        assert json.loads((tmp_path / "ready.json").read_text()) == ready
+        info = subprocess.run(["ideviceinfo", "-u", "00008120-000A1B2C3D4E5F60", "-k", "DeviceName"],
+                              capture_output=True, text=True, timeout=30, env=ready["env"])
+        assert info.stdout.strip() == "Fake iPhone 15"
         assert "R5CT1234               device usb:1-4 product:shiba model:Pixel_8 device:shiba" in adb_devices(ready)
         udids = subprocess.run(["idevice_id", "-l"], capture_output=True, text=True, timeout=30, env=ready["env"])
         assert udids.stdout.split() == ["00008120-000A1B2C3D4E5F60"]

@@ -3,59 +3,33 @@
 // Optional: E2E_PERIODS (default "3,6"), E2E_REPETITIONS (2), E2E_BLOCKS (2),
 // E2E_FINISH_TIMEOUT_MS (300000). Screenshots go to e2e/artifacts/ (gitignored).
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { launchChromium } from './chromium.mjs';
-
-const env = (name, fallback) => {
-  const value = process.env[name] ?? fallback;
-  if (value === undefined || value === '') throw new Error(`${name} is not set; see the header of ${path.basename(import.meta.url)}`);
-  return value;
-};
+import { env, openPage, openSignedIn, saveScreenshot as screenshotOf, signIn as signInOn, waitForTerminalStatus } from './session.mjs';
 
 const baseUrl = env('E2E_BASE_URL').replace(/\/$/, '');
-const username = env('E2E_USERNAME');
-const password = env('E2E_PASSWORD');
+env('E2E_USERNAME');
+env('E2E_PASSWORD');
 const periods = env('E2E_PERIODS', '3,6');
 const repetitions = env('E2E_REPETITIONS', '2');
 const blocks = env('E2E_BLOCKS', '2');
 const finishTimeoutMs = Number(env('E2E_FINISH_TIMEOUT_MS', '300000'));
-const artifacts = path.join(path.dirname(fileURLToPath(import.meta.url)), 'artifacts');
 // chart-phases needs the probe's real phase timestamps: it proves they reached the page.
 const CHARTS = ['chart-avg', 'chart-median', 'chart-throughput', 'chart-gain', 'chart-phases'];
-const TERMINAL = ['finished', 'failed', 'cancelled'];
 
 let browser;
 let page;
-const pageErrors = [];
+let pageErrors = [];
 
 before(async () => {
-  mkdirSync(artifacts, { recursive: true });
-  browser = await launchChromium();
-  page = await browser.context.newPage();
-  page.setDefaultTimeout(30_000);
-  page.on('pageerror', (error) => pageErrors.push(String(error)));
+  ({ browser, page, pageErrors } = await openPage());
 });
 
 after(async () => {
   await browser?.close();
 });
 
-async function saveScreenshot(name) {
-  const file = path.join(artifacts, `${name}.png`);
-  await page.screenshot({ path: file, fullPage: true }).catch(() => {});
-  return file;
-}
-
-async function signIn(landing) {
-  await page.getByRole('heading', { name: 'Sign in' }).waitFor();
-  await page.getByLabel('Username', { exact: true }).fill(username);
-  await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await landing.waitFor();
-}
+const saveScreenshot = (name) => screenshotOf(page, name);
+const signIn = (landing) => signInOn(page, landing);
 
 test('a user creates a MID image-series comparison and sees its charts', { timeout: finishTimeoutMs + 120_000 }, async (t) => {
   try {
@@ -80,13 +54,7 @@ test('a user creates a MID image-series comparison and sees its charts', { timeo
     await page.getByRole('heading', { level: 1, name }).waitFor();
 
     // 3. The page polls by itself; wait for a terminal status.
-    const badge = page.getByTestId('status-badge');
-    const deadline = Date.now() + finishTimeoutMs;
-    let status = await badge.getAttribute('data-status');
-    while (!TERMINAL.includes(status ?? '') && Date.now() < deadline) {
-      await page.waitForTimeout(1_000);
-      status = await badge.getAttribute('data-status');
-    }
+    const status = await waitForTerminalStatus(page, finishTimeoutMs);
     if (status !== 'finished') {
       const file = await saveScreenshot(`not-finished-${id}`);
       assert.fail(`comparison ${id} is ${status} after ${finishTimeoutMs} ms (screenshot: ${file})`);
@@ -118,14 +86,12 @@ test('a user creates a MID image-series comparison and sees its charts', { timeo
 
 test('the Devices page shows the host runner and its device', { timeout: 120_000 }, async (t) => {
   try {
-    const heading = page.getByRole('heading', { name: 'Devices', level: 1 });
-    await page.goto(`${baseUrl}/devices`);
     // Signed in already when the comparison test ran first; not when this one runs alone.
-    await Promise.race([heading.waitFor(), page.getByRole('heading', { name: 'Sign in' }).waitFor()]);
-    if (!(await heading.isVisible())) await signIn(heading);
+    await openSignedIn(page, `${baseUrl}/devices`, page.getByRole('heading', { name: 'Devices', level: 1 }));
 
     // The stack's host runner reported its device: it is listed with a state and a heartbeat.
-    const device = page.locator('[data-testid^="device-"]').first();
+    // (A stack started with --demo-lab lists its fake phones too: device-farm.e2e.test.mjs.)
+    const device = page.locator('[data-testid^="device-host-"]').first();
     await device.waitFor();
     const state = await device.getByTestId('device-state').getAttribute('data-state');
     t.diagnostic(`device ${await device.getAttribute('data-testid')}: ${state}`);

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Runs the whole LatencyLab service on one machine without Docker.
 
-    stack.py up   [--dir var/dev] [--web-port 8000] [--no-demo]   start everything, submit the demo
+    stack.py up   [--dir var/dev] [--web-port 8000] [--no-demo] [--demo-lab]
+                                                                   start everything, submit the demo
     stack.py demo [--dir var/dev]                                  submit the demo comparison again
     stack.py down [--dir var/dev]                                  stop everything `up` started
     stack.py env  [--dir var/dev]                                  print the environment of a running stack
@@ -10,6 +11,15 @@ Processes: PostgreSQL and Redis (infra/bin/services.py), the web server (gunicor
 a Celery worker and beat, the reference target server and one host runner agent. Each
 has a pid file and a log in <dir>/; `up` is idempotent: what already runs is kept.
 `--ports auto` picks free ports (the test suite uses this to run beside a dev stack).
+
+`--demo-lab` adds a device lab whose phones are FAKES (the browser end-to-end test uses
+it; `make up` does not): device-runner/tests/fakes/lab.py serves a fake "Pixel 8" and a
+fake "iPhone 15 Pro" to the real adb client through a fake adb server, and fake fastlane
+lanes run the real Kotlin harness core on the JVM in place of the phones' harness apps —
+real measurements of the reference target, from this machine, not from a phone. The lab
+is enrolled like a real one (an enrollment token, `latencylab-runner register`, then
+`latencylab-runner run`) as runner `demo-lab-fake-phones` in the `local` pool, so one
+comparison can run on the host and on both "phones".
 """
 
 import argparse
@@ -30,6 +40,14 @@ PY = str(VENV_BIN / "python")
 BACKEND = REPO / "backend"
 DEMO_USER, DEMO_PASSWORD, DEMO_ORG = "demo", "demo-latencylab", "demo"
 DEFAULT_PORTS = {"web": 8000, "pg": 54320, "redis": 63790, "target_plain": 8080, "target_tls": 8443}
+FAKE_LAB = REPO / "device-runner" / "tests" / "fakes" / "lab.py"
+HARNESS_JAR = REPO / "device-runner" / "harness" / "android" / "core" / "target" / "harness-core.jar"
+DEMO_LAB_RUNNER = "demo-lab-fake-phones"
+# Serials and names that say what these are wherever they show (Devices page, run pages).
+DEMO_LAB_PHONES = {
+    "android": [{"serial": "FAKE-PIXEL-8", "model": "Pixel 8 (fake)"}],
+    "ios": [{"udid": "FAKE-IPHONE-15-PRO", "device_name": "Fake iPhone 15 Pro (JVM harness stand-in)"}],
+}
 
 # Small enough to finish in well under two minutes on a laptop, big enough for charts.
 DEMO_SPEC = {
@@ -161,7 +179,7 @@ class Stack:
         tail = log.read_text()[-3000:] if log and log.exists() else ""
         sys.exit(f"{what} did not come up at {url}\n{tail}")
 
-    def up(self, *, ports_mode: str, web_port: int | None, demo: bool) -> dict:
+    def up(self, *, ports_mode: str, web_port: int | None, demo: bool, demo_lab: bool = False) -> dict:
         self.base.mkdir(parents=True, exist_ok=True)
         state = self.load_state()
         if not state.get("ports") or not self.any_alive():
@@ -214,12 +232,64 @@ class Stack:
         state["web"] = web
         state["api_token"] = self.api_token(state)
         self.save_state(state)
+        if demo_lab:
+            self.demo_lab(state, env, tls_dir)
         if demo:
             self.demo(state)
         return state
 
     def any_alive(self) -> bool:
-        return any(self.alive(name) for name in ("web", "worker", "beat", "target", "runner"))
+        return any(self.alive(name) for name in ("web", "worker", "beat", "target", "runner", "demo-lab",
+                                                 "demo-lab-runner"))
+
+    # -- the demo lab: fake phones ------------------------------------------------------
+    def demo_lab(self, state: dict, env: dict[str, str], tls_dir: Path) -> None:
+        """The fake lab process and its runner, enrolled once like a real lab host."""
+        if not HARNESS_JAR.is_file():
+            sys.exit(f"--demo-lab: the fake phones run the Kotlin harness core, and {HARNESS_JAR} is not built:\n"
+                     "  cd device-runner/harness/android/core && mvn -B -q -ntp package -DskipTests")
+        lab_dir = self.base / "demo-lab"
+        ready_file = lab_dir / "ready.json"
+        if self.alive("demo-lab") and self.alive("demo-lab-runner") and ready_file.exists():
+            print("  demo-lab: already running")
+            return
+        # The runner's environment names the lab's adb server: both start together.
+        self.stop("demo-lab-runner")
+        self.stop("demo-lab")
+        lab_dir.mkdir(parents=True, exist_ok=True)
+        ready_file.unlink(missing_ok=True)
+        self.spawn("demo-lab", [PY, str(FAKE_LAB), "serve", "--dir", str(lab_dir), "--phones",
+                                json.dumps(DEMO_LAB_PHONES), "--require-harness", "--ready-file", str(ready_file)],
+                   env, REPO)
+        deadline = time.monotonic() + 30
+        while not ready_file.exists():
+            if not self.alive("demo-lab") or time.monotonic() > deadline:
+                log = self.logs / "demo-lab.log"
+                sys.exit(f"the demo lab did not start\n{log.read_text()[-3000:] if log.exists() else ''}")
+            time.sleep(0.1)
+        lab = json.loads(ready_file.read_text())
+        config = lab_dir / "runner.json"
+        if not config.exists():
+            self.enroll_demo_lab(state, config)
+        document = json.loads(config.read_text())
+        document.update({**lab["runner_settings"], "target": {
+            "host": "127.0.0.1", "plain_port": state["ports"]["target_plain"],
+            "tls_port": state["ports"]["target_tls"], "server_name": "localhost", "ca_file": str(tls_dir / "ca.pem")}})
+        config.write_text(json.dumps(document, indent=2))  # the file keeps its 0600 mode
+        self.spawn("demo-lab-runner", [str(VENV_BIN / "latencylab-runner"), "run", "--config", str(config)],
+                   {**env, **lab["env"]}, REPO)
+
+    def enroll_demo_lab(self, state: dict, config: Path) -> None:
+        """As a lab would: an enrollment token for the local pool, then `latencylab-runner register`."""
+        request = urllib.request.Request(
+            f"{state['web']}/api/v1/pools/local/enrollment-tokens", method="POST",
+            data=json.dumps({"name": "demo lab (fake phones)", "expires_in_days": 1}).encode(),
+            headers={"Authorization": f"Bearer {state['api_token']}", "Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=30) as response:
+            enrollment = json.load(response)["token"]
+        subprocess.run([str(VENV_BIN / "latencylab-runner"), "register", "--server", state["web"], "--token",
+                        enrollment, "--name", DEMO_LAB_RUNNER, "--drivers", "android,ios", "--config", str(config)],
+                       check=True)
 
     def api_token(self, state: dict) -> str:
         existing = (self.secrets / "api.token")
@@ -245,7 +315,7 @@ class Stack:
         return comparison
 
     def down(self) -> None:
-        for name in ("runner", "target", "beat", "worker", "web"):
+        for name in ("demo-lab-runner", "demo-lab", "runner", "target", "beat", "worker", "web"):
             self.stop(name)
         subprocess.run([sys.executable, str(REPO / "infra/bin/services.py"), "stop", "--dir", str(self.base)])
         print("  postgres, redis: stopped")
@@ -258,10 +328,13 @@ def main() -> None:
     parser.add_argument("--ports", choices=["default", "auto"], default="default")
     parser.add_argument("--web-port", type=int, default=None)
     parser.add_argument("--no-demo", action="store_true")
+    parser.add_argument("--demo-lab", action="store_true",
+                        help="also start a lab of FAKE phones (JVM harness stand-in); for the browser tests")
     args = parser.parse_args()
     stack = Stack(args.dir)
     if args.action == "up":
-        state = stack.up(ports_mode=args.ports, web_port=args.web_port, demo=not args.no_demo)
+        state = stack.up(ports_mode=args.ports, web_port=args.web_port, demo=not args.no_demo,
+                         demo_lab=args.demo_lab)
         print(
             f"\nLatencyLab is running.\n"
             f"  Dashboard:  {state['web']}/\n"

@@ -2,7 +2,8 @@
 # Runs every test suite against real PostgreSQL and Redis started on free ports:
 # lint first (infra/bin/lint.sh: locks up to date, ruff, mypy, import contracts),
 # the Kotlin harness core (Maven/JUnit), backend (pytest), device-runner (pytest), frontend unit (vitest) and the browser
-# end-to-end test (Playwright in Debian's Chromium against a full stack).
+# end-to-end tests (Playwright in Debian's Chromium against a full stack, with the demo lab of fake
+# phones: stack.py up --demo-lab).
 # Every suite runs even if an earlier one failed; the exit code is non-zero if any did.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -45,7 +46,7 @@ if [ -f frontend/package.json ]; then
   suite frontend-build bash -c "cd frontend && npm run build --silent"
   suite e2e bash -c "
     set -e
-    .venv/bin/python infra/bin/stack.py up --dir '$run_dir/e2e' --ports auto --no-demo
+    .venv/bin/python infra/bin/stack.py up --dir '$run_dir/e2e' --ports auto --no-demo --demo-lab
     web=\$(.venv/bin/python infra/bin/stack.py env --dir '$run_dir/e2e' | .venv/bin/python -c 'import json,sys; print(json.load(sys.stdin)[\"web\"])')
     cd frontend && E2E_BASE_URL=\$web E2E_USERNAME=demo E2E_PASSWORD=demo-latencylab npm run e2e --silent"
 fi

@@ -14,7 +14,8 @@ Kotlin harness core's (harness_core.py), or there are none. Used by
     lab.py serve --dir DIR --phones '{"android": [{"serial": "R5CT1234", "model": "Pixel 8"}],
                                       "ios": [{"udid": "00008120-…", "product_type": "iPhone15,4"}]}'
         prints one JSON line when ready — {"scenario", "env", "runner_settings", "harness"} —
-        then serves until SIGTERM/SIGINT;
+        (also to --ready-file, for a caller whose stdout is a log), then serves until
+        SIGTERM/SIGINT;
     lab.py set --scenario FILE --phones '{…}'    plug/unplug: the phones are now these.
 
 A phone is described by the keyword arguments of scenario.android_device / ios_device
@@ -85,7 +86,7 @@ def _phones_arg(value: str) -> dict[str, Any]:
     return phones
 
 
-def serve(directory: Path, phones: dict[str, Any], *, require_harness: bool) -> int:
+def serve(directory: Path, phones: dict[str, Any], *, require_harness: bool, ready_file: Path | None = None) -> int:
     if require_harness:
         # Fail now, with the reason, rather than with every block failing later.
         missing = harness_core.missing_reason()
@@ -99,12 +100,17 @@ def serve(directory: Path, phones: dict[str, Any], *, require_harness: bool) -> 
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
-    print(json.dumps({
+    ready = json.dumps({
         "scenario": str(scenario_path),
         "env": environment(server.socket_spec, scenario_path, os.environ.get("PATH", os.defpath)),
         "runner_settings": runner_settings(directory / "runner-work"),
         "harness": str(harness_core.jar_path()),
-    }), flush=True)
+    })
+    if ready_file is not None:
+        tmp = ready_file.with_suffix(".tmp")
+        tmp.write_text(ready + "\n")
+        tmp.replace(ready_file)
+    print(ready, flush=True)
     stop.wait()
     server.stop()
     return 0
@@ -128,13 +134,14 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--phones", type=_phones_arg, default={}, help="JSON, or @file")
     run.add_argument("--require-harness", action="store_true",
                      help="refuse to start without the Kotlin harness core jar (java -jar)")
+    run.add_argument("--ready-file", type=Path, default=None, help="also write the ready line here")
     edit = sub.add_parser("set", help="the phones plugged in are now these")
     edit.add_argument("--scenario", type=Path, required=True)
     edit.add_argument("--phones", type=_phones_arg, required=True, help="JSON, or @file")
     args = parser.parse_args(argv)
     try:
         if args.command == "serve":
-            return serve(args.dir, args.phones, require_harness=args.require_harness)
+            return serve(args.dir, args.phones, require_harness=args.require_harness, ready_file=args.ready_file)
         return set_phones(args.scenario, args.phones)
     except (TypeError, ValueError) as exc:  # a phone description the builders do not take
         print(f"lab.py: {exc}", file=sys.stderr)

@@ -47,11 +47,12 @@ def android_device(serial: str = "R5CT1234", *, model: str = "Pixel 8", release:
 
 def ios_device(udid: str = "00008130-001A2C3E0E38001C", *, product_type: str = "iPhone16,1",
                version: str = "17.5.1", level: int = 90, charging: bool = True,
-               temperature_centi_c: int | None = 2911, **extra: Any) -> dict[str, Any]:
+               temperature_centi_c: int | None = 2911, device_name: str = "Lab iPhone 15 Pro",
+               **extra: Any) -> dict[str, Any]:
     return {
         "udid": udid,
         "info": {"ActivationState": "Activated", "BuildVersion": "21F90", "DeviceClass": "iPhone",
-                 "DeviceName": "Lab iPhone 15 Pro", "HardwareModel": "D83AP", "ProductName": "iPhone OS",
+                 "DeviceName": device_name, "HardwareModel": "D83AP", "ProductName": "iPhone OS",
                  "ProductType": product_type, "ProductVersion": version, "UniqueDeviceID": udid,
                  "WiFiAddress": "a4:83:e7:12:34:56"},
         "battery": {"BatteryCurrentCapacity": level, "BatteryIsCharging": charging, "ExternalChargeCapable": True,

@@ -1,0 +1,65 @@
+// What the browser end-to-end tests share: their settings, a Chromium page that records
+// uncaught errors, signing in, and screenshots in e2e/artifacts/ (gitignored).
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { launchChromium } from './chromium.mjs';
+
+export const artifacts = path.join(path.dirname(fileURLToPath(import.meta.url)), 'artifacts');
+
+export const env = (name, fallback) => {
+  const value = process.env[name] ?? fallback;
+  if (value === undefined || value === '') throw new Error(`${name} is not set; see the header of the e2e test file`);
+  return value;
+};
+
+/** A fresh browser with one page; `pageErrors` collects the page's uncaught errors. */
+export async function openPage() {
+  mkdirSync(artifacts, { recursive: true });
+  const browser = await launchChromium();
+  const page = await browser.context.newPage();
+  page.setDefaultTimeout(30_000);
+  const pageErrors = [];
+  page.on('pageerror', (error) => pageErrors.push(String(error)));
+  return { browser, page, pageErrors };
+}
+
+export async function saveScreenshot(page, name) {
+  const file = path.join(artifacts, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: true }).catch(() => {});
+  return file;
+}
+
+/** One part of the page (a chart, a table), for a look at it at full size. */
+export async function saveElementScreenshot(locator, name) {
+  const file = path.join(artifacts, `${name}.png`);
+  await locator.screenshot({ path: file }).catch(() => {});
+  return file;
+}
+
+export async function signIn(page, landing) {
+  await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+  await page.getByLabel('Username', { exact: true }).fill(env('E2E_USERNAME'));
+  await page.getByLabel('Password', { exact: true }).fill(env('E2E_PASSWORD'));
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await landing.waitFor();
+}
+
+/** Open `url`; sign in first when the session has none (a test run alone). */
+export async function openSignedIn(page, url, landing) {
+  await page.goto(url);
+  await Promise.race([landing.waitFor(), page.getByRole('heading', { name: 'Sign in' }).waitFor()]);
+  if (!(await landing.isVisible())) await signIn(page, landing);
+}
+
+/** Poll the status badge of a comparison page until it is terminal or `timeoutMs` passed. */
+export async function waitForTerminalStatus(page, timeoutMs) {
+  const badge = page.getByTestId('status-badge');
+  const deadline = Date.now() + timeoutMs;
+  let status = await badge.getAttribute('data-status');
+  while (!['finished', 'failed', 'cancelled'].includes(status ?? '') && Date.now() < deadline) {
+    await page.waitForTimeout(1_000);
+    status = await badge.getAttribute('data-status');
+  }
+  return status;
+}
