@@ -1,8 +1,9 @@
 """Each arm against the baseline arm, per metric × device class × profile.
 
 The unit of inference is the block: arms are interleaved within a block on one
-device and link, so a block's log(median candidate / median baseline) is a
-paired observation. Holm's correction runs per candidate arm and metric over every
+device and link, so a block's log-ratio of the arms' trimmed geometric means is a
+paired observation; the test, the ratio and its CIs all come from those per-block
+effects (docs/methodology.md, "Why a t-test on blocks"). Holm's correction runs per candidate arm and metric over every
 device class × profile it is compared on: the gate asks one question per candidate
 on its metric ("is it worse anywhere?"), and its answer must not depend on which
 other metrics are analysed beside it (docs/methodology.md, "One Holm family").

@@ -31,7 +31,7 @@ class VerdictConfig:
     margin_floor_ms: float = 2.0
     alpha: float = 0.01
     min_abs_cliffs_delta: float = 0.147
-    n_boot: int = 2000
+    n_boot: int = 2000  # resamples of the descriptive medians' bootstrap CIs
     seed: int = 20240601
 
     def __post_init__(self) -> None:
