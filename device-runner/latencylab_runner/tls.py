@@ -130,7 +130,8 @@ def _write_ca(paths: TlsPaths) -> None:
 def _load_ca(paths: TlsPaths) -> tuple[x509.Certificate, ec.EllipticCurvePrivateKey]:
     cert = x509.load_pem_x509_certificate(paths.ca_cert.read_bytes())
     key = serialization.load_pem_private_key(paths.ca_key.read_bytes(), password=None)
-    assert isinstance(key, ec.EllipticCurvePrivateKey)
+    if not isinstance(key, ec.EllipticCurvePrivateKey):
+        raise RuntimeError(f"key is {type(key).__name__}, not ec.EllipticCurvePrivateKey")
     return cert, key
 
 

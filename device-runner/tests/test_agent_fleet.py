@@ -44,15 +44,21 @@ def test_hello_and_heartbeat_carry_every_device_and_its_changes(lab, backend, ta
     try:
         assert agent.run_forever(idle_exit_s=0.5) == 0
         hello = backend.hellos[0]
-        assert hello["runner"]["drivers"] == ["android", "ios"] and hello["runner"]["name"] == "mac-mini-3"
+        assert hello["runner"]["drivers"] == ["android", "ios"]
+        assert hello["runner"]["name"] == "mac-mini-3"
         devices = by_serial(hello["devices"])
-        assert devices["R5CT1234"]["state"] == "available" and devices["R5CT1234"]["model"] == "Pixel 8"
-        assert devices["R5CT1234"]["battery"] == 87.0 and devices["R5CT1234"]["temperature"] == 31.5
+        assert devices["R5CT1234"]["state"] == "available"
+        assert devices["R5CT1234"]["model"] == "Pixel 8"
+        assert devices["R5CT1234"]["battery"] == 87.0
+        assert devices["R5CT1234"]["temperature"] == 31.5
         assert devices["R58M41ABCDE"]["state"] == "unauthorized"
-        assert devices["LOWBATT1"]["state"] == "not_ready" and devices["LOWBATT1"]["reason"] == "battery 32 % < 50 %"
-        assert devices["00008130-IPHONE"]["state"] == "available" and devices["00008130-IPHONE"]["platform"] == "ios"
+        assert devices["LOWBATT1"]["state"] == "not_ready"
+        assert devices["LOWBATT1"]["reason"] == "battery 32 % < 50 %"
+        assert devices["00008130-IPHONE"]["state"] == "available"
+        assert devices["00008130-IPHONE"]["platform"] == "ios"
         # Leases are asked only for the free, ready devices.
-        assert backend.leases_asked and all(sorted(ask["devices"]) == ["00008130-IPHONE", "R5CT1234"]
+        assert backend.leases_asked
+        assert all(sorted(ask["devices"]) == ["00008130-IPHONE", "R5CT1234"]
                                             for ask in backend.leases_asked)
 
         # Hot-plug, authorization granted, unplug: each visible at the next heartbeat.
@@ -61,7 +67,8 @@ def test_hello_and_heartbeat_carry_every_device_and_its_changes(lab, backend, ta
         agent.heartbeat_once()
         devices = by_serial(backend.heartbeats[-1]["devices"])
         assert devices["NEW00001"]["state"] == "available"
-        assert devices["R58M41ABCDE"]["state"] == "available" and devices["R58M41ABCDE"]["model"] == "Pixel 8"
+        assert devices["R58M41ABCDE"]["state"] == "available"
+        assert devices["R58M41ABCDE"]["model"] == "Pixel 8"
         assert (devices["R5CT1234"]["state"], devices["R5CT1234"]["reason"]) == ("offline", "disconnected")
         assert (devices["00008130-IPHONE"]["state"], devices["00008130-IPHONE"]["reason"]) == ("offline",
                                                                                                "disconnected")
@@ -131,10 +138,12 @@ def test_a_wedged_discovery_does_not_hold_back_the_heartbeat(backend):
     try:
         agent.hello()
         agent.heartbeat_once()  # discovery is stuck in its second call
-        assert driver.stuck.wait(30) and driver.calls == 2
+        assert driver.stuck.wait(30)
+        assert driver.calls == 2
         assert by_serial(backend.heartbeats[-1]["devices"])["PHONE-A"]["state"] == "available"
         agent.heartbeat_once()  # still stuck: no second discovery is started beside it
-        assert driver.calls == 2 and len(backend.heartbeats) == 2
+        assert driver.calls == 2
+        assert len(backend.heartbeats) == 2
     finally:
         driver.release.set()
         client.close()
@@ -148,7 +157,8 @@ def test_a_device_the_backend_quarantined_is_not_offered(backend):
         Agent(client, name="lab", drivers=[driver]).run_forever(idle_exit_s=0.5)
     finally:
         client.close()
-    assert backend.leases_asked and all(ask["devices"] == ["PHONE-B"] for ask in backend.leases_asked)
+    assert backend.leases_asked
+    assert all(ask["devices"] == ["PHONE-B"] for ask in backend.leases_asked)
 
 
 def test_reasons_are_bounded_for_the_backend():
@@ -189,7 +199,8 @@ def test_sigterm_drains_the_run_in_progress_then_exits_0(lab, backend, target_se
             lane_started.set()
 
         threading.Thread(target=watch, daemon=True).start()
-        assert lane_started.wait(60) and pid_file.exists(), "the lane never started"
+        assert lane_started.wait(60), "the lane never started"
+        assert pid_file.exists(), "the lane never started"
         agent.send_signal(signal.SIGTERM)
         with backend.lock:
             asked_at_sigterm = len(backend.leases_asked)
@@ -203,7 +214,8 @@ def test_sigterm_drains_the_run_in_progress_then_exits_0(lab, backend, target_se
     # The run in progress was finished (at its lane's limit) before the process left ...
     assert backend.finishes[first]["error_kind"] == "timeout"
     # ... and nothing new was leased after the signal.
-    assert second not in backend.finishes and len(backend.leases_asked) <= asked_at_sigterm + 1
+    assert second not in backend.finishes
+    assert len(backend.leases_asked) <= asked_at_sigterm + 1
     assert any(run["run_id"] == second for run in backend.queue)
     assert backend.violations == []
 
@@ -227,7 +239,8 @@ def test_a_device_freed_by_a_run_is_offered_again_only_once_discovery_saw_it():
     driver = PluggableDriver(["PHONE-A", "PHONE-B"])
     fleet = Fleet([driver])
     fleet.refresh()
-    assert fleet.claim("PHONE-A") is driver and fleet.free() == ["PHONE-B"]
+    assert fleet.claim("PHONE-A") is driver
+    assert fleet.free() == ["PHONE-B"]
     # The run ends because PHONE-A was unplugged mid-block: what the fleet knows of it
     # dates from before the run, so it is not offered on that knowledge.
     driver.plugged = ["PHONE-B"]

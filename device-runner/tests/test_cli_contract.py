@@ -309,7 +309,7 @@ def finished(api: FakeApi, verdicts: list[dict[str, Any]], **kwargs: Any) -> str
 
 
 @pytest.mark.parametrize(
-    ("outcome", "fail_on", "expected"),
+    "outcome, fail_on, expected",
     [
         ("improvement", "regression", 0), ("equivalent", "regression", 0),
         ("regression", "regression", 1), ("inconclusive", "regression", 0), ("no_data", "regression", 0),
@@ -407,7 +407,8 @@ def test_run_json_spec_from_stdin(api: FakeApi, monkeypatch: pytest.MonkeyPatch,
     monkeypatch.setattr(sys, "stdin", io.StringIO(json.dumps(spec)))
     assert main(["run", "-", "--format", "json"]) == 0
     document = json.loads(capsys.readouterr().out)
-    assert document["schema"] == "latencylab.comparison/1" and document["name"] == "stdin spec"
+    assert document["schema"] == "latencylab.comparison/1"
+    assert document["name"] == "stdin spec"
 
 
 def test_run_baseline_branch_is_passed_and_labelled(api: FakeApi, spec_file: Path, tmp_path: Path,
@@ -429,7 +430,8 @@ def test_run_baseline_branch_is_passed_and_labelled(api: FakeApi, spec_file: Pat
     names = [case.get("name") for case in suite.iter("testcase")]
     assert names == ["https-h1 vs https-h1 (branch:main) total_ms", "h2 vs h2 (branch:main) total_ms"]
     out = capsys.readouterr().out
-    assert "baseline: branch:main, comparison" in out and out.strip().endswith("verdict: equivalent (exit 0)")
+    assert "baseline: branch:main, comparison" in out
+    assert out.strip().endswith("verdict: equivalent (exit 0)")
 
 
 def test_unresolvable_baseline_is_a_usage_error(api: FakeApi, capsys: pytest.CaptureFixture[str]) -> None:
@@ -451,7 +453,9 @@ def test_failed_comparison_is_infrastructure_failure_with_report(api: FakeApi, s
     assert "went offline 3 times" in capsys.readouterr().err
     document = json.loads(report.read_text())
     assert document["schema"] == "latencylab.verdict/1"
-    assert document["exit_code"] == 3 and document["outcome"] == "error" and "offline" in document["error"]
+    assert document["exit_code"] == 3
+    assert document["outcome"] == "error"
+    assert "offline" in document["error"]
 
 
 def test_cancelled_comparison_is_infrastructure_failure(api: FakeApi, capsys: pytest.CaptureFixture[str]) -> None:
@@ -459,7 +463,8 @@ def test_cancelled_comparison_is_infrastructure_failure(api: FakeApi, capsys: py
     assert main(["verdict", comparison, "--wait", "--poll-interval", "0.01", "--format", "junit"]) == 3
     captured = capsys.readouterr()
     suite = ET.fromstring(captured.out)
-    assert suite.get("errors") == "1" and suite.find("testcase/error") is not None
+    assert suite.get("errors") == "1"
+    assert suite.find("testcase/error") is not None
     assert "cancelled" in captured.err
 
 
@@ -467,7 +472,8 @@ def test_timeout_while_waiting(api: FakeApi, capsys: pytest.CaptureFixture[str])
     comparison = api.add(Scenario(steps=[("running", 3)]))
     assert main(["verdict", comparison, "--wait", "--poll-interval", "0.05", "--timeout", "0.3"]) == 3
     err = capsys.readouterr().err
-    assert "gave up waiting after 0.3 s" in err and f"latencylab cancel {comparison}" in err
+    assert "gave up waiting after 0.3 s" in err
+    assert f"latencylab cancel {comparison}" in err
 
 
 def test_verdict_of_unfinished_comparison_without_wait(api: FakeApi, capsys: pytest.CaptureFixture[str]) -> None:
@@ -559,7 +565,8 @@ def test_field_errors_in_list_shape_too() -> None:
 def test_bad_token_is_a_usage_error(api: FakeApi, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--token", "wrong", "status", str(uuid.uuid4())]) == 4
     err = capsys.readouterr().err
-    assert "not authorised (401): Invalid token." in err and "LATENCYLAB_TOKEN" in err
+    assert "not authorised (401): Invalid token." in err
+    assert "LATENCYLAB_TOKEN" in err
 
 
 def test_missing_token_sends_nothing(api: FakeApi, monkeypatch: pytest.MonkeyPatch, spec_file: Path,
@@ -614,13 +621,16 @@ def test_json_format(api: FakeApi, capsys: pytest.CaptureFixture[str]) -> None:
     captured = capsys.readouterr()
     document = json.loads(captured.out)
     assert document["schema"] == "latencylab.verdict/1"
-    assert document["exit_code"] == 1 and document["outcome"] == "regression" and document["fail_on"] == "inconclusive"
+    assert document["exit_code"] == 1
+    assert document["outcome"] == "regression"
+    assert document["fail_on"] == "inconclusive"
     assert document["counts"] == {"regression": 1, "inconclusive": 1, "improvement": 1, "equivalent": 1, "no_data": 0}
-    assert len(document["verdicts"]) == 4 and document["comparison"] == comparison
+    assert len(document["verdicts"]) == 4
+    assert document["comparison"] == comparison
     assert "verdict: regression (exit 1)" in captured.err
 
 
-@pytest.mark.parametrize(("fail_on", "failures", "skipped"), [("regression", 1, 1), ("inconclusive", 2, 0)])
+@pytest.mark.parametrize("fail_on, failures, skipped", [("regression", 1, 1), ("inconclusive", 2, 0)])
 def test_junit_format(api: FakeApi, fail_on: str, failures: int, skipped: int,
                       capsys: pytest.CaptureFixture[str]) -> None:
     comparison = mixed_verdicts(api)
@@ -628,7 +638,8 @@ def test_junit_format(api: FakeApi, fail_on: str, failures: int, skipped: int,
     out = capsys.readouterr().out
     assert out.startswith('<?xml version="1.0" encoding="UTF-8"?>')
     suite = ET.fromstring(out.encode())
-    assert suite.tag == "testsuite" and suite.get("name") == "latencylab"
+    assert suite.tag == "testsuite"
+    assert suite.get("name") == "latencylab"
     cases = suite.findall("testcase")
     assert len(cases) == 4 == int(suite.get("tests"))
     assert int(suite.get("failures")) == failures == len(suite.findall("testcase/failure"))
@@ -658,14 +669,17 @@ def test_markdown_format(api: FakeApi, tmp_path: Path, capsys: pytest.CaptureFix
     table = markdown_table(text)
     assert table[0] == ["arm", "device / network", "median", "change (95 % CI)", "Cliff's δ", "p", "verdict"]
     assert all(re.fullmatch(r":?-+:?", cell) for cell in table[1])
-    assert len(table) == 2 + 4 and all(len(row) == 7 for row in table)
+    assert len(table) == 2 + 4
+    assert all(len(row) == 7 for row in table)
     assert [row[0] for row in table[2:]] == ["`h3`", "`h2`", "`grpc`", "`h2c`"]  # what decided first
     assert table[2][1] == r'Pixel \| 8 \<Pro\> & "Fold" / lte'
     assert table[2][3] == "+12 % [+6 %, +18 %]"
     assert table[2][6] == "**regression**"
-    assert table[3][3].startswith("\u221275 %") and table[2][2] == "54.2 vs 48.4 ms"
+    assert table[3][3].startswith("\u221275 %")
+    assert table[2][2] == "54.2 vs 48.4 ms"
     assert f"]({api.base_url}/comparisons/{comparison})" in text
-    assert "How to read this" in text and "\x07" not in text
+    assert "How to read this" in text
+    assert "\x07" not in text
 
 
 def test_markdown_escapes_cells(api: FakeApi, capsys: pytest.CaptureFixture[str]) -> None:
@@ -681,7 +695,8 @@ def test_text_format(api: FakeApi, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["verdict", comparison]) == 1
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == f"LatencyLab: MID series: HTTPS/1.1 vs HTTP/2 (comparison {comparison})"
-    assert lines[2].split()[0] == "regression" and lines[5].split()[0] == "equivalent"
+    assert lines[2].split()[0] == "regression"
+    assert lines[5].split()[0] == "equivalent"
     assert lines[5].endswith("h2c vs https-h1, Pixel 8 / lte: median +1 %, 12 blocks × 3 devices")
     assert lines[-1] == "verdict: regression (exit 1)"
 
@@ -733,12 +748,14 @@ def test_entry_point_gates_in_a_ci_like_log(api: FakeApi, spec_file: Path, tmp_p
         input=SPEC_YAML, capture_output=True, text=True, env=env, timeout=20, check=False,
     )
     assert result.returncode == 2, result.stderr
-    assert "running 40% (4/10 blocks)\n" in result.stderr and "\r" not in result.stderr
+    assert "running 40% (4/10 blocks)\n" in result.stderr
+    assert "\r" not in result.stderr
     assert result.stdout.strip().endswith("verdict: inconclusive (exit 2)")
     assert ET.parse(report).getroot().find("testcase/failure").get("type") == "inconclusive"
     usage = subprocess.run([entry_point(), "verdict"], capture_output=True, text=True, env=env, timeout=20,
                            check=False)
-    assert usage.returncode == 4 and "usage:" in usage.stderr
+    assert usage.returncode == 4
+    assert "usage:" in usage.stderr
 
 
 def test_entry_point_draws_a_progress_bar_on_a_terminal(api: FakeApi) -> None:
@@ -769,7 +786,8 @@ def test_entry_point_draws_a_progress_bar_on_a_terminal(api: FakeApi) -> None:
         os.close(leader)
     terminal = b"".join(chunks).decode()
     assert process.returncode == 0
-    assert "\r\x1b[K[#####" in terminal and "running 50% (5/10 blocks)" in terminal
+    assert "\r\x1b[K[#####" in terminal
+    assert "running 50% (5/10 blocks)" in terminal
     assert "[########################] finished 100%" in terminal
     assert out.decode().strip().endswith("verdict: improvement (exit 0)")
 
@@ -807,5 +825,7 @@ def test_pooled_rows_decide_and_device_rows_sit_beneath(api: FakeApi, capsys: py
     comparison = finished(api, [worse, pooled, better], outcome="inconclusive")
     assert main(["verdict", comparison]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[2].startswith("  inconclusive") and "devices disagree; see the rows beneath" in lines[2]
-    assert lines[3].startswith("    └ regression") and lines[4].startswith("    └ improvement")
+    assert lines[2].startswith("  inconclusive")
+    assert "devices disagree; see the rows beneath" in lines[2]
+    assert lines[3].startswith("    └ regression")
+    assert lines[4].startswith("    └ improvement")

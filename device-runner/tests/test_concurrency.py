@@ -36,7 +36,8 @@ def test_each_series_is_one_group_per_arm_and_sequential_has_none():
     groups: dict[int, set] = {}
     for p in measured:
         groups.setdefault(p.group, set()).add((p.arm, p.period, p.repetition))
-    assert len(groups) == 2 * 2 and all(len(units) == 1 for units in groups.values())
+    assert len(groups) == 2 * 2
+    assert all(len(units) == 1 for units in groups.values())
     assert all(p.group is None for p in plan_block(series_spec(None), run_id="r", block=0))
     assert all(p.group is None for p in plan_block(series_spec("sequential"), run_id="r", block=0))
 
@@ -49,7 +50,7 @@ def test_requests_and_api_rounds_group_per_pass():
     assert all(p.new_connection == (p.step == 0) for p in plan)  # a round still starts on a fresh connection
 
 
-@pytest.mark.parametrize(("concurrency", "expected"), [({"parallel": 4}, 4), ("all", 64), (None, None)])
+@pytest.mark.parametrize("concurrency, expected", [({"parallel": 4}, 4), ("all", 64), (None, None)])
 def test_the_job_carries_groups_and_the_http1_connection_limit(concurrency, expected):
     job = build_job(series_spec(concurrency), run_id="r", block=0, attempt=1,
                     target=ReferenceTarget("127.0.0.1", 9, 9, "x", None))
@@ -62,7 +63,7 @@ def origin_of(target) -> Origin:
     return Origin(scheme="https", host="127.0.0.1", port=target.tls_port, server_name="localhost")
 
 
-@pytest.mark.parametrize(("protocol", "max_parallel", "connections", "peak"), [
+@pytest.mark.parametrize("protocol, max_parallel, connections, peak", [
     ("h1", 3, 3, 3), ("h1", 8, 6, 6), ("h2", 3, 1, 6), ("h3", 3, 1, 6)])
 def test_http1_spreads_over_connections_and_multiplexed_protocols_share_one(target_server, protocol, max_parallel,
                                                                             connections, peak):
@@ -102,5 +103,6 @@ def test_a_concurrent_series_job_runs_into_a_valid_result(target_server):
     assert [s["error_class"] for s in measured] == [None] * len(measured)
     h1_connections = {s["conn_id"] for s in measured if s["arm"] == "h1"}
     h2_connections = {s["conn_id"] for s in measured if s["arm"] == "h2"}
-    assert len(h1_connections) == 4 and len(h2_connections) == 1  # warm: the pool is kept for the block
+    assert len(h1_connections) == 4
+    assert len(h2_connections) == 1
     assert [s["seq"] for s in result["samples"]] == list(range(len(job["requests"])))

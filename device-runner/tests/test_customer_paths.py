@@ -45,7 +45,8 @@ def test_templates_fill_the_swept_value_and_default_to_the_reference_paths():
     assert [(p.path, p.url) for p in plan if p.phase == "measure"] == [
         ("/img/a.jpg", None), ("/img/b.jpg", None), ("/", "https://cdn.example.com/c.jpg"), ("/img/a.jpg", None),
         ("/img/b.jpg", None)]  # wraps around like seed-mid-24
-    assert plan[0].phase == "warmup" and plan[0].path == "/img/a.jpg"
+    assert plan[0].phase == "warmup"
+    assert plan[0].path == "/img/a.jpg"
 
 
 @pytest.fixture
@@ -90,5 +91,6 @@ def test_a_series_fetches_the_customers_object_list(customer, target_server):
     measured = [s for s in samples if s["phase"] == "measure"]
     per_step = {(s["arm"], s["step"]): s["resp_bytes"] for s in measured}
     for arm in ("h1", "h2"):
-        assert per_step[arm, 1] == 5000 and per_step[arm, 0] == per_step[arm, 3]  # wrapped to the first object
+        assert per_step[arm, 1] == 5000
+        assert per_step[arm, 0] == per_step[arm, 3]
         assert per_step[arm, 2] not in (None, 5000, per_step[arm, 0])  # mid-07, from the other server

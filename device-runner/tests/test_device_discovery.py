@@ -91,8 +91,10 @@ def test_devices_long_form_every_state():
     pixel = devices["0A141FDD40091B"]
     assert (pixel.state, pixel.usb, pixel.product, pixel.model, pixel.device, pixel.transport_id) == \
         ("device", "1-4", "sunfish", "Pixel_4a", "sunfish", 3)
-    assert devices["R58M41ABCDE"].state == "unauthorized" and devices["R58M41ABCDE"].model is None
-    assert devices["192.168.1.20:5555"].state == "offline" and devices["192.168.1.20:5555"].transport_id == 5
+    assert devices["R58M41ABCDE"].state == "unauthorized"
+    assert devices["R58M41ABCDE"].model is None
+    assert devices["192.168.1.20:5555"].state == "offline"
+    assert devices["192.168.1.20:5555"].transport_id == 5
     assert devices["0B0C"].state.startswith("no permissions (user in plugdev group; are your udev rules wrong?)")
     assert devices["0B0C"].usb == "1-5"
 
@@ -108,7 +110,8 @@ def test_devices_short_form_and_empty_list():
 def test_long_serial_is_not_truncated():
     line = "adb-43081FDAS000VS-QXjCrW._adb-tls-connect._tcp device product:x model:Pixel_8 device:y transport_id:9\n"
     device, = parse_devices("List of devices attached\n" + line + "\n")
-    assert device.serial == "adb-43081FDAS000VS-QXjCrW._adb-tls-connect._tcp" and device.model == "Pixel_8"
+    assert device.serial == "adb-43081FDAS000VS-QXjCrW._adb-tls-connect._tcp"
+    assert device.model == "Pixel_8"
 
 
 def test_battery_capture_and_units():
@@ -117,7 +120,8 @@ def test_battery_capture_and_units():
     newer = SKIA_BATTERY + "  temperature: 281\n  technology: Li-ion\n  Charging state: 1\n  Charging policy: 1\n"
     assert parse_battery(newer).temperature_c == 28.1
     unplugged = SKIA_BATTERY.replace("AC powered: true", "AC powered: false").replace("scale: 100", "scale: 50")
-    assert parse_battery(unplugged).plugged is False and parse_battery(unplugged).level_pct == 18.0
+    assert parse_battery(unplugged).plugged is False
+    assert parse_battery(unplugged).level_pct == 18.0
     stopped = "Current Battery Service state:\n  (UPDATES STOPPED -- use 'reset' to restart)\n  level: 55\n"
     assert parse_battery(stopped).level_pct == 55.0
 
@@ -134,7 +138,8 @@ def test_libimobiledevice_formats():
     assert parse_udids("") == []
     assert parse_udids("00008130-001A (USB)\n00008130-001A (Network)\n") == ["00008130-001A", "00008130-001A"]
     battery = parse_key_values(HIVE_BATTERY)
-    assert battery["BatteryCurrentCapacity"] == "70" and battery["BatteryIsCharging"] == "true"
+    assert battery["BatteryCurrentCapacity"] == "70"
+    assert battery["BatteryIsCharging"] == "true"
     assert parse_key_values(LIMD) == {"BatteryCurrentCapacity": "87", "Nested": "A: x", "Str": "iPhone14,2"}
 
 
@@ -172,14 +177,20 @@ def test_android_discovery_through_the_real_adb_client(lab):
     pixel = found["R5CT1234"]
     assert (pixel.platform, pixel.model, pixel.os_version, pixel.state) == ("android", "Pixel 8", "14", "available")
     assert (pixel.battery, pixel.charging, pixel.temperature, pixel.thermal_status) == (87.0, True, 31.5, "none")
-    assert pixel.capabilities["sdk"] == 34 and pixel.fingerprint["manufacturer"] == "Google"
+    assert pixel.capabilities["sdk"] == 34
+    assert pixel.fingerprint["manufacturer"] == "Google"
     assert pixel.fingerprint["build"] == "AP2A.240805.005"
-    assert found["R58M41ABCDE"].state == "unauthorized" and "authorization" in found["R58M41ABCDE"].reason
+    assert found["R58M41ABCDE"].state == "unauthorized"
+    assert "authorization" in found["R58M41ABCDE"].reason
     assert found["192.168.1.20:5555"].state == "offline"
-    assert found["0B0C"].state == "offline" and "no permissions" in found["0B0C"].reason
-    assert found["HOT1"].state == "not_ready" and found["HOT1"].reason == "temperature 39.1 °C > 36 °C"
+    assert found["0B0C"].state == "offline"
+    assert "no permissions" in found["0B0C"].reason
+    assert found["HOT1"].state == "not_ready"
+    assert found["HOT1"].reason == "temperature 39.1 °C > 36 °C"
     old = found["OLD9"]
-    assert old.thermal_status is None and old.state == "not_ready" and old.reason == "battery 30 % < 50 %"
+    assert old.thermal_status is None
+    assert old.state == "not_ready"
+    assert old.reason == "battery 30 % < 50 %"
     # Every descriptor carries the contract's keys.
     assert set(pixel.descriptor()) == {"serial", "platform", "model", "os_version", "capabilities", "state",
                                        "reason", "battery", "charging", "temperature", "thermal_status",
@@ -199,7 +210,9 @@ def test_android_discovery_of_no_devices_and_of_a_vanished_one(lab):
     assert [d.serial for d in devices.discover()] == ["R5CT1234"]
     assert devices.presence("R5CT1234").state == "available"
     lab.set(android=[])
-    assert devices.discover() == [] and devices.presence("R5CT1234") is None and devices.status("R5CT1234") is None
+    assert devices.discover() == []
+    assert devices.presence("R5CT1234") is None
+    assert devices.status("R5CT1234") is None
 
 
 def test_busy_device_is_listed_without_running_commands_on_it(lab):
@@ -231,10 +244,12 @@ def test_ios_discovery_through_the_libimobiledevice_fakes(lab):
     assert (phone.platform, phone.model, phone.os_version, phone.state) == ("ios", "iPhone16,1", "17.5.1",
                                                                             "available")
     assert (phone.battery, phone.charging, phone.temperature) == (90.0, True, 29.11)
-    assert phone.fingerprint["device_name"] == "Lab iPhone 15 Pro" and phone.fingerprint["build"] == "21F90"
+    assert phone.fingerprint["device_name"] == "Lab iPhone 15 Pro"
+    assert phone.fingerprint["build"] == "21F90"
     # URLSession cannot force HTTP/1.1: an iPhone does not offer h1 (nor cleartext h1c).
     assert phone.capabilities == {"protocols": ["h2", "h3", "grpc"]}
-    assert found["00008101-PENDING"].state == "unauthorized" and "-19" in found["00008101-PENDING"].reason
+    assert found["00008101-PENDING"].state == "unauthorized"
+    assert "-19" in found["00008101-PENDING"].reason
     assert found["00008101-LOWBATT"].state == "not_ready"
     assert found["00008101-LOWBATT"].reason == "battery 15 % < 20 % while charging"
     assert found["00008101-LOWBATT"].temperature is None
@@ -259,7 +274,9 @@ def test_the_libimobiledevice_fakes_print_the_real_formats(lab):
     assert battery.stdout == HIVE_BATTERY  # the third-party fixture, byte for byte
     assert run_tool(["ideviceinfo", "-u", "12345678", "-k", "ProductVersion"], timeout_s=30).stdout == "17.5.1\n"
     missing = run_tool(["ideviceinfo", "-u", "NOPE"], timeout_s=30)
-    assert missing.returncode == 255 and missing.stderr == "ERROR: Device NOPE not found!\n"
+    assert missing.returncode == 255
+    assert missing.stderr == "ERROR: Device NOPE not found!\n"
     xml = run_tool(["idevicediagnostics", "-u", "12345678", "ioregentry", "AppleSmartBattery"], timeout_s=30).stdout
-    assert xml.startswith('<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE plist') and xml.endswith("</plist>\n\n")
+    assert xml.startswith('<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE plist')
+    assert xml.endswith("</plist>\n\n")
     assert "\n\t<key>IORegistry</key>\n\t<dict>\n\t\t<key>" in xml

@@ -70,7 +70,8 @@ def test_target_reachability_by_tcp_connect():
         assert reachability_reason([f"https://127.0.0.1:{port}", f"https://127.0.0.1:{port}"], LIMITS) is None
     # The same port, now closed: connection refused.
     reason = reachability_reason([f"https://127.0.0.1:{port}"], LIMITS)
-    assert reason is not None and reason.startswith(f"target 127.0.0.1:{port} unreachable: ")
+    assert reason is not None
+    assert reason.startswith(f"target 127.0.0.1:{port} unreachable: ")
 
 
 def test_readiness_puts_health_before_reachability():

@@ -53,7 +53,8 @@ def test_the_lab_process_serves_its_phones_to_the_real_adb_client(tmp_path):
                                 capture_output=True, text=True, timeout=30)
         assert unplug.returncode == 0, unplug.stderr
         listed = adb_devices(ready)
-        assert "R5CT1234" not in listed and "model:Galaxy_S24" in listed
+        assert "R5CT1234" not in listed
+        assert "model:Galaxy_S24" in listed
     finally:
         proc.terminate()
         assert proc.wait(10) == 0
@@ -61,12 +62,14 @@ def test_the_lab_process_serves_its_phones_to_the_real_adb_client(tmp_path):
 
 def test_a_bad_phone_description_is_refused_naming_the_key(tmp_path):
     proc, ready = start(tmp_path, {"androids": []})
-    assert ready is None and proc.wait(10) == 2
+    assert ready is None
+    assert proc.wait(10) == 2
     assert "phones: unknown key 'androids'" in (proc.stderr.read() if proc.stderr else "")
 
 
 def test_require_harness_refuses_to_start_without_the_jar(tmp_path):
     env = {"PATH": "/usr/bin:/bin", "LATENCYLAB_HARNESS_JAR": str(tmp_path / "missing.jar")}
     proc, ready = start(tmp_path, {}, "--require-harness", env=env)
-    assert ready is None and proc.wait(10) == 3
+    assert ready is None
+    assert proc.wait(10) == 3
     assert "harness core jar is not built" in (proc.stderr.read() if proc.stderr else "")

@@ -59,13 +59,15 @@ def test_lanes_are_the_ones_the_fake_knows():
 def test_drivers_pass_exactly_the_options_the_bench_lanes_read(tmp_path):
     settings = PhoneSettings(target=ReferenceTarget("127.0.0.1", 1, 2, "localhost", None), work_dir=tmp_path)
     lane, keys = passed_keys(AndroidDriver(type("D", (), {"adb": None})(), settings), tmp_path)
-    assert lane == ["android", "bench"] and keys == option_keys(lane_body("android", "bench"))
+    assert lane == ["android", "bench"]
+    assert keys == option_keys(lane_body("android", "bench"))
     exchange = JobExchange()
     try:
         lane, keys = passed_keys(IosDriver(None, settings, exchange=exchange), tmp_path)
     finally:
         exchange.close()
-    assert lane == ["ios", "bench"] and keys == option_keys(lane_body("ios", "bench"))
+    assert lane == ["ios", "bench"]
+    assert keys == option_keys(lane_body("ios", "bench"))
 
 
 def test_android_lane_uses_the_drivers_device_directory_and_instrumentation_arguments():
@@ -74,7 +76,8 @@ def test_android_lane_uses_the_drivers_device_directory_and_instrumentation_argu
     assert f'ANDROID_PACKAGE = "{android_driver.HARNESS_PACKAGE}"' in FASTFILE
     body = lane_body("android", "bench")
     assert '"android.testInstrumentationRunnerArguments.job" => device_job' in body
-    assert 'gradle(task: "connectedAndroidTest"' in body and "serial: serial" in body
+    assert 'gradle(task: "connectedAndroidTest"' in body
+    assert "serial: serial" in body
 
 
 def test_android_builds_take_the_target_ca_for_cronet_and_need_no_committed_wrapper():
@@ -82,8 +85,10 @@ def test_android_builds_take_the_target_ca_for_cronet_and_need_no_committed_wrap
     # Every gradle call gets the same properties and Gradle: another CA would rebuild the app without it.
     for body in (build, bench):
         calls = body.count("gradle(task:")
-        assert calls and body.count("gradle_path: android_gradle") == calls
-    assert build.count("properties: properties") == 2 and "android_properties(options, required: true)" in build
+        assert calls
+        assert body.count("gradle_path: android_gradle") == calls
+    assert build.count("properties: properties") == 2
+    assert "android_properties(options, required: true)" in build
     assert "properties: android_properties(options).merge(" in bench
     assert '{ "latencylabTargetCa" => path }' in FASTFILE  # the property app/build.gradle.kts reads
     gradle_kts = (Path(__file__).resolve().parent.parent / "harness/android/app/build.gradle.kts").read_text()
@@ -92,7 +97,8 @@ def test_android_builds_take_the_target_ca_for_cronet_and_need_no_committed_wrap
     # No wrapper is committed: the lane falls back to the lab's Gradle, as fastlane's gradle action
     # takes an absolute gradle_path as is.
     assert not (Path(__file__).resolve().parent.parent / "harness/android/gradlew").exists()
-    assert 'FastlaneCore::CommandExecutor.which("gradle")' in FASTFILE and 'ENV["LATENCYLAB_GRADLE"]' in FASTFILE
+    assert 'FastlaneCore::CommandExecutor.which("gradle")' in FASTFILE
+    assert 'ENV["LATENCYLAB_GRADLE"]' in FASTFILE
 
 
 def test_the_android_driver_hands_the_lane_the_target_ca(tmp_path):
@@ -112,13 +118,15 @@ def test_ios_build_generates_the_project_with_xcodegen_before_building():
     assert generate < body.index("scan(project: project_path(IOS_PROJECT)")
     assert 'ENV["LATENCYLAB_IOS_TEAM_ID"]' in body  # project.yml signs with ${LATENCYLAB_IOS_TEAM_ID}
     project_yml = (Path(__file__).resolve().parent.parent / "harness/ios/project.yml").read_text()
-    assert "${LATENCYLAB_IOS_TEAM_ID}" in project_yml and "name: LatencyLabHarness" in project_yml
+    assert "${LATENCYLAB_IOS_TEAM_ID}" in project_yml
+    assert "name: LatencyLabHarness" in project_yml
     assert 'IOS_PROJECT = "harness/ios/LatencyLabHarness.xcodeproj"' in FASTFILE
 
 
 def test_ios_lane_targets_the_phone_by_udid_without_rebuilding():
     body = lane_body("ios", "bench")
-    assert 'destination: "platform=iOS,id=#{udid}"' in body and "test_without_building: true" in body
+    assert 'destination: "platform=iOS,id=#{udid}"' in body
+    assert "test_without_building: true" in body
     assert 'ENV["TEST_RUNNER_LATENCYLAB_JOB"]' in body
 
 
@@ -128,7 +136,9 @@ def test_fake_follows_fastlanes_command_line_rules(tmp_path):
     assert unknown.returncode == 1
     assert "Could not find lane 'android nope'. Available lanes: android build_harness" in unknown.stderr
     empty_key = subprocess.run([fake, "android", "bench", ":x"], capture_output=True, text=True, timeout=30)
-    assert empty_key.returncode == 1 and "Please pass values like this: key:value" in empty_key.stderr
+    assert empty_key.returncode == 1
+    assert "Please pass values like this: key:value" in empty_key.stderr
     build = subprocess.run([fake, "android", "build_harness"], capture_output=True, text=True, timeout=30)
-    assert build.returncode == 1 and "Driving the lane 'android build_harness'" in build.stdout
+    assert build.returncode == 1
+    assert "Driving the lane 'android build_harness'" in build.stdout
     assert re.search(r"^\[\d\d:\d\d:\d\d\]: Driving the lane", build.stdout, re.MULTILINE)

@@ -56,7 +56,7 @@ def _violations(sources: list[Path], forbidden: str) -> list[str]:
             for p in sources for name in sorted(imports_of(p)) if _within(name, forbidden)]
 
 
-@pytest.mark.parametrize(("importer", "forbidden"), [
+@pytest.mark.parametrize("importer, forbidden", [
     ("probe", "latencylab_runner.target"),
     ("target", "latencylab_runner.probe"),
     ("grpcwire", "latencylab_runner.probe"),

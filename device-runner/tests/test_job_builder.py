@@ -71,15 +71,19 @@ def test_series_job_keeps_the_abba_interleave():
     job = build_job(spec, run_id="r", block=0, attempt=1, target=ReferenceTarget("127.0.0.1", 1, 2, "localhost", None))
     # The first request of each 3-request series, for period 3: A B then B A.
     series = [r["arm"] for r in job["requests"] if r.get("period") == 3 and r.get("step") == 0]
-    assert len(series) == 4 and series[0] != series[1] and series == [series[0], series[1], series[1], series[0]]
+    assert len(series) == 4
+    assert series[0] != series[1]
+    assert series == [series[0], series[1], series[1], series[0]]
 
 
 def test_reference_target_arms_carry_origin_certificate_name_and_ca(ca_file):
     spec = {**full_spec("api"), "arms": [{"label": "plain", "protocol": "h1c"}, {"label": "h3", "protocol": "h3"}]}
     job = build_job(spec, run_id="r", block=0, attempt=1, target=target(ca_file))
     plain, h3 = job["arms"]
-    assert plain["origin"] == "http://198.18.0.2:8080" and plain["ca_bundle_pem"] is None
-    assert h3["origin"] == "https://198.18.0.2:8443" and h3["server_name"] == "localhost"
+    assert plain["origin"] == "http://198.18.0.2:8080"
+    assert plain["ca_bundle_pem"] is None
+    assert h3["origin"] == "https://198.18.0.2:8443"
+    assert h3["server_name"] == "localhost"
     assert h3["ca_bundle_pem"].startswith("-----BEGIN CERTIFICATE-----")
     assert h3["connection"] == "warm"
 
@@ -143,7 +147,8 @@ def test_probe_executes_a_job_into_a_valid_result(target_server):
     result = execute_job(job)
     validate(result, "result")
     assert result_problems(job, result) == []
-    assert result["status"] == "ok" and len(result["samples"]) == len(job["requests"])
+    assert result["status"] == "ok"
+    assert len(result["samples"]) == len(job["requests"])
     ok = [s for s in result["samples"] if s["error_class"] is None]
     assert len(ok) == len(job["requests"]), [s["error_detail"] for s in result["samples"] if s["error_class"]]
     assert {s["alpn"] for s in ok if s["arm"] == "h2"} == {"h2"}
@@ -157,4 +162,6 @@ def test_cancelled_job_is_a_failed_result_with_the_samples_so_far(target_server)
     cancelled = threading.Event()
     cancelled.set()
     result = execute_job(job, cancelled=cancelled)
-    assert result["status"] == "failed" and result["samples"] == [] and "cancelled" in result["error"]
+    assert result["status"] == "failed"
+    assert result["samples"] == []
+    assert "cancelled" in result["error"]

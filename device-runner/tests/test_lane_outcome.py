@@ -80,7 +80,8 @@ def test_instrumentation_pass():
 def test_instrumentation_failure_despite_exit_code_0():
     text = as_fastlane(START + FAILURE_TAIL)
     parsed = parse_instrumentation(text)
-    assert parsed.failed == ["java.lang.AssertionError: p50 missing"] and parsed.summary_failures
+    assert parsed.failed == ["java.lang.AssertionError: p50 missing"]
+    assert parsed.summary_failures
     failure = android_end(text)
     assert (failure.error_kind, failure.status) == ("test_failure", "failed")
     assert "p50 missing" in failure.message
@@ -88,19 +89,23 @@ def test_instrumentation_failure_despite_exit_code_0():
 
 def test_instrumentation_cut_short_and_not_installed():
     cut = android_end(as_fastlane(START))
-    assert cut.error_kind == "runner_fault" and "INSTRUMENTATION_CODE missing" in cut.message
+    assert cut.error_kind == "runner_fault"
+    assert "INSTRUMENTATION_CODE missing" in cut.message
     missing = android_end("onError: commandError=true message=INSTRUMENTATION_FAILED: dev.x.test/androidx.test."
                           "runner.AndroidJUnitRunner\n")
-    assert missing.error_kind == "build_failure" and "INSTRUMENTATION_FAILED" in missing.message
+    assert missing.error_kind == "build_failure"
+    assert "INSTRUMENTATION_FAILED" in missing.message
     aborted = android_end(START + "INSTRUMENTATION_ABORTED: System has crashed.\n")
-    assert aborted.error_kind == "runner_fault" and "System has crashed" in aborted.message
+    assert aborted.error_kind == "runner_fault"
+    assert "System has crashed" in aborted.message
 
 
 def test_gradle_build_failure_before_any_test():
     log = as_fastlane("FAILURE: Build failed with an exception.\n\n* What went wrong:\nExecution failed for task "
                       "':app:compileDebugKotlin'.\n\nBUILD FAILED in 14s")
     failure = android_end(log)
-    assert failure.error_kind == "build_failure" and "Build failed" in failure.message
+    assert failure.error_kind == "build_failure"
+    assert "Build failed" in failure.message
 
 
 def test_xcodebuild_lines():
@@ -115,7 +120,8 @@ def test_xcodebuild_lines():
         "** TEST EXECUTE SUCCEEDED **", "/x/BenchTests.swift:41: error: -[BenchTests.BenchTests testRunJob] : "
                                         "XCTAssertTrue failed\n** TEST EXECUTE FAILED **")
     failure = ios_end(as_fastlane(failed))
-    assert failure.error_kind == "test_failure" and "XCTAssertTrue failed" in failure.message
+    assert failure.error_kind == "test_failure"
+    assert "XCTAssertTrue failed" in failure.message
     assert ios_end("xcodebuild: error: Unable to find a destination matching the provided destination "
                    "specifier:\n").error_kind == "device_lost"
     assert ios_end("error: Signing for \"LatencyLabBench\" requires a development team.\n** BUILD FAILED **\n"
@@ -127,7 +133,9 @@ def test_bounded_tail_keeps_the_end():
     for i in range(50):
         tail.append(f"line {i:03d}\n".encode())
     value = tail.value()
-    assert len(value) <= 100 and value.endswith(b"line 049\n") and value.startswith(b"[")
+    assert len(value) <= 100
+    assert value.endswith(b"line 049\n")
+    assert value.startswith(b"[")
     assert tail.dropped == 50 * 9 - 100
 
 
@@ -138,7 +146,10 @@ def test_lane_time_limit_kills_the_process_group(tmp_path):
                       "child = subprocess.Popen(['sleep', '3600'])\n"
                       f"open({str(pid_file)!r}, 'w').write(str(child.pid))\nchild.wait()\n")
     lane = run_lane([sys.executable, str(script)], cwd=tmp_path, env={}, timeout_s=2, label="t")
-    assert lane.timed_out and lane.returncode is None and b"starting" in lane.log and b"killed after" in lane.log
+    assert lane.timed_out
+    assert lane.returncode is None
+    assert b"starting" in lane.log
+    assert b"killed after" in lane.log
     child = int(pid_file.read_text())
     assert not Path(f"/proc/{child}").exists() or Path(f"/proc/{child}/stat").read_text().split(") ")[1][0] == "Z"
 
@@ -148,12 +159,14 @@ def test_lane_cancelled_by_the_server(tmp_path):
     cancelled.set()
     lane = run_lane([sys.executable, "-c", "import time; time.sleep(3600)"], cwd=tmp_path, env={}, timeout_s=600,
                     label="t", cancelled=cancelled)
-    assert lane.cancelled and not lane.timed_out
+    assert lane.cancelled
+    assert not lane.timed_out
 
 
 def test_lane_that_cannot_start(tmp_path):
     lane = run_lane(["no-such-fastlane"], cwd=tmp_path, env={}, timeout_s=5, label="t")
-    assert lane.start_error and "no-such-fastlane" in lane.start_error
+    assert lane.start_error
+    assert "no-such-fastlane" in lane.start_error
 
 
 def test_artifacts_are_bounded_and_budgeted(backend):
@@ -164,7 +177,8 @@ def test_artifacts_are_bounded_and_budgeted(backend):
     stored = {a["name"]: a for a in backend.artifacts["run-1"]}
     assert set(stored) == {"a2-block-0-fastlane.log", "a2-block-0-result.json.truncated"}
     log = stored["a2-block-0-fastlane.log"]["data"]
-    assert len(log) <= ARTIFACT_LIMIT and log.endswith(b"the end\n")
+    assert len(log) <= ARTIFACT_LIMIT
+    assert log.endswith(b"the end\n")
     assert stored["a2-block-0-fastlane.log"]["content_type"] == "text/plain"
     # Successful blocks leave the last two slots for a failing block's evidence.
     for block in range(1, 40):

@@ -23,9 +23,11 @@ pytestmark = pytest.mark.skipif(os.geteuid() != 0,
 
 def test_rtt_100ms_crosses_the_handshake():
     with EmulatedLink(LinkProfile.symmetric("rtt100", rtt_ms=100), backend="userspace") as link:
-        assert netns_exists(link.client_netns) and netns_exists(link.server_netns)
+        assert netns_exists(link.client_netns)
+        assert netns_exists(link.server_netns)
         m = link.measure(rtt_samples=10, loss_packets=0, rate_seconds=0)
-    assert m.rtt_ms.n == 10 and m.rtt_ms.failures == 0
+    assert m.rtt_ms.n == 10
+    assert m.rtt_ms.failures == 0
     assert 95 <= m.rtt_ms.p50 <= 130
 
 
@@ -63,7 +65,8 @@ def test_processes_run_in_namespaces_and_reach_each_other():
         assert out.stdout.strip() == f"hello {link.client_addr}"
         # The server side has no route anywhere but the client half of the range.
         routes = link.run_in_server(["ip", "route"], timeout=5).stdout
-        assert "default" not in routes and "198.18.0.0/16" in routes
+        assert "default" not in routes
+        assert "198.18.0.0/16" in routes
         srv.wait(timeout=5)
 
 
@@ -114,7 +117,8 @@ def test_sigkill_of_owner_then_sweep_removes_everything():
 def test_sweep_spares_links_of_live_owners():
     with EmulatedLink(PRESETS["none"], backend="userspace") as link:
         sweep_leftovers()
-        assert netns_exists(link.client_netns) and netns_exists(link.server_netns)
+        assert netns_exists(link.client_netns)
+        assert netns_exists(link.server_netns)
 
 
 def test_blackout_windows_drop_everything_while_active():
@@ -125,7 +129,8 @@ def test_blackout_windows_drop_everything_while_active():
         m = link.measure(rtt_samples=0, loss_packets=870, rate_seconds=0, time_budget_s=8)
         stats = link.stats()
     assert 35 <= m.loss_pct("up") <= 65, m.loss["up"]
-    assert stats["up"]["dropped_blackout"] > 0 and stats["up"]["dropped_loss"] == 0
+    assert stats["up"]["dropped_blackout"] > 0
+    assert stats["up"]["dropped_loss"] == 0
 
 
 def test_auto_backend_falls_back_and_netem_request_fails_clearly():

@@ -36,7 +36,8 @@ def test_special_presets():
     assert PRESETS["qir-default"].down.queue_packets == 25
     train = PRESETS["train"]
     assert train.down.loss_model == "gilbert_elliott"
-    assert train.down.jitter_ms == 20 and train.down.jitter_correlation_pct > 0
+    assert train.down.jitter_ms == 20
+    assert train.down.jitter_correlation_pct > 0
     assert train.blackouts == (Blackout(every_s=30, duration_s=2),)
     assert PRESETS["none"].is_identity()
 
@@ -80,4 +81,5 @@ def test_from_dict_round_trip_and_burst():
 def test_symmetric_splits_rtt():
     p = LinkProfile.symmetric("s", rtt_ms=100, rate_down_kbit=1000, loss_pct=1)
     assert p.down == DirectionProfile(delay_ms=50, rate_kbit=1000, loss_pct=1)
-    assert p.up.rate_kbit is None and p.rtt_ms == 100
+    assert p.up.rate_kbit is None
+    assert p.rtt_ms == 100

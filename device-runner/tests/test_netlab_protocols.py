@@ -154,7 +154,9 @@ def test_cold_h1_is_three_rtt(rtt100):
     samples = rtt100.probe({"name": "h1", "protocol": "h1", "connection": "cold", "warmup": 1, "n": 5})["h1"]
     _show("cold h1", samples)
     for f in samples:
-        assert f["alpn"] == "http/1.1" and f["tls_version"] == "TLSv1.3" and f["conn_reused"] is False
+        assert f["alpn"] == "http/1.1"
+        assert f["tls_version"] == "TLSv1.3"
+        assert f["conn_reused"] is False
     assert 2.7 <= _median_rtts(samples, "t0", "resp_end") <= 3.6, samples
     assert 0.9 <= _median_rtts(samples, "conn_start", "tls_start") <= 1.4        # TCP SYN -> SYN/ACK
     assert 0.9 <= _median_rtts(samples, "tls_start", "conn_ready") <= 1.4        # ClientHello -> Finished
@@ -165,7 +167,8 @@ def test_cold_h3_is_two_rtt(rtt100):
     samples = rtt100.probe({"name": "h3", "protocol": "h3", "connection": "cold", "warmup": 1, "n": 5})["h3"]
     _show("cold h3", samples)
     for f in samples:
-        assert f["alpn"] == "h3" and f["conn_reused"] is False
+        assert f["alpn"] == "h3"
+        assert f["conn_reused"] is False
     assert 1.8 <= _median_rtts(samples, "t0", "resp_end") <= 2.7, samples
     assert 0.9 <= _median_rtts(samples, "conn_start", "conn_ready") <= 1.5       # QUIC Initial -> handshake done
     assert 0.9 <= _median_rtts(samples, "req_start", "resp_first_byte") <= 1.4
@@ -175,7 +178,9 @@ def test_warm_h2_is_one_rtt(rtt100):
     samples = rtt100.probe({"name": "h2", "protocol": "h2", "connection": "warm", "warmup": 1, "n": 5})["h2"]
     _show("warm h2", samples)
     for f in samples:
-        assert f["alpn"] == "h2" and f["conn_reused"] is True and f["conn_start"] is None
+        assert f["alpn"] == "h2"
+        assert f["conn_reused"] is True
+        assert f["conn_start"] is None
     assert 0.9 <= _median_rtts(samples, "t0", "resp_end") <= 1.4, samples
 
 

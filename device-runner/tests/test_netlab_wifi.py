@@ -43,16 +43,21 @@ def test_each_direction_is_shaped_on_its_own_device_keyed_by_the_phone_address()
     cmds = device_commands(IFACES, 7, "198.18.5.20", profile)
     down_class = find(cmds, "class", "wlan0")
     up_class = find(cmds, "class", "llab-ifb0")
-    assert after(down_class, "classid") == "1:7" and after(down_class, "rate") == "1600kbit"
-    assert after(up_class, "rate") == "768kbit" and after(up_class, "ceil") == "768kbit"
+    assert after(down_class, "classid") == "1:7"
+    assert after(down_class, "rate") == "1600kbit"
+    assert after(up_class, "rate") == "768kbit"
+    assert after(up_class, "ceil") == "768kbit"
     down_netem = find(cmds, "qdisc", "wlan0", "netem")
-    assert after(down_netem, "delay") == "150ms" and after(down_netem, "parent") == "1:7"
+    assert after(down_netem, "delay") == "150ms"
+    assert after(down_netem, "parent") == "1:7"
     assert after(down_netem, "handle") == "1007:"  # never 1: (the root) or ffff: (ingress)
     # Phone downstream = destination on the AP's egress; upstream = source on the ifb.
     down_filter = find(cmds, "filter", "wlan0")
     up_filter = find(cmds, "filter", "llab-ifb0")
-    assert after(down_filter, "dst") == "198.18.5.20/32" and after(down_filter, "flowid") == "1:7"
-    assert after(up_filter, "src") == "198.18.5.20/32" and after(up_filter, "prio") == "7"
+    assert after(down_filter, "dst") == "198.18.5.20/32"
+    assert after(down_filter, "flowid") == "1:7"
+    assert after(up_filter, "src") == "198.18.5.20/32"
+    assert after(up_filter, "prio") == "7"
 
 
 def test_the_netem_queue_is_the_profile_queue_plus_the_delay_line_not_netems_default():
@@ -66,7 +71,8 @@ def test_the_netem_queue_is_the_profile_queue_plus_the_delay_line_not_netems_def
 def test_ipv6_phones_match_on_ip6():
     cmds = device_commands(IFACES, 2, "fd00::2", PRESETS["lte"])
     f = find(cmds, "filter", "wlan0")
-    assert after(f, "protocol") == "ipv6" and after(f, "dst") == "fd00::2/128"
+    assert after(f, "protocol") == "ipv6"
+    assert after(f, "dst") == "fd00::2/128"
 
 
 def test_removal_deletes_the_filter_before_the_class_it_points_at():
@@ -100,7 +106,8 @@ def test_shaper_sets_up_once_gives_each_phone_its_own_slot_and_replaces_a_profil
     shaper.apply("R5CT1", "198.18.5.20", PRESETS["lte"])
     shaper.apply("R5CT2", "198.18.5.21", PRESETS["3g"])
     setup = len(setup_commands(IFACES))
-    assert rec.cmds[:setup] == setup_commands(IFACES) and sum("ingress" in c for c in rec.cmds) == 1
+    assert rec.cmds[:setup] == setup_commands(IFACES)
+    assert sum("ingress" in c for c in rec.cmds) == 1
     prios = [after(c, "prio") for c in rec.cmds if "filter" in c and "add" in c and "prio" in c]
     assert prios == ["1", "1", "2", "2"]
     rec.cmds.clear()
@@ -124,7 +131,7 @@ def test_without_netem_the_shaper_refuses_with_the_reason_and_touches_nothing():
 
 def test_a_bad_address_is_refused_before_anything_runs():
     rec = Recorder()
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="not-an-ip"):
         WifiShaper(IFACES, runner=rec, check_netem=lambda: True).apply("R5CT1", "not-an-ip", PRESETS["lte"])
     assert rec.cmds == []
 
@@ -173,10 +180,13 @@ def test_the_kernel_accepts_the_structure_with_pfifo_standing_in_for_netem():
         shaper.apply("phone-a", "198.18.5.20", PRESETS["lte"])
         classes = subprocess.run(["tc", "-n", ns, "class", "show", "dev", "llab-ap"], capture_output=True,
                                  text=True, check=True).stdout
-        assert "1:1 " in classes and "1:2 " in classes and "rate 12Mbit" in classes
+        assert "1:1 " in classes
+        assert "1:2 " in classes
+        assert "rate 12Mbit" in classes
         filters = subprocess.run(["tc", "-n", ns, "filter", "show", "dev", "llab-ifb0"], capture_output=True,
                                  text=True, check=True).stdout
-        assert "flowid 1:1" in filters and "flowid 1:2" in filters
+        assert "flowid 1:1" in filters
+        assert "flowid 1:2" in filters
         shaper.remove("phone-b")
         shaper.close()
         assert subprocess.run(["ip", "-n", ns, "link", "show", "llab-ifb0"], capture_output=True).returncode != 0

@@ -81,7 +81,8 @@ def test_android_device_unplugged_mid_block(lab, backend, reference):
     run_id, finish = execute(lab.android_driver(reference), backend, PIXEL)
     assert_failed(backend, run_id, finish, kind="device_lost", says="no longer listed by adb")
     log = artifact(backend, run_id, "fastlane.log").decode()
-    assert "INSTRUMENTATION_STATUS_CODE: 1" in log and "INSTRUMENTATION_CODE" not in log
+    assert "INSTRUMENTATION_STATUS_CODE: 1" in log
+    assert "INSTRUMENTATION_CODE" not in log
     assert artifact_names(backend, run_id) == ["a1-block-0-fastlane.log"]  # no result to keep
     assert finish["fingerprint"]["platform"] == "android"
 
@@ -285,7 +286,8 @@ def test_exchange_serves_only_blocks_in_progress(tmp_path, exchange):
     offer = exchange.offer(job, out)
     assert urllib.request.urlopen(offer.job_url, timeout=5).read() == b'{"job": 1}'
     put = urllib.request.Request(offer.result_url, data=b'{"result": 1}', method="PUT")
-    assert urllib.request.urlopen(put, timeout=5).status == 204 and out.read_bytes() == b'{"result": 1}'
+    assert urllib.request.urlopen(put, timeout=5).status == 204
+    assert out.read_bytes() == b'{"result": 1}'
     exchange.withdraw(offer)
     with pytest.raises(urllib.error.HTTPError) as gone:
         urllib.request.urlopen(offer.job_url, timeout=5)
@@ -309,14 +311,18 @@ def assert_real_block(batch, job_arms):
 def test_android_pixel_8_measures_the_reference_target(lab, backend, reference):
     lab.set(android=[scenario.android_device(PIXEL)])
     run_id, finish = execute(lab.android_driver(reference), backend, PIXEL)
-    assert finish is not None and finish["status"] == "ok", finish
+    assert finish is not None, finish
+    assert finish["status"] == "ok", finish
     batches = backend.batches[run_id]
-    assert [b["batch_seq"] for b in batches] == [0, 1] and [b["block"] for b in batches] == [0, 1]
+    assert [b["batch_seq"] for b in batches] == [0, 1]
+    assert [b["block"] for b in batches] == [0, 1]
     for batch in batches:
         assert_real_block(batch, SPEC["arms"])
     fingerprint = finish["fingerprint"]
-    assert fingerprint["platform"] == "android" and fingerprint["model"] == "Pixel 8"
-    assert fingerprint["device"]["manufacturer"] == "Google" and fingerprint["client_stacks"]
+    assert fingerprint["platform"] == "android"
+    assert fingerprint["model"] == "Pixel 8"
+    assert fingerprint["device"]["manufacturer"] == "Google"
+    assert fingerprint["client_stacks"]
     assert sorted(artifact_names(backend, run_id)) == ["a1-block-0-fastlane.log", "a1-block-0-result.json",
                                                        "a1-block-1-fastlane.log", "a1-block-1-result.json"]
     # The raw result kept as an artifact is the document the samples came from.
@@ -336,10 +342,12 @@ def test_android_unplugged_after_one_block_keeps_the_first(lab, backend, referen
 def test_ios_stand_in_measures_through_the_exchange(lab, backend, reference, exchange):
     lab.set(ios=[scenario.ios_device(IPHONE)])
     run_id, finish = execute(lab.ios_driver(reference, exchange), backend, IPHONE)
-    assert finish is not None and finish["status"] == "ok", finish
+    assert finish is not None, finish
+    assert finish["status"] == "ok", finish
     for batch in backend.batches[run_id]:
         assert_real_block(batch, SPEC["arms"])
-    assert finish["fingerprint"]["platform"] == "ios" and finish["fingerprint"]["model"] == "iPhone16,1"
+    assert finish["fingerprint"]["platform"] == "ios"
+    assert finish["fingerprint"]["model"] == "iPhone16,1"
 
 
 @needs_core
@@ -349,7 +357,8 @@ def test_android_under_a_network_profile_runs_behind_the_emulated_link(lab, back
     driver = lab.android_driver(reference, link_mode="namespace")
     spec = {**SPEC, "blocks": 1}
     run_id, finish = execute(driver, backend, PIXEL, spec=spec, network_profile={"name": "transatlantic"})
-    assert finish is not None and finish["status"] == "ok", finish
+    assert finish is not None, finish
+    assert finish["status"] == "ok", finish
     batch, = backend.batches[run_id]
     assert_real_block(batch, spec["arms"])
     # transatlantic: 95 ms RTT. A new connection's TCP connect crosses it once, so it cannot
@@ -357,7 +366,8 @@ def test_android_under_a_network_profile_runs_behind_the_emulated_link(lab, back
     first = next(s for s in batch["samples"] if s["conn_start"] is not None)
     connect_ms = ((first["tls_start"] or first["conn_ready"]) - first["conn_start"]) / 1000
     assert connect_ms > 85, connect_ms
-    assert finish["link"]["profile"] == "transatlantic" and finish["link"]["applied"]
+    assert finish["link"]["profile"] == "transatlantic"
+    assert finish["link"]["applied"]
 
 
 @needs_core
@@ -367,7 +377,8 @@ def test_ap_shaped_run_records_the_applied_profile_and_the_measured_link(lab, ba
     shaper = WifiShaper(WifiInterfaces("wlan0"), runner=TcRecorder(), check_netem=lambda: True)
     driver = lab.android_driver(reference, link_mode="ap-netem", shaper=shaper)
     run_id, finish = execute(driver, backend, PIXEL, spec={**SPEC, "blocks": 1}, network_profile={"name": "lte"})
-    assert finish is not None and finish["status"] == "ok", finish
+    assert finish is not None, finish
+    assert finish["status"] == "ok", finish
     link = finish["link"]
     assert (link["profile"], link["backend"], link["interface"], link["address"]) == ("lte", "netem-ap", "wlan0",
                                                                                       "127.0.0.1")

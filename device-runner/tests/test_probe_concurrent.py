@@ -32,8 +32,12 @@ def test_concurrent_streams_overlap_on_one_warm_connection(target_server, protoc
             for i, f in enumerate(samples):
                 check_sample(f)
                 assert f["error_class"] is None, f["error_detail"]
-                assert f["status"] == 200 and f["resp_bytes"] == SIZE + i and f["path"] == f"/bytes/{SIZE + i}"
-                assert f["alpn"] == protocol and f["conn_reused"] is True and f["conn_id"] == warm["conn_id"]
+                assert f["status"] == 200
+                assert f["resp_bytes"] == SIZE + i
+                assert f["path"] == f"/bytes/{SIZE + i}"
+                assert f["alpn"] == protocol
+                assert f["conn_reused"] is True
+                assert f["conn_id"] == warm["conn_id"]
                 assert all(f[k] is None for k in ("dns_start", "dns_end", "conn_start", "tls_start", "conn_ready"))
                 assert f["server_time_us"] is not None
                 assert None not in (f["req_start"], f["req_end"], f["resp_first_byte"], f["resp_end"], f["app_done"])
@@ -41,7 +45,8 @@ def test_concurrent_streams_overlap_on_one_warm_connection(target_server, protoc
             t0s = [f["wall_time"] for f in samples]
             assert max(t0s) - min(t0s) < min(_duration_us(f) for f in samples)
         after = session.fetch(ProbeRequest("GET", "/files/mid-01", op="file"))
-        assert after["error_class"] is None and after["conn_reused"] is True
+        assert after["error_class"] is None
+        assert after["conn_reused"] is True
         assert session.last_body == content.file_bytes("mid-01")
 
 
@@ -54,9 +59,13 @@ def test_concurrent_opens_the_connection_on_the_first_sample(target_server, prot
             check_sample(f)
             assert f["error_class"] is None, f["error_detail"]
             assert f["resp_bytes"] == 1000
-        assert first["conn_reused"] is False and first["conn_start"] is not None and first["conn_ready"] is not None
+        assert first["conn_reused"] is False
+        assert first["conn_start"] is not None
+        assert first["conn_ready"] is not None
         for f in rest:
-            assert f["conn_reused"] is True and f["conn_start"] is None and f["conn_id"] == first["conn_id"]
+            assert f["conn_reused"] is True
+            assert f["conn_start"] is None
+            assert f["conn_id"] == first["conn_id"]
 
 
 @pytest.mark.parametrize("protocol", ["h2", "h3"])

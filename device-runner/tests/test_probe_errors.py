@@ -31,7 +31,9 @@ def test_refused_connection(protocol, tls_dir):
     fields = fetch_one(protocol, origin, str(tls_dir.ca_cert))
     assert fields["error_class"] == "connect"
     assert "refused" in fields["error_detail"].lower()
-    assert fields["conn_start"] is not None and fields["conn_ready"] is None and fields["app_done"] is not None
+    assert fields["conn_start"] is not None
+    assert fields["conn_ready"] is None
+    assert fields["app_done"] is not None
 
 
 def test_h3_nobody_listening(tls_dir):
@@ -79,7 +81,8 @@ def test_timeout_on_slow_response(protocol, target_server):
     origin = Origin("https", "127.0.0.1", target_server.tls_port, "localhost")
     fields = fetch_one(protocol, origin, str(target_server.ca_file), timeout_s=0.3, path="/delay/2000")
     assert fields["error_class"] == "timeout"
-    assert fields["req_start"] is not None and fields["resp_first_byte"] is None
+    assert fields["req_start"] is not None
+    assert fields["resp_first_byte"] is None
 
 
 @pytest.fixture
@@ -130,9 +133,11 @@ def test_http_error_status(protocol, target_server):
     origin = Origin("http" if protocol == "h1c" else "https", "127.0.0.1", port, "localhost")
     fields = fetch_one(protocol, origin, str(target_server.ca_file), path="/bytes/50000001")
     if protocol == "grpc":
-        assert fields["error_class"] == "http" and "grpc-status 3" in fields["error_detail"]
+        assert fields["error_class"] == "http"
+        assert "grpc-status 3" in fields["error_detail"]
     else:
-        assert fields["error_class"] == "http" and fields["status"] == 400
+        assert fields["error_class"] == "http"
+        assert fields["status"] == 400
         assert fields["resp_end"] is not None  # timings of a failed request are kept
 
 
@@ -161,4 +166,5 @@ def test_protocol_mismatch_against_http11_only_python_server(tls_dir):
     srv.close()
     assert fields["error_class"] == "protocol_mismatch"
     assert fields["alpn"] == "http/1.1"
-    assert fields["req_start"] is None and fields["resp_end"] is None  # no measurement
+    assert fields["req_start"] is None
+    assert fields["resp_end"] is None

@@ -120,7 +120,7 @@ SINGLE = {
 }
 
 
-@pytest.mark.parametrize(("script", "error_class", "detail"), SINGLE.values(), ids=SINGLE.keys())
+@pytest.mark.parametrize("script, error_class, detail", SINGLE.values(), ids=SINGLE.keys())
 def test_single_request_failures(scripted_peer, tls_dir, script, error_class, detail):
     fields = _fetch(scripted_peer(script, 1), str(tls_dir.ca_cert))
     assert fields["error_class"] == error_class
@@ -130,7 +130,8 @@ def test_single_request_failures(scripted_peer, tls_dir, script, error_class, de
 def test_goaway_that_covers_the_stream_lets_it_finish(scripted_peer, tls_dir):
     port = scripted_peer(lambda enc: goaway(1, 0) + response(enc, 1, b"hello"), 1)
     fields = _fetch(port, str(tls_dir.ca_cert))
-    assert fields["error_class"] is None and fields["resp_bytes"] == 5
+    assert fields["error_class"] is None
+    assert fields["resp_bytes"] == 5
 
 
 def _fetch_concurrent(port: int, ca: str, n: int) -> list[dict]:
@@ -175,7 +176,8 @@ def test_uploads_larger_than_the_initial_window(target_server, connection):
         single = s.fetch(ProbeRequest("POST", "/echo", body=bodies[0], op="echo"))
         check_sample(single)
         assert single["error_class"] is None, single["error_detail"]
-        assert single["req_bytes"] == single["resp_bytes"] == len(bodies[0]) and s.last_body == bodies[0]
+        assert single["req_bytes"] == single["resp_bytes"] == len(bodies[0])
+        assert s.last_body == bodies[0]
         samples = s.fetch_concurrent([ProbeRequest("POST", "/echo", body=b, op="echo") for b in bodies])
     for f, body in zip(samples, bodies, strict=True):
         check_sample(f)

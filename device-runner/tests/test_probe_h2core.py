@@ -117,7 +117,8 @@ def test_headers_split_with_continuation_and_data_across_frames_fed_in_odd_piece
                                                     "x-big": big})
     assert [type(e) for e in events[1:]] == [DataReceived, DataReceived, DataReceived, StreamEnded]
     assert b"".join(e.data for e in events if isinstance(e, DataReceived)) == body
-    assert events[-1] == StreamEnded(sid) and core.open_streams == []
+    assert events[-1] == StreamEnded(sid)
+    assert core.open_streams == []
 
 
 def test_padding_priority_interim_response_and_trailers():
@@ -148,7 +149,8 @@ def test_request_body_waits_for_window_updates():
     body = bytes(100_000)
     sid = core.send_request("POST", "/echo", body)
     sent = frames(core.data_to_send())
-    assert sent[0][0] == HEADERS and not sent[0][1] & END_STREAM
+    assert sent[0][0] == HEADERS
+    assert not sent[0][1] & END_STREAM
     assert sum(len(p) for k, _, _, p in sent if k == DATA) == 65535  # the default windows
     assert core.body_remaining(sid) == 100_000 - 65535
     # More connection window alone does not help: the stream's own window is spent too.
@@ -158,7 +160,8 @@ def test_request_body_waits_for_window_updates():
     core.receive_data(window_update(sid, 50_000))
     rest = frames(core.data_to_send())
     assert [k for k, *_ in rest] == [DATA, DATA, DATA]
-    assert sum(len(p) for *_, p in rest) == 100_000 - 65535 and rest[-1][1] == END_STREAM
+    assert sum(len(p) for *_, p in rest) == 100_000 - 65535
+    assert rest[-1][1] == END_STREAM
     assert core.body_remaining(sid) == 0
 
 
@@ -279,7 +282,8 @@ def test_request_errors_queue_nothing_and_use_no_stream_id():
                                   ("GET", "/", [("x-nul", "a\0b")])):
         with pytest.raises(H2RequestError):
             core.send_request(method, path, b"", headers)
-    assert not core.has_output and core.open_streams == []
+    assert not core.has_output
+    assert core.open_streams == []
     assert core.send_request("GET", "/") == 1
 
 
@@ -324,7 +328,7 @@ PROTOCOL_ERRORS = {  # what the peer sends: (frames, the error's wording)
 }
 
 
-@pytest.mark.parametrize(("wire", "message"), PROTOCOL_ERRORS.values(), ids=PROTOCOL_ERRORS.keys())
+@pytest.mark.parametrize("wire, message", PROTOCOL_ERRORS.values(), ids=PROTOCOL_ERRORS.keys())
 def test_connection_errors_raise(wire, message):
     core = started()
     core.send_request("GET", "/")

@@ -31,21 +31,27 @@ def test_policy(target_server, protocol, policy):
             assert session.last_body == content.file_bytes(name)
             assert fields["alpn"] == EXPECTED_ALPN[protocol]
             assert fields["server_time_us"] is not None
-            assert fields["op"] == "file" and fields["path"] == f"/files/{name}"
+            assert fields["op"] == "file"
+            assert fields["path"] == f"/files/{name}"
             if protocol != "h3":
-                assert fields["srtt_us"] is not None and fields["retrans"] is not None
+                assert fields["srtt_us"] is not None
+                assert fields["retrans"] is not None
             samples.append(fields)
     first, rest = samples[0], samples[1:]
-    assert first["conn_reused"] is False and first["conn_start"] is not None
+    assert first["conn_reused"] is False
+    assert first["conn_start"] is not None
     if protocol == "h1c":
-        assert first["tls_start"] is None and first["tls_version"] is None
+        assert first["tls_start"] is None
+        assert first["tls_version"] is None
     else:
-        assert first["tls_start"] is not None and first["tls_version"] == "TLSv1.3"
+        assert first["tls_start"] is not None
+        assert first["tls_version"] == "TLSv1.3"
         assert first["tls_resumed"] is False
     if protocol == "h3":
         assert first["tls_start"] == first["conn_start"]
     # 127.0.0.1 is a literal: no DNS phase happened.
-    assert first["dns_start"] is None and first["dns_end"] is None
+    assert first["dns_start"] is None
+    assert first["dns_end"] is None
     if policy == "warm":
         for s in rest:
             assert s["conn_reused"] is True
@@ -54,7 +60,8 @@ def test_policy(target_server, protocol, policy):
     else:
         assert len({s["conn_id"] for s in samples}) == 3
         for s in rest:
-            assert s["conn_reused"] is False and s["conn_ready"] is not None
+            assert s["conn_reused"] is False
+            assert s["conn_ready"] is not None
             if protocol != "h1c":
                 assert s["tls_resumed"] is (policy == "resumed")
             if protocol == "h3":
@@ -69,7 +76,8 @@ def test_echo_and_delay(target_server, protocol):
         check_sample(fields)
         assert fields["error_class"] is None, fields["error_detail"]
         assert session.last_body == body
-        assert fields["req_bytes"] == len(body) and fields["resp_bytes"] == len(body)
+        assert fields["req_bytes"] == len(body)
+        assert fields["resp_bytes"] == len(body)
         fields = session.fetch(ProbeRequest("GET", "/delay/25", op="delay", server_delay_ms=25))
         check_sample(fields)
         assert fields["server_delay_ms"] == 25
@@ -96,7 +104,8 @@ def test_dns_phase_for_a_name(target_server):
             fields = s.fetch(ProbeRequest("GET", "/healthz", op="get"))
             check_sample(fields)
             assert fields["error_class"] is None, fields["error_detail"]
-            assert fields["dns_start"] is not None and fields["dns_end"] >= fields["dns_start"]
+            assert fields["dns_start"] is not None
+            assert fields["dns_end"] >= fields["dns_start"]
 
 
 def test_grpc_stream_large_download(target_server):
@@ -107,14 +116,15 @@ def test_grpc_stream_large_download(target_server):
         assert session.last_body == content.byte_range(3_000_000)
         fields = session.fetch(ProbeRequest("GET", "/files/nope", op="grpc_stream"))
         check_sample(fields)
-        assert fields["error_class"] == "http" and "grpc-status 5" in fields["error_detail"]
+        assert fields["error_class"] == "http"
+        assert "grpc-status 5" in fields["error_detail"]
 
 
 def test_open_session_rejects_bad_arguments(target_server):
     origin = origin_for("h2", "127.0.0.1", 1, 1)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="protocol must be one of"):
         open_session(protocol="h9", connection="warm", origin=origin)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="connection must be one of"):
         open_session(protocol="h2", connection="lukewarm", origin=origin)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="needs an http:// origin"):
         open_session(protocol="h1c", connection="warm", origin=origin)  # https origin for cleartext

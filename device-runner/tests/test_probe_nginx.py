@@ -48,4 +48,5 @@ def test_h1_arm_against_http11_only_nginx_is_fine(nginx_server, tls_dir):
     origin = Origin("https", "127.0.0.1", nginx_server.h1_only_port, "localhost")
     with open_session(protocol="h1", connection="warm", origin=origin, ca_file=str(tls_dir.ca_cert)) as s:
         fields = s.fetch(ProbeRequest("GET", "/files/mid-01", op="file"))
-    assert fields["error_class"] is None and fields["alpn"] == "http/1.1"
+    assert fields["error_class"] is None
+    assert fields["alpn"] == "http/1.1"

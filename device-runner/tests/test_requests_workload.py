@@ -60,7 +60,8 @@ def test_plan_keeps_the_list_order_with_abba_arms_and_the_first_request_as_warmu
     assert len(measured) == 2 * 2 * len(LIST)
     runs = [measured[i:i + len(LIST)] for i in range(0, len(measured), len(LIST))]
     for run in runs:
-        assert [p.step for p in run] == [0, 1, 2, 3] and [p.name for p in run] == ["login", "feed", "upload", "big"]
+        assert [p.step for p in run] == [0, 1, 2, 3]
+        assert [p.name for p in run] == ["login", "feed", "upload", "big"]
         assert len({p.arm for p in run}) == 1
     assert [r[0].arm for r in runs[:2]] == list(reversed([r[0].arm for r in runs[2:]]))  # ABBA
     assert {r[0].repetition for r in runs} == {0, 2}
@@ -81,15 +82,21 @@ def test_job_carries_headers_bodies_names_expectations_and_each_arms_own_endpoin
                                                       "/api/v2/echo", "/img/1.jpg?w=64"]
     assert [r["path"] for r in by_arm["build-b"]][:2] == ["/echo", "/bytes/2000?page=1"]
     login, feed, upload, big, cdn = by_arm["build-a"]
-    assert login["headers"] == {"content-type": "application/json"} and login["name"] == "login"
-    assert base64.b64decode(login["body_b64"]) == b'{"u":"a"}' and "body_bytes" not in login
-    assert "headers" not in feed and "body_b64" not in feed and "origin" not in feed
+    assert login["headers"] == {"content-type": "application/json"}
+    assert login["name"] == "login"
+    assert base64.b64decode(login["body_b64"]) == b'{"u":"a"}'
+    assert "body_bytes" not in login
+    assert "headers" not in feed
+    assert "body_b64" not in feed
+    assert "origin" not in feed
     assert base64.b64decode(upload["body_b64"]) == b"\x00\x01\xff"
-    assert big["body_bytes"] == 3000 and big["expect_status"] == 200
-    assert cdn["origin"] == "https://cdn.example.com:443" and by_arm["build-b"][4]["origin"] == cdn["origin"]
+    assert big["body_bytes"] == 3000
+    assert big["expect_status"] == 200
+    assert cdn["origin"] == "https://cdn.example.com:443"
+    assert by_arm["build-b"][4]["origin"] == cdn["origin"]
 
 
-@pytest.mark.parametrize(("field", "value"), [
+@pytest.mark.parametrize("field, value", [
     ("headers", {"x-a": "1\r\nx-evil: 2"}), ("headers", {"X-Upper": "1"}), ("headers", {"bad name": "1"}),
     ("body_b64", "***"), ("expect_status", 99), ("origin", "https://user@host:1"), ("origin", "ftp://h:1"),
 ])
@@ -154,7 +161,8 @@ def test_the_probe_sends_the_customers_headers_and_bytes_and_judges_the_expected
     assert result_problems(job, result) == []
     method, path, headers, body = Recorder.seen[0]
     assert (method, path, body) == ("POST", "/v1/items", b'{"a":1}')
-    assert headers["authorization"] == "Bearer t0k" and headers["x-trace"] == "abc"
+    assert headers["authorization"] == "Bearer t0k"
+    assert headers["x-trace"] == "abc"
     assert [(m, p) for m, p, _, _ in Recorder.seen] == [("POST", "/v1/items"), ("GET", "/v1/nothing"),
                                                         ("GET", "/v1/nothing"), ("POST", "/v1/items")]
     assert len(Recorder.seen[3][3]) == 10
@@ -189,7 +197,9 @@ def test_one_list_runs_against_two_builds_on_their_own_ports(target_server, seco
     measured = [s for s in result["samples"] if s["phase"] == "measure"]
     sizes = {(s["arm"], s["step"]): (s["req_bytes"], s["resp_bytes"]) for s in measured}
     for arm in ("build-a", "build-b"):
-        assert sizes[arm, 0] == (9, 9) and sizes[arm, 1] == (0, 2000) and sizes[arm, 2] == (3, 3)
+        assert sizes[arm, 0] == (9, 9)
+        assert sizes[arm, 1] == (0, 2000)
+        assert sizes[arm, 2] == (3, 3)
         assert sizes[arm, 3] == (3000, 3000)
     assert {s["alpn"] for s in measured} == {"h2" if protocol == "h2" else "http/1.1"}
     # Each arm really went to its own build: without build B, only build B's requests fail.

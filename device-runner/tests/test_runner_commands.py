@@ -37,7 +37,9 @@ def test_register_writes_a_0600_config(backend, tmp_path):
                       "runner_id": stored["runner_id"], "name": "mac-mini-3", "pool": "lab-a",
                       "drivers": ["android", "ios"]}
     sent, = backend.registrations
-    assert sent["name"] == "mac-mini-3" and sent["drivers"] == ["android", "ios"] and sent["version"]
+    assert sent["name"] == "mac-mini-3"
+    assert sent["drivers"] == ["android", "ios"]
+    assert sent["version"]
     assert backend.violations == []
     assert load_config(config).runner_token == backend.runner_token
     assert "latencylab-runner run --config" in done.stdout
@@ -48,11 +50,14 @@ def test_register_refuses_to_overwrite_without_force(backend, tmp_path):
     assert register(backend, config).returncode == 0
     before = config.read_text()
     again = register(backend, config)
-    assert again.returncode == 1 and "--force" in again.stderr
-    assert config.read_text() == before and len(backend.registrations) == 1  # the server was not asked
+    assert again.returncode == 1
+    assert "--force" in again.stderr
+    assert config.read_text() == before
+    assert len(backend.registrations) == 1
     backend.runner_token = "llr_second"
     forced = register(backend, config, "--force")
-    assert forced.returncode == 0 and json.loads(config.read_text())["runner_token"] == "llr_second"
+    assert forced.returncode == 0
+    assert json.loads(config.read_text())["runner_token"] == "llr_second"
     assert stat.S_IMODE(config.stat().st_mode) == 0o600
 
 
@@ -60,7 +65,8 @@ def test_register_refused_by_the_server_writes_nothing(backend, tmp_path):
     backend.register_answer = (401, {"detail": "Enrollment token expired."})
     config = tmp_path / "runner.json"
     done = register(backend, config)
-    assert done.returncode == 1 and "HTTP 401: Enrollment token expired." in done.stderr
+    assert done.returncode == 1
+    assert "HTTP 401: Enrollment token expired." in done.stderr
     assert not config.exists()
 
 
@@ -84,13 +90,15 @@ def test_run_refuses_a_config_others_can_read(tmp_path):
     config.chmod(0o644)
     done = subprocess.run([sys.executable, "-m", "latencylab_runner.agent", "run", "--config", str(config)],
                           capture_output=True, text=True, timeout=60)
-    assert done.returncode == 2 and "chmod 600" in done.stderr
+    assert done.returncode == 2
+    assert "chmod 600" in done.stderr
 
 
 def test_run_without_enrollment_says_so(tmp_path):
     done = subprocess.run([sys.executable, "-m", "latencylab_runner.agent", "run", "--config",
                            str(tmp_path / "missing.json")], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 2 and "latencylab-runner register" in done.stderr
+    assert done.returncode == 2
+    assert "latencylab-runner register" in done.stderr
 
 
 @pytest.mark.parametrize("change, message", [
@@ -110,9 +118,12 @@ def test_bad_config_is_refused_naming_the_field(change, message):
 
 def test_config_defaults():
     config = parse_config(BASE)
-    assert config.drivers == ("android", "ios") and config.gate.min_battery_pct == 50
-    assert config.gate.max_temperature_c == 36 and config.link_mode == "ap-netem"
-    assert config.lane.command == ("fastlane",) and config.lane.directory.name == "fastlane"
+    assert config.drivers == ("android", "ios")
+    assert config.gate.min_battery_pct == 50
+    assert config.gate.max_temperature_c == 36
+    assert config.link_mode == "ap-netem"
+    assert config.lane.command == ("fastlane",)
+    assert config.lane.directory.name == "fastlane"
 
 
 def test_the_stacks_host_runner_command_line_still_parses():
@@ -132,12 +143,17 @@ def test_systemd_unit_runs_the_agent_and_lets_it_drain():
     settings = dict(line.split("=", 1) for line in unit.splitlines() if "=" in line and not line.startswith("#"))
     assert settings["ExecStart"].endswith("latencylab-runner run")
     # Only the agent gets SIGTERM; the lane in progress must not be killed with it.
-    assert settings["KillMode"] == "mixed" and settings["KillSignal"] == "SIGTERM"
-    assert settings["TimeoutStopSec"] == "4h" and settings["Restart"] == "on-failure"
+    assert settings["KillMode"] == "mixed"
+    assert settings["KillSignal"] == "SIGTERM"
+    assert settings["TimeoutStopSec"] == "4h"
+    assert settings["Restart"] == "on-failure"
 
 
 def test_launchd_plist_runs_the_agent_and_lets_it_drain():
     plist = plistlib.loads((DEPLOY / "dev.latencylab.runner.plist").read_bytes())
     program, command = plist["ProgramArguments"]
-    assert program.endswith("/latencylab-runner") and command == "run" and plist["ExitTimeOut"] >= 3600
-    assert plist["KeepAlive"] == {"SuccessfulExit": False} and plist["RunAtLoad"] is True
+    assert program.endswith("/latencylab-runner")
+    assert command == "run"
+    assert plist["ExitTimeOut"] >= 3600
+    assert plist["KeepAlive"] == {"SuccessfulExit": False}
+    assert plist["RunAtLoad"] is True

@@ -43,7 +43,8 @@ SERVER_TIMING = re.compile(r"^app;dur=\d+\.\d{3}$")
 @pytest.mark.parametrize("proto", PROTOCOLS)
 def test_healthz_and_headers(clients, target_server, proto):
     resp = get(clients, proto, "/healthz")
-    assert resp.status_code == 200 and resp.text == "ok\n"
+    assert resp.status_code == 200
+    assert resp.text == "ok\n"
     assert SERVER_TIMING.match(resp.headers["server-timing"])
     if proto == "h1c":
         assert "alt-svc" not in resp.headers
@@ -62,7 +63,9 @@ def test_bytes(clients, proto, n):
 @pytest.mark.parametrize("proto", PROTOCOLS)
 def test_files_at_seed_sizes_and_deterministic(clients, proto):
     sizes = content.file_sizes()
-    assert len(sizes) == 29 and sizes["mid-21"] == 309497 and sizes["unity-3"] == 465284
+    assert len(sizes) == 29
+    assert sizes["mid-21"] == 309497
+    assert sizes["unity-3"] == 465284
     for name in ("mid-01", "mid-24", "unity-1", "unity-5"):
         resp = get(clients, proto, f"/files/{name}")
         assert resp.status_code == 200
@@ -75,14 +78,16 @@ def test_files_at_seed_sizes_and_deterministic(clients, proto):
 def test_echo(clients, proto):
     body = b"\x00t=123456789" + bytes(range(256)) * 100
     resp = get(clients, proto, "/echo", method="POST", content=body)
-    assert resp.status_code == 200 and resp.content == body
+    assert resp.status_code == 200
+    assert resp.content == body
     assert get(clients, proto, "/echo", method="GET").status_code == 405
 
 
 @pytest.mark.parametrize("proto", PROTOCOLS)
 def test_delay_waits_and_reports_server_time(clients, proto):
     resp = get(clients, proto, "/delay/30")
-    assert resp.status_code == 200 and resp.content == b"ok"
+    assert resp.status_code == 200
+    assert resp.content == b"ok"
     dur_ms = float(resp.headers["server-timing"].split("dur=")[1])
     assert dur_ms >= 30.0  # functional: the delay really happened, inside the server
 
@@ -116,7 +121,8 @@ def test_bounds_accept_limits(clients, proto):
 def test_large_download_h2_flow_control(clients):
     n = 20_000_000
     resp = get(clients, "h2", f"/bytes/{n}")
-    assert len(resp.content) == n and resp.content[:1000] == content.byte_range(1000)
+    assert len(resp.content) == n
+    assert resp.content[:1000] == content.byte_range(1000)
 
 
 def test_h1_pipelined_requests(target_server):

@@ -28,15 +28,12 @@ def test_start_target_thread_binds_and_stops(tls_dir):
             s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
             assert b"200 OK" in s.recv(1000)
         # UDP port with the TLS port's number is bound by the h3 listener.
-        with pytest.raises(OSError):
-            u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-            try:
-                u.bind(("127.0.0.1", target.tls_port))
-            finally:
-                u.close()
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as u, \
+                pytest.raises(OSError, match="Address already in use"):
+            u.bind(("127.0.0.1", target.tls_port))
     finally:
         target.stop()
-    with pytest.raises(OSError):
+    with pytest.raises(ConnectionRefusedError):
         socket.create_connection(("127.0.0.1", target.plain_port), timeout=1)
 
 

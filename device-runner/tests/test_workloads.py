@@ -18,7 +18,8 @@ def test_series_block_has_warmups_then_periods_with_abba_interleaving():
     s = spec({"kind": "series", "objects": "seed-mid-24", "periods": [3, 30], "repetitions": 4, "warmup": 1})
     plan = plan_block(s, run_id="r1", block=1)
     warmups = [p for p in plan if p.phase == "warmup"]
-    assert sorted(p.arm for p in warmups) == ["a", "b"] and all(p.path == "/files/mid-01" for p in warmups)
+    assert sorted(p.arm for p in warmups) == ["a", "b"]
+    assert all(p.path == "/files/mid-01" for p in warmups)
     measured = [p for p in plan if p.phase == "measure"]
     # Block 1 of 2 holds repetitions 1 and 3 of every period.
     assert sorted({p.repetition for p in measured}) == [1, 3]
@@ -29,7 +30,9 @@ def test_series_block_has_warmups_then_periods_with_abba_interleaving():
     assert series_arms == [first, second, second, first]  # A B, then B A on the next repetition
     # Period 30 wraps after the 24th image.
     period30 = [p.path for p in measured if p.period == 30 and p.arm == "a" and p.repetition == 1]
-    assert period30[23] == "/files/mid-24" and period30[24] == "/files/mid-01" and len(period30) == 30
+    assert period30[23] == "/files/mid-24"
+    assert period30[24] == "/files/mid-01"
+    assert len(period30) == 30
 
 
 def test_plan_is_deterministic_per_block_and_varies_across_blocks():
@@ -44,7 +47,8 @@ def test_api_rounds_start_on_a_fresh_connection():
     plan = plan_block(s, run_id="r", block=0)
     assert len(plan) == 5 * 5 * 2
     firsts = [p for p in plan if p.new_connection]
-    assert len(firsts) == 10 and all(p.step == 0 for p in firsts)
+    assert len(firsts) == 10
+    assert all(p.step == 0 for p in firsts)
     assert all(p.method == "POST" and p.path == "/echo" and p.body_bytes == 64 for p in plan)
 
 
@@ -63,7 +67,8 @@ def test_delay_sweep_covers_every_step_for_every_trial():
              blocks=2)
     measured = [p for b in (0, 1) for p in plan_block(s, run_id="r", block=b) if p.phase == "measure"]
     per_delay = collections.Counter((p.arm, p.server_delay_ms) for p in measured)
-    assert len(per_delay) == 41 * 2 and set(per_delay.values()) == {10}
+    assert len(per_delay) == 41 * 2
+    assert set(per_delay.values()) == {10}
     assert all(p.path == f"/delay/{int(p.server_delay_ms)}" for p in measured)
 
 
@@ -77,5 +82,5 @@ def test_payload_sweep_sends_the_request_body_size():
 
 
 def test_unknown_kind_is_an_error():
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="unknown workload kind 'nope'"):
         plan_block(spec({"kind": "nope"}), run_id="r", block=0)

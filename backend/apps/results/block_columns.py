@@ -63,6 +63,6 @@ def block_columns_store(run_id: object, blocks: dict[int, dict[str, np.ndarray]]
     for block, columns in sorted(blocks.items()):
         params += [run_id, block, FORMAT, len(columns["arm"]), block_columns_encode(columns)]
     with connection.cursor() as cursor:
-        cursor.execute(f"INSERT INTO results_blockcolumns (run_id, block, format_version, rows, data) "
+        cursor.execute(f"INSERT INTO results_blockcolumns (run_id, block, format_version, rows, data) "  # noqa: S608  VALUES placeholders only; data goes in params
                        f"VALUES {values} ON CONFLICT (run_id, block) DO UPDATE SET rows = -1, data = ''::bytea",
                        params)

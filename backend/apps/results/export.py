@@ -24,6 +24,7 @@ FIELDS = [
     "retrans", "error_class", "error_detail", *DURATIONS_MS,
 ]
 
+# Built once from module constants; the comparison id goes in params.
 _SELECT = f"""
 SELECT a.label, COALESCE(d.serial, 'slot-' || r.slot), r.network_profile, s.run_id::text, s.block, s.period,
        s.repetition, s.step, s.seq, s.part, s.phase, s.op, s.path, s.wall_time, 0, s.dns_start, s.dns_end,
@@ -37,7 +38,7 @@ JOIN comparisons_run r ON r.id = s.run_id
 LEFT JOIN devices_device d ON d.id = r.device_id
 WHERE s.comparison_id = %s
 ORDER BY s.run_id, s.block, s.seq
-"""
+"""  # noqa: S608
 
 
 def _rows(comparison: Comparison) -> Iterator[tuple]:

@@ -84,7 +84,8 @@ def run_lane(argv: list[str], *, cwd: Path, env: dict[str, str], timeout_s: floa
         return LaneRun(argv, None, False, False, (message + "\n").encode(), 0.0, start_error=message)
 
     def pump() -> None:
-        assert process.stdout is not None
+        if process.stdout is None:
+            raise RuntimeError("process.stdout is None")
         for line in process.stdout:
             tail.append(line)
             log.info("%s | %s", label, line.decode("utf-8", "replace").rstrip())

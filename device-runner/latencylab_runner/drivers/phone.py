@@ -130,7 +130,8 @@ class PhoneDriver:
         if status is not None and status.usable:
             seen["device"] = status
         self.check_present(serial, status)
-        assert status is not None
+        if status is None:
+            raise RuntimeError("status is None")
         job = build_job(lease["spec"], run_id=run_id, block=block, attempt=lease["attempt"], target=link.target)
         reason = readiness_reason(status, [arm["origin"] for arm in job["arms"]], self.settings.limits)
         if reason:

@@ -58,7 +58,8 @@ class UserspaceBackend:
         if stats_dir:
             argv += ["--stats-dir", stats_dir]
         self.proc = proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True)
-        assert proc.stdout is not None  # stdout=PIPE
+        if proc.stdout is None:  # stdout=PIPE
+            raise RuntimeError("proc.stdout is None")
         r, _, _ = select.select([proc.stdout], [], [], _READY_TIMEOUT_S)
         line = proc.stdout.readline() if r else ""
         if line.strip() != "ready":

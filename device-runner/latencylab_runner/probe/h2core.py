@@ -340,7 +340,8 @@ class H2Connection:
 
     def _send_body(self, st: _Stream) -> None:
         view = st.body
-        assert view is not None
+        if view is None:
+            raise RuntimeError("view is None")
         offset, total, out = st.body_offset, len(view), self._out
         while offset < total:
             n = min(self.send_window, st.send_window, self.peer_max_frame, total - offset)
@@ -395,7 +396,7 @@ class H2Connection:
             buf += data[pos:]
         return events
 
-    def _frame_in(self, kind: int, flags: int, stream_id: int, payload: bytes) -> None:
+    def _frame_in(self, kind: int, flags: int, stream_id: int, payload: bytes) -> None:  # noqa: C901  the frame-type dispatch of RFC 9113 §6, kept in one place
         if self._block is not None and kind != CONTINUATION:
             raise H2ProtocolError("expected CONTINUATION")
         if kind == DATA:

@@ -163,7 +163,8 @@ class H3Client:
         else:
             f["conn_reused"] = True
         proto = self.protocol
-        assert proto is not None
+        if proto is None:
+            raise RuntimeError("proto is None")
         # 0-RTT: with an early-data ticket, send the (idempotent) request before the
         # handshake completes; otherwise wait for it.
         early = (use_ticket and self.ticket is not None and self.ticket.max_early_data_size
@@ -224,7 +225,8 @@ class H3Client:
             else:
                 first.fields["conn_reused"] = True
             proto = self.protocol
-            assert proto is not None
+            if proto is None:
+                raise RuntimeError("proto is None")
             if not proto.handshake.done():  # no 0-RTT for a batch: wait for the handshake
                 await self._wait(proto.handshake, deadline, "QUIC handshake")
         except ProbeFailure as e:

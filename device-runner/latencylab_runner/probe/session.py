@@ -129,10 +129,12 @@ class TcpSession(ProbeSession):
                 self.last_body = self.client.exchange(req, tl, deadline)
                 f["alpn"] = f["alpn"] if self.protocol == "h1" else conn.alpn
             elif self.protocol == "grpc":
-                assert isinstance(self.client, H2Client)
+                if not isinstance(self.client, H2Client):
+                    raise RuntimeError(f"self.client is {type(self.client).__name__}, not H2Client")
                 self.last_body = grpc.call(self.client, req, tl, deadline)
             else:
-                assert isinstance(self.client, H2Client)
+                if not isinstance(self.client, H2Client):
+                    raise RuntimeError(f"self.client is {type(self.client).__name__}, not H2Client")
                 resp = self.client.exchange(req.method, req.path, req.body, tl, deadline, list(req.headers))
                 f.update(status=resp.status, req_bytes=len(req.body), resp_bytes=len(resp.body),
                          server_time_us=parse_server_timing(resp.headers.get("server-timing")))
@@ -153,7 +155,7 @@ class TcpSession(ProbeSession):
                 self._drop()
         return _finish(tl)
 
-    def fetch_concurrent(self, requests: list[ProbeRequest]) -> list[dict[str, Any]]:
+    def fetch_concurrent(self, requests: list[ProbeRequest]) -> list[dict[str, Any]]:  # noqa: C901  one concurrent group, its failure modes side by side
         _check_concurrent(self.protocol, requests)
         if not requests:
             return []
@@ -167,7 +169,8 @@ class TcpSession(ProbeSession):
             if conn.alpn != "h2":
                 conn.usable = False
                 raise ProbeFailure("protocol_mismatch", f"negotiated ALPN {conn.alpn!r}, arm wants 'h2'")
-            assert isinstance(self.client, H2Client)
+            if not isinstance(self.client, H2Client):
+                raise RuntimeError(f"self.client is {type(self.client).__name__}, not H2Client")
             results = self.client.exchange_many(
                 requests, lambda i: first if i == 0 else Timeline(requests[i]), deadline)
         except ProbeFailure as e:
@@ -185,7 +188,8 @@ class TcpSession(ProbeSession):
                 if not conn.usable or self.connection != "warm":
                     self._drop()
             return _failed_batch(requests, first, failure)
-        assert conn is not None
+        if conn is None:
+            raise RuntimeError("conn is None")
         srtt, retrans = tcp_info(conn.raw)
         out = []
         for i, (req, (tl, outcome)) in enumerate(zip(requests, results, strict=True)):

@@ -165,11 +165,13 @@ async def _supervise(args: argparse.Namespace) -> int:
             proc = await asyncio.create_subprocess_exec(
                 *cmd, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, env=env)
             workers.append(proc)
-            assert proc.stdin is not None
+            if proc.stdin is None:
+                raise RuntimeError("proc.stdin is None")
             proc.stdin.write(ticket_keys)  # the pipe stays open: EOF tells the worker we are gone
 
         async def ready(proc: asyncio.subprocess.Process) -> dict[str, object]:
-            assert proc.stdout is not None
+            if proc.stdout is None:
+                raise RuntimeError("proc.stdout is None")
             line = await proc.stdout.readline()
             if not line:
                 raise RuntimeError(f"target worker {proc.pid} exited before it was ready (code {await proc.wait()})")

@@ -68,7 +68,8 @@ class H1Session:
                     return
             elif isinstance(event, h11.EndOfMessage):
                 done_ns = self._received_ns
-                assert self._request is not None
+                if self._request is None:
+                    raise RuntimeError("self._request is None")
                 request, body = self._request, bytes(self._body)
                 self._request, self._body = None, bytearray()
                 method = request.method.decode("ascii", "replace")
@@ -119,7 +120,8 @@ class H1Session:
             ("server-timing", routes.server_timing(time.perf_counter_ns() - done_ns)),
         ]
         head = self.h11.send(h11.Response(status_code=resp.status, headers=headers, reason=_reason(resp.status)))
-        assert head is not None
+        if head is None:
+            raise RuntimeError("head is None")
         return head
 
     def _send_small(self, resp: routes.Response, done_ns: int, head_only: bool) -> None:

@@ -212,7 +212,8 @@ class H2Session:
             self.h2.send_data(stream_id, bytes(view[offset : offset + n]), end_stream=end)
             offset += n
             if end:
-                assert last_of is not None
+                if last_of is None:
+                    raise RuntimeError("last_of is None")
                 last_of.ended = True
             if self.conn.options.nagle_trap:
                 self.flush()  # one write per frame keeps the trap's small-write pattern

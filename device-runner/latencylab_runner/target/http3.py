@@ -72,7 +72,8 @@ class H3ServerProtocol(QuicConnectionProtocol):
         asyncio.get_running_loop().create_task(self._respond(stream_id, headers, bytes(body), done_ns))
 
     async def _respond(self, stream_id: int, headers: dict[str, str], body: bytes, done_ns: int) -> None:
-        assert self._h3 is not None
+        if self._h3 is None:
+            raise RuntimeError("self._h3 is None")
         method = headers.get(":method", "GET")
         resp = routes.handle(method, headers.get(":path", "/"), body)
         if resp.delay_s:

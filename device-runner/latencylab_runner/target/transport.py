@@ -47,7 +47,8 @@ class TargetProtocol(asyncio.Protocol):
         self.closed = False
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
+        if not isinstance(transport, asyncio.Transport):
+            raise RuntimeError(f"transport is {type(transport).__name__}, not asyncio.Transport")
         self.transport = transport
         self._connections.add(self)
         sock = transport.get_extra_info("socket")
@@ -84,7 +85,8 @@ class TargetProtocol(asyncio.Protocol):
 
     def write(self, data: bytes | memoryview) -> None:
         if not self.closed and data:
-            assert self.transport is not None
+            if self.transport is None:
+                raise RuntimeError("self.transport is None")
             self.transport.write(data)
 
     async def drain(self) -> None:

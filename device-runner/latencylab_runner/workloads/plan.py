@@ -8,7 +8,7 @@ repetition (A B, B A, …) so drift in the device or the link hits every arm ali
 
 import base64
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -153,58 +153,81 @@ def plan_block(spec: dict[str, Any], *, run_id: str, block: int) -> list[Planned
 
 def _measured(workload: dict[str, Any], *, order: list[str], seed: int, run_id: str, blocks: int,
               block: int) -> Iterator[PlannedRequest]:
-    kind = workload["kind"]
-    if kind == "series":
-        for period in workload["periods"]:
-            for i, rep in enumerate(_block_repetitions(workload["repetitions"], blocks, block)):
-                for arm in _abba(order, i):
-                    for step in range(period):
-                        yield replace(series_object(workload, step), arm=arm, phase="measure", period=period,
-                                      repetition=rep, step=step)
-    elif kind in ("api", "mixed"):
-        body = workload["request_bytes"]
-        for i, rnd in enumerate(_block_repetitions(workload["rounds"], blocks, block)):
+    planner = _PLANNERS.get(workload["kind"])
+    if planner is None:
+        raise ValueError(f"unknown workload kind {workload['kind']!r}")
+    yield from planner(workload, order=order, seed=seed, run_id=run_id, blocks=blocks, block=block)
+
+
+def _series(workload: dict[str, Any], *, order: list[str], blocks: int, block: int,
+            **_: Any) -> Iterator[PlannedRequest]:
+    for period in workload["periods"]:
+        for i, rep in enumerate(_block_repetitions(workload["repetitions"], blocks, block)):
             for arm in _abba(order, i):
+                for step in range(period):
+                    yield replace(series_object(workload, step), arm=arm, phase="measure", period=period,
+                                  repetition=rep, step=step)
+
+
+def _api(workload: dict[str, Any], *, order: list[str], blocks: int, block: int,
+         **_: Any) -> Iterator[PlannedRequest]:
+    """`api` and `mixed`: part A is the API calls; `mixed` adds part B, the files then the calls."""
+    body = workload["request_bytes"]
+    for i, rnd in enumerate(_block_repetitions(workload["rounds"], blocks, block)):
+        for arm in _abba(order, i):
+            for call in range(workload["calls"]):
+                yield PlannedRequest(arm, "measure", "echo", "POST", "/echo", body, repetition=rnd, step=call,
+                                     part="A", new_connection=call == 0)
+        if workload["kind"] == "mixed":
+            files = FILE_SETS[workload["files"]]
+            for arm in _abba(order, i + 1):
+                for step, name in enumerate(files):
+                    yield PlannedRequest(arm, "measure", "file", "GET", f"/files/{name}", repetition=rnd,
+                                         step=step, part="B", new_connection=step == 0)
                 for call in range(workload["calls"]):
-                    yield PlannedRequest(arm, "measure", "echo", "POST", "/echo", body, repetition=rnd, step=call,
-                                         part="A", new_connection=call == 0)
-            if kind == "mixed":
-                files = FILE_SETS[workload["files"]]
-                for arm in _abba(order, i + 1):
-                    for step, name in enumerate(files):
-                        yield PlannedRequest(arm, "measure", "file", "GET", f"/files/{name}", repetition=rnd,
-                                             step=step, part="B", new_connection=step == 0)
-                    for call in range(workload["calls"]):
-                        yield PlannedRequest(arm, "measure", "echo", "POST", "/echo", body, repetition=rnd,
-                                             step=len(files) + call, part="B")
-    elif kind == "delay_sweep":
-        delays = list(range(workload["start_ms"], workload["stop_ms"] + 1, workload["step_ms"]))
-        for i, trial in enumerate(_block_repetitions(workload["trials"], blocks, block)):
-            shuffled = list(enumerate(delays))
-            # Shuffled per trial so slow drift cannot masquerade as a delay-dependent effect.
-            random.Random(f"{seed}:{run_id}:{trial}:delays").shuffle(shuffled)
-            for step, delay in shuffled:
-                for arm in _abba(order, i + step):
-                    yield PlannedRequest(arm, "measure", "delay", "GET", delay_path(workload, delay), repetition=trial,
-                                         step=step, server_delay_ms=float(delay))
-    elif kind == "payload_sweep":
-        sizes = list(enumerate(workload["sizes"]))
-        for i, rep in enumerate(_block_repetitions(workload["repetitions"], blocks, block)):
-            shuffled = list(sizes)
-            random.Random(f"{seed}:{run_id}:{rep}:sizes").shuffle(shuffled)
-            for step, size in shuffled:
-                for arm in _abba(order, i + step):
-                    method = workload.get("method", "POST")
-                    yield PlannedRequest(arm, "measure", "bytes", method, size_path(workload, size),
-                                         workload["request_bytes"] if method == "POST" else 0, repetition=rep,
-                                         step=step)
-    elif kind == "requests":
-        # The list keeps its order (an app's requests depend on each other); the arms
-        # alternate per repetition. `step` is the request's index in the spec's list, so a
-        # sample finds its name there without a column of its own.
-        for i, rep in enumerate(_block_repetitions(workload["repetitions"], blocks, block)):
-            for arm in _abba(order, i):
-                for step, request in enumerate(workload["requests"]):
-                    yield listed_request(arm, "measure", request, repetition=rep, step=step)
-    else:
-        raise ValueError(f"unknown workload kind {kind!r}")
+                    yield PlannedRequest(arm, "measure", "echo", "POST", "/echo", body, repetition=rnd,
+                                         step=len(files) + call, part="B")
+
+
+def _delay_sweep(workload: dict[str, Any], *, order: list[str], seed: int, run_id: str, blocks: int,
+                 block: int) -> Iterator[PlannedRequest]:
+    delays = list(range(workload["start_ms"], workload["stop_ms"] + 1, workload["step_ms"]))
+    for i, trial in enumerate(_block_repetitions(workload["trials"], blocks, block)):
+        shuffled = list(enumerate(delays))
+        # Shuffled per trial so slow drift cannot masquerade as a delay-dependent effect.
+        random.Random(f"{seed}:{run_id}:{trial}:delays").shuffle(shuffled)
+        for step, delay in shuffled:
+            for arm in _abba(order, i + step):
+                yield PlannedRequest(arm, "measure", "delay", "GET", delay_path(workload, delay), repetition=trial,
+                                     step=step, server_delay_ms=float(delay))
+
+
+def _payload_sweep(workload: dict[str, Any], *, order: list[str], seed: int, run_id: str, blocks: int,
+                   block: int) -> Iterator[PlannedRequest]:
+    sizes = list(enumerate(workload["sizes"]))
+    method = workload.get("method", "POST")
+    for i, rep in enumerate(_block_repetitions(workload["repetitions"], blocks, block)):
+        shuffled = list(sizes)
+        random.Random(f"{seed}:{run_id}:{rep}:sizes").shuffle(shuffled)
+        for step, size in shuffled:
+            for arm in _abba(order, i + step):
+                yield PlannedRequest(arm, "measure", "bytes", method, size_path(workload, size),
+                                     workload["request_bytes"] if method == "POST" else 0, repetition=rep,
+                                     step=step)
+
+
+def _requests(workload: dict[str, Any], *, order: list[str], blocks: int, block: int,
+              **_: Any) -> Iterator[PlannedRequest]:
+    # The list keeps its order (an app's requests depend on each other); the arms
+    # alternate per repetition. `step` is the request's index in the spec's list, so a
+    # sample finds its name there without a column of its own.
+    for i, rep in enumerate(_block_repetitions(workload["repetitions"], blocks, block)):
+        for arm in _abba(order, i):
+            for step, request in enumerate(workload["requests"]):
+                yield listed_request(arm, "measure", request, repetition=rep, step=step)
+
+
+_PLANNERS: dict[str, Callable[..., Iterator[PlannedRequest]]] = {
+    "series": _series, "api": _api, "mixed": _api, "delay_sweep": _delay_sweep,
+    "payload_sweep": _payload_sweep, "requests": _requests,
+}

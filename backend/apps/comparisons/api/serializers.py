@@ -52,7 +52,8 @@ class RunListSerializer(serializers.ListSerializer):
                 Prefetch("artifacts", queryset=run_artifacts_listing()))
         runs = list(data)
         child = self.child
-        assert isinstance(child, RunOutputSerializer)  # the only child this list serializer is declared for
+        if not isinstance(child, RunOutputSerializer):  # the only child this list serializer is declared for
+            raise RuntimeError(f"child is {type(child).__name__}, not RunOutputSerializer")
         child.waiting_reasons = run_waiting_reasons(runs)
         return [child.to_representation(run) for run in runs]
 

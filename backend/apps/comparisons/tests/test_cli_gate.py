@@ -49,19 +49,24 @@ def test_cli_run_wait_gates_on_the_real_verdict(live_server, org, pool, target, 
         agent.stopping.set()
         thread.join(30)
     document = json.loads(report.read_text())
-    assert document["schema"] == "latencylab.verdict/1" and document["status"] == "finished"
+    assert document["schema"] == "latencylab.verdict/1"
+    assert document["status"] == "finished"
     outcomes = [v["outcome"] for v in document["verdicts"]]
-    assert outcomes and set(outcomes) <= set(EXIT)
+    assert outcomes
+    assert set(outcomes) <= set(EXIT)
     assert code == max(EXIT[o] for o in outcomes) == document["exit_code"], (code, outcomes)
     stdout = capsys.readouterr().out
-    assert "verdict:" in stdout and "h2 vs https-h1" in stdout
+    assert "verdict:" in stdout
+    assert "h2 vs https-h1" in stdout
 
     # The same comparison through `verdict`, as Markdown for a PR comment, and an export.
     comparison_id = document["comparison"]
     code = latencylab(["--server", live_server.url, "--token", token, "verdict", comparison_id,
                        "--format", "markdown", "--fail-on", "never"])
     markdown = capsys.readouterr().out
-    assert code == 0 and "| arm |" in markdown and "h2" in markdown
+    assert code == 0
+    assert "| arm |" in markdown
+    assert "h2" in markdown
     csv_path = tmp_path / "samples.csv"
     assert latencylab(["--server", live_server.url, "--token", token, "export", comparison_id, "--csv",
                        "-o", str(csv_path)]) == 0

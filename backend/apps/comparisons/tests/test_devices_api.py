@@ -39,8 +39,11 @@ def test_devices_list_says_what_each_device_is_doing_and_why(org, pool, api):
     assert first["state_reason"] == "temperature 38.5 °C > 36 °C"
     assert (first["temperature"], first["thermal_status"], first["battery"], first["charging"]) == (
         38.5, "moderate", 87.0, True)
-    assert first["runner"]["name"] == "lab-a" and first["pool"] == {"slug": "local", "name": "Local", "kind": "private"}
-    assert first["fingerprint"]["manufacturer"] == "Google" and first["last_seen_at"] and first["recent_runs"] == []
+    assert first["runner"]["name"] == "lab-a"
+    assert first["pool"] == {"slug": "local", "name": "Local", "kind": "private"}
+    assert first["fingerprint"]["manufacturer"] == "Google"
+    assert first["last_seen_at"]
+    assert first["recent_runs"] == []
     assert [r["comparison_name"] for r in second["recent_runs"]] == ["run 6", "run 5", "run 4", "run 3", "run 2"]
     assert second["recent_runs"][1]["error"].startswith("attempt 1 on Phone A2 (A2): test_failure")
     assert second["can_release"] is False
@@ -63,7 +66,8 @@ def test_devices_list_costs_the_same_for_1_and_for_30_devices(org, pool, api, dj
             run_on(org, lab, f"D{r}{i}", f"run {r}{i}")
     with django_assert_num_queries(one):
         page = api.get("/api/v1/devices").json()
-    assert page["count"] == 31 and sum(len(d["recent_runs"]) for d in page["results"]) == 13
+    assert page["count"] == 31
+    assert sum(len(d["recent_runs"]) for d in page["results"]) == 13
 
 
 @pytest.mark.django_db
@@ -109,7 +113,8 @@ def test_pools_count_devices_by_state_and_say_who_may_manage(org, pool, api):
     local = next(p for p in pools if p["slug"] == "local")
     assert local["devices"] == {"total": 3, "available": 1, "busy": 0, "not_ready": 1, "unauthorized": 0,
                                 "offline": 1, "quarantined": 0}
-    assert local["runners"] == 1 and local["can_manage"] is True
+    assert local["runners"] == 1
+    assert local["can_manage"] is True
     assert next(p for p in pools if p["slug"] == "hosted-eu")["can_manage"] is False
 
     viewer = APIClient()
@@ -123,7 +128,8 @@ def test_runners_list_shows_version_drivers_and_last_heartbeat(pool, api):
     (runner,) = api.get("/api/v1/runners").json()["results"]
     assert (runner["name"], runner["version"], runner["drivers"], runner["hostname"], runner["device_count"]) == (
         "lab-a", "0.2.0", ["android"], "lab.local", 2)
-    assert runner["last_heartbeat_at"] and runner["pool"]["slug"] == "local"
+    assert runner["last_heartbeat_at"]
+    assert runner["pool"]["slug"] == "local"
 
 
 @pytest.mark.django_db

@@ -20,10 +20,12 @@ WORKLOAD_FILE = DATA / "reference-50.workload.json"
 def test_the_recording_becomes_an_ordered_request_list_without_credentials():
     preview = har_preview(HAR)
     requests = preview["workload"]["requests"]
-    assert preview["origin"] == "https://app.example.test" and len(requests) == 50
+    assert preview["origin"] == "https://app.example.test"
+    assert len(requests) == 50
     assert [r.get("path") for r in requests[:3]] == ["/files/mid-01", "/bytes/2000?page=1", "/echo"]
     assert all("url" not in r for r in requests)  # one origin: every request follows each arm's endpoint
-    assert requests[2]["body"] == '{"event": "view", "n": 2}' and requests[2]["method"] == "POST"
+    assert requests[2]["body"] == '{"event": "view", "n": 2}'
+    assert requests[2]["method"] == "POST"
     assert requests[3]["body_b64"] == HAR["log"]["entries"][3]["request"]["postData"]["text"]
     assert {r["expect_status"] for r in requests} == {200}
     assert requests[2]["headers"] == {"accept": "*/*", "content-type": "application/json"}
@@ -31,7 +33,8 @@ def test_the_recording_becomes_an_ordered_request_list_without_credentials():
     assert every_header == {"accept", "content-type"}  # no cookie, authorization, pseudo or client headers
     assert {(d["entry"], d["header"]) for d in preview["dropped"]} == (
         {(i, "cookie") for i in range(0, 50, 7)} | {(i, "authorization") for i in range(0, 50, 11)})
-    assert "secret-token" not in json.dumps(preview) and "abc123" not in json.dumps(preview)
+    assert "secret-token" not in json.dumps(preview)
+    assert "abc123" not in json.dumps(preview)
     # Entries 0, 1, 2 start 10 ms apart and last 40 ms: issued together; 3 starts 60 ms after 2.
     assert preview["concurrency_groups"][:4] == [[0, 1, 2], [3], [4], [5, 6, 7]]
 
@@ -61,7 +64,8 @@ def test_the_endpoint_previews_and_the_preview_is_a_valid_spec(api, pool):
     response = api.post("/api/v1/har-import?repetitions=3", json.dumps(HAR), content_type="application/json")
     assert response.status_code == 200, response.content
     preview = response.json()
-    assert preview["workload"]["repetitions"] == 3 and len(preview["dropped"]) == 13
+    assert preview["workload"]["repetitions"] == 3
+    assert len(preview["dropped"]) == 13
     spec = {"name": "replay", "workload": preview["workload"],
             "arms": [{"label": "a", "protocol": "h2", "endpoint": "https://a.example.com"},
                      {"label": "b", "protocol": "h3", "endpoint": "https://b.example.com"}]}
@@ -90,7 +94,7 @@ MALFORMED = [
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize(("har", "entry", "field"), MALFORMED, ids=range(len(MALFORMED)))
+@pytest.mark.parametrize("har, entry, field", MALFORMED, ids=range(len(MALFORMED)))
 def test_a_malformed_entry_is_a_400_naming_it(api, pool, har, entry, field):
     response = api.post("/api/v1/har-import", json.dumps(har), content_type="application/json")
     assert response.status_code == 400, response.content
@@ -101,13 +105,16 @@ def test_a_malformed_entry_is_a_400_naming_it(api, pool, har, entry, field):
 def test_not_a_har_too_many_entries_and_too_large(api, pool):
     for body, key in ((b"{not json", "log"), (b'{"log": {}}', "log"), (b'{"x": 1}', "log")):
         response = api.post("/api/v1/har-import", body, content_type="application/json")
-        assert response.status_code == 400 and key in response.json(), response.content
+        assert response.status_code == 400, response.content
+        assert key in response.json(), response.content
     many = copy.deepcopy(HAR)
     many["log"]["entries"] = many["log"]["entries"] * 3
     response = api.post("/api/v1/har-import", json.dumps(many), content_type="application/json")
-    assert response.status_code == 400 and "150" in response.json()["log"]["entries"][0]
+    assert response.status_code == 400
+    assert "150" in response.json()["log"]["entries"][0]
     huge = b'{"log": {"entries": [], "pad": "' + b"x" * MAX_HAR_BYTES + b'"}}'
     response = api.post("/api/v1/har-import", huge, content_type="application/json")
-    assert response.status_code == 413 and str(MAX_HAR_BYTES) in response.json()["detail"]
+    assert response.status_code == 413
+    assert str(MAX_HAR_BYTES) in response.json()["detail"]
     assert api.post("/api/v1/har-import?repetitions=0", json.dumps(HAR),
                     content_type="application/json").status_code == 400

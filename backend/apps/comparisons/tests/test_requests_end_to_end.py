@@ -51,12 +51,15 @@ def test_a_har_replays_against_two_builds_through_the_agent(live_server, api, po
             thread.join(30)
         client.close()
     comparison = Comparison.objects.get(pk=comparison_id)
-    assert finished and comparison.status == "finished", (comparison.status, comparison.error,
+    assert finished, (comparison.status, comparison.error,
+                                                         list(comparison.runs.values("status", "error")))
+    assert comparison.status == "finished", (comparison.status, comparison.error,
                                                          list(comparison.runs.values("status", "error")))
     results = api.get(f"/api/v1/comparisons/{comparison_id}/results").json()
     requests = results["groups"][0]["requests"]
     for arm in ("build-a", "build-b"):
-        assert requests[arm]["n"] == 50 * 2 and requests[arm]["errors"] == 0, requests
+        assert requests[arm]["n"] == 50 * 2, requests
+        assert requests[arm]["errors"] == 0, requests
     verdicts = {c["arm"]: c["verdict"]["outcome"] for c in results["analysis"]["comparisons"]
                 if c["metric"] == "total_ms"}
     assert verdicts["build-b"] in VERDICTS, verdicts

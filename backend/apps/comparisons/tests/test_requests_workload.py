@@ -79,7 +79,7 @@ REFUSED = [
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize(("request_", "field_path", "words"), REFUSED, ids=range(len(REFUSED)))
+@pytest.mark.parametrize("request_, field_path, words", REFUSED, ids=range(len(REFUSED)))
 def test_a_refused_request_is_a_400_naming_its_field_and_creates_nothing(api, pool, request_, field_path, words):
     spec = one_request(**request_)
     response = api.post("/api/v1/comparisons", spec, format="json")
@@ -106,13 +106,15 @@ def test_bounds_of_the_list_and_of_the_workload(api, pool):
     too_many = copy.deepcopy(TWO_BUILDS)
     too_many["workload"]["requests"] = [{"path": f"/r{i}"} for i in range(101)]
     response = api.post("/api/v1/comparisons", too_many, format="json")
-    assert response.status_code == 400 and "requests" in response.json()["workload"], response.content
+    assert response.status_code == 400, response.content
+    assert "requests" in response.json()["workload"], response.content
     assert schema_errors(too_many)
     for key, value in (("repetitions", 0), ("repetitions", 501), ("warmup", 11), ("think_ms", 60_001)):
         spec = copy.deepcopy(TWO_BUILDS)
         spec["workload"][key] = value
         response = api.post("/api/v1/comparisons", spec, format="json")
-        assert response.status_code == 400 and key in response.json()["workload"], (key, response.content)
+        assert response.status_code == 400, (key, response.content)
+        assert key in response.json()["workload"], (key, response.content)
         assert schema_errors(spec), key
 
 

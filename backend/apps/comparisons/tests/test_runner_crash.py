@@ -45,11 +45,13 @@ def test_killed_runner_loses_no_block_and_duplicates_none(live_server, api, pool
             first.wait(10)
         run = Run.objects.get(comparison_id=created["id"])
         stored_before = RunBlock.objects.filter(run=run).count()
-        assert run.status == "leased" and stored_before < 6
+        assert run.status == "leased"
+        assert stored_before < 6
         # The lease runs out; the reaper (Celery beat in production) requeues the run.
         assert wait_for(lambda: leases_reap_expired() == 1, 20)
         run.refresh_from_db()
-        assert (run.status, run.attempt) == ("queued", 1) and run.next_block == stored_before
+        assert (run.status, run.attempt) == ("queued", 1)
+        assert run.next_block == stored_before
         # The second agent must keep its lease while it works: a 3 s lease would run out
         # between block uploads on a loaded machine, with no reaper here to requeue it.
         settings.RUNNER_LEASE_SECONDS = 60
@@ -60,10 +62,12 @@ def test_killed_runner_loses_no_block_and_duplicates_none(live_server, api, pool
             os.killpg(second.pid, signal.SIGTERM)
             second.wait(20)
     run.refresh_from_db()
-    assert run.attempt == 2 and run.status == "done"
+    assert run.attempt == 2
+    assert run.status == "done"
     blocks = list(RunBlock.objects.filter(run=run).order_by("block").values_list("block", "attempt"))
     assert [b for b, _ in blocks] == list(range(6))
-    assert {a for _, a in blocks[:stored_before]} == {1} and {a for _, a in blocks[stored_before:]} == {2}
+    assert {a for _, a in blocks[:stored_before]} == {1}
+    assert {a for _, a in blocks[stored_before:]} == {2}
     # No sample lost, none duplicated: one (block, seq) each, and every block complete.
     per_block = Sample.objects.filter(run=run).values_list("block", "seq")
     assert len(per_block) == len(set(per_block))

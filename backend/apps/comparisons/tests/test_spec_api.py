@@ -69,7 +69,7 @@ BAD_SPECS = [
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize(("spec", "path", "message"), BAD_SPECS)
+@pytest.mark.parametrize("spec, path, message", BAD_SPECS)
 def test_bad_specs_get_400_with_field_path_and_create_nothing(api, pool, spec, path, message):
     response = api.post("/api/v1/comparisons", spec, format="json")
     assert response.status_code == 400, response.content
@@ -77,7 +77,8 @@ def test_bad_specs_get_400_with_field_path_and_create_nothing(api, pool, spec, p
     for key in path:
         node = node[key]
     assert message in str(node)
-    assert Comparison.objects.count() == 0 and Arm.objects.count() == 0
+    assert Comparison.objects.count() == 0
+    assert Arm.objects.count() == 0
 
 
 @pytest.mark.django_db
@@ -118,10 +119,12 @@ def test_session_login_flow(user, pool):
     csrf = client.cookies["csrftoken"].value
     bad = client.post("/api/v1/auth/login", {"username": "alice", "password": "wrong"}, format="json",
                       HTTP_X_CSRFTOKEN=csrf)
-    assert bad.status_code == 400 and "Wrong username" in bad.json()["detail"]
+    assert bad.status_code == 400
+    assert "Wrong username" in bad.json()["detail"]
     ok = client.post("/api/v1/auth/login", {"username": "alice", "password": "pw-alice-123"}, format="json",
                      HTTP_X_CSRFTOKEN=csrf)
-    assert ok.status_code == 200 and ok.json()["organization"]["slug"] == "acme"
+    assert ok.status_code == 200
+    assert ok.json()["organization"]["slug"] == "acme"
     csrf = client.cookies["csrftoken"].value
     assert client.get("/api/v1/auth/me").json()["username"] == "alice"
     no_csrf = client.post("/api/v1/comparisons", VALID, format="json")

@@ -59,10 +59,13 @@ def test_the_committed_file_is_generated_from_the_validator():
 @pytest.mark.parametrize("name", list(PRESETS))
 def test_every_preset_is_valid_alone_and_by_name(name):
     spec = PRESETS[name]["spec"]
-    assert schema_errors(spec) == [] and not validator_rejects(spec)
-    assert schema_errors({"preset": name}) == [] and not validator_rejects({"preset": name})
+    assert schema_errors(spec) == []
+    assert not validator_rejects(spec)
+    assert schema_errors({"preset": name}) == []
+    assert not validator_rejects({"preset": name})
     override = {"preset": name, "blocks": 3, "tags": {"branch": "main"}}
-    assert schema_errors(override) == [] and not validator_rejects(override)
+    assert schema_errors(override) == []
+    assert not validator_rejects(override)
 
 
 def test_every_documented_example_is_valid():
@@ -81,9 +84,11 @@ def test_a_full_spec_with_every_field_is_valid():
     spec["arms"] = [{"label": "a", "protocol": "h1c", "endpoint": "http://staging.example.com"},
                     {"label": "b.2_x-y", "protocol": "h2", "endpoint": "HTTPS://staging.example.com",
                      "ca_bundle": PEM}, {"label": "c", "protocol": "grpc", "endpoint": None, "ca_bundle": None}]
-    assert schema_errors(spec) == [] and not validator_rejects(spec)
+    assert schema_errors(spec) == []
+    assert not validator_rejects(spec)
     aa = {"name": "aa", "mode": "aa", "workload": {"kind": "series"}, "arms": [{"label": "x" * 58, "protocol": "h2"}]}
-    assert schema_errors(aa) == [] and not validator_rejects(aa)
+    assert schema_errors(aa) == []
+    assert not validator_rejects(aa)
 
 
 def with_(path: str, value: object, base: dict | None = None) -> dict:
@@ -154,7 +159,8 @@ VALIDATOR_ONLY = [
 
 @pytest.mark.parametrize("spec", VALIDATOR_ONLY, ids=range(len(VALIDATOR_ONLY)))
 def test_cross_field_rules_beyond_a_json_schema_are_the_validators(spec):
-    assert validator_rejects(spec) and schema_errors(spec) == []
+    assert validator_rejects(spec)
+    assert schema_errors(spec) == []
 
 
 def test_the_schema_flags_unknown_fields_that_the_server_ignores():
@@ -166,7 +172,8 @@ def test_the_schema_flags_unknown_fields_that_the_server_ignores():
 @pytest.mark.django_db
 def test_served_without_credentials_and_documented_as_the_request_body():
     response = APIClient().get("/api/v1/schemas/comparison-spec")
-    assert response.status_code == 200 and response.json() == comparison_spec_schema()
+    assert response.status_code == 200
+    assert response.json() == comparison_spec_schema()
     openapi = yaml.safe_load((REPO / "backend/openapi.yaml").read_text())
     body = openapi["paths"]["/api/v1/comparisons"]["post"]["requestBody"]["content"]
     assert {media: content["schema"] for media, content in body.items()} == dict.fromkeys(

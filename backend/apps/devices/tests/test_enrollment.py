@@ -45,21 +45,27 @@ def test_an_admin_creates_a_token_shown_once_and_stored_hashed(org, pool):
     assert response.status_code == 201, response.content
     created = response.json()
     secret = created["token"]
-    assert secret.startswith("lle_") and created["prefix"] == secret[:12] and created["status"] == "active"
-    assert created["created_by"] == "user-admin" and created["pool"] == "local"
+    assert secret.startswith("lle_")
+    assert created["prefix"] == secret[:12]
+    assert created["status"] == "active"
+    assert created["created_by"] == "user-admin"
+    assert created["pool"] == "local"
     stored = EnrollmentToken.objects.get()
-    assert stored.token_hash == digest(secret) and secret not in str(stored.__dict__)
+    assert stored.token_hash == digest(secret)
+    assert secret not in str(stored.__dict__)
     assert timedelta(days=2, hours=23) < stored.expires_at - timezone.now() <= timedelta(days=3)
 
     listed = admin.get(TOKENS).json()
-    assert [t["id"] for t in listed] == [created["id"]] and "token" not in listed[0]
+    assert [t["id"] for t in listed] == [created["id"]]
+    assert "token" not in listed[0]
     assert listed[0]["runners_enrolled"] == 0
 
 
 @pytest.mark.django_db
 def test_token_lifetime_is_bounded_and_defaults_to_a_week(api, pool):
     too_long = api.post(TOKENS, {"expires_in_days": 91}, format="json")
-    assert too_long.status_code == 400 and "90" in too_long.json()["expires_in_days"][0]
+    assert too_long.status_code == 400
+    assert "90" in too_long.json()["expires_in_days"][0]
     assert api.post(TOKENS, {"expires_in_days": 0}, format="json").status_code == 400
     assert EnrollmentToken.objects.count() == 0
     api.post(TOKENS, {}, format="json")
@@ -107,11 +113,13 @@ def test_register_creates_a_runner_that_speaks_with_its_own_token(pool, enrollme
     response = enroller(enrollment_secret).post(REGISTER, BODY, format="json")
     assert response.status_code == 201, response.content
     body = response.json()
-    assert body["pool"] == "local" and body["runner_token"].startswith("llr_")
+    assert body["pool"] == "local"
+    assert body["runner_token"].startswith("llr_")
     runner = Runner.objects.get(pk=body["runner_id"])
     assert (runner.name, runner.hostname, runner.version, runner.drivers) == (
         "mac-mini-3", "mac-mini-3.lab", "0.2.0", ["android", "ios"])
-    assert runner.token_hash == digest(body["runner_token"]) and runner.enrolled_with.pool == pool
+    assert runner.token_hash == digest(body["runner_token"])
+    assert runner.enrolled_with.pool == pool
     assert EnrollmentToken.objects.get().last_used_at is not None
 
     agent = APIClient()
@@ -127,7 +135,8 @@ def test_register_creates_a_runner_that_speaks_with_its_own_token(pool, enrollme
 def test_a_duplicate_runner_name_in_the_pool_is_409_and_changes_nothing(pool, enrollment_secret):
     assert enroller(enrollment_secret).post(REGISTER, BODY, format="json").status_code == 201
     again = enroller(enrollment_secret).post(REGISTER, {**BODY, "hostname": "other"}, format="json")
-    assert again.status_code == 409 and "mac-mini-3" in again.json()["detail"]
+    assert again.status_code == 409
+    assert "mac-mini-3" in again.json()["detail"]
     assert Runner.objects.get(name="mac-mini-3").hostname == "mac-mini-3.lab"
 
 
@@ -137,7 +146,8 @@ def test_register_rejects_bad_input_with_field_paths(pool, enrollment_secret):
         REGISTER, {"name": "mac mini/3", "version": "x" * 33, "drivers": ["android", "symbian"]}, format="json")
     assert response.status_code == 400
     body = response.json()
-    assert set(body) == {"name", "version", "drivers"} and "1" in body["drivers"]
+    assert set(body) == {"name", "version", "drivers"}
+    assert "1" in body["drivers"]
     assert Runner.objects.count() == 0
 
 
@@ -148,13 +158,15 @@ def test_unknown_expired_and_revoked_enrollment_tokens_are_401(api, pool, enroll
 
     EnrollmentToken.objects.update(expires_at=timezone.now() - timedelta(seconds=1))
     expired = enroller(enrollment_secret).post(REGISTER, BODY, format="json")
-    assert expired.status_code == 401 and expired["WWW-Authenticate"] == "Enroll"
+    assert expired.status_code == 401
+    assert expired["WWW-Authenticate"] == "Enroll"
     assert api.get(TOKENS).json()[0]["status"] == "expired"
 
     EnrollmentToken.objects.update(expires_at=timezone.now() + timedelta(days=1))
     token_id = EnrollmentToken.objects.get().id
     revoked = api.post(f"{TOKENS}/{token_id}/revoke")
-    assert revoked.status_code == 200 and revoked.json()["status"] == "revoked"
+    assert revoked.status_code == 200
+    assert revoked.json()["status"] == "revoked"
     assert enroller(enrollment_secret).post(REGISTER, BODY, format="json").status_code == 401
     assert Runner.objects.count() == 0
 

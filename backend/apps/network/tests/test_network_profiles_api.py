@@ -14,13 +14,16 @@ CUSTOM = {"name": "flaky-4g", "description": "our users' evenings",
 def test_built_ins_are_listed_and_a_custom_profile_is_created_and_used(api, pool):
     listing = api.get("/api/v1/network-profiles").json()
     names = [p["name"] for p in listing]
-    assert names[:3] == ["none", "cable", "dsl"] and "train" in names and len(names) == 13
+    assert names[:3] == ["none", "cable", "dsl"]
+    assert "train" in names
+    assert len(names) == 13
     transatlantic = next(p for p in listing if p["name"] == "transatlantic")
     assert (transatlantic["rtt_ms"], transatlantic["loss_pct"], transatlantic["built_in"]) == (95, 0.1, True)
 
     created = api.post("/api/v1/network-profiles", CUSTOM, format="json")
     assert created.status_code == 201, created.content
-    assert created.json()["rtt_ms"] == 80 and created.json()["spec"]["down"]["burst"] == 3
+    assert created.json()["rtt_ms"] == 80
+    assert created.json()["spec"]["down"]["burst"] == 3
 
     comparison = api.post("/api/v1/comparisons", {
         "name": "custom", "preset": "mid-image-series", "workload": {"kind": "series", "periods": [3],
@@ -35,7 +38,7 @@ def test_built_ins_are_listed_and_a_custom_profile_is_created_and_used(api, pool
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize(("body", "path", "message"), [
+@pytest.mark.parametrize("body, path, message", [
     ({**CUSTOM, "name": "lte"}, ["name"], "built-in"),
     ({**CUSTOM, "spec": {**CUSTOM["spec"], "down": {"loss_pct": 150}}}, ["spec", "down", "loss_pct"],
      "less than or equal to 100"),

@@ -221,7 +221,9 @@ class PhaseRowSerializer(serializers.Serializer):
     download_n = serializers.IntegerField()
 
 
-assert [f"{name}_ms" for name in PHASES] == [f for f in PhaseRowSerializer().fields.keys() if f.endswith("_ms")]
+# Checked at import: a phase added to PHASES without its serializer field would vanish from the API.
+if [f"{name}_ms" for name in PHASES] != [f for f in PhaseRowSerializer().fields.keys() if f.endswith("_ms")]:
+    raise RuntimeError("PhaseRowSerializer's *_ms fields no longer match results.phases.PHASES")
 
 
 class BlocksByOutcomeSerializer(serializers.Serializer):

@@ -38,7 +38,9 @@ COLUMNS = (
     "req_bytes", "resp_bytes", "status", "server_delay_ms", "server_time_us", "srtt_us", "retrans",
     "error_class", "error_detail", "total_us", "ttfb_us",
 )
-assert SAMPLE_FIELDS[:-1] == ("arm", "block", *COLUMNS[4:-2]) and SAMPLE_FIELDS[-1] == "t0", SAMPLE_FIELDS
+# Checked at import: the COPY codec writes SAMPLE_FIELDS in COLUMNS' order.
+if SAMPLE_FIELDS[:-1] != ("arm", "block", *COLUMNS[4:-2]) or SAMPLE_FIELDS[-1] != "t0":
+    raise RuntimeError(f"SAMPLE_FIELDS no longer line up with the sample table's COLUMNS: {SAMPLE_FIELDS!r}")
 
 _INT_TYPES = {  # column → (big-endian numpy type, smallest, largest) of its PostgreSQL type
     **dict.fromkeys(("wall_time", *TIMESTAMPS, "req_bytes", "resp_bytes", "server_time_us", "srtt_us",

@@ -17,28 +17,35 @@ AA = {"name": "aa", "mode": "aa", "workload": {"kind": "api", "rounds": 2, "call
 
 def test_aa_spec_duplicates_the_one_arm_with_the_first_as_baseline():
     spec = normalize_spec(AA)
-    assert spec["mode"] == "aa" and spec["baseline_arm"] == "h3"
+    assert spec["mode"] == "aa"
+    assert spec["baseline_arm"] == "h3"
     first, again = spec["arms"]
-    assert first["label"] == "h3" and again["label"] == "h3-again"
+    assert first["label"] == "h3"
+    assert again["label"] == "h3-again"
     assert {**again, "label": "h3"} == first  # same protocol, connection, endpoint
-    assert first["endpoint"] == "https://api.example.com" and first["connection"] == "cold"
+    assert first["endpoint"] == "https://api.example.com"
+    assert first["connection"] == "cold"
     assert normalize_spec({**AA, "baseline_arm": "h3"})["baseline_arm"] == "h3"
 
 
 def test_mode_defaults_to_ab_and_leaves_arms_alone():
     spec = normalize_spec({k: v for k, v in AA.items() if k != "mode"})
-    assert spec["mode"] == "ab" and [a["label"] for a in spec["arms"]] == ["h3"]
+    assert spec["mode"] == "ab"
+    assert [a["label"] for a in spec["arms"]] == ["h3"]
 
 
 def test_aa_calibration_preset():
     spec = normalize_spec({"preset": "aa-calibration"})
-    assert spec["mode"] == "aa" and spec["blocks"] == 8
+    assert spec["mode"] == "aa"
+    assert spec["blocks"] == 8
     assert [(a["label"], a["protocol"], a["connection"]) for a in spec["arms"]] == [
         ("h2", "h2", "warm"), ("h2-again", "h2", "warm")]
-    assert spec["workload"]["kind"] == "series" and spec["workload"]["objects"] == "seed-mid-24"
+    assert spec["workload"]["kind"] == "series"
+    assert spec["workload"]["objects"] == "seed-mid-24"
     # Overriding the arm keeps A/A: still one arm given, measured twice.
     spec = normalize_spec({"preset": "aa-calibration", "arms": [{"label": "tls13", "protocol": "h1"}]})
-    assert [a["label"] for a in spec["arms"]] == ["tls13", "tls13-again"] and spec["baseline_arm"] == "tls13"
+    assert [a["label"] for a in spec["arms"]] == ["tls13", "tls13-again"]
+    assert spec["baseline_arm"] == "tls13"
 
 
 BAD_AA = [
@@ -54,7 +61,7 @@ BAD_AA = [
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize(("spec", "path", "message"), BAD_AA)
+@pytest.mark.parametrize("spec, path, message", BAD_AA)
 def test_bad_aa_specs_name_the_field(api, pool, spec, path, message):
     response = api.post("/api/v1/comparisons", spec, format="json")
     assert response.status_code == 400, response.content
@@ -68,7 +75,8 @@ def test_bad_aa_specs_name_the_field(api, pool, spec, path, message):
 def test_wilson_interval():
     assert wilson_interval(0, 0) is None
     low, high = wilson_interval(0, 10)
-    assert low == 0.0 and high == pytest.approx(0.2775, abs=1e-4)
+    assert low == 0.0
+    assert high == pytest.approx(0.2775, abs=1e-4)
     low, high = wilson_interval(1, 20)
     assert (low, high) == (pytest.approx(0.00889, abs=1e-4), pytest.approx(0.2361, abs=1e-4))
 
@@ -106,17 +114,22 @@ def test_aa_report_counts_false_positives_per_pool(api, org, other_org, pool):
     assert [(x["id"], x["outcomes"]) for x in body["latest"]] == [
         (str(c.id), ["improvement", "equivalent"]), (str(b.id), ["regression", "inconclusive"]),
         (str(a.id), ["equivalent", "equivalent"])]
-    assert body["latest"][0]["metric"] == "total_ms" and body["latest"][0]["created_at"]
+    assert body["latest"][0]["metric"] == "total_ms"
+    assert body["latest"][0]["created_at"]
     empty = api.get("/api/v1/pools/lab-2/aa-report").json()
-    assert empty["comparisons"] == 1 and empty["false_positive_rate"] == 1.0
+    assert empty["comparisons"] == 1
+    assert empty["false_positive_rate"] == 1.0
 
 
 @pytest.mark.django_db
 def test_aa_report_of_an_empty_unknown_or_foreign_pool(api, org, other_org, pool):
     pool_get_or_create(organization=other_org, slug="globex-lab", name="theirs")
     body = api.get("/api/v1/pools/local/aa-report").json()
-    assert body["comparisons"] == 0 and body["verdicts"] == 0
-    assert body["false_positive_rate"] is None and body["false_positive_rate_ci95"] is None and body["latest"] == []
+    assert body["comparisons"] == 0
+    assert body["verdicts"] == 0
+    assert body["false_positive_rate"] is None
+    assert body["false_positive_rate_ci95"] is None
+    assert body["latest"] == []
     assert api.get("/api/v1/pools/nope/aa-report").status_code == 404
     assert api.get("/api/v1/pools/globex-lab/aa-report").status_code == 404
 
@@ -129,7 +142,10 @@ def test_aa_report_on_an_analysed_aa_run(api, org, runner_api):
         "name": "weekly a/a", "preset": "aa-calibration", "workload": {"periods": [3], "repetitions": 10},
         "blocks": 10, "seed": 4}, speed={"h2": 1.0, "h2-again": 1.0}, seed=5)
     body = api.get("/api/v1/pools/local/aa-report").json()
-    assert body["comparisons"] == 1 and body["verdicts"] == 1
+    assert body["comparisons"] == 1
+    assert body["verdicts"] == 1
     [latest] = body["latest"]
-    assert latest["id"] == str(comparison.id) and latest["outcomes"][0] in ("equivalent", "inconclusive")
-    assert body["false_positives"] == 0 and body["false_positive_rate"] == 0.0
+    assert latest["id"] == str(comparison.id)
+    assert latest["outcomes"][0] in ("equivalent", "inconclusive")
+    assert body["false_positives"] == 0
+    assert body["false_positive_rate"] == 0.0

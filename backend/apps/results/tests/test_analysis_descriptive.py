@@ -35,8 +35,11 @@ def test_describe_hand_computed():
     assert h1["p90_ms"] == pytest.approx(4.6)  # linear: 3 + 0.8 × (5 − 3)
     assert (h1["min_ms"], h1["max_ms"], h1["stddev_ms"]) == (1.0, 5.0, pytest.approx(2.0))
     assert (h2["n"], h2["errors"], h2["median_ms"], h2["max_ms"]) == (2, 0, 3.0, 4.0)  # warm-up excluded
-    assert h1["median_ci95_ms"][0] >= 1.0 and h1["median_ci95_ms"][1] <= 5.0
-    assert h1["period"] is None and h1["device"] == "pixel" and h1["profile"] == "lte"
+    assert h1["median_ci95_ms"][0] >= 1.0
+    assert h1["median_ci95_ms"][1] <= 5.0
+    assert h1["period"] is None
+    assert h1["device"] == "pixel"
+    assert h1["profile"] == "lte"
 
 
 def test_describe_matches_numpy_on_random_groups():
@@ -63,7 +66,8 @@ def test_beta_median_bootstrap_matches_brute_force():
         brute = np.median(x[rng.integers(0, n, (20_000, n))], axis=1)
         ref_lo, ref_hi = np.quantile(brute, [0.025, 0.975])
         spread = x[-1] - x[0]
-        assert abs(lo[0] - ref_lo) < 0.05 * spread and abs(hi[0] - ref_hi) < 0.05 * spread
+        assert abs(lo[0] - ref_lo) < 0.05 * spread
+        assert abs(hi[0] - ref_hi) < 0.05 * spread
 
 
 def series_table():
@@ -104,7 +108,8 @@ def test_first_vs_rest():
         first_on_connection=[True, False, False, True, False, False],
         arm_labels=["grpc"], device_labels=["android"], profile_labels=["lte"])
     (row,) = first_vs_rest(table)
-    assert row["first"]["mean_ms"] == 400.0 and row["rest"]["mean_ms"] == 55.0
+    assert row["first"]["mean_ms"] == 400.0
+    assert row["rest"]["mean_ms"] == 55.0
     assert row["rest"]["median_ms"] == 55.0
     assert row["first_minus_rest_median_ms"] == 345.0
     assert row["rest"]["throughput_bytes_per_s"] == pytest.approx(4000 / 0.22)
@@ -141,10 +146,11 @@ def test_payload_sweep_without_baseline():
     table = SampleTable.from_columns(arm=[0], device=[0], profile=[0], resp_bytes=[10], total_us=[1000],
                                      arm_labels=["a"], device_labels=["d"], profile_labels=["p"])
     (row,) = payload_sweep(table, None)
-    assert row["median_rtt_multiple"] is None and row["slow"] is None
+    assert row["median_rtt_multiple"] is None
+    assert row["slow"] is None
 
 
 def test_table_validation():
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="arm codes must index arm_labels"):
         SampleTable.from_columns(arm=[0, 2], device=[0, 0], profile=[0, 0], total_us=[1, 2],
                                  arm_labels=["a"], device_labels=["d"], profile_labels=["p"])

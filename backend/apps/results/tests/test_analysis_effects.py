@@ -32,7 +32,7 @@ def test_cliffs_delta_extremes_and_sign():
     assert cliffs_delta(np.array([1, 2]), np.array([1, 2])) == 0.0
 
 
-@pytest.mark.parametrize(("delta", "label"), [
+@pytest.mark.parametrize("delta, label", [
     (0.0, "negligible"), (0.146, "negligible"), (-0.147, "small"), (0.329, "small"),
     (0.33, "medium"), (-0.473, "medium"), (0.474, "large"), (-1.0, "large"),
 ])
@@ -52,7 +52,7 @@ def test_cohens_d_is_scale_free():
     assert cohens_d_log(a, b) == pytest.approx(cohens_d_log(a * 1000, b * 1000))
 
 
-@pytest.mark.parametrize(("d", "label"), [
+@pytest.mark.parametrize("d, label", [
     (0.19, "negligible"), (0.2, "small"), (-0.5, "medium"), (0.8, "large"), (1.19, "large"),
     (1.2, "very large"), (-2.0, "huge"), (5.0, "huge"),
 ])
@@ -67,7 +67,9 @@ def test_holm_by_hand():
 
 def test_holm_caps_at_one_and_skips_nan():
     adjusted = holm_adjust(np.array([0.6, np.nan, 0.5]))
-    assert adjusted[0] == 1.0 and adjusted[2] == 1.0 and math.isnan(adjusted[1])
+    assert adjusted[0] == 1.0
+    assert adjusted[2] == 1.0
+    assert math.isnan(adjusted[1])
 
 
 def test_gain_and_speedup():

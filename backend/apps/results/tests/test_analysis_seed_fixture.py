@@ -21,18 +21,19 @@ def summaries(request):
     return reproduce_published_summaries(FIXTURE) if request.param == "exact" else summaries_via_engine(FIXTURE)
 
 
-@pytest.mark.parametrize(("platform", "client", "figure"), CASES_A)
+@pytest.mark.parametrize("platform, client, figure", CASES_A)
 def test_test_a_first_and_rest(summaries, platform, client, figure):
     assert summaries["test_A"][platform][client][figure] == PUBLISHED_A[platform][client][figure]
 
 
-@pytest.mark.parametrize(("platform", "client", "figure"), CASES_B)
+@pytest.mark.parametrize("platform, client, figure", CASES_B)
 def test_test_b_rest_and_throughput(summaries, platform, client, figure):
     assert summaries["test_B"][platform][client][figure] == PUBLISHED_B[platform][client][figure]
 
 
 def test_every_published_number_is_covered(summaries):
-    assert len(CASES_A) == 12 and len(CASES_B) == 8
+    assert len(CASES_A) == 12
+    assert len(CASES_B) == 8
     assert summaries["test_A"] == PUBLISHED_A
     assert summaries["test_B"] == PUBLISHED_B
 

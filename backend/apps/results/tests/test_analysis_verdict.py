@@ -37,8 +37,10 @@ def test_strong_improvement():
     assert c.verdict.outcome == IMPROVEMENT
     assert c.ratio == pytest.approx(0.25, rel=0.1)
     assert c.ratio_ci95[0] < c.ratio < c.ratio_ci95[1] < 0.95
-    assert c.cliffs_delta < -0.474 and c.cliffs_label == "large"
-    assert c.cohens_d_log < -2.0 and c.cohens_label == "huge"
+    assert c.cliffs_delta < -0.474
+    assert c.cliffs_label == "large"
+    assert c.cohens_d_log < -2.0
+    assert c.cohens_label == "huge"
     assert c.p_blocks_holm < 0.001
     assert c.speedup == pytest.approx(4.0, rel=0.1)
     assert (c.blocks, c.devices, c.blocks_per_device) == (36, 3, 12.0)
@@ -48,7 +50,8 @@ def test_strong_regression():
     table, _ = synthetic_table(arm_ratios={"baseline": 1.0, "candidate": 1.5}, seed=2)
     c = one(table)
     assert c.verdict.outcome == REGRESSION
-    assert c.ratio_ci95[0] > 1.05 and c.cliffs_delta >= 0.147
+    assert c.ratio_ci95[0] > 1.05
+    assert c.cliffs_delta >= 0.147
 
 
 def test_equivalent_when_tight_and_inside_margin():
@@ -56,7 +59,8 @@ def test_equivalent_when_tight_and_inside_margin():
                                request_sigma=0.1, block_arm_sigma=0.005, seed=3)
     c = one(table)
     assert c.verdict.outcome == EQUIVALENT
-    assert 0.95 <= c.ratio_ci90[0] and c.ratio_ci90[1] <= 1.05
+    assert 0.95 <= c.ratio_ci90[0]
+    assert c.ratio_ci90[1] <= 1.05
 
 
 def test_inconclusive_says_how_many_blocks():
@@ -84,7 +88,8 @@ def test_margin_floor_of_2_ms():
     # A 12 % slowdown of a 10 ms request is within the 2 ms floor: not a regression.
     v = decide(ratio=1.12, ci95=(1.10, 1.14), ci90=(1.105, 1.135), p_adjusted=1e-6, cliffs_delta=0.5,
                baseline_median_ms=10.0, blocks=36, devices=3, family_size=1, config=config)
-    assert v.outcome == EQUIVALENT and v.margin == pytest.approx(0.2)
+    assert v.outcome == EQUIVALENT
+    assert v.margin == pytest.approx(0.2)
     v = decide(ratio=1.12, ci95=(1.10, 1.14), ci90=(1.105, 1.135), p_adjusted=1e-6, cliffs_delta=0.5,
                baseline_median_ms=100.0, blocks=36, devices=3, family_size=1, config=config)
     assert v.outcome == REGRESSION
@@ -103,7 +108,8 @@ def test_six_blocks_on_one_device_can_be_a_regression():
     # (a rank test on 6 blocks could never go below p = 0.031).
     table, _ = synthetic_table(arm_ratios={"baseline": 1.0, "candidate": 1.5}, devices=1, blocks=6, seed=11)
     c = one(table)
-    assert c.verdict.outcome == REGRESSION and c.p_blocks_holm < 0.001
+    assert c.verdict.outcome == REGRESSION
+    assert c.p_blocks_holm < 0.001
     table, _ = synthetic_table(arm_ratios={"baseline": 1.0, "candidate": 0.5}, devices=1, blocks=6, seed=12)
     assert one(table).verdict.outcome == IMPROVEMENT
 
@@ -115,7 +121,8 @@ def test_blocks_needed_follows_the_t_test():
                baseline_median_ms=100.0, blocks=6, devices=1, family_size=1, config=VerdictConfig(),
                block_effect=(0.1, 0.12))
     from apps.results.analysis.significance import blocks_for_t_test
-    assert v.outcome == INCONCLUSIVE and v.blocks_needed_per_device == blocks_for_t_test(0.1, 0.12, 0.01)
+    assert v.outcome == INCONCLUSIVE
+    assert v.blocks_needed_per_device == blocks_for_t_test(0.1, 0.12, 0.01)
     assert v.blocks_needed_per_device > 6
 
 
@@ -128,7 +135,8 @@ def test_inconclusive_says_how_far_from_each_outcome():
                block_effect=(math.log(1.08), 0.1))
     assert v.outcome == INCONCLUSIVE
     regression = v.blocks_by_outcome["regression"]
-    assert v.blocks_by_outcome["improvement"] is None and v.blocks_by_outcome["equivalent"] is None
+    assert v.blocks_by_outcome["improvement"] is None
+    assert v.blocks_by_outcome["equivalent"] is None
     # The rule holds at that many blocks (per device × 2) and not at one block fewer overall.
     from scipy import stats
     def holds(n):
@@ -136,13 +144,16 @@ def test_inconclusive_says_how_far_from_each_outcome():
         return (math.log(1.08) - stats.t.ppf(0.975, n - 1) * se > math.log(1.05)
                 and math.log(1.08) - stats.t.ppf(0.995, n - 1) * se > 0)
     total = next(n for n in range(2, 1000) if holds(n))
-    assert regression == math.ceil(total / 2) and not holds(total - 1)
+    assert regression == math.ceil(total / 2)
+    assert not holds(total - 1)
     # Inside the margin: only equivalence is reachable; a negligible δ rules regression out.
     v = decide(ratio=1.01, ci95=(0.94, 1.08), ci90=(0.95, 1.07), p_adjusted=0.6, cliffs_delta=0.02,
                baseline_median_ms=100.0, blocks=6, devices=1, family_size=1, config=config,
                block_effect=(math.log(1.01), 0.08))
-    assert v.outcome == INCONCLUSIVE and v.blocks_by_outcome["equivalent"] > 6
-    assert v.blocks_by_outcome["regression"] is None and v.blocks_by_outcome["improvement"] is None
+    assert v.outcome == INCONCLUSIVE
+    assert v.blocks_by_outcome["equivalent"] > 6
+    assert v.blocks_by_outcome["regression"] is None
+    assert v.blocks_by_outcome["improvement"] is None
 
 
 def test_summary_line_format():
@@ -170,7 +181,8 @@ def test_holm_family_is_one_arm_on_one_metric_over_device_classes_and_profiles()
 def test_device_classes_pool_devices():
     table, _ = synthetic_table(arm_ratios={"baseline": 1.0, "candidate": 0.5}, devices=4, device_class=None, seed=7)
     results = compare_arms(table, baseline_arm="baseline", config=FAST)
-    assert len(results) == 4 and all(r.devices == 1 for r in results)  # every device its own class
+    assert len(results) == 4
+    assert all(r.devices == 1 for r in results)
 
 
 def test_hierarchical_bootstrap_window_matches_full_histogram():
@@ -192,7 +204,8 @@ def test_analysis_is_json_serializable_and_complete():
     text = json.dumps(result, allow_nan=False)
     assert json.loads(text)["comparisons"][0]["verdict"]["outcome"] == IMPROVEMENT
     assert {"descriptive", "series", "first_vs_rest", "payload_sweep", "comparisons"} <= set(result)
-    assert result["series"] and result["first_vs_rest"][0]["first_minus_rest_median_ms"] > 0
+    assert result["series"]
+    assert result["first_vs_rest"][0]["first_minus_rest_median_ms"] > 0
 
 
 def test_same_seed_same_answer():
@@ -202,7 +215,8 @@ def test_same_seed_same_answer():
 
 def test_aa_helper_reports_false_positive_rate():
     result = aa_false_positive_rate(comparisons=20, config=FAST, blocks=8, requests_per_block=10)
-    assert result.comparisons == 20 and sum(result.outcomes.values()) == 20
+    assert result.comparisons == 20
+    assert sum(result.outcomes.values()) == 20
     assert result.decided_rate <= 0.1
 
 
@@ -220,7 +234,8 @@ def test_inconclusive_with_a_zero_ci_bound_does_not_crash():
 
     verdict = decide(ratio=0.5, ci95=(0.0, 2.0), ci90=(0.0, 1.5), p_adjusted=0.5, cliffs_delta=-0.1,
                      baseline_median_ms=10.0, blocks=4, devices=1, family_size=2, config=VerdictConfig())
-    assert verdict.outcome == INCONCLUSIVE and "zero" in verdict.reason
+    assert verdict.outcome == INCONCLUSIVE
+    assert "zero" in verdict.reason
 
 
 def test_margin_floor_above_the_median_does_not_crash():
@@ -229,7 +244,8 @@ def test_margin_floor_above_the_median_does_not_crash():
     # 2 ms floor on a 0.8 ms median: the effective margin is 250 %.
     verdict = decide(ratio=1.8, ci95=(1.2, 2.6), ci90=(1.3, 2.4), p_adjusted=0.2, cliffs_delta=0.5,
                      baseline_median_ms=0.8, blocks=2, devices=1, family_size=2, config=VerdictConfig())
-    assert verdict.outcome in ("inconclusive", "equivalent") and verdict.margin == 2.5
+    assert verdict.outcome in ("inconclusive", "equivalent")
+    assert verdict.margin == 2.5
 
 
 def _per_device_effects(effects, seed):
@@ -248,7 +264,8 @@ def test_devices_of_one_class_are_pooled_with_their_own_rows_beneath():
     assert [(r.device_class, r.devices, r.blocks, r.device) for r in pooled] == [("host", 2, 24, None)]
     assert sorted(r.device for r in beneath) == ["device-0", "device-1"]
     assert all(r.devices == 1 and r.blocks == 12 and r.device_class == "host" for r in beneath)
-    assert pooled[0].verdict.outcome == REGRESSION and not pooled[0].devices_disagree
+    assert pooled[0].verdict.outcome == REGRESSION
+    assert not pooled[0].devices_disagree
     assert all(r.verdict.outcome == REGRESSION for r in beneath)
     assert "device-0" in next(r.summary for r in beneath if r.device == "device-0")
 
@@ -260,5 +277,6 @@ def test_devices_that_disagree_are_never_averaged_away():
     (pooled,) = [r for r in rows if r.scope == "pooled"]
     outcomes = {r.device: r.verdict.outcome for r in rows if r.scope == "device"}
     assert outcomes == {"device-0": REGRESSION, "device-1": IMPROVEMENT}
-    assert pooled.devices_disagree and pooled.verdict.outcome == INCONCLUSIVE
+    assert pooled.devices_disagree
+    assert pooled.verdict.outcome == INCONCLUSIVE
     assert "devices disagree: device-0 regress, device-1 improve" in pooled.verdict.reason

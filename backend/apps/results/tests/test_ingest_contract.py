@@ -34,7 +34,8 @@ def fast_verdict(doc) -> bool:
 
 def test_examples_exist():
     names = [p.name for p in SAMPLE_EXAMPLES]
-    assert any(n.startswith("sample-") for n in names) and any(n.startswith("invalid-") for n in names)
+    assert any(n.startswith("sample-") for n in names)
+    assert any(n.startswith("invalid-") for n in names)
 
 
 @pytest.mark.parametrize("path", SAMPLE_EXAMPLES, ids=lambda p: p.name)
@@ -57,7 +58,8 @@ def test_errors_name_the_sample_and_field_with_the_allowed_values():
     good = json.loads((EXAMPLES / "sample-h2-warm-reused.json").read_text())
     bad = [good, {**good, "app_done": -1}, {**good, "arm": "nope"}, {**good, "t0": 5}]
     batch = batch_decode(json.dumps({"block": good["block"], "samples": bad}).encode())
-    assert not batch.typed and batch.contract_error == {"samples[1].app_done": ["Expected `int` >= 0"]}
+    assert not batch.typed
+    assert batch.contract_error == {"samples[1].app_done": ["Expected `int` >= 0"]}
     with pytest.raises(serializers.ValidationError) as raised:
         samples_validate(batch["samples"], arms={good["arm"]}, block=good["block"],
                          contract_error=batch.contract_error)
@@ -92,6 +94,7 @@ def test_a_valid_batch_is_typed_and_keeps_the_header_fields():
     good = json.loads((EXAMPLES / "sample-h2-warm-reused.json").read_text())
     batch = batch_decode(json.dumps({"lease_token": "t", "attempt": 2, "batch_seq": 3, "block": 1,
                                      "baseline": None, "samples": [good]}).encode())
-    assert batch.typed and isinstance(batch["samples"][0], SampleIn)
+    assert batch.typed
+    assert isinstance(batch["samples"][0], SampleIn)
     assert {k: batch[k] for k in ("lease_token", "attempt", "batch_seq", "block", "baseline")} == {
         "lease_token": "t", "attempt": 2, "batch_seq": 3, "block": 1, "baseline": None}

@@ -84,7 +84,7 @@ def test_every_value_is_stored_as_sent(runner_api, queued_run, monkeypatch, chun
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize(("field", "value", "chunk"), [("seq", 2**31, 1000), ("status", -(2**31) - 1, 2),
+@pytest.mark.parametrize("field, value, chunk", [("seq", 2**31, 1000), ("status", -(2**31) - 1, 2),
                                                         ("wall_time", 2**63, 1000), ("resp_bytes", 2**64, 2),
                                                         ("server_delay_ms", 10**400, 1000)])
 def test_a_value_beyond_its_database_column_is_a_400_naming_it(runner_api, queued_run, monkeypatch,
@@ -96,7 +96,8 @@ def test_a_value_beyond_its_database_column_is_a_400_naming_it(runner_api, queue
     response = upload(runner_api, leased, 0, samples=samples)
     assert response.status_code == 400, response.content
     assert list(response.json()) == [f"samples[3].{field}"]
-    assert Sample.objects.count() == 0 and RunBlock.objects.count() == 0
+    assert Sample.objects.count() == 0
+    assert RunBlock.objects.count() == 0
 
 
 @pytest.mark.django_db
@@ -104,7 +105,8 @@ def test_a_repeated_block_is_a_no_op_and_progress_is_the_first_missing_block(run
     leased = lease(runner_api).json()["runs"][0]
     assert upload(runner_api, leased, 1).json() == {"stored": 6, "duplicate": False, "next_block": 0}
     again = upload(runner_api, leased, 1, samples=[make_sample("h2", 1, i) for i in range(9)])
-    assert again.status_code == 200 and again.json() == {"stored": 0, "duplicate": True, "next_block": 0}
+    assert again.status_code == 200
+    assert again.json() == {"stored": 0, "duplicate": True, "next_block": 0}
     assert upload(runner_api, leased, 0).json() == {"stored": 6, "duplicate": False, "next_block": 2}
     assert Sample.objects.filter(run=queued_run).count() == 12
     queued_run.refresh_from_db()
@@ -116,9 +118,11 @@ def test_invalid_samples_on_a_lost_lease_are_still_a_400(runner_api, queued_run)
     """Samples are checked against the run before the lease (as before one query did both)."""
     leased = lease(runner_api).json()["runs"][0]
     response = upload(runner_api, {**leased, "lease_token": "stale"}, 0, samples=[make_sample("nope", 0, 0)])
-    assert response.status_code == 400 and "samples[0].arm" in response.json()
+    assert response.status_code == 400
+    assert "samples[0].arm" in response.json()
     assert upload(runner_api, {**leased, "lease_token": "stale"}, 0).status_code == 409
-    assert Sample.objects.count() == 0 and RunBlock.objects.count() == 0
+    assert Sample.objects.count() == 0
+    assert RunBlock.objects.count() == 0
 
 
 @pytest.mark.django_db
@@ -128,6 +132,7 @@ def test_null_app_done_only_on_error_samples(runner_api, queued_run):
     samples[1].update(app_done=None, error_class="reset")
     samples[2].update(app_done=None)
     response = upload(runner_api, leased, 0, samples=samples)
-    assert response.status_code == 400 and list(response.json()) == ["samples[2].app_done"]
+    assert response.status_code == 400
+    assert list(response.json()) == ["samples[2].app_done"]
     del samples[2]
     assert upload(runner_api, leased, 0, samples=samples).status_code == 200

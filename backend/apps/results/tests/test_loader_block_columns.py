@@ -59,7 +59,8 @@ def assert_same(a: loader.LoadedComparison, b: loader.LoadedComparison) -> None:
     x, y = rows(a), rows(b)
     assert x.keys() == y.keys()
     for name in x:
-        assert x[name].dtype == y[name].dtype and np.array_equal(x[name], y[name]), name
+        assert x[name].dtype == y[name].dtype, name
+        assert np.array_equal(x[name], y[name]), name
 
 
 @pytest.mark.django_db
@@ -77,7 +78,8 @@ def test_blocks_uploaded_through_the_protocol_load_as_their_samples_do(runner_ap
 
     from_blobs = loaded(comparison)
     assert len(from_blobs[0].table.arm) == 18
-    assert not from_blobs[1].table.ok.all() and not from_blobs[1].table.phase_measure.all()
+    assert not from_blobs[1].table.ok.all()
+    assert not from_blobs[1].table.phase_measure.all()
     assert (from_blobs[1].phase_us["tls"] != loader.PHASE_NULL).any()
     BlockColumns.objects.all().delete()
     from_copy = loaded(comparison)
@@ -131,7 +133,8 @@ def test_backfill_command_restores_the_fast_path(api):
     assert BlockColumns.objects.count() == 3
     BlockColumns.objects.all().delete()
     call_command("backfill_block_columns")
-    assert BlockColumns.objects.count() == 3 and BlockColumns.objects.filter(rows=4).count() == 3
+    assert BlockColumns.objects.count() == 3
+    assert BlockColumns.objects.filter(rows=4).count() == 3
 
 
 def test_devices_of_one_platform_and_model_form_one_class():

@@ -70,14 +70,17 @@ def test_nagle_trap_is_a_regression_with_the_default_spec(live_server, api, org,
         agent.stopping.set()
         thread.join(30)
     comparison = Comparison.objects.get(pk=comparison_id)
-    assert finished and comparison.status == "finished", (comparison.status, comparison.error)
+    assert finished, (comparison.status, comparison.error)
+    assert comparison.status == "finished", (comparison.status, comparison.error)
 
     verdict = api.get(f"/api/v1/comparisons/{comparison_id}/verdict").json()
     (row,) = verdict["verdicts"]
     assert (row["arm"], row["baseline_arm"], row["blocks"], row["devices"]) == ("build-b", "build-a", 6, 1)
     assert row["outcome"] == "regression", row
     assert verdict["outcome"] == "regression"
-    assert row["p_adjusted"] < 0.01 and row["ci95"][0] > 1.05 and row["cliffs_delta"] >= 0.147
+    assert row["p_adjusted"] < 0.01
+    assert row["ci95"][0] > 1.05
+    assert row["cliffs_delta"] >= 0.147
 
     _, token = api_token_create(organization=org, name="ci", scopes=["ci"])
     code = latencylab(["--server", live_server.url, "--token", token, "verdict", comparison_id,

@@ -27,7 +27,8 @@ def test_every_run_failed_without_a_sample(runner_api, org):
 
     assert phase_breakdown_loaded(comparison, loader.load_comparison(comparison, phases=True)) == []
     analysis = comparison_analyse(comparison_id=str(comparison.id))
-    assert analysis is not None and analysis.result["analysis"]["phases"] == []
+    assert analysis is not None
+    assert analysis.result["analysis"]["phases"] == []
     comparison.refresh_from_db()
     assert comparison.status == Comparison.Status.FAILED
     assert "the harness could not run the job" in comparison.error

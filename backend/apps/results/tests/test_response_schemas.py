@@ -75,7 +75,8 @@ def test_results_and_verdict_of_a_comparison_with_every_kind_of_row(api, org, ru
     assert any(row["slow"] is not None for row in analysis["payload_sweep"])
     verdict = api.get(f"/api/v1/comparisons/{comparison.id}/verdict").json()
     assert schema_errors("ComparisonVerdict", verdict) == []
-    assert [v["arm"] for v in verdict["verdicts"]] == ["h2"] and verdict["outcome"] == verdict["verdicts"][0]["outcome"]
+    assert [v["arm"] for v in verdict["verdicts"]] == ["h2"]
+    assert verdict["outcome"] == verdict["verdicts"][0]["outcome"]
     assert verdict["outcome_reason"].startswith("the worst of 1 verdict on total_ms")
 
 

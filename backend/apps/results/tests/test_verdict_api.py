@@ -19,11 +19,15 @@ def run_comparison(runner_api, org, *, speed: dict[str, float], tags: dict[str, 
 def test_verdict_inside_a_comparison_finds_the_faster_arm(api, org, runner_api):
     comparison = run_comparison(runner_api, org, speed={"https-h1": 1.0, "h2": 0.5}, tags={}, seed=1)
     body = api.get(f"/api/v1/comparisons/{comparison.id}/verdict").json()
-    assert body["outcome"] == "improvement" and body["baseline"]["arm"] == "https-h1"
+    assert body["outcome"] == "improvement"
+    assert body["baseline"]["arm"] == "https-h1"
     [verdict] = body["verdicts"]
-    assert verdict["arm"] == "h2" and verdict["outcome"] == "improvement"
-    assert 0.45 < verdict["ratio"] < 0.55 and verdict["ci95"][1] < 0.95
-    assert verdict["cliffs_delta"] < -0.474 and verdict["p_adjusted"] < 0.01
+    assert verdict["arm"] == "h2"
+    assert verdict["outcome"] == "improvement"
+    assert 0.45 < verdict["ratio"] < 0.55
+    assert verdict["ci95"][1] < 0.95
+    assert verdict["cliffs_delta"] < -0.474
+    assert verdict["p_adjusted"] < 0.01
     assert verdict["summary"].startswith("h2 vs https-h1, host-lab-1 / none: median −")
 
 
@@ -34,7 +38,8 @@ def test_verdict_against_the_latest_run_on_main(api, org, runner_api):
     body = api.get(f"/api/v1/comparisons/{pr.id}/verdict?baseline=branch:main").json()
     assert body["baseline"] == {"kind": "comparison", "comparison": str(main.id), "arm": None, "ref": "branch:main"}
     by_arm = {v["arm"]: v for v in body["verdicts"]}
-    assert by_arm["h2"]["outcome"] == "regression" and by_arm["h2"]["baseline_comparison"] == str(main.id)
+    assert by_arm["h2"]["outcome"] == "regression"
+    assert by_arm["h2"]["baseline_comparison"] == str(main.id)
     assert by_arm["https-h1"]["outcome"] in ("equivalent", "inconclusive")
     assert body["outcome"] == "regression"
     assert "vs h2 (branch:main)" in by_arm["h2"]["summary"]

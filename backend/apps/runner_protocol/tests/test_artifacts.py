@@ -39,7 +39,8 @@ def test_upload_list_and_download(lab, comparison, api):
     response = upload(lab, leased)
     assert response.status_code == 201, response.content
     stored = response.json()
-    assert stored["name"] == "block-0-fastlane.log" and stored["size"] == len(LOG)
+    assert stored["name"] == "block-0-fastlane.log"
+    assert stored["size"] == len(LOG)
     assert upload(lab, leased, "result-0.json", b'{"samples": []}', "application/json").status_code == 201
 
     base = f"/api/v1/comparisons/{comparison.id}/runs/{leased['run_id']}/artifacts"
@@ -49,7 +50,8 @@ def test_upload_list_and_download(lab, comparison, api):
     assert listed[0]["download_url"] == f"{base}/{stored['id']}"
 
     download = api.get(listed[0]["download_url"])
-    assert download.status_code == 200 and download.content == LOG
+    assert download.status_code == 200
+    assert download.content == LOG
     assert download["Content-Type"] == "text/plain"
     assert download["Content-Disposition"] == 'attachment; filename="block-0-fastlane.log"'
     assert download["X-Content-Type-Options"] == "nosniff"
@@ -78,7 +80,8 @@ def test_an_artifact_is_taken_after_finish_from_the_last_lease_only_for_a_while(
     Run.objects.filter(pk=first["run_id"]).update(
         lease_ended_at=timezone.now() - timedelta(seconds=ARTIFACT_GRACE_SECONDS + 1))
     late = upload(lab, first, "late.log")
-    assert late.status_code == 409 and "after the lease ends" in late.json()["detail"]
+    assert late.status_code == 409
+    assert "after the lease ends" in late.json()["detail"]
 
     Run.objects.filter(pk=first["run_id"]).update(lease_ended_at=timezone.now())
     second = leased_run(lab, ["A2"])  # re-leased: the old token is worthless now
@@ -108,7 +111,8 @@ def test_oversize_is_413_and_the_per_run_limit_is_409(lab, comparison):
     RunArtifact.objects.bulk_create([RunArtifact(run=run, attempt=1, name=f"n{i}", content_type="text/plain",
                                                  size=1, data=b"x") for i in range(ARTIFACTS_PER_RUN - 1)])
     full = upload(lab, leased, "one-too-many.log")
-    assert full.status_code == 409 and str(ARTIFACTS_PER_RUN) in full.json()["detail"]
+    assert full.status_code == 409
+    assert str(ARTIFACTS_PER_RUN) in full.json()["detail"]
     assert upload(lab, leased, "n0").status_code == 201  # replacing one is still fine
     assert RunArtifact.objects.filter(run=run).count() == ARTIFACTS_PER_RUN
 
@@ -118,7 +122,8 @@ def test_oversize_is_413_and_the_per_run_limit_is_409(lab, comparison):
 def test_artifact_names_are_validated(lab, comparison, name):
     leased = leased_run(lab, ["A1"])
     response = upload(lab, leased, name=name)
-    assert response.status_code == 400 and "X-Artifact-Name" in response.json()
+    assert response.status_code == 400
+    assert "X-Artifact-Name" in response.json()
     assert RunArtifact.objects.count() == 0
 
 

@@ -23,7 +23,8 @@ def test_hello_stores_the_full_descriptor(pool):
     device = Device.objects.get(serial="R5CT1234")
     assert (device.platform, device.model, device.os_version, device.state) == ("android", "Pixel 8", "14", "available")
     assert (device.battery, device.charging, device.temperature, device.thermal_status) == (87.0, True, 31.5, "none")
-    assert device.capabilities["sdk"] == 34 and device.fingerprint["build"] == "AP2A.240805.005"
+    assert device.capabilities["sdk"] == 34
+    assert device.fingerprint["build"] == "AP2A.240805.005"
     assert changes("R5CT1234") == [("offline", "available", "reported by runner lab-a (new device)")]
 
 
@@ -90,7 +91,8 @@ def test_a_device_under_a_live_lease_stays_busy_until_the_run_ends(org, pool):
     heartbeat(lab, [phone("A1", state="offline", reason="adb: device offline")],
               runs=[{"run_id": run["run_id"], "lease_token": run["lease_token"]}])
     device = Device.objects.get(serial="A1")
-    assert device.state == "busy" and "offline: adb: device offline" in device.state_reason
+    assert device.state == "busy"
+    assert "offline: adb: device offline" in device.state_reason
 
     assert finish(lab, run, "infra_error", "device_lost", "device went offline during block 0").status_code == 200
     device.refresh_from_db()
@@ -115,14 +117,19 @@ def test_bad_descriptors_are_400_with_field_paths_and_change_nothing(pool):
                                phone("A3", thermal_status="Very Hot!", capabilities=["h2"])])
     assert response.status_code == 400
     errors = response.json()["devices"]  # by index: devices.0.battery …
-    assert set(errors["0"]) == {"battery", "state"} and "100" in errors["0"]["battery"][0]
-    assert set(errors["1"]) == {"serial"} and "printable" in errors["1"]["serial"][0]
-    assert set(errors["2"]) == {"thermal_status", "capabilities"} and "32" in errors["2"]["thermal_status"][0]
+    assert set(errors["0"]) == {"battery", "state"}
+    assert "100" in errors["0"]["battery"][0]
+    assert set(errors["1"]) == {"serial"}
+    assert "printable" in errors["1"]["serial"][0]
+    assert set(errors["2"]) == {"thermal_status", "capabilities"}
+    assert "32" in errors["2"]["thermal_status"][0]
 
     duplicate = heartbeat(lab, [phone("A1"), phone("A1")])
-    assert duplicate.status_code == 400 and "devices[1].serial" in duplicate.json()["devices"][0]
+    assert duplicate.status_code == 400
+    assert "devices[1].serial" in duplicate.json()["devices"][0]
     unknown = heartbeat(lab, [{"serial": "NEW1", "state": "available"}])  # a new device must say what it is
-    assert unknown.status_code == 400 and "devices[0].platform" in unknown.json()
+    assert unknown.status_code == 400
+    assert "devices[0].platform" in unknown.json()
     too_many = heartbeat(lab, [phone(f"S{i}") for i in range(65)])
     assert too_many.status_code == 400
     assert list(Device.objects.values_list("serial", "state", "battery")) == before

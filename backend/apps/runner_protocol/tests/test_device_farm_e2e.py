@@ -119,7 +119,10 @@ def wait_devices(client: APIClient, runner: RunnerProcess, expected: dict[str, s
 def wait_comparison(client: APIClient, comparison_id: str, runner: RunnerProcess) -> dict:
     done = wait_for(lambda: Comparison.objects.get(pk=comparison_id).status in Comparison.TERMINAL, TERMINAL_S)
     detail = client.get(f"/api/v1/comparisons/{comparison_id}").json()
-    assert done and detail["status"] == "finished", (detail["status"], detail.get("error"),
+    assert done, (detail["status"], detail.get("error"),
+                                                     [(r["status"], r["error"]) for r in detail["runs"]],
+                                                     runner.tail())
+    assert detail["status"] == "finished", (detail["status"], detail.get("error"),
                                                      [(r["status"], r["error"]) for r in detail["runs"]],
                                                      runner.tail())
     return detail
@@ -159,19 +162,22 @@ def test_a_comparison_runs_on_a_host_an_android_phone_and_an_iphone(admin, api, 
         assert (pixel["platform"], pixel["model"], pixel["os_version"]) == ("android", "Pixel 8", "14")
         assert (pixel["battery"], pixel["charging"], pixel["temperature"], pixel["thermal_status"]) == (
             87.0, True, 31.5, "none")
-        assert pixel["fingerprint"]["manufacturer"] == "Google" and pixel["fingerprint"]["build"] == "AP2A.240805.005"
+        assert pixel["fingerprint"]["manufacturer"] == "Google"
+        assert pixel["fingerprint"]["build"] == "AP2A.240805.005"
         assert (iphone["platform"], iphone["model"], iphone["os_version"]) == ("ios", "iPhone16,1", "17.5.1")
         assert (iphone["battery"], iphone["charging"], iphone["temperature"]) == (90.0, True, 29.11)
         assert iphone["fingerprint"]["device_name"] == "Lab iPhone 15 Pro"
         assert iphone["capabilities"]["protocols"] == ["h2", "h3", "grpc"]  # no h1 on iOS
-        assert host["platform"] == "host" and host["runner"]["name"] == "lab-1"
+        assert host["platform"] == "host"
+        assert host["runner"]["name"] == "lab-1"
         assert sorted(admin.get("/api/v1/runners").json()["results"][0]["drivers"]) == ["android", "host", "ios"]
 
         # An arm the iPhone cannot measure is refused before anything is created.
         refused = api.post("/api/v1/comparisons", {**FARM_SPEC, "arms": [{"label": "https-h1", "protocol": "h1"},
                                                                          {"label": "h2", "protocol": "h2"}],
                                                    "baseline_arm": "https-h1"}, format="json")
-        assert refused.status_code == 400 and "ios devices cannot run arm 'https-h1'" in str(refused.json())
+        assert refused.status_code == 400
+        assert "ios devices cannot run arm 'https-h1'" in str(refused.json())
 
         created = api.post("/api/v1/comparisons", FARM_SPEC, format="json")
         assert created.status_code == 201, created.content
@@ -180,13 +186,16 @@ def test_a_comparison_runs_on_a_host_an_android_phone_and_an_iphone(admin, api, 
 
     # Three runs done, one on each device of each platform.
     runs = {run["device"]: run for run in detail["runs"]}
-    assert set(runs) == {HOST, PIXEL, IPHONE} and {r["status"] for r in runs.values()} == {"done"}
+    assert set(runs) == {HOST, PIXEL, IPHONE}
+    assert {r["status"] for r in runs.values()} == {"done"}
     assert {serial: run["fingerprint"]["platform"] for serial, run in runs.items()} == {
         HOST: "host", PIXEL: "android", IPHONE: "ios"}
-    assert runs[PIXEL]["fingerprint"]["model"] == "Pixel 8" and runs[PIXEL]["fingerprint"]["battery"] == 87.0
+    assert runs[PIXEL]["fingerprint"]["model"] == "Pixel 8"
+    assert runs[PIXEL]["fingerprint"]["battery"] == 87.0
     for serial in (PIXEL, IPHONE):
         stacks = runs[serial]["fingerprint"]["client_stacks"]
-        assert stacks["h2"].startswith("okhttp") and stacks["h3"], stacks
+        assert stacks["h2"].startswith("okhttp"), stacks
+        assert stacks["h3"], stacks
     assert_measured_for_real(comparison_id, detail)
 
     # The phone runs kept their evidence: each block's fastlane log and raw result, downloadable.
@@ -197,12 +206,14 @@ def test_a_comparison_runs_on_a_host_an_android_phone_and_an_iphone(admin, api, 
                          "a1-block-1-result.json"], names
         by_name = {a["name"]: a for a in listed}
         log = api.get(by_name["a1-block-1-fastlane.log"]["download_url"])
-        assert log.status_code == 200 and "attachment" in log["Content-Disposition"]
+        assert log.status_code == 200
+        assert "attachment" in log["Content-Disposition"]
         assert "fastlane.tools finished successfully" in b"".join(log.streaming_content if log.streaming else
                                                                  [log.content]).decode()
         raw = api.get(by_name["a1-block-1-result.json"]["download_url"])
         result = json.loads(b"".join(raw.streaming_content if raw.streaming else [raw.content]))
-        assert result["contract"] == "latencylab.result/v1" and result["fingerprint"]["platform"] == (
+        assert result["contract"] == "latencylab.result/v1"
+        assert result["fingerprint"]["platform"] == (
             "android" if serial == PIXEL else "ios")
 
     # Results and verdicts per device.
@@ -211,7 +222,8 @@ def test_a_comparison_runs_on_a_host_an_android_phone_and_an_iphone(admin, api, 
     assert set(groups) == {HOST, PIXEL, IPHONE}
     for group in groups.values():
         for arm in ("h2", "h3"):
-            assert group["requests"][arm]["n"] > 0 and group["requests"][arm]["errors"] == 0, group["requests"]
+            assert group["requests"][arm]["n"] > 0, group["requests"]
+            assert group["requests"][arm]["errors"] == 0, group["requests"]
     verdict = api.get(f"/api/v1/comparisons/{comparison_id}/verdict")
     assert verdict.status_code == 200, verdict.content
     rows = verdict.json()["verdicts"]
@@ -239,7 +251,8 @@ def test_the_cli_gates_a_comparison_across_the_three_platforms(org, enroll, work
     outcomes = [v["outcome"] for v in document["verdicts"]]
     assert {v["device"] for v in document["verdicts"]} == {HOST, PIXEL, IPHONE}
     assert done.returncode == max(EXIT[o] for o in outcomes) == document["exit_code"], (done.returncode, outcomes)
-    assert "verdict:" in done.stdout and "h3 vs h2" in done.stdout
+    assert "verdict:" in done.stdout
+    assert "h3 vs h2" in done.stdout
 
 
 @pytest.mark.django_db(transaction=True)
@@ -255,7 +268,8 @@ def test_an_unplugged_phone_is_retried_elsewhere_then_quarantined_and_released(a
         first = api.post("/api/v1/comparisons", ANDROID_SPEC, format="json").json()["id"]
         assert wait_for(lambda: the_run(api, first).get("error_kind") == "device_lost", 60), runner.tail()
         run = the_run(api, first)
-        assert (run["status"], run["attempt"]) == ("queued", 1) and run["error"].startswith(
+        assert (run["status"], run["attempt"]) == ("queued", 1)
+        assert run["error"].startswith(
             f"attempt 1 on Pixel 8 ({PIXEL}): device_lost: ")
         wait_devices(admin, runner, {PIXEL: "offline"})
 

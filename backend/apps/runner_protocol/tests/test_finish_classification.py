@@ -37,7 +37,8 @@ def test_every_infrastructure_kind_requeues_the_run_and_counts_against_the_devic
     assert (run.status, run.error_kind, run.device) == ("queued", kind, None)
     assert run.error == f"attempt 1 on Pixel 8 (A1): {kind}: it broke during block 0"
     device = Device.objects.get(serial="A1")
-    assert device.state == "available" and [f["kind"] for f in device.infra_failures] == [kind]
+    assert device.state == "available"
+    assert [f["kind"] for f in device.infra_failures] == [kind]
     assert run.failed_device_ids == [device.id]
 
 
@@ -55,8 +56,10 @@ def test_test_failure_fails_the_run_and_ok_finishes_it(org, pool):
     for block in (0, 1):
         upload_block(lab, leased, block)
     body = finish(lab, leased, "ok").json()
-    assert body["status"] == "done" and body["error_kind"] is None
-    assert passing.runs.get().error == "" and Device.objects.get(serial="A1").state == "available"
+    assert body["status"] == "done"
+    assert body["error_kind"] is None
+    assert passing.runs.get().error == ""
+    assert Device.objects.get(serial="A1").state == "available"
 
 
 @pytest.mark.django_db
@@ -67,7 +70,8 @@ def test_an_error_kind_that_does_not_fit_the_status_is_400_and_changes_nothing(o
     comparison = android_comparison(org)
     leased = leased_run(lab, ["A1"])
     response = finish(lab, leased, status, kind)
-    assert response.status_code == 400 and "error_kind" in response.json()
+    assert response.status_code == 400
+    assert "error_kind" in response.json()
     run = comparison.runs.get()
     assert (run.status, run.attempt, run.error) == ("leased", 1, "")
     assert Device.objects.get(serial="A1").state == "busy"
@@ -97,7 +101,9 @@ def test_a_failed_run_goes_to_another_device_and_resumes_at_its_first_unstored_b
     upload_block(lab_b, second, 1)
     assert finish(lab_b, second, "ok").json()["status"] == "done"
     run = comparison.runs.get()
-    assert run.device.serial == "B1" and run.error == "" and run.blocks.count() == 2
+    assert run.device.serial == "B1"
+    assert run.error == ""
+    assert run.blocks.count() == 2
 
 
 @pytest.mark.django_db
@@ -135,7 +141,9 @@ def test_three_failed_attempts_fail_the_run_saying_what_happened(org, pool):
     third = leased_run(lab_a, ["A1"])  # both failed it: the oldest failure may try again
     assert finish(lab_a, third, "infra_error", "timeout", "fastlane ran past 900 s").json()["status"] == "failed"
     run = comparison.runs.get()
-    assert run.status == "failed" and run.error_kind == "timeout" and run.finished_at is not None
+    assert run.status == "failed"
+    assert run.error_kind == "timeout"
+    assert run.finished_at is not None
     assert run.error.splitlines() == [
         "infrastructure: failed after 3 attempts",
         "attempt 1 on Pixel 8 (A1): device_lost: device disappeared during block 0",
@@ -184,7 +192,8 @@ def test_three_infrastructure_failures_in_a_row_quarantine_until_an_admin_releas
     as_admin.force_login(admin)
     released = as_admin.post(f"/api/v1/devices/{device.id}/release")
     assert released.status_code == 200, released.content
-    assert released.json()["state"] == "available" and released.json()["consecutive_infra_failures"] == 0
+    assert released.json()["state"] == "available"
+    assert released.json()["consecutive_infra_failures"] == 0
     change = DeviceStateChange.objects.filter(device=device).first()  # newest first
     assert (change.from_state, change.to_state, change.reason, change.changed_by) == (
         "quarantined", "available", "released from quarantine by carol", admin)
@@ -207,7 +216,8 @@ def test_a_good_run_resets_the_count(org, pool):
             finish(lab, leased, "infra_error", "timeout")
             Run.objects.filter(pk=leased["run_id"]).update(status=Run.Status.CANCELLED)
     device = Device.objects.get(serial="A1")
-    assert device.state == "available" and len(device.infra_failures) == 2
+    assert device.state == "available"
+    assert len(device.infra_failures) == 2
 
 
 @pytest.mark.django_db

@@ -19,7 +19,9 @@ def test_lease_upload_finish_happy_path(runner_api, queued_run, api, django_capt
     response = lease(runner_api)
     assert response.status_code == 200, response.content
     leased = response.json()["runs"][0]
-    assert leased["run_id"] == str(queued_run.id) and leased["attempt"] == 1 and leased["next_block"] == 0
+    assert leased["run_id"] == str(queued_run.id)
+    assert leased["attempt"] == 1
+    assert leased["next_block"] == 0
     assert leased["spec"]["workload"]["periods"] == [3]
     assert lease(runner_api).status_code == 204  # the device is busy now
 
@@ -32,20 +34,24 @@ def test_lease_upload_finish_happy_path(runner_api, queued_run, api, django_capt
 
     export = api.get(f"/api/v1/comparisons/{queued_run.comparison_id}/samples.csv")
     lines = b"".join(export.streaming_content).decode().splitlines()
-    assert export.status_code == 200 and len(lines) == 13
+    assert export.status_code == 200
+    assert len(lines) == 13
     header = lines[0].split(",")
     first = dict(zip(header, lines[1].split(","), strict=True))
     assert (first["arm"], first["total_ms"], first["ttfb_ms"], first["dns_ms"]) == ("h2", "1.0", "0.39", "")
     as_json = api.get(f"/api/v1/comparisons/{queued_run.comparison_id}/samples.json")
     rows = [json.loads(line) for line in b"".join(as_json.streaming_content).decode().splitlines()]
-    assert len(rows) == 12 and rows[0]["conn_start"] is None and rows[0]["total_ms"] == 1.0
+    assert len(rows) == 12
+    assert rows[0]["conn_start"] is None
+    assert rows[0]["total_ms"] == 1.0
     assert api.get(f"/api/v1/comparisons/{queued_run.comparison_id}/samples.xml").status_code == 404
 
     with django_capture_on_commit_callbacks(execute=True):
         finish = runner_api.post(f"/api/runner/v1/runs/{leased['run_id']}/finish",
                                  {"lease_token": leased["lease_token"], "status": "ok",
                                   "fingerprint": {"platform": "host"}}, format="json")
-    assert finish.status_code == 200 and finish.json()["status"] == "done"
+    assert finish.status_code == 200
+    assert finish.json()["status"] == "done"
     queued_run.refresh_from_db()
     assert queued_run.comparison.status in ("analysing", "finished")
 
@@ -57,8 +63,11 @@ def test_invalid_samples_are_rejected_with_paths_and_nothing_stored(runner_api, 
     response = upload(runner_api, leased, 0, samples=bad)
     assert response.status_code == 400
     body = response.json()
-    assert "samples[1].arm" in body and "samples[2].t0" in body and "samples[2].app_done" in body
-    assert Sample.objects.count() == 0 and RunBlock.objects.count() == 0
+    assert "samples[1].arm" in body
+    assert "samples[2].t0" in body
+    assert "samples[2].app_done" in body
+    assert Sample.objects.count() == 0
+    assert RunBlock.objects.count() == 0
 
 
 @pytest.mark.django_db
@@ -89,7 +98,8 @@ def test_three_expired_attempts_fail_the_run_with_an_infrastructure_reason(runne
         Run.objects.filter(pk=queued_run.pk).update(lease_expires_at=timezone.now() - timedelta(seconds=1))
         leases_reap_expired()
     queued_run.refresh_from_db()
-    assert queued_run.status == "failed" and "infrastructure" in queued_run.error
+    assert queued_run.status == "failed"
+    assert "infrastructure" in queued_run.error
     assert lease(runner_api).status_code == 204
 
 
@@ -151,5 +161,8 @@ def test_text_fields_survive_copy_escaping(runner_api, queued_run):
     samples = [make_sample("h2", 0, 0, error_class="other", error_detail=nasty, app_done=None, conn_id=None)]
     assert upload(runner_api, leased, 0, samples=samples).status_code == 200
     stored = Sample.objects.get(run=queued_run)
-    assert stored.error_detail == nasty and stored.app_done is None and stored.conn_id is None
-    assert stored.conn_reused is True and stored.server_delay_ms is None
+    assert stored.error_detail == nasty
+    assert stored.app_done is None
+    assert stored.conn_id is None
+    assert stored.conn_reused is True
+    assert stored.server_delay_ms is None

@@ -61,12 +61,14 @@ def test_finished_comparison_is_delivered_signed_and_only_once(org, other_org, d
         assert webhook_deliveries_create(comparison_id=str(comparison.id)) == []
         assert webhook_delivery_attempt(delivery_id=str(delivery.id)) is None
     [hit] = receiver.received
-    assert hit["signature_ok"] and hit["path"] == "/hooks/latencylab?src=test"
+    assert hit["signature_ok"]
+    assert hit["path"] == "/hooks/latencylab?src=test"
     assert hit["headers"]["X-LatencyLab-Event"] == "comparison.finished"
     assert hit["headers"]["X-LatencyLab-Delivery"] == str(delivery.id)
     assert hit["headers"]["Content-Type"] == "application/json"
     body = hit["body"]
-    assert body["event"] == "comparison.finished" and body["delivered_at"].endswith("Z")
+    assert body["event"] == "comparison.finished"
+    assert body["delivered_at"].endswith("Z")
     assert body["comparison"] == {
         "id": str(comparison.id), "name": "webhook me", "status": "finished",
         "url": f"http://127.0.0.1:8000/comparisons/{comparison.id}", "tags": {"branch": "main", "commit": "abc123"},
@@ -74,7 +76,8 @@ def test_finished_comparison_is_delivered_signed_and_only_once(org, other_org, d
     }
     delivery.refresh_from_db()
     assert (delivery.status, delivery.attempts, delivery.last_status_code) == ("succeeded", 1, 200)
-    assert delivery.delivered_at is not None and delivery.webhook_id == webhook.id
+    assert delivery.delivered_at is not None
+    assert delivery.webhook_id == webhook.id
 
 
 @pytest.mark.django_db
@@ -93,7 +96,8 @@ def test_server_errors_are_retried_with_backoff_until_success(org, django_captur
         assert delivery.next_attempt_at == t0 + datetime.timedelta(seconds=10)
         assert webhook_delivery_attempt(delivery_id=str(delivery.id), now=t0 + datetime.timedelta(seconds=10)) == 30
         assert webhook_delivery_attempt(delivery_id=str(delivery.id), now=t0 + datetime.timedelta(seconds=40)) is None
-    assert len(receiver.received) == 3 and all(hit["signature_ok"] for hit in receiver.received)
+    assert len(receiver.received) == 3
+    assert all(hit["signature_ok"] for hit in receiver.received)
     assert len({hit["headers"]["X-LatencyLab-Delivery"] for hit in receiver.received}) == 1
     delivery.refresh_from_db()
     assert (delivery.status, delivery.attempts, delivery.last_status_code, delivery.last_error) == (
@@ -110,13 +114,14 @@ def test_gives_up_after_five_attempts(org, django_capture_on_commit_callbacks):
         while (wait := webhook_delivery_attempt(delivery_id=str(delivery.id), now=now)) is not None:
             waits.append(wait)
             now += datetime.timedelta(seconds=wait)
-    assert waits == [10, 30, 90, 270] and len(receiver.received) == 5
+    assert waits == [10, 30, 90, 270]
+    assert len(receiver.received) == 5
     delivery.refresh_from_db()
     assert (delivery.status, delivery.attempts, delivery.last_error) == ("failed", 5, "HTTP 500")
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize(("status", "error"), [(404, "HTTP 404"), (401, "HTTP 401"),
+@pytest.mark.parametrize("status, error", [(404, "HTTP 404"), (401, "HTTP 401"),
                                                (302, "redirects are not followed")])
 def test_client_errors_and_redirects_are_not_retried(org, django_capture_on_commit_callbacks, status, error):
     comparison = finished_comparison(org, ["equivalent"])
@@ -124,7 +129,8 @@ def test_client_errors_and_redirects_are_not_retried(org, django_capture_on_comm
         webhook_create(organization=org, url=receiver.url, events=["comparison.finished"])
         delivery = queue(comparison, django_capture_on_commit_callbacks)
         assert webhook_delivery_attempt(delivery_id=str(delivery.id)) is None
-    assert len(receiver.received) == 1 and target.received == []  # the Location was not followed
+    assert len(receiver.received) == 1
+    assert target.received == []
     delivery.refresh_from_db()
     assert (delivery.status, delivery.attempts, delivery.last_status_code) == ("failed", 1, status)
     assert error in delivery.last_error
@@ -140,7 +146,8 @@ def test_network_errors_are_retried(org, django_capture_on_commit_callbacks):
     delivery = queue(comparison, django_capture_on_commit_callbacks)
     assert webhook_delivery_attempt(delivery_id=str(delivery.id)) == 10
     delivery.refresh_from_db()
-    assert delivery.status == "pending" and "ConnectionRefused" in delivery.last_error
+    assert delivery.status == "pending"
+    assert "ConnectionRefused" in delivery.last_error
     assert delivery.last_status_code is None
 
 
@@ -153,7 +160,8 @@ def test_hostnames_resolving_to_private_addresses_are_refused_at_send_time(org, 
     delivery = queue(comparison, django_capture_on_commit_callbacks)
     assert webhook_delivery_attempt(delivery_id=str(delivery.id)) is None
     delivery.refresh_from_db()
-    assert delivery.status == "failed" and "may not reach" in delivery.last_error
+    assert delivery.status == "failed"
+    assert "may not reach" in delivery.last_error
 
 
 def wait_for(predicate, timeout_s=30.0):
@@ -176,10 +184,12 @@ def test_cancelled_comparison_reaches_the_receiver_through_a_real_worker(api, po
         created = api.post("/api/v1/comparisons", SPEC, format="json").json()
         assert api.post(f"/api/v1/comparisons/{created['id']}/cancel").json()["status"] == "cancelled"
         assert wait_for(lambda: WebhookDelivery.objects.filter(status="succeeded").exists()), receiver.received
-    assert len(receiver.received) == 3 and all(hit["signature_ok"] for hit in receiver.received)
+    assert len(receiver.received) == 3
+    assert all(hit["signature_ok"] for hit in receiver.received)
     body = receiver.received[-1]["body"]
     assert body["event"] == "comparison.failed"
-    assert body["comparison"]["status"] == "cancelled" and body["comparison"]["outcome"] is None
+    assert body["comparison"]["status"] == "cancelled"
+    assert body["comparison"]["outcome"] is None
     delivery = WebhookDelivery.objects.get()
     assert (delivery.attempts, delivery.last_status_code) == (3, 200)
 
@@ -197,4 +207,5 @@ def test_a_delivery_whose_task_message_was_lost_is_found_and_sent(org, django_ca
         assert webhook_deliveries_stranded(now=later) == [str(delivery.id)]
         assert webhook_delivery_attempt(delivery_id=str(delivery.id), now=later) is None
         assert webhook_deliveries_stranded(now=later + datetime.timedelta(minutes=5)) == []
-    assert len(receiver.received) == 1 and receiver.received[0]["signature_ok"]
+    assert len(receiver.received) == 1
+    assert receiver.received[0]["signature_ok"]

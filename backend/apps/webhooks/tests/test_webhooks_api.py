@@ -11,16 +11,19 @@ def test_create_shows_the_secret_once_and_list_never(api):
     created = api.post("/api/v1/webhooks", {"url": "https://ci.example.com/hooks"}, format="json")
     assert created.status_code == 201, created.content
     body = created.json()
-    assert body["secret"].startswith("whsec_") and len(body["secret"]) > 40
-    assert body["events"] == ["comparison.finished", "comparison.failed"] and body["active"] is True
+    assert body["secret"].startswith("whsec_")
+    assert len(body["secret"]) > 40
+    assert body["events"] == ["comparison.finished", "comparison.failed"]
+    assert body["active"] is True
     assert Webhook.objects.get(pk=body["id"]).secret == body["secret"]
     listed = api.get("/api/v1/webhooks").json()
-    assert listed["count"] == 1 and "secret" not in listed["results"][0]
+    assert listed["count"] == 1
+    assert "secret" not in listed["results"][0]
     assert listed["results"][0]["url"] == "https://ci.example.com/hooks"
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize(("body", "field", "message"), [
+@pytest.mark.parametrize("body, field, message", [
     ({"url": "http://ci.example.com/hooks"}, "url", "https://"),
     ({"url": "ftp://ci.example.com/hooks"}, "url", "https://"),
     ({"url": "https://10.1.2.3/hooks"}, "url", "private"),
