@@ -41,3 +41,33 @@ class ApiToken(TimeStampedModel):
     scopes = models.JSONField(default=list)
     last_used_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
+
+
+# What `{{secret.NAME}}` may name: upper-case, as environment variables are.
+SECRET_NAME_PATTERN = r"^[A-Z][A-Z0-9_]{0,63}$"  # noqa: S105  (a name pattern, not a password)
+SECRET_VALUE_MAX_BYTES = 8192
+
+
+class Secret(TimeStampedModel):
+    """A value an organization's specs reference as `{{secret.NAME}}` in request headers
+    (API keys, bearer tokens). Stored sealed (apps.accounts.secret_box: AES-GCM under the
+    key `key_id`); the API never returns it, and only a lease of a run whose spec names it
+    carries it, to the runner."""
+
+    organization = models.ForeignKey(Organization, on_delete=models.CASCADE, related_name="secrets")
+    name = models.CharField(max_length=64)
+    key_id = models.CharField(max_length=32, help_text="the LATENCYLAB_SECRETS_KEY entry that sealed the value")
+    sealed_value = models.BinaryField(help_text="nonce ‖ AES-GCM ciphertext ‖ tag")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                   related_name="+")
+    updated_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                   related_name="+")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["organization", "name"], name="secret_unique_name_per_org"),
+            models.CheckConstraint(condition=models.Q(name__regex=SECRET_NAME_PATTERN), name="secret_name_format"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name  # never the value

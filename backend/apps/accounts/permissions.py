@@ -3,7 +3,7 @@ from typing import Any
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 from rest_framework.request import Request
 
-from .models import ApiToken, Organization
+from .models import ApiToken, Membership, Organization
 from .selectors import organization_for_request
 
 # The request attribute IsOrganizationMember stores the acting organization under; read it with organization_of().
@@ -32,3 +32,37 @@ def organization_of(request: Request) -> Organization:
     if not isinstance(org, Organization):
         raise RuntimeError("organization_of() needs the IsOrganizationMember permission on the view")
     return org
+
+
+# Who may write an organization's secrets (and, in apps.devices, manage its pools).
+ADMIN_ROLES = (Membership.Role.OWNER, Membership.Role.ADMIN)
+
+
+def role_in(*, organization: Organization, request: Request) -> str | None:
+    """The acting user's role in the organization. An API token acts with its creator's
+    role (a token cannot do more than the person who made it); one minted by an operator
+    (no creator) is an organization credential and counts as an admin's."""
+    user = request.user
+    if isinstance(request.auth, ApiToken) and request.auth.created_by_id is None:
+        return Membership.Role.ADMIN
+    if not user.is_authenticated:
+        return None
+    return Membership.objects.filter(organization=organization, user=user).values_list("role", flat=True).first()
+
+
+def is_organization_admin(request: Request) -> bool:
+    """Owners and admins; an API token also needs the `write` scope."""
+    if isinstance(request.auth, ApiToken) and ApiToken.Scope.WRITE not in request.auth.scopes:
+        return False
+    return role_in(organization=organization_of(request), request=request) in ADMIN_ROLES
+
+
+class IsOrganizationAdminForWrites(IsOrganizationMember):
+    """Members read; owners and admins write."""
+
+    message = "Only an owner or admin of the organization may do this (API tokens need the write scope)."
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        if not super().has_permission(request, view):
+            return False
+        return request.method in SAFE_METHODS or is_organization_admin(request)

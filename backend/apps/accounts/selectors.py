@@ -1,6 +1,11 @@
+from collections.abc import Iterable
+from uuid import UUID
+
+from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from .models import ApiToken, Membership, Organization
+from .models import ApiToken, Membership, Organization, Secret
+from .secret_box import open_sealed
 
 
 def organization_for_request(request: HttpRequest) -> Organization | None:
@@ -13,3 +18,25 @@ def organization_for_request(request: HttpRequest) -> Organization | None:
         return None
     membership = Membership.objects.select_related("organization").filter(user=user).order_by("created_at").first()
     return membership.organization if membership else None
+
+
+def secrets_of(*, organization: Organization) -> QuerySet[Secret]:
+    """An organization's secrets by name, without their sealed values (listing never decrypts)."""
+    return (Secret.objects.filter(organization=organization).defer("sealed_value")
+            .select_related("created_by", "updated_by").order_by("name"))
+
+
+def secret_names_of(*, organization_id: UUID) -> set[str]:
+    return set(Secret.objects.filter(organization_id=organization_id).values_list("name", flat=True))
+
+
+def secret_values(*, organization_id: UUID, names: Iterable[str]) -> dict[str, str]:
+    """The plain values of the named secrets that exist, for a runner's lease only. A name
+    the organization no longer has is absent (the runner fails that run, naming it)."""
+    wanted = sorted(set(names))
+    if not wanted:
+        return {}
+    rows = Secret.objects.filter(organization_id=organization_id, name__in=wanted).values_list(
+        "name", "key_id", "sealed_value")
+    return {name: open_sealed(key_id, sealed, organization_id=organization_id, name=name)
+            for name, key_id, sealed in rows}

@@ -1,10 +1,13 @@
+import re
+
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from apps.core.errors import ApplicationError
+from apps.core.errors import ApplicationError, Conflict
 from apps.core.tokens import digest, new_secret, visible_prefix
 
-from .models import ApiToken, Membership, Organization
+from .models import SECRET_NAME_PATTERN, SECRET_VALUE_MAX_BYTES, ApiToken, Membership, Organization, Secret
+from .secret_box import keyring, open_sealed, seal
 
 
 @transaction.atomic
@@ -45,3 +48,69 @@ def api_token_create(
         scopes=sorted(set(scopes)),
     )
     return token, secret
+
+
+def _secret_value_problem(value: str) -> str | None:
+    if not value:
+        return "must not be empty"
+    if any(c in value for c in "\r\n\x00"):
+        return "must not contain CR, LF or NUL (it goes into a header value)"
+    if len(value.encode()) > SECRET_VALUE_MAX_BYTES:
+        return f"at most {SECRET_VALUE_MAX_BYTES} bytes (UTF-8)"
+    return None
+
+
+def _check_secret(name: str, value: str) -> None:
+    if not re.match(SECRET_NAME_PATTERN, name):
+        raise ApplicationError("secret name: 1–64 of A-Z, 0-9 and _, starting with a letter",
+                               extra={"name": ["1–64 of A-Z, 0-9 and _, starting with a letter."]})
+    if problem := _secret_value_problem(value):
+        raise ApplicationError(f"secret value: {problem}", extra={"value": [f"The value {problem}."]})
+
+
+@transaction.atomic
+def secret_create(*, organization: Organization, name: str, value: str, created_by: User | None = None) -> Secret:
+    """A new secret; 409 if the organization has one of that name (replace it with secret_set)."""
+    _check_secret(name, value)
+    if Secret.objects.filter(organization=organization, name=name).exists():
+        raise Conflict(f"A secret named {name} exists; replace its value with PUT /api/v1/secrets/{name}.")
+    key_id, sealed = seal(value, organization_id=organization.pk, name=name)
+    return Secret.objects.create(organization=organization, name=name, key_id=key_id, sealed_value=sealed,
+                                 created_by=created_by, updated_by=created_by)
+
+
+@transaction.atomic
+def secret_set(*, organization: Organization, name: str, value: str,
+               updated_by: User | None = None) -> tuple[Secret, bool]:
+    """Replace a secret's value, or create it; (the secret, whether it was created)."""
+    _check_secret(name, value)
+    key_id, sealed = seal(value, organization_id=organization.pk, name=name)
+    secret = Secret.objects.select_for_update().filter(organization=organization, name=name).first()
+    if secret is None:
+        return Secret.objects.create(organization=organization, name=name, key_id=key_id, sealed_value=sealed,
+                                     created_by=updated_by, updated_by=updated_by), True
+    secret.key_id, secret.sealed_value, secret.updated_by = key_id, sealed, updated_by
+    secret.save(update_fields=["key_id", "sealed_value", "updated_by", "updated_at"])
+    return secret, False
+
+
+@transaction.atomic
+def secret_delete(*, organization: Organization, name: str) -> bool:
+    """Whether it existed. A queued run that names it fails at its lease, saying so."""
+    deleted, _ = Secret.objects.filter(organization=organization, name=name).delete()
+    return deleted > 0
+
+
+@transaction.atomic
+def secrets_reencrypt() -> int:
+    """Re-seal every value not under the current key (after a new key was put first in
+    LATENCYLAB_SECRETS_KEY); how many were re-sealed. Then the old key can be dropped."""
+    current = keyring().current
+    count = 0
+    for secret in Secret.objects.select_for_update().exclude(key_id=current):
+        value = open_sealed(secret.key_id, secret.sealed_value, organization_id=secret.organization_id,
+                            name=secret.name)
+        secret.key_id, secret.sealed_value = seal(value, organization_id=secret.organization_id, name=secret.name)
+        secret.save(update_fields=["key_id", "sealed_value", "updated_at"])
+        count += 1
+    return count

@@ -13,6 +13,10 @@ def env(name: str, default: str) -> str:
 
 
 SECRET_KEY = env("SECRET_KEY", "dev-only-insecure-key-change-me")
+# Organization secrets' encryption keys (apps.accounts.secret_box): `key_id:base64key[,…]`, the
+# first encrypts. Empty: a key derived from SECRET_KEY, for `make up` and tests only
+# (config.settings.production refuses to start without it).
+LATENCYLAB_SECRETS_KEY = env("SECRETS_KEY", "")
 DEBUG = env("DEBUG", "0") == "1"
 ALLOWED_HOSTS = env("ALLOWED_HOSTS", "127.0.0.1,localhost").split(",")
 CSRF_TRUSTED_ORIGINS = [o for o in env("CSRF_TRUSTED_ORIGINS", "").split(",") if o]

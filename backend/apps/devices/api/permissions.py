@@ -2,22 +2,10 @@ from typing import Any
 
 from rest_framework.request import Request
 
-from apps.accounts.models import ApiToken, Membership, Organization
-from apps.accounts.permissions import IsOrganizationMember, organization_of
+from apps.accounts.models import ApiToken
+from apps.accounts.permissions import IsOrganizationMember, organization_of, role_in
 
 from ..selectors import MANAGER_ROLES
-
-
-def role_in(*, organization: Organization, request: Request) -> str | None:
-    """The acting user's role in the organization. An API token acts with its creator's
-    role (a token cannot do more than the person who made it); one minted by an operator
-    (no creator) is an organization credential and counts as an admin's."""
-    user = request.user
-    if isinstance(request.auth, ApiToken) and request.auth.created_by_id is None:
-        return Membership.Role.ADMIN
-    if not user.is_authenticated:
-        return None
-    return Membership.objects.filter(organization=organization, user=user).values_list("role", flat=True).first()
 
 
 def can_manage_pools(request: Request) -> bool:
