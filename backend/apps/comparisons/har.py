@@ -6,7 +6,9 @@ methods, bodies and the statuses the recording saw (as `expect_status`). A reque
 recording's main origin (the first request's, or the one the user names) becomes a `path`,
 so the list replays against each arm's endpoint; any other origin stays an absolute `url`.
 Credentials never leave the file: `Cookie`, `Authorization` and similar headers are
-dropped and listed, never copied into the preview. Headers the client sets itself (HTTP/2
+dropped and listed, never copied into the preview, unless the user maps them to the
+organization's secrets (`secret_map`: {"Authorization": "API_TOKEN"} → the header's value
+is `{{secret.API_TOKEN}}`). Headers the client sets itself (HTTP/2
 pseudo-headers, Host, Content-Length, hop-by-hop) are dropped silently. Requests that
 overlapped in time in the recording form a concurrency group (what the app issued at
 once), reported beside the workload.
@@ -25,7 +27,9 @@ from urllib.parse import urlsplit
 
 from rest_framework import serializers
 
-from .spec import MAX_LISTED_REQUESTS, RESERVED_HEADERS, RequestsWorkloadSpec, check_request_url
+from apps.accounts.models import SECRET_NAME_PATTERN
+
+from .spec import HEADER_NAME, MAX_LISTED_REQUESTS, RESERVED_HEADERS, RequestsWorkloadSpec, check_request_url
 
 MAX_HAR_BYTES = 10 * 1024 * 1024
 # Credentials and session state: dropped unless the user maps them to secrets.
@@ -95,7 +99,8 @@ def _body(request: dict[str, Any], index: int) -> dict[str, Any]:
     return {"body": text}
 
 
-def _headers(request: dict[str, Any], index: int, dropped: list[dict[str, Any]]) -> dict[str, str]:
+def _headers(request: dict[str, Any], index: int, dropped: list[dict[str, Any]],
+             secret_map: dict[str, str]) -> dict[str, str]:
     raw = request.get("headers", [])
     if not isinstance(raw, list):
         raise _fail(index, "request.headers", "Must be a list of {name, value}.")
@@ -106,6 +111,10 @@ def _headers(request: dict[str, Any], index: int, dropped: list[dict[str, Any]])
             raise _fail(index, f"request.headers.{position}", "Must be {name: string, value: string}.")
         name = header["name"].lower()
         if name.startswith(":") or name in CLIENT_HEADERS:
+            continue
+        if name in secret_map:
+            # The recorded value never leaves the file: the organization's secret stands in.
+            kept[name] = f"{{{{secret.{secret_map[name]}}}}}"
             continue
         if name in CREDENTIAL_HEADERS:
             dropped.append({"entry": index, "header": name, "reason": "credential (map it to a secret to send it)"})
@@ -132,10 +141,30 @@ def concurrency_groups(spans: list[tuple[float, float]]) -> list[list[int]]:
     return groups
 
 
-def har_preview(har: Any, *, origin: str | None = None, repetitions: int = 10) -> dict[str, Any]:
+def check_secret_map(secret_map: Any) -> dict[str, str]:
+    """{header name: secret name} → lower-cased header names; a ValidationError under
+    `secret_map` naming the header otherwise."""
+    if not isinstance(secret_map, dict):
+        raise serializers.ValidationError({"secret_map": ["An object: {header name: secret name}."]})
+    checked: dict[str, str] = {}
+    for header, secret in secret_map.items():
+        if not isinstance(header, str) or not HEADER_NAME.match(header) or header.lower() in CLIENT_HEADERS:
+            raise serializers.ValidationError({"secret_map": {str(header): [
+                "Not a header a replayed request may carry (a token name; not one the client sets itself)."]}})
+        if not isinstance(secret, str) or not re.match(SECRET_NAME_PATTERN, secret):
+            raise serializers.ValidationError({"secret_map": {header: [
+                "A secret name: 1–64 of A-Z, 0-9 and _, starting with a letter."]}})
+        checked[header.lower()] = secret
+    return checked
+
+
+def har_preview(har: Any, *, origin: str | None = None, repetitions: int = 10,
+                secret_map: dict[str, str] | None = None) -> dict[str, Any]:
     """The `requests` workload a HAR replays, with what was dropped and the concurrency
     groups. `origin` (scheme://host[:port]) is the recording's main server; default: the
-    first request's."""
+    first request's. `secret_map` ({header: secret name}, checked by check_secret_map)
+    turns those headers into `{{secret.NAME}}` instead of dropping or copying them."""
+    secret_map = check_secret_map(secret_map or {})
     entries = _entries(har)
     ordered = sorted(enumerate(entries), key=lambda pair: (_started(pair[1], pair[0]), pair[0]))
     dropped: list[dict[str, Any]] = []
@@ -155,7 +184,7 @@ def har_preview(har: Any, *, origin: str | None = None, repetitions: int = 10) -
         path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         item: dict[str, Any] = {"name": _name(len(requests), method.upper(), path), "method": method.upper()}
         item.update({"path": path} if entry_origin == main_origin else {"url": url.split("#", 1)[0]})
-        if headers := _headers(request, index, dropped):
+        if headers := _headers(request, index, dropped, secret_map):
             item["headers"] = headers
         item.update(_body(request, index))
         status = (entry.get("response") or {}).get("status")

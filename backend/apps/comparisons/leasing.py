@@ -19,6 +19,7 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef, QuerySet
 from django.utils import timezone
 
+from apps.accounts.selectors import secret_values
 from apps.core.errors import Conflict
 from apps.devices.models import Device, Runner
 from apps.devices.services import (
@@ -31,6 +32,7 @@ from apps.devices.services import (
 
 from .models import Arm, Comparison, Run, RunAttempt
 from .platforms import device_protocols, devices_supporting, run_protocols
+from .secret_refs import referenced_secret_names
 from .services import comparison_complete_if_runs_done
 
 # Devices that could take a run soon: not gone, not quarantined, not waiting for a human.
@@ -68,6 +70,10 @@ def run_lease_payload(run: Run) -> dict[str, Any]:
         "device_serial": run.device.serial if run.device else None,
         "lease_expires_at": run.lease_expires_at.isoformat() if run.lease_expires_at else None,
         "network_profile": {"name": run.network_profile, **run.network_profile_spec},
+        # Only the secrets this run's spec references, decrypted for this lease; the runner
+        # substitutes them in memory and drops them after the run (runner protocol README).
+        "secrets": secret_values(organization_id=run.comparison.organization_id,
+                                 names=referenced_secret_names(run.comparison.spec)),
         "spec": run.comparison.spec,
     }
 

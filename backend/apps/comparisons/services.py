@@ -8,6 +8,7 @@ from django.utils import timezone
 from rest_framework import serializers
 
 from apps.accounts.models import Organization
+from apps.accounts.selectors import secret_names_of
 from apps.core.events import publish
 from apps.devices.selectors import pools_visible_to
 from apps.network.selectors import network_profile_names, network_profile_wire_spec
@@ -15,6 +16,7 @@ from apps.network.selectors import network_profile_names, network_profile_wire_s
 from .events import COMPARISON_CREATED, COMPARISON_ENDED, COMPARISON_RUNS_DONE
 from .models import Arm, Comparison, Run
 from .platforms import spec_platform_errors
+from .secret_refs import referenced_secret_names, secret_platform_errors, unknown_secret_errors
 from .spec import normalize_spec, spec_fingerprint
 
 
@@ -32,6 +34,12 @@ def comparison_create(
     platform_errors = spec_platform_errors(spec)
     if platform_errors:
         raise serializers.ValidationError({"devices": {"platforms": platform_errors}})
+    if referenced_secret_names(spec):
+        missing = unknown_secret_errors(spec, submitted_spec, known=secret_names_of(organization_id=organization.pk))
+        if missing:
+            raise serializers.ValidationError(missing)
+        if platform_errors := secret_platform_errors(spec):
+            raise serializers.ValidationError({"devices": {"platforms": platform_errors}})
     pool_slug = spec["devices"]["pool"]
     if not pools_visible_to(organization=organization).filter(slug=pool_slug).exists():
         raise serializers.ValidationError({"devices": {"pool": [f"No device pool named {pool_slug!r} is visible."]}})

@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 from rest_framework import serializers
 
 from .presets import PRESETS
+from .secret_refs import reference_problem
 
 PROTOCOLS = ["h1c", "h1", "h2", "h3", "grpc"]
 CONNECTION_POLICIES = ["cold", "warm", "resumed"]
@@ -190,11 +191,10 @@ class RequestItemSpec(serializers.Serializer):
                     {name: [f"Set by the client itself; not allowed: {sorted(RESERVED_HEADERS)}."]})
             if name.lower() in normalized:
                 raise serializers.ValidationError({name: ["Repeated (header names are case-insensitive)."]})
-            if "{{secret." in value:
-                # Sent literally it would put the placeholder on the wire and in every export.
-                raise serializers.ValidationError({name: [
-                    "{{secret.NAME}} references are not supported yet: organization secrets are not available "
-                    "on this server."]})
+            if problem := reference_problem(value):
+                # Sent literally it would put the placeholder on the wire; whether the names
+                # exist is the organization's question (comparison_create).
+                raise serializers.ValidationError({name: [problem]})
             normalized[name.lower()] = value
         return normalized
 

@@ -15,6 +15,7 @@ from ..agent.client import LeaseLost, RunnerClient
 from ..contract import validate
 from ..devices.model import DeviceStatus
 from ..workloads.job import build_job, result_problems
+from ..workloads.secrets import MissingSecret, redact, redact_samples
 from .emulated import LinkUnavailable, emulated_run
 from .probe_harness import execute_job, host_fingerprint
 from .targets import ReferenceTarget, arm_endpoint
@@ -34,7 +35,9 @@ def host_device(serial: str) -> DeviceStatus:
 
 
 def block_batch(lease: dict[str, Any], block: int, result: dict[str, Any]) -> dict[str, Any]:
-    """One block's upload: the whole result as one batch, batch_seq = block."""
+    """One block's upload: the whole result as one batch, batch_seq = block; no secret
+    value of the lease in an error_detail."""
+    redact_samples(result["samples"], lease.get("secrets") or {})
     return {"lease_token": lease["lease_token"], "attempt": lease["attempt"], "batch_seq": block, "block": block,
             "baseline": result.get("baseline"), "samples": result["samples"]}
 
@@ -65,6 +68,7 @@ class HostDriver:
         profile = network_profile.get("name", "none")
         protocols = {arm["protocol"] for arm in spec["arms"]}
         base = {"lease_token": lease["lease_token"], "fingerprint": host_fingerprint(protocols)}
+        secrets = lease.get("secrets") or {}
         try:
             if profile == "none":
                 completed = self._run_blocks(lease, client, cancelled,
@@ -75,7 +79,7 @@ class HostDriver:
 
                     def in_namespace(block: int) -> dict[str, Any]:
                         job = build_job(spec, run_id=run_id, block=block, attempt=lease["attempt"],
-                                        target=emulated.target)
+                                        target=emulated.target, secrets=secrets)
                         # Every request may take up to timeout_s: a hard bound on a stuck block.
                         bound = len(job["requests"]) * job["timeout_ms"] / 1000 + 60
                         result = emulated.run_job(job, baseline_origin=baseline_origin(spec, emulated.target),
@@ -86,22 +90,31 @@ class HostDriver:
                     report = emulated.link_report(profile) if completed else {}
             if completed:
                 client.finish(run_id, {**base, "status": "ok", "link": report})
+        except MissingSecret as exc:
+            client.finish(run_id, {**base, "status": "failed", "error_kind": "test_failure", "error": str(exc)})
         except LinkUnavailable as exc:
             client.finish(run_id, {**base, "status": "infra_error", "error_kind": "link_unavailable",
                                    "error": str(exc)})
         except LeaseLost as exc:
             log.warning("run %s: lease lost (%s); abandoning it", run_id, exc)
         except Exception as exc:  # an unexpected fault is the runner's, not the protocol's
-            log.exception("run %s failed on the runner", run_id)
+            if secrets:  # the message could echo a header: log it redacted, without the traceback's copy
+                log.error("run %s failed on the runner: %s", run_id, redact(f"{type(exc).__name__}: {exc}", secrets))
+            else:
+                log.exception("run %s failed on the runner", run_id)
             try:
                 client.finish(run_id, {**base, "status": "infra_error", "error_kind": "runner_fault",
-                                       "error": f"{type(exc).__name__}: {exc}"[:4000]})
+                                       "error": redact(f"{type(exc).__name__}: {exc}", secrets)[:4000]})
             except LeaseLost:
                 pass
+        finally:
+            # The values lived in this lease (and each block's job) only: drop them now.
+            lease.pop("secrets", None)
 
     def _local_block(self, lease: dict[str, Any], block: int, cancelled: threading.Event) -> dict[str, Any]:
         spec = lease["spec"]
-        job = build_job(spec, run_id=lease["run_id"], block=block, attempt=lease["attempt"], target=self.target)
+        job = build_job(spec, run_id=lease["run_id"], block=block, attempt=lease["attempt"], target=self.target,
+                        secrets=lease.get("secrets"))
         baseline = measure_baseline(*baseline_origin(spec, self.target))
         result = execute_job(job, cancelled=cancelled)
         result["baseline"] = baseline

@@ -9,6 +9,7 @@ moves into every request's path, since an origin has none)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from urllib.parse import urlsplit
 from ..contract import validate
 from ..drivers.targets import ArmEndpoint, ReferenceTarget, arm_endpoint
 from .plan import PlannedRequest, max_parallel, plan_block
+from .secrets import substitute_headers
 
 JOB_CONTRACT = "latencylab.job/v1"
 RESULT_CONTRACT = "latencylab.result/v1"
@@ -80,9 +82,11 @@ def job_request(seq: int, planned: PlannedRequest, base_path: str) -> dict[str, 
 
 
 def build_job(spec: dict[str, Any], *, run_id: str, block: int, attempt: int,
-              target: ReferenceTarget) -> dict[str, Any]:
+              target: ReferenceTarget, secrets: Mapping[str, str] | None = None) -> dict[str, Any]:
     """The validated job document for `block`; raises ContractError if the spec cannot be
-    expressed (e.g. a customer endpoint with a path the contract refuses)."""
+    expressed (e.g. a customer endpoint with a path the contract refuses). `secrets` (the
+    lease's) replace `{{secret.NAME}}` in header values after validation: the job is then
+    for this process's memory only. MissingSecret if a referenced one is not there."""
     endpoints = {arm["label"]: arm_endpoint(arm, target) for arm in spec["arms"]}
     timeout_ms = int(round(float(spec.get("timeout_s", 30)) * 1000))
     job = {
@@ -99,6 +103,7 @@ def build_job(spec: dict[str, Any], *, run_id: str, block: int, attempt: int,
                      for seq, planned in enumerate(plan_block(spec, run_id=run_id, block=block))],
     }
     validate(job, "job")
+    substitute_headers(job, secrets or {})
     return job
 
 

@@ -13,9 +13,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from apps.accounts.permissions import organization_of
+from apps.accounts.selectors import secret_names_of
 from apps.core.errors import PayloadTooLarge
 
-from ..har import MAX_HAR_BYTES, har_preview
+from ..har import MAX_HAR_BYTES, check_secret_map, har_preview
 
 
 class RawHarParser(BaseParser):
@@ -50,6 +52,24 @@ class HarPreviewSerializer(serializers.Serializer):
         help_text="indexes into workload.requests that overlapped in the recording")
 
 
+def _secret_map(request: Request) -> dict[str, str]:
+    """The `secret_map` query parameter, checked, naming only secrets the organization has."""
+    raw = request.query_params.get("secret_map")
+    if not raw:
+        return {}
+    try:
+        given = json.loads(raw)
+    except json.JSONDecodeError:
+        raise serializers.ValidationError({"secret_map": ['JSON: {"Authorization": "API_TOKEN"}.']}) from None
+    secret_map = check_secret_map(given)
+    known = secret_names_of(organization_id=organization_of(request).pk)
+    unknown = {header: [f"No secret named {name} in this organization: create it first (POST /api/v1/secrets)."]
+               for header, name in given.items() if name not in known}
+    if unknown:
+        raise serializers.ValidationError({"secret_map": unknown})
+    return secret_map
+
+
 class HarImportView(APIView):
     parser_classes = [RawHarParser]
 
@@ -59,6 +79,9 @@ class HarImportView(APIView):
             OpenApiParameter("origin", str, description="the main server (scheme://host[:port]); default: the "
                                                         "first request's"),
             OpenApiParameter("repetitions", int, description="1–500, default 10"),
+            OpenApiParameter("secret_map", str, description='JSON {header: secret name}, e.g. '
+                             '{"Authorization": "API_TOKEN"}: those headers become {{secret.API_TOKEN}} instead of '
+                             'being dropped; each secret must exist in the organization'),
         ],
         responses={200: HarPreviewSerializer},
         summary="Preview the requests workload a HAR file replays (nothing is saved)",
@@ -73,5 +96,6 @@ class HarImportView(APIView):
         if not 1 <= repetitions <= 500:
             raise serializers.ValidationError({"repetitions": ["An integer 1–500."]})
         origin = request.query_params.get("origin")
-        preview = har_preview(request.data, origin=origin, repetitions=repetitions)
+        secret_map = _secret_map(request)
+        preview = har_preview(request.data, origin=origin, repetitions=repetitions, secret_map=secret_map)
         return Response(HarPreviewSerializer(preview).data)

@@ -74,7 +74,7 @@ REFUSED = [
     ({"path": "/x", "expect_status": 600}, ["expect_status"], "599"),
     ({"path": "/x", "name": "x" * 65}, ["name"], "64"),
     ({"path": "/x", "bogus": 1}, ["bogus"], "Unknown field"),
-    ({"path": "/x", "headers": {"X-Api-Key": "{{secret.API_KEY}}"}}, ["headers", "X-Api-Key"], "not supported yet"),
+    ({"path": "/x", "headers": {"X-Api-Key": "{{secret.api_key}}"}}, ["headers", "X-Api-Key"], "Malformed secret"),
 ]
 
 

@@ -166,6 +166,10 @@ class LeasedRunSerializer(serializers.Serializer):
     lease_expires_at = serializers.DateTimeField(allow_null=True)
     network_profile = NetworkProfileWireField()
     spec = NormalizedSpecField()
+    secrets = serializers.DictField(
+        child=serializers.CharField(), default=dict,
+        help_text="values of the organization secrets the spec references as {{secret.NAME}} (only those): "
+                  "substituted into header values in memory, never written to disk or logs, dropped after the run")
 
 
 class LeaseOutputSerializer(serializers.Serializer):
