@@ -241,7 +241,7 @@ def test_ios_discovery_through_the_libimobiledevice_fakes(lab):
     lab.set(ios=[scenario.ios_device("00008130-001A2C3E0E38001C"), pending, low])
     found = {d.serial: d for d in IosDevices(IDeviceTools(), GateThresholds()).discover()}
     phone = found["00008130-001A2C3E0E38001C"]
-    assert (phone.platform, phone.model, phone.os_version, phone.state) == ("ios", "iPhone16,1", "17.5.1",
+    assert (phone.platform, phone.model, phone.os_version, phone.state) == ("ios", "iPhone 15 Pro", "17.5.1",
                                                                             "available")
     assert (phone.battery, phone.charging, phone.temperature) == (90.0, True, 29.11)
     assert phone.fingerprint["device_name"] == "Lab iPhone 15 Pro"

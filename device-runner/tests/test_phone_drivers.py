@@ -142,6 +142,22 @@ def test_android_test_failure_reported_by_the_instrumentation(lab, backend, refe
     assert "FAILURES!!!" in artifact(backend, run_id, "fastlane.log").decode()
 
 
+@pytest.mark.parametrize("platform", ["android", "ios"])
+def test_a_concurrent_workload_is_refused_before_any_lane_runs(lab, backend, reference, exchange, platform):
+    # The service refuses concurrency for phones at submit; a spec that gets here anyway is not
+    # measured in order (the iOS app would ignore `group`) and reported as if concurrent.
+    spec = {**SPEC, "workload": {**SPEC["workload"], "concurrency": {"parallel": 4}}}
+    if platform == "android":
+        lab.set(android=[scenario.android_device(PIXEL)])
+        run_id, finish = execute(lab.android_driver(reference), backend, PIXEL, spec=spec)
+    else:
+        lab.set(ios=[scenario.ios_device(IPHONE)])
+        run_id, finish = execute(lab.ios_driver(reference, exchange), backend, IPHONE, spec=spec)
+    assert_failed(backend, run_id, finish, status="failed", kind="test_failure",
+                  says=f"{platform} harnesses do not issue concurrency groups")
+    assert artifact_names(backend, run_id) == []
+
+
 def test_android_malformed_result(lab, backend, reference):
     lab.set(android=[scenario.android_device(PIXEL, instrumentation="malformed")])
     run_id, finish = execute(lab.android_driver(reference), backend, PIXEL)
@@ -347,7 +363,7 @@ def test_ios_stand_in_measures_through_the_exchange(lab, backend, reference, exc
     for batch in backend.batches[run_id]:
         assert_real_block(batch, SPEC["arms"])
     assert finish["fingerprint"]["platform"] == "ios"
-    assert finish["fingerprint"]["model"] == "iPhone16,1"
+    assert finish["fingerprint"]["model"] == "iPhone 15 Pro"
 
 
 @needs_core

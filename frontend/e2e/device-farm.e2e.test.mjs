@@ -48,7 +48,7 @@ test("the Devices page lists the demo lab's fake phones with their states", { ti
     assert.match(await lab.innerText(), /ios/);
 
     // Both phones report in, each with a state, battery and temperature from the device tools' output.
-    const expected = { [PIXEL]: /Pixel 8 \(fake\)/, [IPHONE]: /iPhone16,1/ };
+    const expected = { [PIXEL]: /Pixel 8 \(fake\)/, [IPHONE]: /iPhone 15 Pro/ };
     for (const [serial, model] of Object.entries(expected)) {
       const row = page.getByTestId(`device-${serial}`);
       await row.waitFor({ timeout: 60_000 });

@@ -30,6 +30,26 @@ _LOCKDOWN_ERROR = re.compile(r"Could not connect to lockdownd(?::\s*(?P<text>.*?
 # (harness/ios/README.md); no h1c: App Transport Security forbids cleartext. The service
 # refuses such specs for iOS and passes devices over for arms they do not list.
 IOS_PROTOCOLS = ["h2", "h3", "grpc"]
+# lockdownd reports the hardware identifier (ProductType); a lab knows its phones by their
+# marketing names, and Android's ro.product.model already is one ("Pixel 8"). Devices pool by
+# platform + model, so each identifier maps to exactly one name. Unknown identifiers (newer
+# phones) are shown as they are; the identifier is always kept in the fingerprint.
+IPHONE_NAMES = {
+    "iPhone12,1": "iPhone 11", "iPhone12,3": "iPhone 11 Pro", "iPhone12,5": "iPhone 11 Pro Max",
+    "iPhone12,8": "iPhone SE (2nd generation)", "iPhone13,1": "iPhone 12 mini", "iPhone13,2": "iPhone 12",
+    "iPhone13,3": "iPhone 12 Pro", "iPhone13,4": "iPhone 12 Pro Max", "iPhone14,4": "iPhone 13 mini",
+    "iPhone14,5": "iPhone 13", "iPhone14,2": "iPhone 13 Pro", "iPhone14,3": "iPhone 13 Pro Max",
+    "iPhone14,6": "iPhone SE (3rd generation)", "iPhone14,7": "iPhone 14", "iPhone14,8": "iPhone 14 Plus",
+    "iPhone15,2": "iPhone 14 Pro", "iPhone15,3": "iPhone 14 Pro Max", "iPhone15,4": "iPhone 15",
+    "iPhone15,5": "iPhone 15 Plus", "iPhone16,1": "iPhone 15 Pro", "iPhone16,2": "iPhone 15 Pro Max",
+    "iPhone17,1": "iPhone 16 Pro", "iPhone17,2": "iPhone 16 Pro Max", "iPhone17,3": "iPhone 16",
+    "iPhone17,4": "iPhone 16 Plus", "iPhone17,5": "iPhone 16e",
+}
+
+
+def model_name(product_type: str) -> str:
+    """The marketing name of an iPhone's ProductType ("iPhone16,1" → "iPhone 15 Pro")."""
+    return IPHONE_NAMES.get(product_type, product_type)
 
 
 def parse_udids(text: str) -> list[str]:
@@ -158,7 +178,7 @@ class IosDevices:
             status.state, status.reason = lockdown_state(exc.detail) or ("offline", exc.detail[:500])
             return status
         self._identity[udid] = identity
-        status.model = identity.get("ProductType", "")
+        status.model = model_name(identity.get("ProductType", ""))
         status.os_version = identity.get("ProductVersion", "")
         level = battery.get("BatteryCurrentCapacity", "")
         status.battery = float(level) if level.isdigit() else None

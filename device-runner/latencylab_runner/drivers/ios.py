@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import Any
 
-from ..devices.ios import IosDevices
+from ..devices.ios import IosDevices, model_name
+from ..devices.model import DeviceStatus
 from ..devices.tools import run_tool
 from .fastlane import LaneRun
 from .job_exchange import JobExchange
@@ -36,6 +38,14 @@ class IosDriver(PhoneDriver):
                              timeout_s=timeout_s, label=serial)
         finally:
             self.exchange.withdraw(offer)
+
+    def fingerprint(self, device: DeviceStatus | None, harness: dict[str, Any] | None) -> dict[str, Any]:
+        """The XCTest reports the hardware identifier (utsname); runs show the marketing name,
+        as the Devices page does, so a run and its device agree."""
+        merged = super().fingerprint(device, harness)
+        if merged.get("model"):
+            merged["model"] = model_name(merged["model"])
+        return merged
 
     def device_address(self, serial: str) -> str:
         """The iPhone's Wi-Fi MAC (lockdown `WiFiAddress`), looked up in this host's

@@ -38,7 +38,7 @@ LATENCYLAB_CLI = str(Path(sys.executable).with_name("latencylab"))
 # Every platform measures h2 and h3 (iOS has no h1: platforms.py); one run lands on each device.
 FARM_SPEC = {
     "name": "farm: h2 vs h3 on host, Pixel 8 and iPhone", "preset": "mid-image-series",
-    "workload": {"kind": "series", "periods": [3], "repetitions": 2},
+    "workload": {"kind": "series", "periods": [3], "repetitions": 2, "concurrency": "sequential"},
     "arms": [{"label": "h2", "protocol": "h2"}, {"label": "h3", "protocol": "h3"}], "baseline_arm": "h2",
     "devices": {"pool": "local", "platforms": ["host", "android", "ios"], "count": 3},
     "blocks": 2, "seed": 7,
@@ -46,7 +46,7 @@ FARM_SPEC = {
 # Per run: 2 blocks × (one warm-up per arm + one series of 3 per arm).
 SAMPLES_PER_RUN = 2 * (2 + 2 * 3)
 ANDROID_SPEC = {"name": "farm: one Android phone", "preset": "mid-image-series",
-                "workload": {"kind": "series", "periods": [3], "repetitions": 1},
+                "workload": {"kind": "series", "periods": [3], "repetitions": 1, "concurrency": "sequential"},
                 "devices": {"pool": "local", "platforms": ["android"], "count": 1}, "blocks": 1, "seed": 3}
 EXIT = {"regression": 1, "inconclusive": 0, "improvement": 0, "equivalent": 0}
 TERMINAL_S = 240
@@ -164,7 +164,7 @@ def test_a_comparison_runs_on_a_host_an_android_phone_and_an_iphone(admin, api, 
             87.0, True, 31.5, "none")
         assert pixel["fingerprint"]["manufacturer"] == "Google"
         assert pixel["fingerprint"]["build"] == "AP2A.240805.005"
-        assert (iphone["platform"], iphone["model"], iphone["os_version"]) == ("ios", "iPhone16,1", "17.5.1")
+        assert (iphone["platform"], iphone["model"], iphone["os_version"]) == ("ios", "iPhone 15 Pro", "17.5.1")
         assert (iphone["battery"], iphone["charging"], iphone["temperature"]) == (90.0, True, 29.11)
         assert iphone["fingerprint"]["device_name"] == "Lab iPhone 15 Pro"
         assert iphone["capabilities"]["protocols"] == ["h2", "h3", "grpc"]  # no h1 on iOS
