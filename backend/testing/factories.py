@@ -13,7 +13,8 @@ from apps.results.services import comparison_analyse
 SPEC = {
     "name": "proto",
     "preset": "mid-image-series",
-    "workload": {"kind": "series", "periods": [3], "repetitions": 2},
+    # Sequential (the preset's is parallel 4): runs on every platform, series timed as sums.
+    "workload": {"kind": "series", "periods": [3], "repetitions": 2, "concurrency": "sequential"},
     "blocks": 2,
     "seed": 1,
 }

@@ -12,12 +12,18 @@ from typing import Any
 
 from django.db.models import Q
 
+from .spec import concurrency_label
+
 ALL_PROTOCOLS = ("h1c", "h1", "h2", "h3", "grpc")
 PLATFORM_PROTOCOLS: dict[str, tuple[str, ...]] = {
     "host": ALL_PROTOCOLS,
     "android": ALL_PROTOCOLS,
     "ios": ("h2", "h3", "grpc"),
 }
+# Platforms whose harness issues a job's concurrency groups concurrently (the host probe,
+# drivers/concurrent_batch.py). The Android core refuses a job with `group`; the iOS app
+# would run it in order, which would be measured as if it were concurrent.
+CONCURRENT_PLATFORMS = ("host",)
 _WHY_NOT = {
     ("ios", "h1"): "URLSession cannot be made to speak HTTP/1.1 to a server that offers HTTP/2",
     ("ios", "h1c"): "App Transport Security forbids cleartext HTTP",
@@ -27,7 +33,13 @@ _WHY_NOT = {
 def spec_platform_errors(spec: dict[str, Any]) -> list[str]:
     """One message per (platform, arm) that cannot run, for {"devices": {"platforms": …}}."""
     errors = []
+    concurrency = spec["workload"].get("concurrency") or "sequential"
     for platform in spec["devices"]["platforms"]:
+        if concurrency != "sequential" and platform not in CONCURRENT_PLATFORMS:
+            errors.append(f"{platform} devices cannot run workload.concurrency {concurrency_label(concurrency)}: their "
+                          f"harness issues a job's requests one at a time (concurrency groups run on "
+                          f"{', '.join(CONCURRENT_PLATFORMS)} runners only). Drop {platform} or use concurrency: "
+                          f"sequential.")
         supported = PLATFORM_PROTOCOLS.get(platform, ())
         for arm in spec["arms"]:
             if arm["protocol"] not in supported:

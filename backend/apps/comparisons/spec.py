@@ -47,6 +47,60 @@ NO_CR_LF = r"^[^\r\n\x00]*$"
 PATH_ONLY = re.compile(r"^/[^\s]*$")
 
 
+# `workload.concurrency` (issue 10): how an app issues a series', an API round's or a request
+# list's requests. HTTP/1.1 opens up to N connections per host (6: browsers and URLSession on
+# macOS; iOS's NSURLSession uses 4); HTTP/2 and HTTP/3 multiplex every concurrent request on one.
+CONCURRENCY_KINDS = ("series", "api", "requests")
+MAX_PARALLEL, DEFAULT_PARALLEL = 16, 6
+CONCURRENCY_HELP = (f'"sequential" (default), "parallel" (= {{"parallel": {DEFAULT_PARALLEL}}}), '
+                    f'{{"parallel": N}} with N {1}–{MAX_PARALLEL}, or "all".')
+
+
+class ConcurrencyField(serializers.Field):
+    """`sequential`, `parallel` / `{parallel: N}` (1 ≤ N ≤ 16) or `all`. Normalized to
+    "sequential", {"parallel": N} or "all"; validate_workload then drops "sequential" (the
+    default), so a spec that does not use concurrency keeps its fingerprint."""
+
+    def to_internal_value(self, data: Any) -> str | dict[str, int]:
+        if data in ("sequential", "all"):
+            return str(data)
+        if data == "parallel":
+            return {"parallel": DEFAULT_PARALLEL}
+        if not isinstance(data, dict):
+            raise serializers.ValidationError(f"Must be {CONCURRENCY_HELP}")
+        errors: dict[str, list[str]] = {key: ['Unknown field; concurrency takes {"parallel": N}.']
+                                        for key in sorted(set(data) - {"parallel"})}
+        n = data.get("parallel")
+        if isinstance(n, bool) or not isinstance(n, int):
+            errors["parallel"] = [f"A whole number 1–{MAX_PARALLEL}: HTTP/1.1 connections per host."]
+        elif not 1 <= n <= MAX_PARALLEL:
+            errors["parallel"] = [f"Must be 1–{MAX_PARALLEL} (HTTP/1.1 connections per host); got {n}."]
+        if errors:
+            raise serializers.ValidationError(errors)
+        return {"parallel": n}
+
+    def to_representation(self, value: Any) -> Any:
+        return value
+
+    @staticmethod
+    def json_schema() -> dict[str, Any]:
+        return {"oneOf": [
+            {"enum": ["sequential", "parallel", "all"]},
+            {"type": "object", "properties": {"parallel": {"type": "integer", "minimum": 1, "maximum": MAX_PARALLEL}},
+             "required": ["parallel"], "additionalProperties": False},
+        ]}
+
+
+def concurrency_of(workload: dict[str, Any]) -> str | dict[str, int]:
+    """A normalized workload's concurrency: "sequential" when absent."""
+    return workload.get("concurrency") or "sequential"
+
+
+def concurrency_label(concurrency: str | dict[str, int]) -> str:
+    """How charts and reports name it: "sequential", "parallel 4", "all"."""
+    return f"parallel {concurrency['parallel']}" if isinstance(concurrency, dict) else str(concurrency)
+
+
 class SeriesWorkloadSpec(serializers.Serializer):
     kind = serializers.ChoiceField(choices=["series"])
     objects = serializers.ChoiceField(choices=sorted(SERIES_OBJECTS), default="seed-mid-24")
@@ -57,6 +111,7 @@ class SeriesWorkloadSpec(serializers.Serializer):
     repetitions = serializers.IntegerField(min_value=1, max_value=100, default=12)
     warmup = serializers.IntegerField(min_value=0, max_value=10, default=1)
     gap_ms = serializers.IntegerField(min_value=0, max_value=1000, default=0)
+    concurrency = ConcurrencyField(required=False)
     # A customer's own objects instead of `objects`: paths (appended to each arm's endpoint)
     # or absolute URLs, fetched in order and wrapping around like seed-mid-24.
     object_paths = serializers.ListField(
@@ -77,10 +132,12 @@ class ApiWorkloadSpec(serializers.Serializer):
     calls = serializers.IntegerField(min_value=1, max_value=200, default=5)
     request_bytes = serializers.IntegerField(min_value=0, max_value=1_000_000, default=64)
     warmup = serializers.IntegerField(min_value=0, max_value=10, default=0)
+    concurrency = ConcurrencyField(required=False)
 
 
 class MixedWorkloadSpec(ApiWorkloadSpec):
     kind = serializers.ChoiceField(choices=["mixed"])
+    concurrency = None  # type: ignore[assignment]  # in order on one connection (seeds/003)
     files = serializers.ChoiceField(choices=sorted(FILE_SETS), default="seed-unity-5")
 
 
@@ -231,6 +288,7 @@ class RequestsWorkloadSpec(serializers.Serializer):
     repetitions = serializers.IntegerField(min_value=1, max_value=500, default=10)
     warmup = serializers.IntegerField(min_value=0, max_value=10, default=1)
     think_ms = serializers.IntegerField(min_value=0, max_value=60_000, default=0)
+    concurrency = ConcurrencyField(required=False)
 
 
 WORKLOAD_SERIALIZERS: dict[str, type[serializers.Serializer]] = {
@@ -315,12 +373,19 @@ class ComparisonSpec(serializers.Serializer):
         kind = workload.get("kind")
         if kind not in WORKLOAD_SERIALIZERS:
             raise serializers.ValidationError({"kind": [f"Must be one of {WORKLOAD_KINDS}."]})
+        if "concurrency" in workload and kind not in CONCURRENCY_KINDS:
+            raise serializers.ValidationError({"concurrency": [
+                f"Only {', '.join(CONCURRENCY_KINDS)} workloads take concurrency: a {kind} measures its requests "
+                f"one at a time, in order."]})
         inner = WORKLOAD_SERIALIZERS[kind](data=workload)
         inner.is_valid(raise_exception=True)
         unknown = sorted(set(workload) - set(inner.fields))
         if unknown:
             raise serializers.ValidationError({name: ["Unknown field for this workload kind."] for name in unknown})
-        return dict(inner.validated_data)
+        validated = dict(inner.validated_data)
+        if validated.get("concurrency") == "sequential":
+            del validated["concurrency"]  # the default: absent, so the spec's fingerprint is unchanged
+        return validated
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if attrs["mode"] == "aa":
@@ -337,6 +402,7 @@ class ComparisonSpec(serializers.Serializer):
         if len(set(profiles)) != len(profiles):
             raise serializers.ValidationError({"network_profiles": ["Profiles must not repeat."]})
         _check_requests_fit_arms(attrs["workload"], attrs["arms"])
+        _check_concurrency_fits_arms(attrs["workload"], attrs["arms"])
         per_run = requests_per_run(attrs["workload"], arms=len(labels))
         if per_run > MAX_REQUESTS_PER_RUN:
             raise serializers.ValidationError(
@@ -369,6 +435,18 @@ def _check_requests_fit_arms(workload: dict[str, Any], arms: list[dict[str, Any]
     for index, request in enumerate(workload["requests"]):
         if request.get("url") is not None:
             _check_url_fits_arms(request["url"], arms, ("workload", "requests", str(index), "url"))
+
+
+def _check_concurrency_fits_arms(workload: dict[str, Any], arms: list[dict[str, Any]]) -> None:
+    """Concurrent requests go out on HTTP: a gRPC arm's calls are not issued concurrently by
+    any harness yet, so a concurrent workload with one is refused rather than run in order."""
+    if concurrency_of(workload) == "sequential":
+        return
+    for index, arm in enumerate(arms):
+        if arm["protocol"] == "grpc":
+            raise serializers.ValidationError({"arms": {str(index): {"protocol": [
+                f"concurrency {concurrency_label(concurrency_of(workload))} runs h1c, h1, h2 or h3 arms: gRPC calls "
+                "are issued one at a time (use concurrency: sequential for a gRPC arm)."]}}})
 
 
 def _check_url_fits_arms(url: str, arms: list[dict[str, Any]], where: tuple[str, ...]) -> None:

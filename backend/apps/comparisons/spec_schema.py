@@ -34,6 +34,7 @@ from .spec import (
     WORKLOAD_SERIALIZERS,
     ArmSpec,
     ComparisonSpec,
+    ConcurrencyField,
     DevicesSpec,
     GateSpec,
     RequestItemSpec,
@@ -69,6 +70,10 @@ DESCRIPTIONS = {
     "timeout_s": "Per request.",
     "endpoint": "Default: the runner's reference target. https:// (http:// for h1c).",
     "ca_bundle": "PEM certificates to trust for this endpoint (TLS verification is never turned off).",
+    "concurrency": "How the app issues the requests of one series, API round or pass over the list: sequential "
+                   "(default), parallel (6) or {parallel: N} (1–16 HTTP/1.1 connections per host) or all; HTTP/2 "
+                   "and HTTP/3 multiplex them on one connection. Series time is then first request issued → last "
+                   "response completed.",
 }
 
 
@@ -117,6 +122,8 @@ def _field(field: drf.Field, owner: str, defs: dict[str, Any]) -> dict[str, Any]
         for key, attr in (("minimum", "min_value"), ("maximum", "max_value")):
             if getattr(field, attr) is not None:
                 schema[key] = getattr(field, attr)
+    elif isinstance(field, ConcurrencyField):
+        schema = field.json_schema()
     elif isinstance(field, serializers.CharField):  # RegexField, SlugField and URLField too
         schema = {"type": "string"}
         min_length = field.min_length if field.min_length is not None else (0 if field.allow_blank else 1)

@@ -133,6 +133,11 @@ class PhoneDriver:
         if status is None:
             raise RuntimeError("status is None")
         job = build_job(lease["spec"], run_id=run_id, block=block, attempt=lease["attempt"], target=link.target)
+        if "max_parallel" in job:
+            # The service refuses concurrency for phones at submit; a spec that got here anyway must
+            # not be measured in order (the iOS app would ignore `group`) and reported as concurrent.
+            raise BlockFailure("test_failure", f"{self.name} harnesses do not issue concurrency groups yet; "
+                                               f"workload.concurrency runs on host runners only")
         reason = readiness_reason(status, [arm["origin"] for arm in job["arms"]], self.settings.limits)
         if reason:
             raise BlockFailure("device_not_ready", f"{serial}: {reason}")

@@ -106,13 +106,16 @@ def listed_request(arm: str, phase: str, request: dict[str, Any], **where: Any) 
                           expect_status=request.get("expect_status"), url=request.get("url"), **where)
 
 
+DEFAULT_PARALLEL = 6  # `parallel` without N: browsers' and URLSession-on-macOS's per-host limit
+
+
 def max_parallel(workload: dict[str, Any]) -> int:
-    """HTTP/1.1 connections per origin for a concurrency group: `parallel: N` → N; `all` →
-    one per request of the largest group (the contract's bound, 64, at most)."""
+    """HTTP/1.1 connections per origin for a concurrency group: `parallel: N` → N (`parallel`
+    alone → 6); `all` → one per request of the group (the contract's bound, 64, at most)."""
     concurrency = workload.get("concurrency") or "sequential"
     if isinstance(concurrency, dict):
-        return int(concurrency["parallel"])
-    return 64 if concurrency == "all" else 1
+        return int(concurrency.get("parallel") or DEFAULT_PARALLEL)
+    return {"all": 64, "parallel": DEFAULT_PARALLEL}.get(concurrency, 1)
 
 
 def with_groups(planned: Iterator[PlannedRequest], workload: dict[str, Any]) -> Iterator[PlannedRequest]:

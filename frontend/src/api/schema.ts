@@ -564,6 +564,42 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/secrets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's secrets: names only (values are never returned) */
+        get: operations["v1_secrets_list"];
+        put?: never;
+        /** Create a secret (owners and admins; 409 if the name exists) */
+        post: operations["v1_secrets_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/secrets/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Replace a secret's value, or create it (owners and admins) */
+        put: operations["v1_secrets_update"];
+        post?: never;
+        /** Delete a secret (owners and admins; a queued run that names it fails, saying so) */
+        delete: operations["v1_secrets_destroy"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/webhooks": {
         parameters: {
             query?: never;
@@ -661,6 +697,9 @@ export interface components {
             request_bytes?: number;
             /** @description Default: 0. */
             warmup?: number;
+            concurrency?: ("sequential" | "parallel" | "all") | {
+                parallel: number;
+            };
         };
         /**
          * @description compare.py `ArmComparison`: one arm against the baseline arm on one metric, device
@@ -1576,6 +1615,10 @@ export interface components {
             spec: {
                 [key: string]: unknown;
             };
+            /** @description values of the organization secrets the spec references as {{secret.NAME}} (only those): substituted into header values in memory, never written to disk or logs, dropped after the run */
+            secrets?: {
+                [key: string]: string;
+            };
         };
         LinkSpecRequest: {
             down: components["schemas"]["DirectionSpecRequest"];
@@ -1801,7 +1844,7 @@ export interface components {
             spec: unknown;
         };
         /** @enum {string} */
-        PresetName: "aa-calibration" | "api-and-download" | "mid-image-series" | "os-added-latency" | "payload-sweep";
+        PresetName: "aa-calibration" | "api-and-download" | "mid-image-series" | "mid-image-series-transatlantic" | "os-added-latency" | "payload-sweep";
         /** @enum {string} */
         Protocol: "h1c" | "h1" | "h2" | "h3" | "grpc";
         RegisterInputRequest: {
@@ -1839,6 +1882,9 @@ export interface components {
             warmup?: number;
             /** @description Default: 0. */
             think_ms?: number;
+            concurrency?: ("sequential" | "parallel" | "all") | {
+                parallel: number;
+            };
         };
         ResultGroup: {
             device: string;
@@ -1976,6 +2022,26 @@ export interface components {
             readonly id: string;
             readonly name: string;
         };
+        SecretCreateInputRequest: {
+            /** @description referenced in specs as {{secret.NAME}}: 1–64 of A-Z, 0-9 and _, starting with a letter */
+            name: string;
+            /** @description write-only: never returned by any endpoint; 1–8192 bytes (UTF-8), no CR, LF or NUL */
+            value: string;
+        };
+        /** @description A secret as every member sees it: its name and history, never its value. */
+        SecretOutput: {
+            readonly name: string;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly updated_at: string;
+            created_by?: string | null;
+            updated_by?: string | null;
+        };
+        SecretValueInputRequest: {
+            /** @description write-only: never returned by any endpoint; 1–8192 bytes (UTF-8), no CR, LF or NUL */
+            value: string;
+        };
         /** @description series.py `series_summary`: per profile × device × arm × period. */
         SeriesRow: {
             profile: string;
@@ -2016,6 +2082,9 @@ export interface components {
             warmup?: number;
             /** @description Default: 0. */
             gap_ms?: number;
+            concurrency?: ("sequential" | "parallel" | "all") | {
+                parallel: number;
+            };
             object_paths?: string[];
         };
         SessionOutput: {
@@ -2717,6 +2786,8 @@ export interface operations {
                 origin?: string;
                 /** @description 1–500, default 10 */
                 repetitions?: number;
+                /** @description JSON {header: secret name}, e.g. {"Authorization": "API_TOKEN"}: those headers become {{secret.API_TOKEN}} instead of being dropped; each secret must exist in the organization */
+                secret_map?: string;
             };
             header?: never;
             path?: never;
@@ -2983,6 +3054,105 @@ export interface operations {
             };
         };
     };
+    v1_secrets_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecretOutput"][];
+                };
+            };
+        };
+    };
+    v1_secrets_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SecretCreateInputRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["SecretCreateInputRequest"];
+                "multipart/form-data": components["schemas"]["SecretCreateInputRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecretOutput"];
+                };
+            };
+        };
+    };
+    v1_secrets_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SecretValueInputRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["SecretValueInputRequest"];
+                "multipart/form-data": components["schemas"]["SecretValueInputRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecretOutput"];
+                };
+            };
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecretOutput"];
+                };
+            };
+        };
+    };
+    v1_secrets_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     v1_webhooks_list: {
         parameters: {
             query?: {
@@ -3062,6 +3232,7 @@ type ReadonlyArray<T> = [
 export const pathsApiV1DevicesGetParametersQueryPlatformValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/devices"]["get"]["parameters"]["query"]["platform"]> = ["android", "host", "ios"];
 export const pathsApiV1DevicesGetParametersQueryStateValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/devices"]["get"]["parameters"]["query"]["state"]> = ["available", "busy", "not_ready", "offline", "quarantined", "unauthorized"];
 export const apiWorkloadKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ApiWorkload"]["kind"]> = ["api"];
+export const apiWorkloadConcurrencyOneOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ApiWorkload"]["concurrency"]> = ["sequential", "parallel", "all"];
 export const cliffsLabelValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CliffsLabel"]> = ["negligible", "small", "medium", "large"];
 export const cohensLabelValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CohensLabel"]> = ["negligible", "small", "medium", "large", "very large", "huge"];
 export const comparisonModeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ComparisonMode"]> = ["ab", "aa"];
@@ -3087,14 +3258,16 @@ export const overallOutcomeValues: ReadonlyArray<FlattenedDeepRequired<component
 export const payloadSweepWorkloadKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PayloadSweepWorkload"]["kind"]> = ["payload_sweep"];
 export const platformValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Platform"]> = ["host", "android", "ios"];
 export const platformEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PlatformEnum"]> = ["ios", "android", "host"];
-export const presetNameValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PresetName"]> = ["aa-calibration", "api-and-download", "mid-image-series", "os-added-latency", "payload-sweep"];
+export const presetNameValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PresetName"]> = ["aa-calibration", "api-and-download", "mid-image-series", "mid-image-series-transatlantic", "os-added-latency", "payload-sweep"];
 export const protocolValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Protocol"]> = ["h1c", "h1", "h2", "h3", "grpc"];
 export const requestsWorkloadKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RequestsWorkload"]["kind"]> = ["requests"];
+export const requestsWorkloadConcurrencyOneOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RequestsWorkload"]["concurrency"]> = ["sequential", "parallel", "all"];
 export const runErrorKindEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunErrorKindEnum"]> = ["device_lost", "device_not_ready", "build_failure", "timeout", "malformed_result", "link_unavailable", "runner_fault", "test_failure", "lease_expired"];
 export const runStatusEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunStatusEnum"]> = ["queued", "leased", "done", "failed", "cancelled"];
 export const runnerDeviceStateEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunnerDeviceStateEnum"]> = ["available", "busy", "not_ready", "unauthorized", "offline"];
 export const seriesWorkloadKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeriesWorkload"]["kind"]> = ["series"];
 export const seriesWorkloadObjectsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeriesWorkload"]["objects"]> = ["seed-mid-24"];
+export const seriesWorkloadConcurrencyOneOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeriesWorkload"]["concurrency"]> = ["sequential", "parallel", "all"];
 export const specGateStatisticValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SpecGate"]["statistic"]> = ["median"];
 export const sweepMethodValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SweepMethod"]> = ["POST", "GET"];
 export const typeEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TypeEnum"]> = ["cancel_run"];

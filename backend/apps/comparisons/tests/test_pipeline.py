@@ -16,7 +16,9 @@ def test_comparison_flows_through_celery_tasks(api, runner_api):
     with start_worker(celery_app, pool="solo", perform_ping_check=False, shutdown_timeout=10):
         created = api.post("/api/v1/comparisons", {
             "name": "pipeline", "preset": "mid-image-series",
-            "workload": {"kind": "series", "periods": [3], "repetitions": 2}, "blocks": 1, "seed": 3,
+            # Sequential: the series time is the sum of the requests' (the preset's parallel 4 would span them).
+            "workload": {"kind": "series", "periods": [3], "repetitions": 2, "concurrency": "sequential"},
+            "blocks": 1, "seed": 3,
         }, format="json").json()
         assert wait_for(lambda: Run.objects.filter(comparison_id=created["id"]).exists()), "plan task did not run"
         leased = runner_api.post("/api/runner/v1/lease", {"devices": ["host-lab-1"], "wait_s": 5},

@@ -22,6 +22,7 @@ def test_create_from_preset_fills_defaults_and_plans_runs(api, pool, django_capt
     assert [a["label"] for a in body["arms"]] == ["https-h1", "h2"]
     assert body["spec"]["workload"] == {
         "kind": "series", "objects": "seed-mid-24", "periods": [3, 6], "repetitions": 2, "warmup": 1, "gap_ms": 0,
+        "concurrency": {"parallel": 4},  # the preset's: NSURLSession on iOS
     }
     assert body["spec"]["devices"] == {"pool": "local", "platforms": ["host"], "count": 1}
     assert body["spec"]["gate"]["margin_pct"] == 5.0
@@ -136,8 +137,8 @@ def test_session_login_flow(user, pool):
 @pytest.mark.django_db
 def test_presets_listed(api):
     names = [p["name"] for p in api.get("/api/v1/presets").json()]
-    assert names == ["mid-image-series", "os-added-latency", "api-and-download", "payload-sweep",
-                     "aa-calibration"]
+    assert names == ["mid-image-series", "mid-image-series-transatlantic", "os-added-latency", "api-and-download",
+                     "payload-sweep", "aa-calibration"]
 
 
 @pytest.mark.django_db
