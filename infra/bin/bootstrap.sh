@@ -10,6 +10,8 @@ have() { command -v "$1" >/dev/null 2>&1; }
 ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || missing+=(postgresql)
 have redis-server || missing+=(redis-server)
 have nginx || [ -x /usr/sbin/nginx ] || missing+=(nginx-light)
+# Caddy (h1/h2/h3) stands in, beside nginx, for a customer's own servers in the acceptance tests.
+have caddy || missing+=(caddy)
 have h2load || missing+=(nghttp2-client)
 have curl || missing+=(curl)
 have ip || missing+=(iproute2)
@@ -31,7 +33,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     apt-get update -qq
     apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
     # The Debian packages start their own servers; LatencyLab runs its own instances.
-    for svc in postgresql redis-server nginx; do
+    for svc in postgresql redis-server nginx caddy; do
       (systemctl stop "$svc" || service "$svc" stop) >/dev/null 2>&1 || true
     done
   else

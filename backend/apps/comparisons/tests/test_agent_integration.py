@@ -48,9 +48,9 @@ def test_seed_preset_runs_end_to_end_through_the_agent(preset, live_server, api,
         thread.join(30)
     comparison = Comparison.objects.get(pk=comparison_id)
     assert finished, (comparison.status, comparison.error,
-                                                         list(comparison.runs.values("status", "error")))
+                      list(comparison.runs.values("status", "error")))
     assert comparison.status == "finished", (comparison.status, comparison.error,
-                                                         list(comparison.runs.values("status", "error")))
+                                             list(comparison.runs.values("status", "error")))
     detail = api.get(f"/api/v1/comparisons/{comparison_id}").json()
     assert detail["progress"] == {"runs_total": 1, "runs_done": 1, "blocks_total": 2, "blocks_done": 2,
                                   "percent": 100.0}

@@ -52,9 +52,9 @@ def test_a_har_replays_against_two_builds_through_the_agent(live_server, api, po
         client.close()
     comparison = Comparison.objects.get(pk=comparison_id)
     assert finished, (comparison.status, comparison.error,
-                                                         list(comparison.runs.values("status", "error")))
+                      list(comparison.runs.values("status", "error")))
     assert comparison.status == "finished", (comparison.status, comparison.error,
-                                                         list(comparison.runs.values("status", "error")))
+                                             list(comparison.runs.values("status", "error")))
     results = api.get(f"/api/v1/comparisons/{comparison_id}/results").json()
     requests = results["groups"][0]["requests"]
     for arm in ("build-a", "build-b"):

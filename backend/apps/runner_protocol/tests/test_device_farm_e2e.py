@@ -120,11 +120,11 @@ def wait_comparison(client: APIClient, comparison_id: str, runner: RunnerProcess
     done = wait_for(lambda: Comparison.objects.get(pk=comparison_id).status in Comparison.TERMINAL, TERMINAL_S)
     detail = client.get(f"/api/v1/comparisons/{comparison_id}").json()
     assert done, (detail["status"], detail.get("error"),
-                                                     [(r["status"], r["error"]) for r in detail["runs"]],
-                                                     runner.tail())
+                  [(r["status"], r["error"]) for r in detail["runs"]],
+                  runner.tail())
     assert detail["status"] == "finished", (detail["status"], detail.get("error"),
-                                                     [(r["status"], r["error"]) for r in detail["runs"]],
-                                                     runner.tail())
+                                            [(r["status"], r["error"]) for r in detail["runs"]],
+                                            runner.tail())
     return detail
 
 
