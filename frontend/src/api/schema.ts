@@ -1897,6 +1897,14 @@ export interface components {
                 [key: string]: components["schemas"]["RequestStats"];
             };
         };
+        /**
+         * @description * `owner` - Owner
+         *     * `admin` - Admin
+         *     * `member` - Member
+         *     * `viewer` - Viewer
+         * @enum {string}
+         */
+        RoleEnum: "owner" | "admin" | "member" | "viewer";
         RunArtifactOutput: {
             /** Format: uuid */
             readonly id: string;
@@ -2090,6 +2098,15 @@ export interface components {
         SessionOutput: {
             username: string;
             organization: components["schemas"]["OrganizationRef"];
+            /**
+             * @description the caller's role in the organization (owners and admins manage it)
+             *
+             *     * `owner` - Owner
+             *     * `admin` - Admin
+             *     * `member` - Member
+             *     * `viewer` - Viewer
+             */
+            role: (components["schemas"]["RoleEnum"] | components["schemas"]["NullEnum"]) | null;
         };
         /** @description An h1c arm's endpoint is http://, any other arm's https://. */
         SpecArm: {
@@ -3262,6 +3279,7 @@ export const presetNameValues: ReadonlyArray<FlattenedDeepRequired<components>["
 export const protocolValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Protocol"]> = ["h1c", "h1", "h2", "h3", "grpc"];
 export const requestsWorkloadKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RequestsWorkload"]["kind"]> = ["requests"];
 export const requestsWorkloadConcurrencyOneOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RequestsWorkload"]["concurrency"]> = ["sequential", "parallel", "all"];
+export const roleEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoleEnum"]> = ["owner", "admin", "member", "viewer"];
 export const runErrorKindEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunErrorKindEnum"]> = ["device_lost", "device_not_ready", "build_failure", "timeout", "malformed_result", "link_unavailable", "runner_fault", "test_failure", "lease_expired"];
 export const runStatusEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunStatusEnum"]> = ["queued", "leased", "done", "failed", "cancelled"];
 export const runnerDeviceStateEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunnerDeviceStateEnum"]> = ["available", "busy", "not_ready", "unauthorized", "offline"];

@@ -6,6 +6,7 @@ import { ComparisonsRoute } from './routes/comparisons';
 import { NewComparisonRoute } from './routes/new-comparison';
 import { ComparisonRoute } from './routes/comparison';
 import { DevicesRoute } from './routes/devices';
+import { OrganizationRoute } from './routes/organization';
 import { NotFoundRoute } from './routes/not-found';
 
 export const routes: RouteObject[] = [
@@ -18,6 +19,7 @@ export const routes: RouteObject[] = [
       { path: '/comparisons/new', element: <NewComparisonRoute /> },
       { path: '/comparisons/:id', element: <ComparisonRoute /> },
       { path: '/devices', element: <DevicesRoute /> },
+      { path: '/organization', element: <OrganizationRoute /> },
       { path: '*', element: <NotFoundRoute /> },
     ],
   },

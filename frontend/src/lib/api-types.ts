@@ -49,6 +49,11 @@ export type FleetRunnerPage = Schemas['PaginatedRunnerOutputList'];
 export type EnrollmentToken = Schemas['EnrollmentTokenOutput'];
 export type EnrollmentTokenCreated = Schemas['EnrollmentTokenCreated'];
 export type EnrollmentTokenRequest = Schemas['EnrollmentTokenInputRequest'];
+export type Role = Schemas['RoleEnum'];
+// /api/v1/secrets: names only; a value is sent, never received.
+export type Secret = Schemas['SecretOutput'];
+export type SecretCreateRequest = Schemas['SecretCreateInputRequest'];
+export type SecretValueRequest = Schemas['SecretValueInputRequest'];
 export type Analysis = Schemas['Analysis'];
 export type DescriptiveRow = Schemas['DescriptiveRow'];
 export type SeriesRow = Schemas['SeriesRow'];

@@ -11,6 +11,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from ..models import Membership
+from ..permissions import role_in
 from ..selectors import organization_for_request
 
 
@@ -27,6 +29,8 @@ class OrganizationRefSerializer(serializers.Serializer):
 class SessionOutputSerializer(serializers.Serializer):
     username = serializers.CharField()
     organization = OrganizationRefSerializer()
+    role = serializers.ChoiceField(choices=Membership.Role.choices, allow_null=True,
+                                   help_text="the caller's role in the organization (owners and admins manage it)")
 
 
 def _session_body(request: Request) -> dict[str, Any]:
@@ -34,6 +38,7 @@ def _session_body(request: Request) -> dict[str, Any]:
     return {
         "username": request.user.get_username(),
         "organization": {"slug": org.slug, "name": org.name} if org else None,
+        "role": role_in(organization=org, request=request) if org else None,
     }
 
 

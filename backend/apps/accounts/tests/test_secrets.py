@@ -171,3 +171,9 @@ def test_production_settings_refuse_to_start_without_a_valid_key(secrets_key, st
     assert (done.returncode == 0) == starts, done.stderr[-2000:]
     if not starts:
         assert "LATENCYLAB_SECRETS_KEY" in done.stderr
+
+
+@pytest.mark.django_db
+def test_the_session_says_the_callers_role_so_the_dashboard_offers_writes_to_admins_only(org):
+    assert client_for(org, "boss", "owner").get("/api/v1/auth/me").json()["role"] == "owner"
+    assert client_for(org, "dev", "member").get("/api/v1/auth/me").json()["role"] == "member"

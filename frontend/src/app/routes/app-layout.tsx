@@ -33,6 +33,7 @@ function TopBar() {
           </NavLink>
           <NavLink to="/comparisons/new">New comparison</NavLink>
           <NavLink to="/devices">Devices</NavLink>
+          <NavLink to="/organization">Organization</NavLink>
         </nav>
         <div className="topbar-user">
           {user.data && (
