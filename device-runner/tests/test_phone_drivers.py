@@ -158,6 +158,25 @@ def test_a_concurrent_workload_is_refused_before_any_lane_runs(lab, backend, ref
     assert artifact_names(backend, run_id) == []
 
 
+@pytest.mark.parametrize("platform", ["android", "ios"])
+def test_a_secret_header_is_refused_before_any_lane_runs(lab, backend, reference, exchange, platform):
+    # The service sends secrets to host runners only; a spec that gets here anyway never puts
+    # the placeholder on the wire nor a value in a job file.
+    request = {"name": "me", "method": "GET", "url": None, "path": "/bytes/10", "body": None, "body_b64": None,
+               "body_bytes": None, "expect_status": None, "headers": {"authorization": "{{secret.API_TOKEN}}"}}
+    spec = {**SPEC, "workload": {"kind": "requests", "requests": [request], "repetitions": 1, "warmup": 0,
+                                 "think_ms": 0}}
+    if platform == "android":
+        lab.set(android=[scenario.android_device(PIXEL)])
+        run_id, finish = execute(lab.android_driver(reference), backend, PIXEL, spec=spec)
+    else:
+        lab.set(ios=[scenario.ios_device(IPHONE)])
+        run_id, finish = execute(lab.ios_driver(reference, exchange), backend, IPHONE, spec=spec)
+    assert_failed(backend, run_id, finish, status="failed", kind="test_failure",
+                  says=f"{platform} harnesses do not receive secrets")
+    assert artifact_names(backend, run_id) == []
+
+
 def test_android_malformed_result(lab, backend, reference):
     lab.set(android=[scenario.android_device(PIXEL, instrumentation="malformed")])
     run_id, finish = execute(lab.android_driver(reference), backend, PIXEL)

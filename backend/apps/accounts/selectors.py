@@ -1,3 +1,4 @@
+import logging
 from collections.abc import Iterable
 from uuid import UUID
 
@@ -5,7 +6,9 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from .models import ApiToken, Membership, Organization, Secret
-from .secret_box import open_sealed
+from .secret_box import SecretsKeyError, open_sealed
+
+log = logging.getLogger(__name__)
 
 
 def organization_for_request(request: HttpRequest) -> Organization | None:
@@ -32,11 +35,17 @@ def secret_names_of(*, organization_id: UUID) -> set[str]:
 
 def secret_values(*, organization_id: UUID, names: Iterable[str]) -> dict[str, str]:
     """The plain values of the named secrets that exist, for a runner's lease only. A name
-    the organization no longer has is absent (the runner fails that run, naming it)."""
+    the organization no longer has, or whose value no configured key opens, is absent (the
+    runner fails that run, naming it)."""
     wanted = sorted(set(names))
     if not wanted:
         return {}
     rows = Secret.objects.filter(organization_id=organization_id, name__in=wanted).values_list(
         "name", "key_id", "sealed_value")
-    return {name: open_sealed(key_id, sealed, organization_id=organization_id, name=name)
-            for name, key_id, sealed in rows}
+    values: dict[str, str] = {}
+    for name, key_id, sealed in rows:
+        try:
+            values[name] = open_sealed(key_id, sealed, organization_id=organization_id, name=name)
+        except SecretsKeyError as exc:  # an operator dropped a key before re-sealing under the new one
+            log.error("organization %s: %s", organization_id, exc)
+    return values

@@ -25,6 +25,7 @@ from ..devices.gate import GateThresholds, readiness_reason
 from ..devices.model import DeviceStatus
 from ..netlab.wifi import WifiShaper
 from ..workloads.job import build_job
+from ..workloads.secrets import MissingSecret
 from .artifacts import RunArtifacts
 from .device_link import PhoneLink, phone_link
 from .emulated import LinkUnavailable
@@ -132,7 +133,12 @@ class PhoneDriver:
         self.check_present(serial, status)
         if status is None:
             raise RuntimeError("status is None")
-        job = build_job(lease["spec"], run_id=run_id, block=block, attempt=lease["attempt"], target=link.target)
+        try:
+            job = build_job(lease["spec"], run_id=run_id, block=block, attempt=lease["attempt"], target=link.target)
+        except MissingSecret:
+            # The service sends secrets to host runners only: a harness reads its job from a file.
+            raise BlockFailure("test_failure", f"{self.name} harnesses do not receive secrets; {{{{secret.NAME}}}} "
+                                               f"headers run on host runners only") from None
         if "max_parallel" in job:
             # The service refuses concurrency for phones at submit; a spec that got here anyway must
             # not be measured in order (the iOS app would ignore `group`) and reported as concurrent.

@@ -26,7 +26,8 @@ def substitute_headers(job: dict[str, Any], secrets: Mapping[str, str]) -> None:
         name = match.group(1)
         if name not in secrets:
             raise MissingSecret(f"the spec references {{{{secret.{name}}}}}, which this lease does not carry: the "
-                                f"secret was deleted after the comparison was submitted")
+                                f"secret was deleted after the comparison was submitted (or the server can no "
+                                f"longer decrypt it)")
         return secrets[name]
 
     for request in job["requests"]:

@@ -83,8 +83,9 @@ class LogLines(logging.Handler):
             root.addHandler(self)
 
     def detach(self) -> None:
-        logging.getLogger().removeHandler(self)
-        logging.getLogger().setLevel(self._level)
+        if self in logging.getLogger().handlers:
+            logging.getLogger().removeHandler(self)
+            logging.getLogger().setLevel(self._level)
 
     def text(self) -> str:
         return "\n".join(self.lines)
@@ -110,8 +111,9 @@ class UploadSpy:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_secret_reaches_its_server_and_nothing_else(live_server, api, org, pool, target):
+def test_a_secret_reaches_its_server_and_nothing_else(live_server, api, org, pool, target, request):
     logs = LogLines()
+    request.addfinalizer(logs.detach)
     responses: list[bytes] = []
 
     def keep(response: Any) -> Any:
@@ -154,7 +156,6 @@ def test_a_secret_reaches_its_server_and_nothing_else(live_server, api, org, poo
             thread.join(30)
         client.close()
     recorder.close()
-    logs.detach()
     comparison = Comparison.objects.get(pk=comparison_id)
     assert finished, (comparison.status, list(comparison.runs.values("status", "error")))
     assert comparison.status == "finished", (comparison.status, list(comparison.runs.values("status", "error")))
