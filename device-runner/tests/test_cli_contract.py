@@ -100,7 +100,8 @@ def verdict_row(arm: str, outcome: str, *, device: str = "Pixel 8", profile: str
 
 def verdict_document(comparison: str, base_url: str, verdicts: list[dict[str, Any]], *, outcome: str,
                      baseline: dict[str, Any] | None = None,
-                     name: str = "MID series: HTTPS/1.1 vs HTTP/2") -> dict[str, Any]:
+                     name: str = "MID series: HTTPS/1.1 vs HTTP/2",
+                     history: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """A verdict as the server sends it; `outcome` is the server's overall outcome."""
     reason = (f"the worst of {len(verdicts)} verdicts on total_ms (regression > inconclusive > improvement > "
               "equivalent)" if verdicts else "no arm was compared with the baseline arm 'https-h1' on total_ms: no "
@@ -109,8 +110,19 @@ def verdict_document(comparison: str, base_url: str, verdicts: list[dict[str, An
         "comparison": comparison, "name": name, "status": "finished", "url": f"{base_url}/comparisons/{comparison}",
         "gate": {"statistic": "median", "metric": "total_ms", "margin_pct": 5.0, "alpha": 0.01},
         "baseline": baseline or {"kind": "arm", "comparison": None, "arm": "https-h1", "ref": None},
-        "verdicts": verdicts, "outcome": outcome, "outcome_reason": reason,
+        "verdicts": verdicts, "outcome": outcome, "outcome_reason": reason, "history": history or [],
     })
+
+
+def look(number: int, blocks: int, alpha: float, outcome: str, decision: str, *, ratio: float = 1.02,
+         p: float = 0.4) -> dict[str, Any]:
+    """One look of a run-until-decided comparison, as the server stores it."""
+    return server_shaped("VerdictLook", {
+        "look": number, "blocks_per_device": blocks, "alpha": alpha, "outcome": outcome, "decision": decision,
+        "ratio": ratio, "ci95": [ratio * 0.9, ratio * 1.1], "p_value": p,
+        "verdicts": [{"arm": "h2", "device": "Pixel 8", "network_profile": "lte", "outcome": outcome,
+                      "ratio": ratio, "ci95": [ratio * 0.9, ratio * 1.1], "p_value": p}],
+        "at": "2025-01-01T00:00:00Z"})
 
 
 @dataclass
@@ -123,6 +135,9 @@ class Scenario:
     error: str = ""
     samples_csv: bytes = b"run,arm,block,total_ms\n1,h2,0,12.1\n"
     polls: int = 0
+    # Run until decided: (min, max) blocks, and the looks taken by the time of each status step.
+    blocks_range: tuple[int, int] | None = None
+    looks: list[list[dict[str, Any]]] = field(default_factory=list)
 
 
 @dataclass
@@ -169,7 +184,7 @@ class FakeApi:
             return 401, {"detail": "Invalid token."}, "application/json"
         if method == "POST" and url.path == "/api/v1/comparisons":
             return self.create(headers, body)
-        match = re.fullmatch(r"/api/v1/comparisons/([0-9a-f-]{36})(/[a-z.]+)?", url.path)
+        match = re.fullmatch(r"/api/v1/comparisons/([0-9a-f-]{36})(/[a-z./]+)?", url.path)
         if not match or match.group(1) not in self.scenarios:
             return 404, {"detail": "Not found."}, "application/json"
         comparison, tail = match.group(1), match.group(2) or ""
@@ -190,6 +205,13 @@ class FakeApi:
             if baseline not in scenario.verdicts:
                 return 404, {"detail": f"No finished comparison matches {baseline}."}, "application/json"
             return 200, scenario.verdicts[baseline], "application/json"
+        if method == "GET" and tail == "/verdict/history":
+            step = min(max(scenario.polls - 1, 0), len(scenario.steps) - 1)
+            low, high = scenario.blocks_range or (None, None)
+            history = scenario.looks[min(step, len(scenario.looks) - 1)] if scenario.looks else []
+            return 200, server_shaped("VerdictHistory", {
+                "comparison": comparison, "status": scenario.steps[step][0], "blocks_min": low, "blocks_max": high,
+                "history": history}), "application/json"
         if method == "GET" and tail == "/samples.csv":
             return 200, scenario.samples_csv, "text/csv"
         if method == "GET" and tail == "/samples.json":
@@ -221,7 +243,9 @@ class FakeApi:
             "id": comparison, "name": name, "preset": None, "status": status, "tags": tags or {},
             "progress": {"runs_total": 1, "runs_done": int(status == "finished"), "blocks_total": total,
                          "blocks_done": done,
-                         "percent": round(100.0 * done / total, 1) if status != "finished" else 100.0},
+                         "percent": round(100.0 * done / total, 1) if status != "finished" else 100.0,
+                         "blocks_min": scenario.blocks_range[0] if scenario.blocks_range else total,
+                         "blocks_max": scenario.blocks_range[1] if scenario.blocks_range else total},
             "created_at": "2025-01-01T00:00:00Z", "finished_at": None, "spec": {}, "baseline_arm": "https-h1",
             "arms": [], "runs": [], "error": scenario.error if status in ("failed", "cancelled") else "",
         }
@@ -388,6 +412,45 @@ def test_run_wait_posts_spec_with_tags_polls_and_gates(api: FakeApi, spec_file: 
     assert "\r" not in captured.err
     assert captured.out.strip().endswith("verdict: regression (exit 1)")
     assert api.paths("GET")[-1] == f"/api/v1/comparisons/{comparison}/verdict"
+
+
+RUD_LOOKS = [look(1, 6, 0.000625, "inconclusive", "continue"), look(2, 12, 0.001875, "inconclusive", "continue"),
+             look(3, 24, 0.0075, "inconclusive", "stop", ratio=1.03, p=0.2)]
+
+
+@pytest.mark.parametrize("fail_on, expected", [("regression", 0), ("inconclusive", 2)])
+def test_run_until_decided_shows_each_look_while_waiting_and_gates_on_the_last(
+        api: FakeApi, fail_on: str, expected: int, capsys: pytest.CaptureFixture[str]) -> None:
+    """Inconclusive at every look up to max: the looks appear as they are taken, the report
+    lists them, and the exit code follows the final (last look's) verdict."""
+    scenario = Scenario(steps=[("running", 3), ("running", 6), ("running", 12), ("finished", 24)], blocks_total=24,
+                        blocks_range=(6, 24), looks=[[], RUD_LOOKS[:1], RUD_LOOKS[:2], RUD_LOOKS])
+    comparison = api.add(scenario)
+    scenario.verdicts[None] = verdict_document(comparison, api.base_url, [verdict_row("h2", "inconclusive")],
+                                               outcome="inconclusive", history=RUD_LOOKS)
+    code = main(["verdict", comparison, "--wait", "--poll-interval", "0.01", "--fail-on", fail_on])
+    assert code == expected
+    captured = capsys.readouterr()
+    assert "running 25% (6/24 blocks; run until decided: 6–24)" in captured.err
+    assert captured.err.index("look 1 at 6 blocks/device (α 0.00063): inconclusive, ratio 1.020 [0.918, 1.122], "
+                              "p 0.400 → more blocks") < captured.err.index("look 2 at 12 blocks/device")
+    assert "look 3 at 24 blocks/device (α 0.0075): inconclusive" in captured.err
+    assert "run until decided, 3 looks:" in captured.out
+    assert "  look 3 at 24 blocks/device (α 0.0075): inconclusive, ratio 1.030 [0.927, 1.133], p 0.200 → stopped" \
+        in captured.out
+    assert captured.out.strip().splitlines()[-1].startswith(f"verdict: inconclusive (exit {expected}")
+
+
+def test_run_until_decided_stopped_early_by_a_regression_exits_1(api: FakeApi,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    looks = [look(1, 6, 0.000625, "regression", "stop", ratio=1.6, p=0.0001)]
+    comparison = finished(api, [verdict_row("h2", "regression", ratio=1.6)], history=looks)
+    assert main(["verdict", comparison, "--format", "markdown"]) == 1
+    out = capsys.readouterr().out
+    assert "Run until decided: 1 look." in out
+    assert "- look 1 at 6 blocks/device (α 0.00063): regression, ratio 1.600" in out
+    assert main(["verdict", comparison, "--format", "json"]) == 1
+    assert json.loads(capsys.readouterr().out)["history"] == looks
 
 
 def test_run_without_wait_prints_the_id_only(api: FakeApi, spec_file: Path, capsys: pytest.CaptureFixture[str]) -> None:

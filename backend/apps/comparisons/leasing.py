@@ -16,7 +16,7 @@ from uuid import UUID
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Exists, OuterRef, QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from apps.accounts.selectors import secret_values
@@ -34,6 +34,7 @@ from .models import Arm, Comparison, Run, RunAttempt
 from .platforms import device_protocols, devices_supporting, run_protocols
 from .secret_refs import referenced_secret_names
 from .services import comparison_complete_if_runs_done
+from .spec import wire_spec
 
 # Devices that could take a run soon: not gone, not quarantined, not waiting for a human.
 _UNFIT_STATES = (Device.State.OFFLINE, Device.State.QUARANTINED, Device.State.UNAUTHORIZED)
@@ -74,7 +75,8 @@ def run_lease_payload(run: Run) -> dict[str, Any]:
         # substitutes them in memory and drops them after the run (runner protocol README).
         "secrets": secret_values(organization_id=run.comparison.organization_id,
                                  names=referenced_secret_names(run.comparison.spec)),
-        "spec": run.comparison.spec,
+        # A run-until-decided spec goes out with the run's current block count (spec.wire_spec).
+        "spec": wire_spec(run.comparison.spec, blocks=run.blocks_total),
     }
 
 
@@ -131,6 +133,9 @@ def _next_run_for(device: Device) -> Run | None:
         .exclude(Exists(Run.objects.filter(comparison=OuterRef("comparison"),
                                            network_profile=OuterRef("network_profile"),
                                            device=device).exclude(slot=OuterRef("slot"))))
+        # A run extended by run-until-decided keeps its device: another device takes it only
+        # when that one is gone or quarantined.
+        .exclude(Q(device__isnull=False) & ~Q(device=device) & ~Q(device__state__in=_UNFIT_STATES))
         .select_related("comparison")
         .order_by("comparison__created_at", "slot", "network_profile")
     )
@@ -286,9 +291,10 @@ def _requeue_or_fail(run: Run, *, kind: str, error: str, counts_against_device: 
     run.error_kind = kind
     run.lease_expires_at = None
     run.lease_ended_at = timezone.now()
-    if run.attempt >= settings.RUNNER_MAX_ATTEMPTS:
+    # Failed attempts, not leases: a run-until-decided run is leased again at each look.
+    if len(lines) >= settings.RUNNER_MAX_ATTEMPTS:
         run.status = Run.Status.FAILED
-        run.error = "\n".join([f"infrastructure: failed after {run.attempt} attempts", *lines])
+        run.error = "\n".join([f"infrastructure: failed after {len(lines)} attempts", *lines])
         run.finished_at = timezone.now()
     else:
         run.status = Run.Status.QUEUED

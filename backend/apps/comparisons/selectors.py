@@ -10,6 +10,7 @@ from apps.devices.models import Device
 
 from .models import Comparison, Run, RunBlock
 from .platforms import device_protocols, run_protocols
+from .spec import blocks_range
 
 
 def _per_comparison(rows: QuerySet[Any], aggregate: Aggregate) -> Coalesce:
@@ -52,7 +53,11 @@ def comparison_progress(comparison: Comparison) -> dict[str, Any]:
         percent = round(100.0 * counts["blocks_done"] / counts["blocks_total"], 1)
     else:
         percent = 0.0
-    return {**counts, "percent": percent}
+    # Run until decided: the device time lies between every run stopping at min blocks and every run going to max.
+    bounds = blocks_range(comparison.spec)
+    runs = counts["runs_total"]
+    return {**counts, "percent": percent, "blocks_min": runs * bounds[0] if bounds else counts["blocks_total"],
+            "blocks_max": runs * bounds[1] if bounds else counts["blocks_total"]}
 
 
 # Device states as strings: a waiting reason reads whatever states the devices app has.

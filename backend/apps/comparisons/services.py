@@ -17,7 +17,7 @@ from .events import COMPARISON_CREATED, COMPARISON_ENDED, COMPARISON_RUNS_DONE
 from .models import Arm, Comparison, Run
 from .platforms import spec_platform_errors
 from .secret_refs import referenced_secret_names, secret_platform_errors, unknown_secret_errors
-from .spec import normalize_spec, spec_fingerprint
+from .spec import blocks_range, normalize_spec, spec_fingerprint
 
 
 @transaction.atomic
@@ -79,6 +79,7 @@ def comparison_plan(*, comparison_id: str) -> int:
         return 0
     spec = comparison.spec
     pool = pools_visible_to(organization=comparison.organization).get(slug=spec["devices"]["pool"])
+    bounds = blocks_range(spec)  # run until decided: min blocks first, extended at each look
     runs = [
         Run(
             comparison=comparison,
@@ -87,7 +88,7 @@ def comparison_plan(*, comparison_id: str) -> int:
             platforms=spec["devices"]["platforms"],
             network_profile=profile,
             network_profile_spec=network_profile_wire_spec(organization=comparison.organization, name=profile),
-            blocks_total=spec["blocks"],
+            blocks_total=spec["blocks"] if bounds is None else bounds[0],
         )
         for slot in range(spec["devices"]["count"])
         for profile in spec["network_profiles"]
@@ -124,3 +125,21 @@ def comparison_complete_if_runs_done(*, comparison_id: str) -> bool:
     comparison.save(update_fields=["status", "updated_at"])
     publish(COMPARISON_RUNS_DONE, comparison_id=str(comparison.id))
     return True
+
+
+@transaction.atomic
+def comparison_extend_runs(*, comparison_id: str, blocks_total: int) -> int:
+    """Run until decided, a look that did not decide: every completed run of an analysing
+    comparison goes back to the queue to run up to `blocks_total` blocks, on the device it
+    ran on (leasing prefers it, so each device's blocks stay one device's), resuming at its
+    next block; the comparison is running again. Returns the runs extended (0 when the
+    comparison is no longer analysing, or no run completed: then nothing changes)."""
+    comparison = Comparison.objects.select_for_update().get(pk=comparison_id)
+    if comparison.status != Comparison.Status.ANALYSING:
+        return 0
+    extended = comparison.runs.filter(status=Run.Status.DONE, blocks_total__lt=blocks_total).update(
+        status=Run.Status.QUEUED, blocks_total=blocks_total, finished_at=None, error="", error_kind="")
+    if extended:
+        comparison.status = Comparison.Status.RUNNING
+        comparison.save(update_fields=["status", "updated_at"])
+    return extended

@@ -45,6 +45,15 @@ RESERVED_HEADERS = {"host", "content-length", "transfer-encoding", "connection",
                     "te", "proxy-connection", "http2-settings", "user-agent"}
 NO_CR_LF = r"^[^\r\n\x00]*$"
 PATH_ONLY = re.compile(r"^/[^\s]*$")
+# Fixed blocks per run (`blocks: 6`), or run until decided (`blocks: {min, max}`, `blocks: auto`).
+FIXED_BLOCKS_MAX = 50
+SEQUENTIAL_BLOCKS_MIN, SEQUENTIAL_BLOCKS_MAX = 2, 200
+# `blocks: auto`: 6 blocks first (what a fixed comparison has by default), up to 24 per device:
+# 8 blocks of 30 requests already give 96 % power at +20 % on one device (docs/methodology.md).
+AUTO_BLOCKS = {"min": 6, "max": 24}
+# The workload field a block's share of the work is counted in.
+REPEAT_FIELDS = {"series": "repetitions", "api": "rounds", "mixed": "rounds", "delay_sweep": "trials",
+                 "payload_sweep": "repetitions", "requests": "repetitions"}
 
 
 # `workload.concurrency` (issue 10): how an app issues a series', an API round's or a request
@@ -325,6 +334,85 @@ class ArmSpec(serializers.Serializer):
         return attrs
 
 
+class BlocksField(serializers.Field):
+    """`blocks`: an int (that many blocks per run), `{min, max}` or `auto` (run until decided:
+    min blocks per run first, more at each look that does not decide, max at most;
+    apps.results.analysis.sequential). Normalized to the int or to {"min": m, "max": M}."""
+
+    default_error_messages = {"invalid": "A whole number 1–50, an object with min and max, or auto."}
+
+    def to_internal_value(self, data: Any) -> int | dict[str, int]:
+        if data == "auto":
+            return dict(AUTO_BLOCKS)
+        if isinstance(data, dict):
+            return _sequential_blocks(data)
+        if isinstance(data, bool) or not isinstance(data, int | str):
+            self.fail("invalid")
+        try:
+            value = int(data)
+        except ValueError:
+            self.fail("invalid")
+        if not 1 <= value <= FIXED_BLOCKS_MAX:
+            raise serializers.ValidationError(
+                f"Ensure this value is greater than or equal to 1 and less than or equal to {FIXED_BLOCKS_MAX}; for "
+                "more blocks, run until decided with {min, max}.")
+        return value
+
+    def to_representation(self, value: Any) -> Any:
+        return value
+
+    @staticmethod
+    def json_schema() -> dict[str, Any]:
+        bound = {"type": "integer", "minimum": SEQUENTIAL_BLOCKS_MIN, "maximum": SEQUENTIAL_BLOCKS_MAX}
+        return {"oneOf": [
+            {"type": "integer", "minimum": 1, "maximum": FIXED_BLOCKS_MAX},
+            {"type": "object", "properties": {"min": bound, "max": bound}, "required": ["min", "max"],
+             "additionalProperties": False},
+            {"const": "auto"},
+        ]}
+
+
+def _sequential_blocks(data: dict[str, Any]) -> dict[str, int]:
+    errors: dict[str, list[str]] = {key: ["Unknown field; blocks takes min and max."]
+                                    for key in sorted(set(data) - {"min", "max"})}
+    bounds: dict[str, int] = {}
+    for key in ("min", "max"):
+        value = data.get(key)
+        if value is None:
+            errors[key] = ["This field is required."]
+        elif isinstance(value, bool) or not isinstance(value, int):
+            errors[key] = ["A whole number."]
+        elif not SEQUENTIAL_BLOCKS_MIN <= value <= SEQUENTIAL_BLOCKS_MAX:
+            errors[key] = [f"{SEQUENTIAL_BLOCKS_MIN}–{SEQUENTIAL_BLOCKS_MAX} (a look needs 2 blocks for its t-test)."]
+        else:
+            bounds[key] = value
+    if not errors and bounds["min"] > bounds["max"]:
+        errors["max"] = [f"Must be at least min ({bounds['min']})."]
+    if errors:
+        raise serializers.ValidationError(errors)
+    return bounds
+
+
+def blocks_range(spec: dict[str, Any]) -> tuple[int, int] | None:
+    """(min, max) blocks per run of a run-until-decided spec; None for fixed blocks."""
+    blocks = spec.get("blocks")
+    return (int(blocks["min"]), int(blocks["max"])) if isinstance(blocks, dict) else None
+
+
+def wire_spec(spec: dict[str, Any], *, blocks: int) -> dict[str, Any]:
+    """The spec a runner gets for a run of `blocks` blocks: fixed specs unchanged; a
+    run-until-decided spec with `blocks` as an int and its workload's repetitions scaled so
+    each block holds what one of its min blocks holds (ceil(repetitions / min)) however far
+    the run is extended: runners split the repetitions over the blocks (r mod blocks)."""
+    bounds = blocks_range(spec)
+    if bounds is None:
+        return spec
+    workload = dict(spec["workload"])
+    field = REPEAT_FIELDS[workload["kind"]]
+    workload[field] = -(-int(workload[field]) // bounds[0]) * blocks
+    return {**spec, "blocks": blocks, "workload": workload}
+
+
 class DevicesSpec(serializers.Serializer):
     pool = serializers.SlugField(max_length=64, default="local")
     platforms = serializers.ListField(
@@ -355,7 +443,7 @@ class ComparisonSpec(serializers.Serializer):
     network_profiles = serializers.ListField(
         child=serializers.SlugField(max_length=64), min_length=1, max_length=20, default=["none"]
     )
-    blocks = serializers.IntegerField(min_value=1, max_value=50, default=6)
+    blocks = BlocksField(default=6)
     seed = serializers.IntegerField(min_value=0, max_value=2**31 - 1, required=False, allow_null=True, default=None)
     tags = serializers.DictField(child=serializers.CharField(max_length=200, allow_blank=True), default=dict)
     gate = GateSpec(required=False)
@@ -403,10 +491,14 @@ class ComparisonSpec(serializers.Serializer):
             raise serializers.ValidationError({"network_profiles": ["Profiles must not repeat."]})
         _check_requests_fit_arms(attrs["workload"], attrs["arms"])
         _check_concurrency_fits_arms(attrs["workload"], attrs["arms"])
-        per_run = requests_per_run(attrs["workload"], arms=len(labels))
+        bounds = blocks_range(attrs)
+        workload = attrs["workload"] if bounds is None else wire_spec(attrs, blocks=bounds[1])["workload"]
+        per_run = requests_per_run(workload, arms=len(labels))
         if per_run > MAX_REQUESTS_PER_RUN:
             raise serializers.ValidationError(
-                {"workload": [f"This workload makes {per_run} requests per run; the limit is {MAX_REQUESTS_PER_RUN}."]}
+                {"workload": [f"This workload makes {per_run} requests per run"
+                              + (f" at {bounds[1]} blocks" if bounds else "")
+                              + f"; the limit is {MAX_REQUESTS_PER_RUN}."]}
             )
         return attrs
 

@@ -29,10 +29,14 @@ from rest_framework import serializers
 
 from .spec import (
     AA_SUFFIX,
+    AUTO_BLOCKS,
     HEADER_NAME,
     MAX_HEADERS,
+    SEQUENTIAL_BLOCKS_MAX,
+    SEQUENTIAL_BLOCKS_MIN,
     WORKLOAD_SERIALIZERS,
     ArmSpec,
+    BlocksField,
     ComparisonSpec,
     ConcurrencyField,
     DevicesSpec,
@@ -62,7 +66,9 @@ DESCRIPTIONS = {
     "arms": "1–8 arms with unique labels, interleaved in randomized blocks.",
     "baseline_arm": "The label of the arm the others are judged against; default: the first arm.",
     "network_profiles": "Built-in or the organization's own profiles (GET /api/v1/network-profiles).",
-    "blocks": "Randomized interleaved blocks (ABBA) per run.",
+    "blocks": "Randomized interleaved blocks (ABBA) per run: a number, or run until decided with {min, max} "
+              f"({SEQUENTIAL_BLOCKS_MIN}–{SEQUENTIAL_BLOCKS_MAX}; looks at min, 2·min, 4·min … max) or auto "
+              f"({{min: {AUTO_BLOCKS['min']}, max: {AUTO_BLOCKS['max']}}}).",
     "seed": "Seeds the block order; default: random, recorded.",
     "tags": "Up to 20, names 1–64 characters; baselines are found by them (branch:NAME, tag:KEY=VALUE).",
     "devices": "Which devices: the pool, their platforms and how many.",
@@ -122,6 +128,8 @@ def _field(field: drf.Field, owner: str, defs: dict[str, Any]) -> dict[str, Any]
         for key, attr in (("minimum", "min_value"), ("maximum", "max_value")):
             if getattr(field, attr) is not None:
                 schema[key] = getattr(field, attr)
+    elif isinstance(field, BlocksField):
+        schema = field.json_schema()
     elif isinstance(field, ConcurrencyField):
         schema = field.json_schema()
     elif isinstance(field, serializers.CharField):  # RegexField, SlugField and URLField too

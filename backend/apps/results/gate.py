@@ -64,8 +64,10 @@ def no_data_against(*, baseline_comparison: str, ref: str, metric: str) -> str:
 
 
 def verdict_document(*, comparison: str, name: str, status: str, url: str, gate: dict[str, Any],
-                     baseline: dict[str, Any], verdicts: list[dict[str, Any]], no_data_reason: str) -> dict[str, Any]:
-    """The whole answer: the verdict lines, their overall outcome and why."""
+                     baseline: dict[str, Any], verdicts: list[dict[str, Any]], no_data_reason: str,
+                     history: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The whole answer: the verdict lines, their overall outcome and why; `history`: the looks
+    of a run-until-decided comparison (selectors.verdict_history), empty for fixed blocks."""
     pooled = headline(verdicts)
     outcome = overall_outcome([v["outcome"] for v in pooled])
     if outcome == NO_DATA:
@@ -79,4 +81,5 @@ def verdict_document(*, comparison: str, name: str, status: str, url: str, gate:
             reason += (f"; {beneath} per-device row{'s' if beneath != 1 else ''} beneath pooled device classes"
                        + (f", devices disagree in {disagree}" if disagree else ""))
     return {"comparison": comparison, "name": name, "status": status, "url": url, "gate": gate, "baseline": baseline,
-            "verdicts": to_jsonable(verdicts), "outcome": outcome, "outcome_reason": reason}
+            "verdicts": to_jsonable(verdicts), "outcome": outcome, "outcome_reason": reason,
+            "history": to_jsonable(history or [])}

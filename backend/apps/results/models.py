@@ -89,3 +89,31 @@ class Analysis(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["comparison", "version"], name="analysis_unique_version")]
         ordering = ["-version"]
+
+
+class VerdictLook(models.Model):
+    """One look of a run-until-decided comparison (apps.results.analysis.sequential): the gate's
+    verdict at that many blocks per device, tested at the α spent on this look, and what the
+    scheduler did next. The verdict endpoint serves them as `history`."""
+
+    class Decision(models.TextChoices):
+        STOP = "stop"  # decided, or max blocks reached: the comparison finishes with this look's verdict
+        CONTINUE = "continue"  # not decided: the runs were extended to the next look
+
+    comparison = models.ForeignKey(Comparison, on_delete=models.CASCADE, related_name="verdict_looks")
+    look = models.PositiveSmallIntegerField(help_text="1 for the first look")
+    blocks_per_device = models.PositiveSmallIntegerField()
+    alpha = models.FloatField(help_text="the α this look tested at; the looks' α sum to the gate's")
+    outcome = models.CharField(max_length=16, help_text="the overall outcome of the gate's headline rows")
+    decision = models.CharField(max_length=8, choices=Decision.choices)
+    # The row that decided the outcome (the first headline row with that outcome): its estimate.
+    ratio = models.FloatField(null=True)
+    ci95 = models.JSONField(null=True)
+    p_value = models.FloatField(null=True)
+    verdicts = models.JSONField(default=list, help_text="every headline row: arm, device, profile, outcome, ratio, "
+                                                        "ci95, p")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["comparison", "look"]
+        constraints = [models.UniqueConstraint(fields=["comparison", "look"], name="verdictlook_unique_look")]

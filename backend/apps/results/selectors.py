@@ -2,7 +2,7 @@ from typing import Any
 
 from apps.comparisons.models import Comparison
 
-from .models import Analysis
+from .models import Analysis, VerdictLook
 
 
 def analysis_latest(*, comparison: Comparison) -> Analysis | None:
@@ -23,3 +23,14 @@ def results_for_charts(*, comparison: Comparison) -> dict[str, Any]:
         body.update(analysis.result)
         body["analysis_version"] = analysis.version
     return body
+
+
+def verdict_history(*, comparison: Comparison) -> list[dict[str, Any]]:
+    """A run-until-decided comparison's looks in order (empty for fixed blocks): blocks per
+    device, the α tested at, the outcome, the deciding row's estimate, CI and p, what followed."""
+    return [
+        {"look": look.look, "blocks_per_device": look.blocks_per_device, "alpha": look.alpha,
+         "outcome": look.outcome, "decision": look.decision, "ratio": look.ratio, "ci95": look.ci95,
+         "p_value": look.p_value, "verdicts": look.verdicts, "at": look.created_at.isoformat()}
+        for look in VerdictLook.objects.filter(comparison=comparison).order_by("look")
+    ]

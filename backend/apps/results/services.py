@@ -9,23 +9,81 @@ from django.utils import timezone
 
 from apps.comparisons.events import COMPARISON_ENDED
 from apps.comparisons.models import Comparison, Run
+from apps.comparisons.services import comparison_extend_runs
+from apps.comparisons.spec import blocks_range
 from apps.core.events import publish
 
-from .analysis import VerdictConfig, analyze_comparison, describe, to_jsonable
+from .analysis import INCONCLUSIVE, VerdictConfig, analyze_comparison, describe, to_jsonable
+from .analysis.sequential import spending_schedule
 from .charts import chart_groups
+from .gate import POOLED, overall_outcome, verdict_row
 from .loader import load_comparison
-from .models import Analysis
+from .models import Analysis, VerdictLook
 from .phases import phase_breakdown_loaded
 
 ENGINE = "latencylab-stats"
 
 
-def verdict_config(spec: dict[str, Any]) -> VerdictConfig:
+def verdict_config(spec: dict[str, Any], *, alpha: float | None = None) -> VerdictConfig:
+    """The spec's gate; `alpha` replaces its α (a run-until-decided look tests at its share)."""
     gate = spec.get("gate") or {}
-    return VerdictConfig(margin_pct=float(gate.get("margin_pct", 5.0)), alpha=float(gate.get("alpha", 0.01)))
+    return VerdictConfig(margin_pct=float(gate.get("margin_pct", 5.0)),
+                         alpha=float(gate.get("alpha", 0.01)) if alpha is None else alpha)
 
 
-def analysis_compute(*, comparison: Comparison, timings: dict[str, float] | None = None) -> dict[str, Any]:
+def comparison_verdict_config(comparison: Comparison) -> VerdictConfig:
+    """What a comparison's verdicts are decided with: its gate, at the α of its last look when
+    it ran until decided (so a verdict against another comparison spends no more α)."""
+    last = comparison.verdict_looks.order_by("-look").first()
+    return verdict_config(comparison.spec, alpha=last.alpha if last else None)
+
+
+@dataclasses.dataclass(frozen=True)
+class LookPoint:
+    number: int  # 1 for the first look
+    blocks_per_device: int
+    alpha: float
+    next_blocks: int | None  # the next look's blocks per device; None at max
+
+
+def look_point(comparison: Comparison) -> LookPoint | None:
+    """Run until decided: the look the comparison's runs have reached (their block count is
+    a look point: planning and extending only ever set those); None for fixed blocks."""
+    bounds = blocks_range(comparison.spec)
+    if bounds is None:
+        return None
+    blocks = max(comparison.runs.values_list("blocks_total", flat=True), default=bounds[0])
+    schedule = spending_schedule(*bounds, verdict_config(comparison.spec).alpha)
+    index = next((i for i, (n, _) in enumerate(schedule) if n >= blocks), len(schedule) - 1)
+    n, alpha = schedule[index]
+    return LookPoint(index + 1, n, alpha, schedule[index + 1][0] if index + 1 < len(schedule) else None)
+
+
+def _gate_rows(comparison: Comparison, result: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
+    """The overall outcome and the headline rows of the gate's metric in a computed analysis."""
+    metric = (comparison.spec.get("gate") or {}).get("metric", "total_ms")
+    rows = [verdict_row(c, baseline_comparison=None) for c in (result.get("analysis") or {}).get("comparisons", [])
+            if c["metric"] == metric and c.get("scope", POOLED) == POOLED]
+    return overall_outcome([row["outcome"] for row in rows]), rows
+
+
+def _record_look(comparison: Comparison, point: LookPoint, result: dict[str, Any], decision: str) -> None:
+    outcome, rows = _gate_rows(comparison, result)
+    deciding = next((row for row in rows if row["outcome"] == outcome), None)
+    VerdictLook.objects.update_or_create(
+        comparison=comparison, look=point.number,
+        defaults={
+            "blocks_per_device": point.blocks_per_device, "alpha": point.alpha, "outcome": outcome,
+            "decision": decision,
+            "ratio": deciding["ratio"] if deciding else None, "ci95": deciding["ci95"] if deciding else None,
+            "p_value": deciding["p_value"] if deciding else None,
+            "verdicts": to_jsonable([{key: row[key] for key in ("arm", "device", "network_profile", "outcome",
+                                                                  "ratio", "ci95", "p_value")} for row in rows]),
+        })
+
+
+def analysis_compute(*, comparison: Comparison, timings: dict[str, float] | None = None,
+                     config: VerdictConfig | None = None) -> dict[str, Any]:
     """The stored comparison's analysis, as the dashboard reads it. ``timings`` (when
     given) receives the seconds of each step, for the benchmark."""
     clock = [time.perf_counter()]
@@ -41,7 +99,7 @@ def analysis_compute(*, comparison: Comparison, timings: dict[str, float] | None
     arms = list(table.arm_labels)
     step("load")
     analysis = analyze_comparison(table, baseline_arm=comparison.baseline_arm, baselines=loaded.baselines,
-                                  config=verdict_config(comparison.spec))
+                                  config=config or verdict_config(comparison.spec))
     step("engine")
     # Request statistics per arm over every period: the same describe() with periods folded.
     folded = dataclasses.replace(table, period=np.full(len(table), -1, dtype=np.int32))
@@ -63,19 +121,40 @@ def analysis_compute(*, comparison: Comparison, timings: dict[str, float] | None
     return result
 
 
+def _look_continues(comparison: Comparison, point: LookPoint, result: dict[str, Any]) -> bool:
+    """A look of run until decided: when its verdict is inconclusive and max is not reached, the
+    look is recorded and the runs extended to the next look (True); otherwise the caller
+    finishes the comparison with this look's analysis and records it as the stopping look."""
+    outcome, _ = _gate_rows(comparison, result)
+    if outcome == INCONCLUSIVE and point.next_blocks is not None:
+        with transaction.atomic():
+            if comparison_extend_runs(comparison_id=str(comparison.pk), blocks_total=point.next_blocks):
+                _record_look(comparison, point, result, VerdictLook.Decision.CONTINUE)
+                return True
+    return False
+
+
 def comparison_analyse(*, comparison_id: str) -> Analysis | None:
     """Compute (outside a transaction: it reads a lot) and store a new analysis version,
-    then mark the comparison finished (or failed when no run succeeded)."""
+    then mark the comparison finished (or failed when no run succeeded). A run-until-decided
+    comparison is judged at the α of the look its runs reached, and goes on to the next look
+    instead when that verdict is inconclusive (`_look_continues`)."""
     comparison = Comparison.objects.get(pk=comparison_id)
     if comparison.status != Comparison.Status.ANALYSING:
         return None
-    result = analysis_compute(comparison=comparison)
+    point = look_point(comparison)
+    result = analysis_compute(comparison=comparison,
+                              config=verdict_config(comparison.spec, alpha=point.alpha if point else None))
+    if point is not None and _look_continues(comparison, point, result):
+        return None
     with transaction.atomic():
         locked = Comparison.objects.select_for_update().get(pk=comparison_id)
         if locked.status != Comparison.Status.ANALYSING:
             return None
         version = (locked.analyses.aggregate(v=Max("version"))["v"] or 0) + 1
         analysis = Analysis.objects.create(comparison=locked, version=version, engine=ENGINE, result=result)
+        if point is not None:
+            _record_look(locked, point, result, VerdictLook.Decision.STOP)
         runs = list(locked.runs.values_list("status", "error"))
         if any(status == Run.Status.DONE for status, _ in runs):
             locked.status = Comparison.Status.FINISHED

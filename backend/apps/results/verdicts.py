@@ -21,8 +21,8 @@ from apps.core.errors import ApplicationError, Conflict
 from .analysis import SampleTable, compare_arms
 from .gate import POOLED, no_data_against, no_data_within, overall_outcome, verdict_document, verdict_row
 from .loader import load_comparison
-from .selectors import analysis_latest
-from .services import verdict_config
+from .selectors import analysis_latest, verdict_history
+from .services import comparison_verdict_config
 
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 
@@ -86,7 +86,7 @@ def verdict_for(comparison: Comparison, *, baseline_ref: str | None, base_url: s
         raise Conflict(f"The comparison is {comparison.status}; its verdict exists once it is finished.")
     gate = comparison.spec.get("gate") or {}
     metric = gate.get("metric", "total_ms")
-    config = verdict_config(comparison.spec)
+    config = comparison_verdict_config(comparison)
     if baseline_ref is None:
         verdicts = [verdict_row(c, baseline_comparison=None) for c in _within_rows(comparison, metric)]
         baseline = {"kind": "arm", "comparison": None, "arm": comparison.baseline_arm, "ref": None}
@@ -115,7 +115,8 @@ def verdict_for(comparison: Comparison, *, baseline_ref: str | None, base_url: s
     return verdict_document(
         comparison=str(comparison.id), name=comparison.name, status=comparison.status,
         url=f"{base_url}/comparisons/{comparison.id}",
-        # What the verdicts were decided with (a spec without a gate gets the defaults).
+        # What the verdicts were decided with (a spec without a gate gets the defaults; run until
+        # decided: the α of the last look).
         gate={"statistic": gate.get("statistic", "median"), "metric": metric, "margin_pct": config.margin_pct,
               "alpha": config.alpha},
-        baseline=baseline, verdicts=verdicts, no_data_reason=no_data)
+        baseline=baseline, verdicts=verdicts, no_data_reason=no_data, history=verdict_history(comparison=comparison))

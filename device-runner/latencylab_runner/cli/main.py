@@ -25,7 +25,7 @@ from .client import ApiClient
 from .errors import EXIT_INFRA, EXIT_PASS, CliError, InfraError, UsageError
 from .gate import FAIL_ON_CHOICES, GateResult, evaluate
 from .progress import Progress, describe
-from .render import FORMATS, render, render_error, render_text
+from .render import FORMATS, history_line, render, render_error, render_text
 
 DEFAULT_SERVER = "http://127.0.0.1:8000"
 API = "/api/v1/comparisons"
@@ -245,6 +245,7 @@ def wait_until_done(
     progress = Progress(console.err)
     unreachable_since: float | None = None
     detail: dict[str, Any] = {}
+    shown_looks = 0
     try:
         while True:
             try:
@@ -258,6 +259,7 @@ def wait_until_done(
             else:
                 unreachable_since = None
                 progress.update(detail)
+                shown_looks = _show_new_looks(api, comparison_id, detail, progress, shown_looks)
                 status = detail.get("status")
                 if status == "finished":
                     progress.finish_line()
@@ -278,6 +280,23 @@ def wait_until_done(
             time.sleep(pause)
     finally:
         progress.finish_line()
+
+
+def _show_new_looks(api: ApiClient, comparison_id: str, detail: dict[str, Any], progress: Progress,
+                    shown: int) -> int:
+    """Run until decided: print each look as it is taken (the verdict evolving block by block).
+    Returns how many looks are shown so far; a failed read is tried again on the next poll."""
+    counts = detail.get("progress") or {}
+    if counts.get("blocks_min") == counts.get("blocks_max"):
+        return shown
+    try:
+        body = api.get_json(f"{API}/{comparison_id}/verdict/history", what="verdict history")
+    except CliError:  # a server without the endpoint, or a passing outage: the final verdict still has them
+        return shown
+    history = [h for h in (body.get("history") or []) if isinstance(h, dict)] if isinstance(body, dict) else []
+    for look in history[shown:]:
+        progress.note(history_line(look))
+    return max(shown, len(history))
 
 
 def fetch_verdict(

@@ -20,7 +20,11 @@ def describe(detail: dict[str, Any]) -> str:
     if isinstance(percent, (int, float)):
         text += f" {percent:.0f}%"
     if done is not None and total:
-        text += f" ({done}/{total} blocks)"
+        text += f" ({done}/{total} blocks"
+        low, high = progress.get("blocks_min"), progress.get("blocks_max")
+        # Run until decided: the runs stop at a decided look, between min and max blocks.
+        ranged = isinstance(low, int) and isinstance(high, int) and low != high
+        text += f"; run until decided: {low}–{high})" if ranged else ")"
     return text
 
 

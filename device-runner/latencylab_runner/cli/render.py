@@ -182,6 +182,39 @@ def dashboard_url(result: GateResult) -> str | None:
 # --- text --------------------------------------------------------------------------------
 
 
+def history_line(look: dict[str, Any], *, last: bool = False) -> str:
+    """One look of a run-until-decided comparison: `look 2 at 12 blocks/device (α 0.0023):
+    inconclusive, ratio 1.04 [0.97, 1.12], p 0.21 → more blocks`."""
+    alpha = look.get("alpha")
+    text = f"look {look.get('look')} at {look.get('blocks_per_device')} blocks/device"
+    text += f" (α {alpha:.2g})" if isinstance(alpha, (int, float)) else ""
+    text += f": {str(look.get('outcome') or '?').replace('_', ' ')}"
+    ratio, ci = look.get("ratio"), look.get("ci95")
+    if isinstance(ratio, (int, float)):
+        text += f", ratio {ratio:.3f}"
+        if isinstance(ci, list) and len(ci) == 2 and all(isinstance(x, (int, float)) for x in ci):
+            text += f" [{ci[0]:.3f}, {ci[1]:.3f}]"
+    if isinstance(look.get("p_value"), (int, float)):
+        text += f", p {_p_text(look['p_value'])}"
+    if look.get("decision") == "continue":
+        text += " → more blocks"
+    elif last or look.get("decision") == "stop":
+        text += " → stopped"
+    return text
+
+
+def _p_text(p: float) -> str:
+    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def history_lines(result: GateResult) -> list[str]:
+    history = [h for h in (result.document.get("history") or []) if isinstance(h, dict)]
+    if not history:
+        return []
+    return [f"run until decided, {_plural(len(history), 'look')}:",
+            *(f"  {history_line(h, last=i == len(history) - 1)}" for i, h in enumerate(history))]
+
+
 def render_text(result: GateResult) -> str:
     doc = result.document
     lines = [
@@ -202,6 +235,7 @@ def render_text(result: GateResult) -> str:
         lines.append(line)
     if not verdicts:
         lines.append(f"  no verdicts: {result.reason or 'nothing to compare'}")
+    lines += history_lines(result)
     if url := dashboard_url(result):
         lines.append(f"dashboard: {url}")
     lines += [f"warning: {w}" for w in result.warnings]
@@ -241,6 +275,7 @@ def render_json(result: GateResult, *, version: str) -> str:
         "warnings": result.warnings,
         "error": None,
         "verdicts": doc.get("verdicts") or [],
+        "history": doc.get("history") or [],
     }
     return json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
 
@@ -420,6 +455,10 @@ def render_markdown(result: GateResult) -> str:
             row = [arm, md(group_label(verdict)), _nb(median), _nb(fmt_change(verdict)), fmt_cliffs(verdict),
                    _nb(fmt_p(verdict)), cell]
             lines.append("| " + " | ".join(row) + " |")
+        lines.append("")
+    if history := [h for h in (doc.get("history") or []) if isinstance(h, dict)]:
+        lines += [f"Run until decided: {_plural(len(history), 'look')}.", ""]
+        lines += [f"- {md(history_line(h, last=i == len(history) - 1))}" for i, h in enumerate(history)]
         lines.append("")
     for warning in result.warnings:
         lines += [f"> Warning: {md(warning)}", ""]

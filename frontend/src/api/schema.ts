@@ -337,6 +337,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/comparisons/{comparison_id}/verdict/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Verdict history of a run-until-decided comparison (the looks so far)
+         * @description Run until decided: the verdict at each look so far, while the comparison runs and after.
+         */
+        get: operations["v1_comparisons_verdict_history_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/devices": {
         parameters: {
             query?: never;
@@ -903,10 +923,15 @@ export interface components {
         ComparisonProgress: {
             runs_total: number;
             runs_done: number;
+            /** @description blocks the runs are scheduled for now */
             blocks_total: number;
             blocks_done: number;
             /** Format: double */
             percent: number;
+            /** @description the device time's lower bound in blocks: blocks_total, or for a run-until-decided comparison every run stopping at min blocks */
+            blocks_min: number;
+            /** @description the upper bound: blocks_total, or every run going to max blocks */
+            blocks_max: number;
         };
         ComparisonResults: {
             /** Format: uuid */
@@ -944,8 +969,11 @@ export interface components {
             devices?: components["schemas"]["SpecDevices"];
             /** @description Built-in or the organization's own profiles (GET /api/v1/network-profiles). Default: ["none"]. */
             network_profiles?: string[];
-            /** @description Randomized interleaved blocks (ABBA) per run. Default: 6. */
-            blocks?: number;
+            /** @description Randomized interleaved blocks (ABBA) per run: a number, or run until decided with {min, max} (2–200; looks at min, 2·min, 4·min … max) or auto ({min: 6, max: 24}). Default: 6. */
+            blocks?: number | {
+                min: number;
+                max: number;
+            } | "auto";
             /** @description Seeds the block order; default: random, recorded. */
             seed?: number | null;
             /** @description Up to 20, names 1–64 characters; baselines are found by them (branch:NAME, tag:KEY=VALUE). */
@@ -998,6 +1026,8 @@ export interface components {
             outcome: components["schemas"]["OverallOutcome"];
             /** @description why: which verdicts decided, or why there is nothing to judge */
             outcome_reason: string;
+            /** @description run until decided: the verdict at each look, in order (the last is the verdict above); empty for a fixed number of blocks */
+            history: components["schemas"]["VerdictLook"][];
         };
         /** @enum {string} */
         ConnectionPolicy: "cold" | "warm" | "resumed";
@@ -1631,6 +1661,24 @@ export interface components {
             password: string;
         };
         /**
+         * @description stop: decided or max blocks reached, the comparison finished with this look's verdict; continue: not decided, the runs were extended to the next look
+         * @enum {string}
+         */
+        LookDecision: "stop" | "continue";
+        /** @description One headline row (arm × device class × profile) at a look. */
+        LookRow: {
+            arm: string;
+            /** @description the device class */
+            device: string;
+            network_profile: string;
+            outcome: components["schemas"]["VerdictOutcome"];
+            /** Format: double */
+            ratio: number | null;
+            ci95: (number | null)[];
+            /** Format: double */
+            p_value: number | null;
+        };
+        /**
          * @description * `random` - random
          *     * `gilbert_elliott` - gilbert_elliott
          * @enum {string}
@@ -2215,6 +2263,46 @@ export interface components {
             /** Format: double */
             alpha: number;
         };
+        /** @description A comparison's looks so far, also while it runs (the verdict itself waits for the end). */
+        VerdictHistory: {
+            /** Format: uuid */
+            comparison: string;
+            status: components["schemas"]["ComparisonStatusEnum"];
+            /** @description run until decided: min blocks per device; null for a fixed number of blocks */
+            blocks_min: number | null;
+            /** @description run until decided: max blocks per device */
+            blocks_max: number | null;
+            /** @description the looks so far, in order */
+            history: components["schemas"]["VerdictLook"][];
+        };
+        /** @description One look of a run-until-decided comparison (docs/methodology.md, run until decided). */
+        VerdictLook: {
+            /** @description 1 for the first look */
+            look: number;
+            blocks_per_device: number;
+            /**
+             * Format: double
+             * @description the α this look tested at (alpha spending: the looks' α sum to the gate's α)
+             */
+            alpha: number;
+            outcome: components["schemas"]["OverallOutcome"];
+            decision: components["schemas"]["LookDecision"];
+            /**
+             * Format: double
+             * @description the deciding row's ratio of medians
+             */
+            ratio: number | null;
+            /** @description the deciding row's 95 % CI */
+            ci95: (number | null)[] | null;
+            /**
+             * Format: double
+             * @description the deciding row's p (block t-test)
+             */
+            p_value: number | null;
+            verdicts: components["schemas"]["LookRow"][];
+            /** Format: date-time */
+            at: string;
+        };
         /**
          * @description one comparison's verdict (DESIGN §8)
          * @enum {string}
@@ -2722,6 +2810,27 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ComparisonVerdict"];
+                };
+            };
+        };
+    };
+    v1_comparisons_verdict_history_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                comparison_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VerdictHistory"];
                 };
             };
         };
@@ -3254,6 +3363,7 @@ export const cliffsLabelValues: ReadonlyArray<FlattenedDeepRequired<components>[
 export const cohensLabelValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CohensLabel"]> = ["negligible", "small", "medium", "large", "very large", "huge"];
 export const comparisonModeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ComparisonMode"]> = ["ab", "aa"];
 export const comparisonScopeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ComparisonScope"]> = ["pooled", "device"];
+export const comparisonSpecRequestBlocksOneOf2Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ComparisonSpecRequest"]["blocks"]> = ["auto"];
 export const comparisonStatusEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ComparisonStatusEnum"]> = ["queued", "running", "analysing", "finished", "failed", "cancelled"];
 export const connectionPolicyValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ConnectionPolicy"]> = ["cold", "warm", "resumed"];
 export const delaySweepWorkloadKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DelaySweepWorkload"]["kind"]> = ["delay_sweep"];
@@ -3267,6 +3377,7 @@ export const gateMetricValues: ReadonlyArray<FlattenedDeepRequired<components>["
 export const gateStatisticValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["GateStatistic"]> = ["median"];
 export const httpMethodValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HttpMethod"]> = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"];
 export const kindEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["KindEnum"]> = ["private", "hosted"];
+export const lookDecisionValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LookDecision"]> = ["stop", "continue"];
 export const lossModelEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LossModelEnum"]> = ["random", "gilbert_elliott"];
 export const metricValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Metric"]> = ["total_ms", "ttfb_ms"];
 export const mixedWorkloadKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MixedWorkload"]["kind"]> = ["mixed"];

@@ -69,6 +69,8 @@ export type VerdictOutcome = Schemas['VerdictOutcome'];
 // GET /api/v1/comparisons/{id}/verdict: the CI gate, with the server's overall outcome.
 export type ComparisonVerdict = Schemas['ComparisonVerdict'];
 export type ArmVerdict = Schemas['ArmVerdict'];
+// Run until decided: the verdict at each look (blocks per device, α spent, outcome, estimate).
+export type VerdictLook = Schemas['VerdictLook'];
 export type OverallOutcome = Schemas['OverallOutcome'];
 
 export const PROTOCOLS: readonly Protocol[] = protocolValues;

@@ -12,9 +12,12 @@ from ..selectors import comparison_progress, run_waiting_reason, run_waiting_rea
 class ComparisonProgressSerializer(serializers.Serializer):
     runs_total = serializers.IntegerField()
     runs_done = serializers.IntegerField()
-    blocks_total = serializers.IntegerField()
+    blocks_total = serializers.IntegerField(help_text="blocks the runs are scheduled for now")
     blocks_done = serializers.IntegerField()
     percent = serializers.FloatField()
+    blocks_min = serializers.IntegerField(help_text="the device time's lower bound in blocks: blocks_total, or for a "
+                                          "run-until-decided comparison every run stopping at min blocks")
+    blocks_max = serializers.IntegerField(help_text="the upper bound: blocks_total, or every run going to max blocks")
 
 
 class ComparisonSummarySerializer(serializers.ModelSerializer):

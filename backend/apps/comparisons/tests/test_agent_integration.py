@@ -53,7 +53,7 @@ def test_seed_preset_runs_end_to_end_through_the_agent(preset, live_server, api,
                                              list(comparison.runs.values("status", "error")))
     detail = api.get(f"/api/v1/comparisons/{comparison_id}").json()
     assert detail["progress"] == {"runs_total": 1, "runs_done": 1, "blocks_total": 2, "blocks_done": 2,
-                                  "percent": 100.0}
+                                  "percent": 100.0, "blocks_min": 2, "blocks_max": 2}
     run = detail["runs"][0]
     assert run["fingerprint"]["platform"] == "host"
     assert run["fingerprint"]["clock_source"]

@@ -68,5 +68,6 @@ def test_the_list_counts_runs_and_blocks_without_multiplying_them(api, pool, run
 
     (listed,) = api.get("/api/v1/comparisons").json()["results"]
     detail = api.get(f"/api/v1/comparisons/{comparison.id}").json()
-    expected = {"runs_total": 2, "runs_done": 1, "blocks_total": 6, "blocks_done": 4, "percent": 66.7}
+    expected = {"runs_total": 2, "runs_done": 1, "blocks_total": 6, "blocks_done": 4, "percent": 66.7,
+                "blocks_min": 6, "blocks_max": 6}
     assert listed["progress"] == detail["progress"] == expected

@@ -11,11 +11,12 @@ from rest_framework.views import APIView
 
 from apps.accounts.permissions import organization_of
 from apps.comparisons.selectors import comparisons_for
+from apps.comparisons.spec import blocks_range
 
 from ..export import stream_csv, stream_json_lines
-from ..selectors import results_for_charts
+from ..selectors import results_for_charts, verdict_history
 from ..verdicts import verdict_for
-from .serializers import ComparisonResultsSerializer, ComparisonVerdictSerializer
+from .serializers import ComparisonResultsSerializer, ComparisonVerdictSerializer, VerdictHistorySerializer
 
 
 class ComparisonResultsView(APIView):
@@ -54,3 +55,16 @@ class ComparisonVerdictView(APIView):
         base_url = request.build_absolute_uri("/").rstrip("/")
         return Response(verdict_for(comparison, baseline_ref=request.query_params.get("baseline") or None,
                                     base_url=base_url))
+
+
+class ComparisonVerdictHistoryView(APIView):
+    """Run until decided: the verdict at each look so far, while the comparison runs and after."""
+
+    @extend_schema(responses={200: VerdictHistorySerializer}, summary="Verdict history of a run-until-decided "
+                   "comparison (the looks so far)")
+    def get(self, request: Request, comparison_id: str) -> Response:
+        comparison = get_object_or_404(comparisons_for(organization=organization_of(request)), pk=comparison_id)
+        bounds = blocks_range(comparison.spec)
+        return Response({"comparison": str(comparison.id), "status": comparison.status,
+                         "blocks_min": bounds[0] if bounds else None, "blocks_max": bounds[1] if bounds else None,
+                         "history": verdict_history(comparison=comparison)})

@@ -378,6 +378,40 @@ class ArmVerdictSerializer(serializers.Serializer):
     summary = serializers.CharField()
 
 
+LookDecisionField = _enum("LookDecision", ["stop", "continue"],
+                          "stop: decided or max blocks reached, the comparison finished with this look's verdict; "
+                          "continue: not decided, the runs were extended to the next look")
+
+
+class LookRowSerializer(serializers.Serializer):
+    """One headline row (arm × device class × profile) at a look."""
+
+    arm = serializers.CharField()
+    device = serializers.CharField(help_text="the device class")
+    network_profile = serializers.CharField()
+    outcome = VerdictOutcomeField()
+    ratio = serializers.FloatField(allow_null=True)
+    ci95 = _interval()
+    p_value = serializers.FloatField(allow_null=True)
+
+
+class VerdictLookSerializer(serializers.Serializer):
+    """One look of a run-until-decided comparison (docs/methodology.md, run until decided)."""
+
+    look = serializers.IntegerField(help_text="1 for the first look")
+    blocks_per_device = serializers.IntegerField()
+    alpha = serializers.FloatField(help_text="the α this look tested at (alpha spending: the looks' α sum to the "
+                                   "gate's α)")
+    outcome = OverallOutcomeField()
+    decision = LookDecisionField()
+    ratio = serializers.FloatField(allow_null=True, help_text="the deciding row's ratio of medians")
+    ci95 = serializers.ListField(child=serializers.FloatField(allow_null=True), min_length=2, max_length=2,
+                                 allow_null=True, help_text="the deciding row's 95 % CI")
+    p_value = serializers.FloatField(allow_null=True, help_text="the deciding row's p (block t-test)")
+    verdicts = LookRowSerializer(many=True)
+    at = serializers.DateTimeField()
+
+
 class ComparisonVerdictSerializer(serializers.Serializer):
     comparison = serializers.UUIDField()
     name = serializers.CharField()
@@ -388,3 +422,16 @@ class ComparisonVerdictSerializer(serializers.Serializer):
     verdicts = ArmVerdictSerializer(many=True)
     outcome = OverallOutcomeField()
     outcome_reason = serializers.CharField(help_text="why: which verdicts decided, or why there is nothing to judge")
+    history = VerdictLookSerializer(many=True, help_text="run until decided: the verdict at each look, in order "
+                                    "(the last is the verdict above); empty for a fixed number of blocks")
+
+
+class VerdictHistorySerializer(serializers.Serializer):
+    """A comparison's looks so far, also while it runs (the verdict itself waits for the end)."""
+
+    comparison = serializers.UUIDField()
+    status = serializers.ChoiceField(choices=Comparison.Status.choices)
+    blocks_min = serializers.IntegerField(allow_null=True, help_text="run until decided: min blocks per device; "
+                                          "null for a fixed number of blocks")
+    blocks_max = serializers.IntegerField(allow_null=True, help_text="run until decided: max blocks per device")
+    history = VerdictLookSerializer(many=True, help_text="the looks so far, in order")

@@ -11,5 +11,7 @@ urlpatterns = [
             comparison_views.ComparisonSamplesExportView.as_view(), name="comparison-samples"),
     path("comparisons/<uuid:comparison_id>/verdict", comparison_views.ComparisonVerdictView.as_view(),
          name="comparison-verdict"),
+    path("comparisons/<uuid:comparison_id>/verdict/history", comparison_views.ComparisonVerdictHistoryView.as_view(),
+         name="comparison-verdict-history"),
     path("pools/<slug:slug>/aa-report", PoolAAReportView.as_view(), name="pool-aa-report"),
 ]

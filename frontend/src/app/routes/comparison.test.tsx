@@ -41,7 +41,15 @@ describe('comparison detail page', () => {
       ...comparisonDetailFixture,
       status: 'running',
       finished_at: null,
-      progress: { runs_total: 2, runs_done: 0, blocks_total: 12, blocks_done: 3, percent: 25 },
+      progress: {
+        runs_total: 2,
+        runs_done: 0,
+        blocks_total: 12,
+        blocks_done: 3,
+        percent: 25,
+        blocks_min: 12,
+        blocks_max: 12,
+      },
     };
     server.use(
       http.get('*/api/v1/comparisons/:id', () => HttpResponse.json(running)),

@@ -22,6 +22,13 @@ export function ProgressBar({ progress, label, detailed = false }: ProgressBarPr
           <>
             {' '}
             · {progress.blocks_done}/{progress.blocks_total} blocks · {progress.runs_done}/{progress.runs_total} runs
+            {/* Run until decided: the device time lies between every run stopping at min and going to max. */}
+            {progress.blocks_min !== progress.blocks_max && (
+              <>
+                {' '}
+                · run until decided: {progress.blocks_min}–{progress.blocks_max} blocks in all
+              </>
+            )}
           </>
         )}
       </span>

@@ -7,7 +7,7 @@ import {
   ttfbVerdictFixture,
   verdictFixture,
 } from '@/testing/fixtures';
-import type { ArmComparison, ArmVerdict, ComparisonVerdict } from '@/lib/api-types';
+import type { ArmComparison, ArmVerdict, ComparisonVerdict, VerdictLook } from '@/lib/api-types';
 import { EffectTable, orderedComparisons, VerdictBanner } from './verdict';
 
 const analysis = analysisOf(resultsFixture);
@@ -137,5 +137,39 @@ describe('effect-size table', () => {
   it('renders nothing without comparisons', () => {
     const { container } = render(<EffectTable analysis={{ ...analysis, comparisons: [] }} arms={arms} />);
     expect(container).toBeEmptyDOMElement();
+  });
+});
+
+describe('verdict history (run until decided)', () => {
+  const look = (n: number, blocks: number, alpha: number, outcome: VerdictLook['outcome'], decision: VerdictLook['decision']): VerdictLook => ({
+    look: n,
+    blocks_per_device: blocks,
+    alpha,
+    outcome,
+    decision,
+    ratio: outcome === 'regression' ? 1.31 : 1.02,
+    ci95: outcome === 'regression' ? [1.18, 1.45] : [0.95, 1.1],
+    p_value: outcome === 'regression' ? 0.0004 : 0.41,
+    verdicts: [],
+    at: '2026-11-24T05:00:00Z',
+  });
+
+  it('shows a table of the looks under the banner of a run-until-decided comparison', () => {
+    const history = [
+      look(1, 6, 0.000625, 'inconclusive', 'continue'),
+      look(2, 12, 0.001875, 'regression', 'stop'),
+    ];
+    render(<VerdictBanner verdict={{ ...verdictFixture, history }} arms={arms} />);
+    const table = within(screen.getByTestId('verdict-history')).getByRole('table');
+    const rows = within(table).getAllByRole('row').slice(1);
+    expect(rows).toHaveLength(2);
+    expect(rows[0]).toHaveTextContent(/^160\.00063Inconclusive×1\.020 \[0\.950, 1\.100\]0\.410more blocks$/);
+    expect(rows[1]).toHaveTextContent(/^2120\.0019Regression×1\.310 \[1\.180, 1\.450\]< 0\.001stopped$/);
+    expect(screen.getByTestId('verdict-history')).toHaveTextContent('2 looks, decided at 12 blocks per device');
+  });
+
+  it('shows nothing for a fixed number of blocks', () => {
+    render(<VerdictBanner verdict={verdictFixture} arms={arms} />);
+    expect(screen.queryByTestId('verdict-history')).toBeNull();
   });
 });

@@ -1,4 +1,11 @@
-import type { Analysis, ArmComparison, ArmVerdict, ComparisonVerdict, OverallOutcome } from '@/lib/api-types';
+import type {
+  Analysis,
+  ArmComparison,
+  ArmVerdict,
+  ComparisonVerdict,
+  OverallOutcome,
+  VerdictLook,
+} from '@/lib/api-types';
 import { formatChangeWithCi, formatMs, formatP, formatSigned } from '@/utils/format';
 import { armColor } from './build-charts';
 
@@ -93,6 +100,7 @@ export function VerdictBanner({ verdict, arms }: VerdictBannerProps) {
   // The 2 ms floor widens the margin on fast requests; say so, or "within ±5 %" misleads.
   const widestPct = Math.max(0, ...rows.map((v) => v.margin * 100));
   const widened = widestPct > gate.margin_pct + 0.05;
+  const history = verdict.history;
   return (
     <section
       className={`card verdict-banner verdict-banner-${outcome}`}
@@ -108,12 +116,13 @@ export function VerdictBanner({ verdict, arms }: VerdictBannerProps) {
           <p className="muted small">
             {outcome === 'no_data'
               ? `No verdict: ${verdict.outcome_reason}.`
-              : `Median ${metricLabel(gate.metric)} of each arm against ${baseline}; the worst outcome decides (α = ${gate.alpha}, Holm-corrected).`}
+              : `Median ${metricLabel(gate.metric)} of each arm against ${baseline}; the worst outcome decides (α = ${gate.alpha}${verdict.history.length > 0 ? ', the last look’s share' : ''}, Holm-corrected).`}
             {widened &&
               ` The 2 ms floor widens the margin to ±${Math.round(widestPct).toLocaleString('en-US')} % here: these medians are too short for ${gate.margin_pct} % to be meaningful.`}
           </p>
         </div>
       </div>
+      {history.length > 0 && <VerdictHistory history={history} />}
       {rows.length > 0 && (
         <ul className="verdict-lines">
           {rows.map((v) => (
@@ -132,6 +141,60 @@ export function VerdictBanner({ verdict, arms }: VerdictBannerProps) {
         </ul>
       )}
     </section>
+  );
+}
+
+/** "×1.08 [1.01, 1.16]": the ratio of medians at a look and its 95 % CI. */
+function formatRatio(ratio: number | null, ci: readonly (number | null)[] | null): string {
+  if (ratio === null || !Number.isFinite(ratio)) return '–';
+  const bound = (x: number | null | undefined) => (x === null || x === undefined ? '–' : x.toFixed(3));
+  return ci && ci.length === 2 ? `×${ratio.toFixed(3)} [${bound(ci[0])}, ${bound(ci[1])}]` : `×${ratio.toFixed(3)}`;
+}
+
+/** Run until decided: the verdict at each look, the last one the verdict above. */
+export function VerdictHistory({ history }: { history: readonly VerdictLook[] }) {
+  const last = history[history.length - 1];
+  return (
+    <div className="verdict-history" data-testid="verdict-history">
+      <p className="muted small">
+        Run until decided: {history.length} look{history.length === 1 ? '' : 's'},{' '}
+        {last?.decision === 'stop' && last.outcome !== 'inconclusive'
+          ? `decided at ${last.blocks_per_device} blocks per device`
+          : `stopped at ${last?.blocks_per_device ?? '–'} blocks per device (the maximum) without a decision`}
+        . Each look tests at its share of α (the shares sum to the gate&apos;s α), so looking repeatedly does not raise
+        the false-positive rate.
+      </p>
+      <table className="verdict-history-table">
+        <thead>
+          <tr>
+            <th scope="col">Look</th>
+            <th scope="col">Blocks per device</th>
+            <th scope="col">α at this look</th>
+            <th scope="col">Verdict</th>
+            <th scope="col">Ratio [95 % CI]</th>
+            <th scope="col">p</th>
+            <th scope="col">Then</th>
+          </tr>
+        </thead>
+        <tbody>
+          {history.map((look) => (
+            <tr key={look.look} data-decision={look.decision}>
+              <td>{look.look}</td>
+              <td>{look.blocks_per_device}</td>
+              <td>{look.alpha.toPrecision(2)}</td>
+              <td>
+                <OutcomeBadge outcome={look.outcome} />
+              </td>
+              <td>
+                <code>{formatRatio(look.ratio, look.ci95)}</code>
+              </td>
+              <td>{formatP(look.p_value)}</td>
+              <td>{look.decision === 'continue' ? 'more blocks' : 'stopped'}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 
