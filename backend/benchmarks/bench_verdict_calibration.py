@@ -18,6 +18,7 @@ import time
 
 from apps.results.analysis import VerdictConfig, simulate_comparisons
 from apps.results.analysis.calibration import simulate_sequential
+from apps.results.analysis.sequential import look_points
 
 DESIGN = dict(devices=3, blocks=12, requests_per_block=30, request_sigma=0.3, device_sigma=0.2, block_sigma=0.1,
               block_arm_sigma=0.02)
@@ -75,19 +76,27 @@ def main() -> None:
           " (CI lower bound must exceed 1.05); +2 % should come out equivalent or inconclusive.")
 
 
+# `blocks: auto` (apps.comparisons.spec.AUTO_BLOCKS) and the wider schedule the engine was first calibrated on.
+SCHEDULES = ((6, 24), (6, 40))
+
+
 def sequential(config: VerdictConfig, quick: bool) -> None:
-    """Run until decided, blocks {min: 6, max: 40} per device, α spent over the looks."""
-    n_aa, n_effect = (100, 50) if quick else (4000, 300)
-    print("\nrun until decided (blocks 6 … 40 per device, looks at 6, 12, 24, 40):")
-    for label, design in (("calibration design devices", DESIGN), ("one device", ONE_DEVICE)):
-        design = {k: v for k, v in design.items() if k != "blocks"}
-        for effect, n in ((1.0, n_aa), (1.1, n_effect), (1.5, n_effect), (100.0, n_effect)):
-            start = time.perf_counter()
-            r = simulate_sequential(true_ratio=effect, comparisons=n, config=config, seed=3, **design)
-            what = "A/A false positives" if effect == 1.0 else "regression verdicts"
-            share = r.decided_rate if effect == 1.0 else r.outcomes.get("regression", 0) / n
-            print(f"  {label}, ×{effect:g}: {what} {rate(share, n)}; mean blocks per device "
-                  f"{r.mean_blocks_per_device:.1f}; outcomes {r.outcomes} ({time.perf_counter() - start:.0f} s)")
+    """Run until decided, α spent over the looks: A/A false positives, power at +20 % on one
+    device, and the mean blocks used at 0 %, +10 %, +20 %, +50 % and 100×."""
+    n_aa, n_effect, n_power = (100, 50, 100) if quick else (4000, 300, 1000)
+    for low, high in SCHEDULES:
+        looks = ", ".join(str(n) for n in look_points(low, high))
+        print(f"\nrun until decided (blocks {low} … {high} per device, looks at {looks}):")
+        for label, design in (("calibration design devices", DESIGN), ("one device", ONE_DEVICE)):
+            design = {k: v for k, v in design.items() if k != "blocks"}
+            for effect, n in ((1.0, n_aa), (1.1, n_effect), (1.2, n_power), (1.5, n_effect), (100.0, n_effect)):
+                start = time.perf_counter()
+                r = simulate_sequential(true_ratio=effect, comparisons=n, config=config, seed=3, min_blocks=low,
+                                        max_blocks=high, **design)
+                what = "A/A false positives" if effect == 1.0 else "regression verdicts"
+                share = r.decided_rate if effect == 1.0 else r.outcomes.get("regression", 0) / n
+                print(f"  {label}, ×{effect:g}: {what} {rate(share, n)}; mean blocks per device "
+                      f"{r.mean_blocks_per_device:.1f}; outcomes {r.outcomes} ({time.perf_counter() - start:.0f} s)")
 
 
 if __name__ == "__main__":
