@@ -40,4 +40,23 @@ def chart_groups(analysis: dict[str, Any], *, arms: list[str], groups: list[tupl
             }
         out.append({"device": device, "network_profile": profile, "periods": periods, "arms": arm_payload,
                     "requests": requests})
+        if analysis.get("per_request"):
+            out[-1]["per_request"] = _per_request(analysis["per_request"], arms=arms, device=device, profile=profile)
     return out
+
+
+def _per_request(rows: list[dict[str, Any]], *, arms: list[str], device: str, profile: str) -> dict[str, Any]:
+    """A request list's requests in list order, and per arm one value per request."""
+    mine = [r for r in rows if r["device"] == device and r["profile"] == profile]
+    names = dict(sorted({r["step"]: r["name"] for r in mine}.items()))
+    by_key = {(r["arm"], r["step"]): r for r in mine}
+    payload: dict[str, Any] = {}
+    for arm in arms:
+        cells = [by_key.get((arm, step)) for step in names]
+        payload[arm] = {
+            "median_ms": [_round(c.get("median_ms")) if c else None for c in cells],
+            "p90_ms": [_round(c.get("p90_ms")) if c else None for c in cells],
+            "n": [c["n"] if c else 0 for c in cells],
+            "errors": [c["errors"] if c else 0 for c in cells],
+        }
+    return {"names": list(names.values()), "arms": payload}

@@ -14,6 +14,7 @@ from apps.comparisons.spec import blocks_range
 from apps.core.events import publish
 
 from .analysis import INCONCLUSIVE, VerdictConfig, analyze_comparison, describe, to_jsonable
+from .analysis.per_request import per_request, request_names
 from .analysis.sequential import spending_schedule
 from .charts import chart_groups
 from .gate import POOLED, overall_outcome, verdict_row
@@ -105,6 +106,11 @@ def analysis_compute(*, comparison: Comparison, timings: dict[str, float] | None
     folded = dataclasses.replace(table, period=np.full(len(table), -1, dtype=np.int32))
     analysis["requests"] = to_jsonable(describe(folded, metric="total_ms"))
     step("requests")
+    # A request list: each listed request on its own (which call of a HAR replay changed).
+    names = request_names(comparison.spec.get("workload") or {})
+    if names:
+        analysis["per_request"] = to_jsonable(per_request(table, names=names))
+    step("per_request")
     analysis["phases"] = phase_breakdown_loaded(comparison, loaded)
     step("phases")
     # (device, profile) pairs in order of first appearance, without a Python loop over rows.

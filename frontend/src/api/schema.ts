@@ -706,6 +706,8 @@ export interface components {
             requests: components["schemas"]["DescriptiveRow"][];
             /** @description absent from analyses stored before the phase breakdown existed */
             phases?: components["schemas"]["PhaseRow"][];
+            /** @description a `requests` workload only: each listed request on its own */
+            per_request?: components["schemas"]["PerRequestRow"][];
         };
         ApiWorkload: {
             kind?: "api";
@@ -1826,6 +1828,58 @@ export interface components {
             /** @description Default: 1. */
             warmup?: number;
         };
+        PerRequest: {
+            /** @description the listed requests, in list order */
+            names: string[];
+            arms: {
+                [key: string]: components["schemas"]["PerRequestArm"];
+            };
+        };
+        /** @description One value per listed request, in the order of PerRequestSerializer.names. */
+        PerRequestArm: {
+            median_ms: (number | null)[];
+            p90_ms: (number | null)[];
+            n: number[];
+            errors: number[];
+        };
+        /**
+         * @description per_request.py `per_request`: a request list's requests each on its own, per arm × device ×
+         *     profile.
+         */
+        PerRequestRow: {
+            arm: string;
+            device: string;
+            /** @description the network profile */
+            profile: string;
+            metric: components["schemas"]["Metric"];
+            n: number;
+            errors: number;
+            /** Format: double */
+            mean_ms?: number | null;
+            /** Format: double */
+            median_ms?: number | null;
+            /** @description 95 % bootstrap CI of the median */
+            median_ci95_ms?: (number | null)[];
+            /** Format: double */
+            p90_ms?: number | null;
+            /** Format: double */
+            p95_ms?: number | null;
+            /** Format: double */
+            p99_ms?: number | null;
+            /**
+             * Format: double
+             * @description sample SD; null for one request
+             */
+            stddev_ms?: number | null;
+            /** Format: double */
+            min_ms?: number | null;
+            /** Format: double */
+            max_ms?: number | null;
+            /** @description the request's index in the spec's list (the sample's step) */
+            step: number;
+            /** @description the request's name in the spec, else its index, method and path */
+            name: string;
+        };
         /**
          * @description phases.py: per arm × device × profile over measured, successful requests, the median
          *     of each phase (null when no request had it) and how many of the n requests had it (a
@@ -1944,6 +1998,8 @@ export interface components {
             requests: {
                 [key: string]: components["schemas"]["RequestStats"];
             };
+            /** @description a `requests` workload only: its requests in list order, per arm */
+            per_request?: components["schemas"]["PerRequest"];
         };
         /**
          * @description * `owner` - Owner

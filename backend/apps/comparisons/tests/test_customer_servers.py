@@ -206,3 +206,12 @@ def test_seed_experiments_and_a_har_replay_against_nginx_and_caddy(live_server, 
         assert sample.alpn == expected_alpn[sample.arm.label]
         assert sample.status == entry["response"]["status"]
         assert sample.resp_bytes == entry["response"]["bodySize"], (sample.arm.label, sample.step)
+    # Per request: each of the 50 listed requests has its own statistics, named as the HAR import named them.
+    group = api.get(f"/api/v1/comparisons/{ids['har']}/results").json()["groups"][0]
+    names = [r["name"] for r in har_workload["requests"]]
+    assert group["per_request"]["names"] == names
+    for label in expected_alpn:
+        per_arm = group["per_request"]["arms"][label]
+        assert per_arm["n"] == [2] * 50, label
+        assert per_arm["errors"] == [0] * 50
+        assert all(m is not None and m > 0 for m in per_arm["median_ms"])

@@ -90,12 +90,28 @@ class ArmSeriesSerializer(serializers.Serializer):
     series_ms = serializers.ListField(child=serializers.ListField(child=serializers.FloatField()))
 
 
+class PerRequestArmSerializer(serializers.Serializer):
+    """One value per listed request, in the order of PerRequestSerializer.names."""
+
+    median_ms = serializers.ListField(child=serializers.FloatField(allow_null=True))
+    p90_ms = serializers.ListField(child=serializers.FloatField(allow_null=True))
+    n = serializers.ListField(child=serializers.IntegerField())
+    errors = serializers.ListField(child=serializers.IntegerField())  # type: ignore[assignment]
+
+
+class PerRequestSerializer(serializers.Serializer):
+    names = serializers.ListField(child=serializers.CharField(), help_text="the listed requests, in list order")
+    arms = serializers.DictField(child=PerRequestArmSerializer())
+
+
 class ResultGroupSerializer(serializers.Serializer):
     device = serializers.CharField()
     network_profile = serializers.CharField()
     periods = serializers.ListField(child=serializers.IntegerField())
     arms = serializers.DictField(child=ArmSeriesSerializer())
     requests = serializers.DictField(child=RequestStatsSerializer())
+    per_request = PerRequestSerializer(required=False, help_text="a `requests` workload only: its requests in "
+                                       "list order, per arm")
 
 
 # --- the statistics engine's analysis ---------------------------------------------------------------
@@ -130,6 +146,15 @@ class DescriptiveRowSerializer(serializers.Serializer):
     stddev_ms = _ms(required=False, help_text="sample SD; null for one request")
     min_ms = _ms(required=False)
     max_ms = _ms(required=False)
+
+
+class PerRequestRowSerializer(DescriptiveRowSerializer):
+    """per_request.py `per_request`: a request list's requests each on its own, per arm × device ×
+    profile."""
+
+    period = None  # type: ignore[assignment]  # the request's index takes its place
+    step = serializers.IntegerField(help_text="the request's index in the spec's list (the sample's step)")
+    name = serializers.CharField(help_text="the request's name in the spec, else its index, method and path")
 
 
 class SeriesRowSerializer(serializers.Serializer):
@@ -309,6 +334,8 @@ class AnalysisSerializer(serializers.Serializer):
     requests = DescriptiveRowSerializer(many=True, help_text="per arm × device × profile over every period")
     phases = PhaseRowSerializer(many=True, required=False,
                                 help_text="absent from analyses stored before the phase breakdown existed")
+    per_request = PerRequestRowSerializer(many=True, required=False,
+                                          help_text="a `requests` workload only: each listed request on its own")
 
 
 class ComparisonResultsSerializer(serializers.Serializer):

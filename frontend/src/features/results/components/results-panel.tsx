@@ -19,6 +19,7 @@ import { EffectTable, VerdictBanner } from './verdict';
 import { AnalysisCharts } from './analysis-charts';
 import { ProfilesView } from './profiles-view';
 import { DevicesView } from './devices-view';
+import { PerRequestView } from './per-request';
 
 type ResultsPanelProps = { comparisonId: string; live: boolean };
 
@@ -146,6 +147,9 @@ function GroupResults({ results, group, analysis }: GroupResultsProps) {
       )}
       {analysis && <AnalysisCharts results={results} analysis={analysis} group={group} />}
       <RequestTable results={results} group={group} />
+      {group.per_request && (
+        <PerRequestView results={results} perRequest={group.per_request} subtitle={subtitle} />
+      )}
     </>
   );
 }

@@ -1,0 +1,73 @@
+import { useMemo } from 'react';
+import type { ComparisonResults } from '@/lib/api-types';
+import { formatMs, formatPercent } from '@/utils/format';
+import { armColor } from './build-charts';
+import { perRequestChange, perRequestChart, type PerRequest } from './build-per-request-chart';
+import { ChartCard } from './chart-card';
+
+type PerRequestViewProps = { results: ComparisonResults; perRequest: PerRequest; subtitle: string };
+
+/** A request list (a HAR replay, an app's API calls): every listed request on its own. */
+export function PerRequestView({ results, perRequest, subtitle }: PerRequestViewProps) {
+  const chart = useMemo(() => perRequestChart(results, perRequest), [results, perRequest]);
+  const arms = results.arms.filter((arm) => perRequest.arms[arm]);
+  const challengers = arms.filter((arm) => arm !== results.baseline_arm);
+  const changes = useMemo(
+    () => Object.fromEntries(challengers.map((arm) => [arm, perRequestChange(perRequest, arm, results.baseline_arm)])),
+    [challengers, perRequest, results.baseline_arm],
+  );
+  return (
+    <>
+      <ChartCard
+        title="Median time of each listed request"
+        subtitle={`${subtitle} · ${perRequest.names.length} requests, in list order`}
+        testId="chart-per-request"
+        chart={chart}
+        note="Hover a bar for its p90, request count and errors."
+        wide
+      />
+      <section className="card">
+        <h3>Per request</h3>
+        <p className="chart-subtitle">Median per arm; change of each arm against {results.baseline_arm}.</p>
+        <div className="table-wrap">
+          <table className="table table-numeric" aria-label="Median time of each listed request per arm">
+            <thead>
+              <tr>
+                <th scope="col">Request</th>
+                {arms.map((arm) => (
+                  <th key={arm} scope="col">
+                    <span className="swatch" style={{ background: armColor(results.arms, arm) }} aria-hidden="true" />
+                    {arm}
+                  </th>
+                ))}
+                {challengers.map((arm) => (
+                  <th key={`change-${arm}`} scope="col">
+                    {arm} vs {results.baseline_arm}
+                  </th>
+                ))}
+                <th scope="col">Errors</th>
+              </tr>
+            </thead>
+            <tbody>
+              {perRequest.names.map((name, index) => {
+                const errors = arms.reduce((sum, arm) => sum + (perRequest.arms[arm]?.errors[index] ?? 0), 0);
+                return (
+                  <tr key={`${index}-${name}`}>
+                    <th scope="row">{name}</th>
+                    {arms.map((arm) => (
+                      <td key={arm}>{formatMs(perRequest.arms[arm]?.median_ms[index] ?? null)}</td>
+                    ))}
+                    {challengers.map((arm) => (
+                      <td key={`change-${arm}`}>{formatPercent(changes[arm]?.[index] ?? null)}</td>
+                    ))}
+                    <td className={errors > 0 ? 'text-error' : undefined}>{errors}</td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      </section>
+    </>
+  );
+}
