@@ -97,6 +97,38 @@ describe('CreateComparisonForm', () => {
     expect(onCreated).not.toHaveBeenCalled();
   });
 
+  it('sends a range of blocks as run until decided, and shows the server naming blocks.min', async () => {
+    server.use(
+      http.post('*/api/v1/comparisons', () =>
+        HttpResponse.json({ blocks: { min: ['2–200 (a look needs 2 blocks for its t-test).'] } }, { status: 400 }),
+      ),
+    );
+    const { user } = renderForm();
+    await screen.findByRole('radio', { name: /MID image series/ });
+    await user.clear(screen.getByLabelText('Blocks'));
+    await user.type(screen.getByLabelText('Blocks'), '1–24');
+    await user.click(screen.getByRole('button', { name: 'Create comparison' }));
+
+    const summary = await screen.findByRole('alert');
+    expect(within(summary).getAllByRole('listitem').map((item) => item.textContent)).toEqual([
+      'blocks.min: 2–200 (a look needs 2 blocks for its t-test).',
+    ]);
+    expect(screen.getByLabelText('Blocks')).toHaveAttribute('aria-invalid', 'true');
+  });
+
+  it('takes auto and refuses blocks that are neither a number, a range nor auto', async () => {
+    const { user } = renderForm();
+    await screen.findByRole('radio', { name: /MID image series/ });
+    await user.clear(screen.getByLabelText('Blocks'));
+    await user.type(screen.getByLabelText('Blocks'), 'many');
+    await user.click(screen.getByRole('button', { name: 'Create comparison' }));
+    expect(await screen.findByText('Enter a whole number, a range like 6–24 or auto.')).toBeInTheDocument();
+    await user.clear(screen.getByLabelText('Blocks'));
+    await user.type(screen.getByLabelText('Blocks'), 'auto');
+    await user.click(screen.getByRole('button', { name: 'Create comparison' }));
+    await vi.waitFor(() => expect(mockBackend.created.at(-1)).toMatchObject({ blocks: 'auto' }));
+  });
+
   it('catches periods that are not numbers before sending anything', async () => {
     const { user } = renderForm();
     await screen.findByRole('radio', { name: /MID image series/ });

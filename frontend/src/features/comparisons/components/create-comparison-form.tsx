@@ -173,13 +173,15 @@ function SpecForm({ presets, profiles, onCreated }: SpecFormProps) {
             <label htmlFor="spec-blocks">Blocks</label>
             <input
               id="spec-blocks"
-              inputMode="numeric"
               value={draft.blocks}
               onChange={(event) => update({ blocks: event.target.value })}
               aria-invalid={messages('blocks').length > 0 || undefined}
               aria-describedby={describedBy('blocks')}
             />
-            <p className="hint">Randomized interleaved blocks (ABBA) per run.</p>
+            <p className="hint">
+              Randomized interleaved blocks (ABBA) per run, or run until decided: a range such as 6–24 (more blocks
+              only while the verdict is undecided) or auto.
+            </p>
             <FieldMessages id="blocks-error" messages={messages('blocks')} />
           </div>
           {series && (

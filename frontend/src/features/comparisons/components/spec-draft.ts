@@ -88,7 +88,7 @@ export function draftFromPreset(preset: Preset | undefined): SpecDraft {
     name: '',
     arms: arms.length ? arms : [{ label: 'h2', protocol: 'h2', connection: 'warm' }],
     baselineArm: typeof spec['baseline_arm'] === 'string' ? spec['baseline_arm'] : (arms[0]?.label ?? ''),
-    blocks: typeof spec['blocks'] === 'number' ? String(spec['blocks']) : '',
+    blocks: blocksText(spec['blocks']),
     networkProfiles: profiles.length ? profiles : ['none'],
     periods,
     repetitions: typeof workload['repetitions'] === 'number' ? String(workload['repetitions']) : '',
@@ -102,6 +102,28 @@ export function defaultName(preset: Preset | undefined): string {
 }
 
 const WHOLE_NUMBER = /^\d+$/;
+// Run until decided, typed as a range: "6–24", "6-24" or "6..24".
+const BLOCK_RANGE = /^(\d+)\s*(?:-|–|\.\.)\s*(\d+)$/;
+
+/** The spec's blocks as the form's text: "6", "6–24" (run until decided: min–max) or "auto". */
+export function blocksText(blocks: unknown): string {
+  if (typeof blocks === 'number') return String(blocks);
+  if (blocks === 'auto') return 'auto';
+  if (blocks && typeof blocks === 'object' && 'min' in blocks && 'max' in blocks) {
+    const { min, max } = blocks;
+    if (typeof min === 'number' && typeof max === 'number') return `${min}–${max}`;
+  }
+  return '';
+}
+
+/** The form's text as the spec's blocks; null when it is none of a number, a range or auto. */
+export function parseBlocks(text: string): ComparisonSpecRequest['blocks'] | null {
+  const value = text.trim();
+  if (WHOLE_NUMBER.test(value)) return Number(value);
+  if (value.toLowerCase() === 'auto') return 'auto';
+  const range = BLOCK_RANGE.exec(value);
+  return range ? { min: Number(range[1]), max: Number(range[2]) } : null;
+}
 
 /**
  * Builds the request body, or returns the errors the browser can already see. Bounds are
@@ -120,8 +142,9 @@ export function buildSpec(
   if (preset && isPresetName(preset.name)) spec.preset = preset.name;
   if (draft.baselineArm) spec.baseline_arm = draft.baselineArm;
   if (draft.blocks.trim() !== '') {
-    if (WHOLE_NUMBER.test(draft.blocks.trim())) spec.blocks = Number(draft.blocks.trim());
-    else errors.push({ path: 'blocks', message: 'Enter a whole number.' });
+    const blocks = parseBlocks(draft.blocks);
+    if (blocks !== null) spec.blocks = blocks;
+    else errors.push({ path: 'blocks', message: 'Enter a whole number, a range like 6–24 or auto.' });
   }
   if (draft.networkProfiles.length === 0) {
     errors.push({ path: 'network_profiles', message: 'Pick at least one network profile.' });
