@@ -12,7 +12,7 @@ import hashlib
 import json
 import random
 import re
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 from rest_framework import serializers
@@ -86,7 +86,7 @@ class ConcurrencyField(serializers.Field):
             errors["parallel"] = [f"Must be 1–{MAX_PARALLEL} (HTTP/1.1 connections per host); got {n}."]
         if errors:
             raise serializers.ValidationError(errors)
-        return {"parallel": n}
+        return {"parallel": cast(int, n)}  # an int by now: the checks above raised otherwise
 
     def to_representation(self, value: Any) -> Any:
         return value

@@ -3,11 +3,13 @@ the block's transaction (apps.results.ingest.store) and read by the loader
 (apps.results.loader), so a comparison arrives in one query of a few large values
 instead of one COPY row per sample.
 
-Format 1 (BlockColumns.data): each column's `rows` values in `COLUMNS` order,
-little-endian. The values are those the loader's COPY of the stored samples computes,
-with the same substitutes for NULL: -1 for a missing total, TTFB, server delay, period,
-repetition or step, 0 for missing bytes, PHASE_NULL for a phase that did not happen; arm
-is the Arm id; flags are the FLAG_* bits.
+Format 2 (BlockColumns.data): each column's `rows` values in `COLUMNS` order,
+little-endian (format 1 lacked `start_us`: its runs are read through the loader's COPY).
+The values are those the loader's COPY of the stored samples computes, with the same
+substitutes for NULL: -1 for a missing total, TTFB, server delay, period, repetition or
+step, 0 for missing bytes, PHASE_NULL for a phase that did not happen; arm
+is the Arm id; flags are the FLAG_* bits; start_us is the sample's wall_time (epoch µs at
+t0), which a concurrent series' time (first request issued → last response completed) needs.
 """
 
 from typing import Any
@@ -17,13 +19,14 @@ from django.db import connection
 
 from .derive import PHASES
 
-FORMAT = 1
+FORMAT = 2
 FLAG_MEASURE, FLAG_OK, FLAG_FIRST_ON_CONNECTION, FLAG_TTFB_NULL = 1, 2, 4, 8
 PHASE_NULL = np.iinfo(np.int64).min
 # The phases beside TTFB, which has its own column (ttfb_us).
 PHASE_COLUMNS = tuple(f"{name}_us" for name in PHASES if name != "ttfb")
 COLUMNS = [
     ("arm", "<i8"), ("total_us", "<i8"), ("ttfb_us", "<i8"), ("resp_bytes", "<i8"), ("server_delay_us", "<i8"),
+    ("start_us", "<i8"),
     *((name, "<i8") for name in PHASE_COLUMNS),
     ("period", "<i4"), ("repetition", "<i4"), ("step", "<i4"), ("flags", "u1"),
 ]

@@ -39,7 +39,7 @@ def chart_groups(analysis: dict[str, Any], *, arms: list[str], groups: list[tupl
                 "p95_ms": _round(row.get("p95_ms")) if row else None,
             }
         out.append({"device": device, "network_profile": profile, "periods": periods, "arms": arm_payload,
-                    "requests": requests})
+                    "requests": requests, "concurrency": analysis.get("concurrency", "sequential")})
         if analysis.get("per_request"):
             out[-1]["per_request"] = _per_request(analysis["per_request"], arms=arms, device=device, profile=profile)
     return out

@@ -22,6 +22,7 @@ import numpy as np
 from django.db import connection, transaction
 
 from apps.comparisons.models import Comparison, Run
+from apps.comparisons.spec import concurrency_label, concurrency_of
 
 from .analysis import BlockBaselines, SampleTable
 from .block_columns import (
@@ -53,6 +54,7 @@ _COLUMNS = [
     ("ttfb_us", f"COALESCE({duration_sql('ttfb')}, -1)"),
     ("resp_bytes", "COALESCE(resp_bytes, 0)"),
     ("server_delay_us", "COALESCE((server_delay_ms * 1000)::int8, -1)"),
+    ("start_us", "wall_time"),
 ]
 # The other phases' durations in µs (NULL -> PHASE_NULL), as apps.results.derive defines them.
 _PHASE_COLUMNS = [(name, f"COALESCE({duration_sql(name.removesuffix('_us'))}, {PHASE_NULL})")
@@ -188,12 +190,13 @@ def load_comparison(comparison: Comparison, *, phases: bool = False) -> LoadedCo
                              phase_names))
         del fields
     names = ["arm", "device", "profile", "block", "period", "repetition", "step", "phase_measure", "ok",
-             "first_on_connection", "total_us", "ttfb_us", "resp_bytes", "server_delay_us"]
+             "first_on_connection", "total_us", "ttfb_us", "resp_bytes", "server_delay_us", "start_us"]
     extra = (["run", "ttfb_null"] + [name for name, _ in _PHASE_COLUMNS]) if phases else []
     merged = {n: (np.concatenate([part[n] for part in parts]) if parts else _empty(n)) for n in names + extra}
     table_columns: dict[str, Any] = {n: merged[n] for n in names}
     table = SampleTable(**table_columns, arm_labels=tuple(arm_labels), device_labels=tuple(device_labels),
-                        profile_labels=tuple(profile_labels), device_classes=device_classes(device_labels, model_of))
+                        profile_labels=tuple(profile_labels), device_classes=device_classes(device_labels, model_of),
+                        concurrency=concurrency_label(concurrency_of(comparison.spec.get("workload") or {})))
     b = np.asarray(base_rows, dtype=np.float64).reshape(-1, 6)
     baselines = BlockBaselines(device=b[:, 0].astype(np.int32), profile=b[:, 1].astype(np.int32),
                                block=b[:, 2].astype(np.int32), rtt_avg_us=b[:, 3], rtt_stddev_us=b[:, 4],
@@ -225,7 +228,7 @@ def _fields(rows: np.ndarray, phase_names: list[str]) -> dict[str, np.ndarray]:
         "block": ((sbf >> 8) & 0xFFFF).astype(np.int32),
         "flags": (sbf & 0xFF).astype(np.uint8),
     }
-    for name in ("total_us", "ttfb_us", "resp_bytes", "server_delay_us", *phase_names):
+    for name in ("total_us", "ttfb_us", "resp_bytes", "server_delay_us", "start_us", *phase_names):
         out[name] = rows[name].astype(np.int64)
     return out
 
@@ -246,7 +249,7 @@ def _unpack(fields: dict[str, np.ndarray], arm: np.ndarray, d: int, p: int, run_
         "ok": (flags & FLAG_OK) != 0,
         "first_on_connection": (flags & FLAG_FIRST_ON_CONNECTION) != 0,
     }
-    for name in ("total_us", "ttfb_us", "resp_bytes", "server_delay_us", *phase_names):
+    for name in ("total_us", "ttfb_us", "resp_bytes", "server_delay_us", "start_us", *phase_names):
         out[name] = fields[name].astype(np.int64, copy=False)
     if phase_names:
         out["run"] = np.full(n, run_code, dtype=np.int32)

@@ -696,6 +696,8 @@ export interface components {
             baseline_arm: string;
             config: components["schemas"]["VerdictConfig"];
             samples: number;
+            /** @description the workload's concurrency (see the groups'); absent from analyses stored before concurrency existed: sequential */
+            concurrency?: string;
             descriptive: components["schemas"]["DescriptiveRow"][];
             series: components["schemas"]["SeriesRow"][];
             first_vs_rest: components["schemas"]["FirstVsRestRow"][];
@@ -1998,6 +2000,8 @@ export interface components {
             requests: {
                 [key: string]: components["schemas"]["RequestStats"];
             };
+            /** @description how the workload issued each series' requests: sequential, parallel N (HTTP/1.1 connections per host; HTTP/2, HTTP/3 and gRPC multiplex on one) or all. Sequential series are timed as the sum of their requests' times, concurrent ones first request issued → last response completed; absent from analyses stored before concurrency existed: sequential */
+            concurrency?: string;
             /** @description a `requests` workload only: its requests in list order, per arm */
             per_request?: components["schemas"]["PerRequest"];
         };

@@ -33,6 +33,16 @@ class Groups:
             return np.zeros(0, dtype=np.float64)
         return np.add.reduceat(np.asarray(column, dtype=np.float64)[self.order], self.starts)
 
+    def mins(self, column: np.ndarray) -> np.ndarray:
+        if not len(self.starts):
+            return np.zeros(0, dtype=np.asarray(column).dtype)
+        return np.minimum.reduceat(np.asarray(column)[self.order], self.starts)
+
+    def maxs(self, column: np.ndarray) -> np.ndarray:
+        if not len(self.starts):
+            return np.zeros(0, dtype=np.asarray(column).dtype)
+        return np.maximum.reduceat(np.asarray(column)[self.order], self.starts)
+
     def group_of_sorted_row(self) -> np.ndarray:
         """Group index of each sorted row (to broadcast group values back)."""
         return np.repeat(np.arange(len(self.starts)), self.counts)

@@ -39,7 +39,9 @@ def analyze_comparison(
         "samples": len(table),
         "descriptive": [row for m in metrics
                         for row in describe(table, metric=m, n_boot=config.n_boot, seed=config.seed)],
-        "series": series_summary(table, baseline_arm=baseline_arm) if (table.period >= 0).any() else [],
+        "concurrency": table.concurrency,
+        "series": series_summary(table, baseline_arm=baseline_arm, span=table.concurrency != "sequential")
+        if (table.period >= 0).any() else [],
         "first_vs_rest": first_vs_rest(table) if table.first_on_connection.any() else [],
         "delay_sweep": delay_sweep(table) if (table.server_delay_us >= 0).any() else [],
         "payload_sweep": payload_sweep(table, baselines) if baselines is not None else [],

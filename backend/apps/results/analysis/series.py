@@ -1,7 +1,11 @@
 """Series workloads (seeds/000): time of a whole series of requests per period.
 
-A series is one (profile, device, arm, period, block, repetition): its time is
-the sum of its requests' total times. A series with a failed request has no
+A series is one (profile, device, arm, period, block, repetition). Issued
+sequentially, its time is the sum of its requests' total times (a series' gap
+between requests is not the protocol's). Issued concurrently (the workload's
+`concurrency`), its time is what the app sees: first request issued → last
+response completed, max(start + total) − min(start), from each request's
+start_us (its wall_time at t0). A series with a failed request has no
 meaningful time, so it is counted as incomplete and left out of the timings.
 """
 
@@ -17,24 +21,35 @@ SERIES_KEYS = ("profile", "device", "arm", "period", "block", "repetition")
 US_PER_S = 1_000_000.0
 
 
-def series_times(table: SampleTable) -> dict[str, np.ndarray]:
-    """Columnar per-series table: key columns, time_us, bytes, requests, complete."""
+def series_times(table: SampleTable, *, span: bool = False) -> dict[str, np.ndarray]:
+    """Columnar per-series table: key columns, time_us, bytes, requests, complete.
+    span: the time is first request issued → last response completed (concurrent
+    series); a series with a request of unknown start is then incomplete."""
     rows = np.flatnonzero(table.phase_measure & (table.period >= 0))
     groups = group_by([getattr(table, k)[rows] for k in SERIES_KEYS])
     ok = table.ok[rows]
-    time_us = groups.sums(np.where(ok, table.total_us[rows], 0))
     n_bytes = groups.sums(np.where(ok, table.resp_bytes[rows], 0))
     failed = groups.sums(~ok)
+    if span:
+        start = table.start_us[rows]
+        ok = ok & (start >= 0)
+        failed = groups.sums(~ok)
+        first = groups.mins(np.where(ok, start, np.iinfo(np.int64).max))
+        last = groups.maxs(np.where(ok, start + table.total_us[rows], 0))
+        time_us = np.where(failed == 0, last - first, 0).astype(np.float64)
+    else:
+        time_us = groups.sums(np.where(ok, table.total_us[rows], 0))
     out = {k: groups.keys[i] for i, k in enumerate(SERIES_KEYS)}
     out.update(time_us=time_us, bytes=n_bytes, requests=groups.counts, complete=failed == 0)
     return out
 
 
-def series_summary(table: SampleTable, *, baseline_arm: str | None = None) -> list[dict]:
+def series_summary(table: SampleTable, *, baseline_arm: str | None = None, span: bool = False) -> list[dict]:
     """Per profile × device × arm × period: average and median series time,
     throughput (bytes of the series / series time, as a ratio of sums) and the
-    percentage gain and speedup over the baseline arm (from average times)."""
-    series = series_times(table)
+    percentage gain and speedup over the baseline arm (from average times).
+    span: concurrent series, timed first request issued → last response completed."""
+    series = series_times(table, span=span)
     complete = series["complete"]
     keys = [series[k][complete] for k in ("profile", "device", "arm", "period")]
     time_us = series["time_us"][complete]

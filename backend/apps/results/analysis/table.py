@@ -19,7 +19,7 @@ METRIC_COLUMNS = {"total_ms": "total_us", "ttfb_ms": "ttfb_us"}
 
 _INT_COLUMNS = ("arm", "device", "profile", "block", "period", "repetition", "step")
 _BOOL_COLUMNS = ("phase_measure", "ok", "first_on_connection")
-_MICROS_COLUMNS = ("total_us", "ttfb_us", "resp_bytes", "server_delay_us")
+_MICROS_COLUMNS = ("total_us", "ttfb_us", "resp_bytes", "server_delay_us", "start_us")
 
 
 @dataclass(frozen=True, eq=False)
@@ -28,7 +28,9 @@ class SampleTable:
 
     Codes index the label tuples (arm 2 -> arm_labels[2]). ``period``,
     ``repetition`` and ``server_delay_us`` are -1 when the workload has none;
-    ``ttfb_us`` is -1 when no first byte arrived. ``device_classes`` gives
+    ``ttfb_us`` is -1 when no first byte arrived. ``start_us`` is when the
+    request was issued (epoch µs, the sample's wall_time; -1 when unknown): a
+    concurrent series' time is its span. ``device_classes`` gives
     each device code the class verdicts are pooled over (e.g. "Pixel 8");
     by default every device is its own class.
     """
@@ -51,9 +53,15 @@ class SampleTable:
     device_labels: tuple[str, ...]
     profile_labels: tuple[str, ...]
     device_classes: tuple[str, ...] = field(default=())
+    start_us: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    # How the workload issued its requests ("sequential", "parallel 4", "all"): a concurrent
+    # series is timed first request issued → last response completed (series.py).
+    concurrency: str = "sequential"
 
     def __post_init__(self) -> None:
         n = len(self.arm)
+        if n and not len(self.start_us):  # not given: unknown for every row
+            object.__setattr__(self, "start_us", np.full(n, -1, dtype=np.int64))
         for name in _INT_COLUMNS + _BOOL_COLUMNS + _MICROS_COLUMNS:
             column = getattr(self, name)
             if not isinstance(column, np.ndarray) or column.ndim != 1 or len(column) != n:
@@ -135,7 +143,7 @@ class SampleTable:
         defaults: dict[str, object] = {
             "period": -1, "repetition": -1, "step": 0, "block": 0, "phase_measure": True,
             "ok": True, "ttfb_us": -1, "resp_bytes": 0, "server_delay_us": -1,
-            "first_on_connection": False,
+            "first_on_connection": False, "start_us": -1,
         }
         arrays: dict[str, Any] = {}
         for name in _INT_COLUMNS + _BOOL_COLUMNS + _MICROS_COLUMNS:

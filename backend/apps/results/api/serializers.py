@@ -110,6 +110,12 @@ class ResultGroupSerializer(serializers.Serializer):
     periods = serializers.ListField(child=serializers.IntegerField())
     arms = serializers.DictField(child=ArmSeriesSerializer())
     requests = serializers.DictField(child=RequestStatsSerializer())
+    concurrency = serializers.CharField(
+        required=False,
+        help_text="how the workload issued each series' requests: sequential, parallel N (HTTP/1.1 connections "
+                  "per host; HTTP/2, HTTP/3 and gRPC multiplex on one) or all. Sequential series are timed as the "
+                  "sum of their requests' times, concurrent ones first request issued → last response "
+                  "completed; absent from analyses stored before concurrency existed: sequential")
     per_request = PerRequestSerializer(required=False, help_text="a `requests` workload only: its requests in "
                                        "list order, per arm")
 
@@ -325,6 +331,8 @@ class AnalysisSerializer(serializers.Serializer):
     baseline_arm = serializers.CharField()
     config = VerdictConfigSerializer()
     samples = serializers.IntegerField()
+    concurrency = serializers.CharField(required=False, help_text="the workload's concurrency (see the groups'); "
+                                        "absent from analyses stored before concurrency existed: sequential")
     descriptive = DescriptiveRowSerializer(many=True)
     series = SeriesRowSerializer(many=True)
     first_vs_rest = FirstVsRestRowSerializer(many=True)

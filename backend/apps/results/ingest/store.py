@@ -122,6 +122,7 @@ def _block_columns(columns: dict[str, tuple], ints: dict[str, Column], durations
         "step": null_as(ints["step"], -1), "flags": flags,
         "total_us": null_as(durations["total"], -1), "ttfb_us": null_as(durations["ttfb"], -1),
         "resp_bytes": null_as(ints["resp_bytes"], 0),
+        "start_us": ints["wall_time"][0],
         # PostgreSQL's float8 → int8 rounds half to even, as rint does.
         "server_delay_us": np.where(delay[1], np.rint(delay[0] * 1000), -1).astype(np.int64),
         **{f"{name}_us": null_as(durations[name], PHASE_NULL) for name in ("dns", "connect", "tls", "download")},

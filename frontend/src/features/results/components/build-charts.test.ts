@@ -2,7 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { resultsFixture } from '@/testing/fixtures';
 import type { ResultGroup } from '@/lib/api-types';
 import { countPoints } from './plot';
-import { averageChart, gainChart, meanGain, seriesChart, throughputChart } from './build-charts';
+import {
+  averageChart,
+  concurrencyOf,
+  gainChart,
+  meanGain,
+  seriesChart,
+  seriesTimeMeaning,
+  throughputChart,
+} from './build-charts';
 
 const group = resultsFixture.groups[0] as ResultGroup;
 
@@ -41,5 +49,23 @@ describe('chart builders', () => {
     expect(trace.type).toBe('box');
     expect(trace.y).toHaveLength(10 * 12);
     expect(trace.x.slice(0, 12).every((x) => x === '3')).toBe(true);
+  });
+
+  it('says which concurrency the series were issued with, and what their time then is', () => {
+    const concurrent = { ...group, concurrency: 'parallel 4' };
+    for (const chart of [averageChart, gainChart, seriesChart].map((build) => build(resultsFixture, concurrent))) {
+      expect((chart.layout.legend?.title as { text: string }).text).toBe('concurrency: parallel 4');
+    }
+    expect((seriesChart(resultsFixture, concurrent).layout.yaxis?.title as { text: string }).text).toBe(
+      'Series time per repetition (ms), first request → last response',
+    );
+    expect(seriesTimeMeaning(concurrent)).toContain('first request issued → last response completed');
+    // An analysis stored before concurrency existed: sequential, series time a sum.
+    const { concurrency: _omitted, ...older } = concurrent;
+    expect(concurrencyOf(older)).toBe('sequential');
+    expect(seriesTimeMeaning(older)).toContain('sum of the request times');
+    expect((averageChart(resultsFixture, older).layout.legend?.title as { text: string }).text).toBe(
+      'concurrency: sequential',
+    );
   });
 });

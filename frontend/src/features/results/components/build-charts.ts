@@ -35,6 +35,25 @@ export function groupArms(results: ComparisonResults, group: ResultGroup): strin
   return [...ordered, ...extra];
 }
 
+/** How the workload issued each series: "sequential", "parallel 4", "all" (older analyses: sequential). */
+export function concurrencyOf(group: ResultGroup): string {
+  return group.concurrency ?? 'sequential';
+}
+
+/** What a series time is under this concurrency, for chart notes and axis titles. */
+export function seriesTimeMeaning(group: ResultGroup): string {
+  const concurrency = concurrencyOf(group);
+  return concurrency === 'sequential'
+    ? 'Requests issued one after another; series time = sum of the request times.'
+    : `Requests issued concurrently (${concurrency}: HTTP/1.1 opens up to that many connections per host, ` +
+        'HTTP/2 and HTTP/3 multiplex them on one); series time = first request issued → last response completed.';
+}
+
+/** The legend's title: which concurrency the arms' series were issued with. */
+function concurrencyLegend(group: ResultGroup): Partial<Layout['legend']> {
+  return { title: { text: `concurrency: ${concurrencyOf(group)}` } };
+}
+
 function seriesOf(group: ResultGroup, arm: string): ArmSeries | undefined {
   return group.arms[arm];
 }
@@ -69,6 +88,7 @@ function timeChart(
       bargap: 0.2,
       xaxis: periodAxis(group.periods),
       yaxis: valueAxis(`${statistic[0]?.toUpperCase()}${statistic.slice(1)} series time (ms)`),
+      legend: concurrencyLegend(group),
     },
   };
 }
@@ -130,6 +150,7 @@ export function gainChart(results: ComparisonResults, group: ResultGroup): Chart
       xaxis: periodAxis(group.periods),
       yaxis: valueAxis(`Gain over ${results.baseline_arm} (%)`, { rangemode: 'normal' }),
       showlegend: true,
+      legend: concurrencyLegend(group),
     },
   };
 }
@@ -168,7 +189,12 @@ export function seriesChart(results: ComparisonResults, group: ResultGroup): Cha
     layout: {
       boxmode: 'group',
       xaxis: periodAxis(group.periods),
-      yaxis: valueAxis('Series time per repetition (ms)'),
+      yaxis: valueAxis(
+        concurrencyOf(group) === 'sequential'
+          ? 'Series time per repetition (ms)'
+          : 'Series time per repetition (ms), first request → last response',
+      ),
+      legend: concurrencyLegend(group),
     },
   };
 }

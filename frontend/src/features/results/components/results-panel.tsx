@@ -7,11 +7,13 @@ import { formatMs, formatPercent } from '@/utils/format';
 import {
   armColor,
   averageChart,
+  concurrencyOf,
   gainChart,
   groupArms,
   meanGain,
   medianChart,
   seriesChart,
+  seriesTimeMeaning,
   throughputChart,
 } from './build-charts';
 import { ChartCard } from './chart-card';
@@ -101,6 +103,7 @@ function GroupResults({ results, group, analysis }: GroupResultsProps) {
   );
   const arms = groupArms(results, group);
   const challengers = arms.filter((arm) => arm !== results.baseline_arm);
+  const concurrency = concurrencyOf(group);
 
   return (
     <>
@@ -120,8 +123,19 @@ function GroupResults({ results, group, analysis }: GroupResultsProps) {
       )}
       {isSeries && (
       <div className="chart-grid">
-        <ChartCard title="Average series time" subtitle={subtitle} testId="chart-avg" chart={charts.average} />
-        <ChartCard title="Median series time" subtitle={subtitle} testId="chart-median" chart={charts.median} />
+        <ChartCard
+          title={`Average series time, ${concurrency}`}
+          subtitle={subtitle}
+          testId="chart-avg"
+          chart={charts.average}
+          note={seriesTimeMeaning(group)}
+        />
+        <ChartCard
+          title={`Median series time, ${concurrency}`}
+          subtitle={subtitle}
+          testId="chart-median"
+          chart={charts.median}
+        />
         <ChartCard
           title="Throughput"
           subtitle={subtitle}
@@ -130,14 +144,14 @@ function GroupResults({ results, group, analysis }: GroupResultsProps) {
           note="Bytes delivered per second of series time; units scale to the largest value."
         />
         <ChartCard
-          title={`Percentage gain over ${results.baseline_arm}`}
+          title={`Percentage gain over ${results.baseline_arm}, ${concurrency}`}
           subtitle={subtitle}
           testId="chart-gain"
           chart={charts.gain}
           note={challengers.length === 0 ? 'Only the baseline arm was measured: there is nothing to compare.' : undefined}
         />
         <ChartCard
-          title="Series time of every repetition"
+          title={`Series time of every repetition, ${concurrency}`}
           subtitle={subtitle}
           testId="chart-series"
           chart={charts.series}
