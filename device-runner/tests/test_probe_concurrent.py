@@ -50,6 +50,30 @@ def test_concurrent_streams_overlap_on_one_warm_connection(target_server, protoc
         assert session.last_body == content.file_bytes("mid-01")
 
 
+def test_concurrent_grpc_calls_are_streams_on_one_connection(target_server):
+    """gRPC multiplexes like HTTP/2 (it is HTTP/2): each request is mapped to its call, the
+    calls go out as concurrent streams, and each sample keeps the request's own path."""
+    with _session(target_server, "grpc") as session:
+        reqs = [ProbeRequest("GET", f"/bytes/{SIZE + i}", op="bytes") for i in range(N)]
+        reqs.append(ProbeRequest("GET", "/files/mid-01", op="file"))
+        samples = session.fetch_concurrent(reqs)
+        assert [f["error_class"] for f in samples] == [None] * len(reqs), [f["error_detail"] for f in samples]
+        for i, f in enumerate(samples):
+            check_sample(f)
+            assert f["alpn"] == "h2"
+            assert f["status"] == 200
+            assert f["path"] == reqs[i].path
+            assert f["resp_bytes"] == (SIZE + i if i < N else len(content.file_bytes("mid-01")))
+        assert len({f["conn_id"] for f in samples}) == 1
+        assert [f["conn_reused"] for f in samples] == [False] + [True] * N
+        # Issued together: every call was issued before the first one completed.
+        first_end = min(f["wall_time"] + f["app_done"] for f in samples)
+        assert max(f["wall_time"] for f in samples) < first_end
+        after = session.fetch(ProbeRequest("POST", "/echo", body=b"x" * 10, op="echo"))
+        assert after["error_class"] is None, after["error_detail"]
+        assert after["conn_reused"] is True
+
+
 @pytest.mark.parametrize("protocol", ["h2", "h3"])
 def test_concurrent_opens_the_connection_on_the_first_sample(target_server, protocol):
     with _session(target_server, protocol) as session:
@@ -92,10 +116,10 @@ def test_concurrent_unreachable_target_gives_error_samples(protocol):
         assert f["error_class"] in ("connect", "timeout", "reset"), f
 
 
-@pytest.mark.parametrize("protocol", ["h1", "h1c", "grpc"])
-def test_concurrent_needs_h2_or_h3(target_server, protocol):
+@pytest.mark.parametrize("protocol", ["h1", "h1c"])
+def test_concurrent_needs_h2_h3_or_grpc(target_server, protocol):
     with _session(target_server, protocol) as session:
-        with pytest.raises(ValueError, match="concurrent streams need h2 or h3"):
+        with pytest.raises(ValueError, match="concurrent streams need h2, h3 or grpc"):
             session.fetch_concurrent([ProbeRequest("GET", "/healthz")])
 
 

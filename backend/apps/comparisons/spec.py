@@ -58,7 +58,7 @@ REPEAT_FIELDS = {"series": "repetitions", "api": "rounds", "mixed": "rounds", "d
 
 # `workload.concurrency` (issue 10): how an app issues a series', an API round's or a request
 # list's requests. HTTP/1.1 opens up to N connections per host (6: browsers and URLSession on
-# macOS; iOS's NSURLSession uses 4); HTTP/2 and HTTP/3 multiplex every concurrent request on one.
+# macOS; iOS's NSURLSession uses 4); HTTP/2, HTTP/3 and gRPC multiplex every concurrent request on one.
 CONCURRENCY_KINDS = ("series", "api", "requests")
 MAX_PARALLEL, DEFAULT_PARALLEL = 16, 6
 CONCURRENCY_HELP = (f'"sequential" (default), "parallel" (= {{"parallel": {DEFAULT_PARALLEL}}}), '
@@ -490,7 +490,6 @@ class ComparisonSpec(serializers.Serializer):
         if len(set(profiles)) != len(profiles):
             raise serializers.ValidationError({"network_profiles": ["Profiles must not repeat."]})
         _check_requests_fit_arms(attrs["workload"], attrs["arms"])
-        _check_concurrency_fits_arms(attrs["workload"], attrs["arms"])
         bounds = blocks_range(attrs)
         workload = attrs["workload"] if bounds is None else wire_spec(attrs, blocks=bounds[1])["workload"]
         per_run = requests_per_run(workload, arms=len(labels))
@@ -527,18 +526,6 @@ def _check_requests_fit_arms(workload: dict[str, Any], arms: list[dict[str, Any]
     for index, request in enumerate(workload["requests"]):
         if request.get("url") is not None:
             _check_url_fits_arms(request["url"], arms, ("workload", "requests", str(index), "url"))
-
-
-def _check_concurrency_fits_arms(workload: dict[str, Any], arms: list[dict[str, Any]]) -> None:
-    """Concurrent requests go out on HTTP: a gRPC arm's calls are not issued concurrently by
-    any harness yet, so a concurrent workload with one is refused rather than run in order."""
-    if concurrency_of(workload) == "sequential":
-        return
-    for index, arm in enumerate(arms):
-        if arm["protocol"] == "grpc":
-            raise serializers.ValidationError({"arms": {str(index): {"protocol": [
-                f"concurrency {concurrency_label(concurrency_of(workload))} runs h1c, h1, h2 or h3 arms: gRPC calls "
-                "are issued one at a time (use concurrency: sequential for a gRPC arm)."]}}})
 
 
 def _check_url_fits_arms(url: str, arms: list[dict[str, Any]], where: tuple[str, ...]) -> None:

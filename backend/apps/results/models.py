@@ -40,6 +40,8 @@ class Sample(models.Model):
     app_done = models.BigIntegerField(null=True)
     conn_id = models.CharField(max_length=64, null=True)
     conn_reused = models.BooleanField(null=True)
+    # Requests of the arm in flight when this one was issued, itself included (concurrency).
+    in_flight = models.IntegerField(null=True)
     alpn = models.CharField(max_length=16, null=True)
     tls_version = models.CharField(max_length=16, null=True)
     tls_resumed = models.BooleanField(null=True)

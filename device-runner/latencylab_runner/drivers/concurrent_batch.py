@@ -1,8 +1,8 @@
 """Issuing one arm's concurrency group the way an app's HTTP stack does (issue: requests
 concurrently, like NSURLSession or a browser).
 
-HTTP/2 and HTTP/3 multiplex every request of the group on the arm's one connection per
-origin (`fetch_concurrent`: all streams written at once). HTTP/1.1 (h1, h1c) has one
+HTTP/2, HTTP/3 and gRPC multiplex every request of the group on the arm's one connection
+per origin (`fetch_concurrent`: all streams written at once; a gRPC call is a stream). HTTP/1.1 (h1, h1c) has one
 request in flight per connection, so the group is spread over up to `max_parallel`
 connections per origin, each taking the next waiting request when its previous one
 completes — the browser's and URLSession's per-host connection limit. One thread per
@@ -21,8 +21,8 @@ from typing import Any
 
 from ..probe import ProbeRequest
 
-MULTIPLEXED = ("h2", "h3")
-SEQUENTIAL_ONLY = ("grpc",)
+MULTIPLEXED = ("h2", "h3", "grpc")
+ONE_PER_CONNECTION = ("h1c", "h1")
 
 
 def run_group(protocol: str, requests: list[tuple[str, ProbeRequest]], *, max_parallel: int,
@@ -30,8 +30,8 @@ def run_group(protocol: str, requests: list[tuple[str, ProbeRequest]], *, max_pa
     """requests: (origin, request) in plan order. lane(origin, i) is the session of the
     i-th connection to that origin (i = 0 is the arm's own; the caller keeps them for the
     block, so a warm policy reuses them as an app's pool does)."""
-    if protocol in SEQUENTIAL_ONLY:
-        raise ValueError(f"concurrent groups need h1c, h1, h2 or h3, not {protocol!r}")
+    if protocol not in MULTIPLEXED + ONE_PER_CONNECTION:
+        raise ValueError(f"concurrent groups need h1c, h1, h2, h3 or grpc, not {protocol!r}")
     out: list[dict[str, Any] | None] = [None] * len(requests)
     by_origin: dict[str, list[int]] = {}
     for index, (origin, _) in enumerate(requests):

@@ -176,16 +176,13 @@ def _measure_group(arm: dict[str, Any], group: list[dict[str, Any]], lane: Calla
     issued = [(request.get("origin", arm["origin"]), probe_request(request)) for request in group]
     all_fields = run_group(arm["protocol"], issued, max_parallel=max_parallel,
                            lane=lambda origin, n: lane(arm, origin, n))
-    out = []
-    for request, fields in zip(group, all_fields, strict=True):
-        # Not in the sample contract yet (the backend's sample table has no column for it).
-        fields.pop("in_flight", None)
-        out.append(_sample(fields, request, block=block))
-    return out
+    # Each sample carries its own in_flight (concurrent_batch.py): requests of the arm in flight when issued.
+    return [_sample(fields, request, block=block) for request, fields in zip(group, all_fields, strict=True)]
 
 
 def _measure(session: Any, request: dict[str, Any], *, block: int) -> dict[str, Any]:
-    return _sample(session.fetch(probe_request(request)), request, block=block)
+    # Issued alone: the only request of its arm in flight.
+    return _sample({**session.fetch(probe_request(request)), "in_flight": 1}, request, block=block)
 
 
 def _sample(fields: dict[str, Any], request: dict[str, Any], *, block: int) -> dict[str, Any]:

@@ -50,6 +50,18 @@ def call(client: H2Client, req: ProbeRequest, tl: Timeline, deadline: float) -> 
     bytes received (concatenated `bytes` field 1 of every response message)."""
     mapped = map_request(req)
     resp: H2Response = client.exchange("POST", mapped.path, wire.frame(mapped.message), tl, deadline, GRPC_HEADERS)
+    return complete(resp, mapped, tl)
+
+
+def wire_request(req: ProbeRequest, mapped: GrpcCall) -> ProbeRequest:
+    """The HTTP/2 request that carries `mapped` (for a concurrent group's streams)."""
+    return ProbeRequest(method="POST", path=mapped.path, body=wire.frame(mapped.message), op=req.op,
+                        server_delay_ms=req.server_delay_ms, headers=tuple(GRPC_HEADERS))
+
+
+def complete(resp: H2Response, mapped: GrpcCall, tl: Timeline) -> bytes:
+    """A call's response: fills status/server_time/req_bytes/resp_bytes and returns the
+    payload bytes; raises ProbeFailure for an HTTP or gRPC error status."""
     f = tl.fields
     f["status"] = resp.status
     f["server_time_us"] = parse_server_timing(resp.headers.get("server-timing"))

@@ -38,13 +38,13 @@ class ProbeSession:
 
     def fetch_concurrent(self, requests: list[ProbeRequest]) -> list[dict[str, Any]]:
         """Issue all requests at once as concurrent streams on the session's one connection
-        (h2, h3; opened first if needed, reported on the first sample as fetch() would).
+        (h2, h3, grpc; opened first if needed, reported on the first sample as fetch() would).
 
         One sample per request, in order, each with its own t0 (the moment its stream was
         issued); the samples after the first show conn_reused true and no connection
         phases. Network trouble becomes error samples, never an exception. The bodies
         are not kept (last_body is left alone)."""
-        raise ValueError(f"concurrent streams need h2 or h3, not {self.protocol!r}")
+        raise ValueError(f"concurrent streams need h2, h3 or grpc, not {self.protocol!r}")
 
     def close(self) -> None:
         raise NotImplementedError
@@ -57,8 +57,8 @@ class ProbeSession:
 
 
 def _check_concurrent(protocol: str, requests: list[ProbeRequest]) -> None:
-    if protocol not in ("h2", "h3"):
-        raise ValueError(f"concurrent streams need h2 or h3, not {protocol!r}")
+    if protocol not in ("h2", "h3", "grpc"):
+        raise ValueError(f"concurrent streams need h2, h3 or grpc, not {protocol!r}")
     if not all(isinstance(r, ProbeRequest) for r in requests):
         raise ValueError("fetch_concurrent takes a list of ProbeRequest")
 
@@ -171,8 +171,12 @@ class TcpSession(ProbeSession):
                 raise ProbeFailure("protocol_mismatch", f"negotiated ALPN {conn.alpn!r}, arm wants 'h2'")
             if not isinstance(self.client, H2Client):
                 raise RuntimeError(f"self.client is {type(self.client).__name__}, not H2Client")
+            # gRPC calls are streams too: each request mapped to its call (the samples keep the request's own path).
+            calls = [grpc.map_request(r) for r in requests] if self.protocol == "grpc" else None
+            streams = requests if calls is None else [
+                grpc.wire_request(r, c) for r, c in zip(requests, calls, strict=True)]
             results = self.client.exchange_many(
-                requests, lambda i: first if i == 0 else Timeline(requests[i]), deadline)
+                streams, lambda i: first if i == 0 else Timeline(requests[i]), deadline)
         except ProbeFailure as e:
             failure = e
         except Exception as e:  # noqa: BLE001 - a bug must still yield samples, not kill a run
@@ -199,6 +203,11 @@ class TcpSession(ProbeSession):
                      srtt_us=srtt, retrans=retrans)
             if isinstance(outcome, ProbeFailure):
                 tl.fail(outcome.error_class, outcome.detail)
+            elif calls is not None:
+                try:
+                    grpc.complete(outcome, calls[i], tl)
+                except ProbeFailure as e:
+                    tl.fail(e.error_class, e.detail)
             else:
                 f.update(status=outcome.status, req_bytes=len(req.body), resp_bytes=len(outcome.body),
                          server_time_us=parse_server_timing(outcome.headers.get("server-timing")))

@@ -1,8 +1,8 @@
 """`workload.concurrency` (issue 10): how an app issues a series', an API round's or a
 request list's requests. Validated with 400s that name the field and the allowed range,
-refused where it makes no sense (sweeps, mixed, gRPC arms, phones whose harness runs a job
-in order), normalized so a sequential spec keeps its fingerprint, and carried by the
-seed preset the way NSURLSession on iOS issues requests (parallel 4)."""
+refused where it makes no sense (sweeps, mixed, phones whose harness runs a job in order),
+normalized so a sequential spec keeps its fingerprint, and carried by the seed preset the
+way NSURLSession on iOS issues requests (parallel 4)."""
 
 import copy
 
@@ -66,9 +66,6 @@ BAD = [
      ["workload", "concurrency"], "a payload_sweep measures its requests one at a time"),
     ({**SERIES, "workload": {"kind": "mixed", "concurrency": "all"}}, ["workload", "concurrency"],
      "Only series, api, requests"),
-    ({**with_workload(concurrency="all"), "arms": [{"label": "h2", "protocol": "h2"},
-                                                   {"label": "g", "protocol": "grpc"}]},
-     ["arms", "1", "protocol"], "gRPC calls are issued one at a time"),
     ({**with_workload(concurrency={"parallel": 4}), "arms": [{"label": "h2", "protocol": "h2"}],
       "devices": {"platforms": ["host", "ios"]}},
      ["devices", "platforms"], "ios devices cannot run workload.concurrency parallel 4"),
@@ -85,6 +82,12 @@ def test_bad_concurrency_is_a_400_naming_the_field_and_range(api, pool, spec, pa
         node = node[key]
     assert message in str(node)
     assert Comparison.objects.count() == 0
+
+
+def test_grpc_arms_take_concurrency_like_http2():
+    spec = {**SERIES, "workload": {"kind": "api", "rounds": 2, "calls": 4, "concurrency": {"parallel": 4}},
+            "arms": [{"label": "h2", "protocol": "h2"}, {"label": "g", "protocol": "grpc"}]}
+    assert normalize_spec(spec)["workload"]["concurrency"] == {"parallel": 4}
 
 
 def test_the_validator_alone_refuses_what_the_api_refuses():

@@ -23,8 +23,9 @@ TIMESTAMPS = (
     "dns_start", "dns_end", "conn_start", "tls_start", "conn_ready", "req_start", "req_end",
     "resp_first_byte", "resp_headers_end", "resp_end", "app_done",
 )
-OPTIONAL_INTS = ("period", "repetition", "step", "req_bytes", "resp_bytes", "status", "server_time_us", "srtt_us",
-                 "retrans")
+OPTIONAL_INTS = ("period", "repetition", "step", "in_flight", "req_bytes", "resp_bytes", "status", "server_time_us",
+                 "srtt_us", "retrans")
+MAX_IN_FLIGHT = 20_000  # a group holds at most a job's requests
 OPTIONAL_BOOLS = ("conn_reused", "tls_resumed", "early_data")
 OPTIONAL_STRS = {"part": 16, "conn_id": 64, "alpn": 16, "tls_version": 16, "error_detail": 1000, "path": 512}
 PHASES = {"warmup", "measure"}
@@ -79,6 +80,7 @@ class SampleIn(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, gc=Fals
     app_done: Micros  # required; null only on error samples (checked after decoding)
     conn_id: Text64 = None
     conn_reused: bool | None = None
+    in_flight: Annotated[int, msgspec.Meta(ge=1, le=MAX_IN_FLIGHT)] | None = None
     alpn: Text16 = None
     tls_version: Text16 = None
     tls_resumed: bool | None = None
@@ -218,6 +220,9 @@ def sample_errors(sample: Any, *, arms: set[str], block: int) -> dict[str, str]:
             errors[name] = "must be null or an integer"
         elif value is not None and name in NON_NEGATIVE_INTS and value < 0:
             errors[name] = "must be null or an integer ≥ 0"
+    in_flight = sample.get("in_flight")
+    if isinstance(in_flight, int) and _is_int(in_flight) and not 1 <= in_flight <= MAX_IN_FLIGHT:
+        errors["in_flight"] = f"must be null or an integer 1–{MAX_IN_FLIGHT} (this request included)"
     for name in OPTIONAL_BOOLS:
         value = sample.get(name)
         if value is not None and not isinstance(value, bool):

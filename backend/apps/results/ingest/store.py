@@ -34,7 +34,7 @@ from .decode import FIELD_GETTERS, OPTIONAL_BOOLS, SAMPLE_FIELDS, TIMESTAMPS, Sa
 # durations last.
 COLUMNS = (
     "comparison_id", "run_id", "arm_id", "block", "period", "repetition", "step", "seq", "part", "phase", "op", "path",
-    "wall_time", *TIMESTAMPS, "conn_id", "conn_reused", "alpn", "tls_version", "tls_resumed", "early_data",
+    "wall_time", *TIMESTAMPS, "conn_id", "conn_reused", "in_flight", "alpn", "tls_version", "tls_resumed", "early_data",
     "req_bytes", "resp_bytes", "status", "server_delay_ms", "server_time_us", "srtt_us", "retrans",
     "error_class", "error_detail", "total_us", "ttfb_us",
 )
@@ -45,7 +45,8 @@ if SAMPLE_FIELDS[:-1] != ("arm", "block", *COLUMNS[4:-2]) or SAMPLE_FIELDS[-1] !
 _INT_TYPES = {  # column → (big-endian numpy type, smallest, largest) of its PostgreSQL type
     **dict.fromkeys(("wall_time", *TIMESTAMPS, "req_bytes", "resp_bytes", "server_time_us", "srtt_us",
                      "total_us", "ttfb_us"), (">i8", -(2**63), 2**63 - 1)),
-    **dict.fromkeys(("period", "repetition", "step", "seq", "status", "retrans"), (">i4", -(2**31), 2**31 - 1)),
+    **dict.fromkeys(("period", "repetition", "step", "seq", "in_flight", "status", "retrans"),
+                    (">i4", -(2**31), 2**31 - 1)),
     "block": (">i2", -(2**15), 2**15 - 1),
 }
 _NOT_NULL_TEXT = ("op", "path")  # null is stored as ""
