@@ -4,6 +4,7 @@ import { AppLayout } from './routes/app-layout';
 import { LoginRoute } from './routes/login';
 import { ComparisonsRoute } from './routes/comparisons';
 import { NewComparisonRoute } from './routes/new-comparison';
+import { HarReplayRoute } from './routes/har-replay';
 import { ComparisonRoute } from './routes/comparison';
 import { DevicesRoute } from './routes/devices';
 import { OrganizationRoute } from './routes/organization';
@@ -17,6 +18,7 @@ export const routes: RouteObject[] = [
       { index: true, element: <Navigate to="/comparisons" replace /> },
       { path: '/comparisons', element: <ComparisonsRoute /> },
       { path: '/comparisons/new', element: <NewComparisonRoute /> },
+      { path: '/comparisons/new/har', element: <HarReplayRoute /> },
       { path: '/comparisons/:id', element: <ComparisonRoute /> },
       { path: '/devices', element: <DevicesRoute /> },
       { path: '/organization', element: <OrganizationRoute /> },

@@ -52,6 +52,8 @@ export type EnrollmentTokenRequest = Schemas['EnrollmentTokenInputRequest'];
 export type Role = Schemas['RoleEnum'];
 // /api/v1/secrets: names only; a value is sent, never received.
 export type Secret = Schemas['SecretOutput'];
+export type HarPreview = Schemas['HarPreview'];
+export type RequestsWorkload = Schemas['RequestsWorkload'];
 export type SecretCreateRequest = Schemas['SecretCreateInputRequest'];
 export type SecretValueRequest = Schemas['SecretValueInputRequest'];
 export type Analysis = Schemas['Analysis'];
