@@ -3,7 +3,7 @@
 Simulated comparisons have lognormal request noise, per-device and per-block
 effects (shared by both arms of a block) and a small block×arm jitter. At
 α = 0.01 the gate's false-positive rate (regression or improvement called
-between identical arms) should be ≤ 1 %; with the default 6 blocks on one device
+between identical arms) should be ≤ 1 %; with the default 8 blocks on one device
 a +20 % slowdown should come out regression in ≥ 90 % of comparisons; and
 identical arms should come out equivalent in ≥ 80 % of comparisons of the
 calibration design. Prints figures (the table in docs/methodology.md); no pass/fail.
@@ -16,6 +16,7 @@ import math
 import sys
 import time
 
+from apps.comparisons.spec import DEFAULT_BLOCKS
 from apps.results.analysis import VerdictConfig, simulate_comparisons
 from apps.results.analysis.calibration import simulate_sequential
 from apps.results.analysis.sequential import look_points
@@ -24,10 +25,12 @@ DESIGN = dict(devices=3, blocks=12, requests_per_block=30, request_sigma=0.3, de
               block_arm_sigma=0.02)
 # Arms drift apart within blocks (e.g. thermal throttling hitting one arm's half of a block).
 DRIFTY = {**DESIGN, "block_arm_sigma": 0.08}
-# The default spec's 6 blocks on one device, with the calibration design's 30 requests per arm
-# and block, and with 200 (the default series workload makes 1,980 per arm and block).
-ONE_DEVICE = {**DESIGN, "devices": 1, "blocks": 6}
-ONE_DEVICE_200 = {**ONE_DEVICE, "requests_per_block": 200}
+# The default spec's blocks on one device, with the calibration design's 30 requests per arm and
+# block; the 6 blocks the default was before (too few at 30 requests, enough at 200: the default
+# series workload makes 1,980 per arm and block).
+ONE_DEVICE = {**DESIGN, "devices": 1, "blocks": DEFAULT_BLOCKS}
+ONE_DEVICE_6 = {**ONE_DEVICE, "blocks": 6}
+ONE_DEVICE_6_200 = {**ONE_DEVICE_6, "requests_per_block": 200}
 
 
 def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -50,7 +53,9 @@ def main() -> None:
 
     for name, design, n in (("A/A calibration design (3 devices × 12 blocks × 30 requests)", DESIGN, n_aa),
                             ("A/A drifty blocks (block×arm σ 0.08)", DRIFTY, n_aa // 2),
-                            ("A/A default blocks, one device (6 blocks × 30 requests)", ONE_DEVICE, n_aa)):
+                            (f"A/A default blocks, one device ({DEFAULT_BLOCKS} blocks × 30 requests)", ONE_DEVICE,
+                             n_aa),
+                            ("A/A 6 blocks, one device (6 blocks × 30 requests)", ONE_DEVICE_6, n_aa)):
         start = time.perf_counter()
         r = simulate_comparisons(true_ratio=1.0, comparisons=n, config=config, seed=1, **design)
         print(f"\n{name}: {n} comparisons in {time.perf_counter() - start:.0f} s; outcomes {r.outcomes}")
@@ -60,8 +65,10 @@ def main() -> None:
         print(f"  request-level Mann-Whitney p < α (ignores blocks): {rate(r.request_test_rejection_rate, n)}")
 
     print(f"\npower, {n_power} comparisons each (candidate slower by the effect):")
-    for label, design, effects in (("default blocks, one device, 30 requests/block", ONE_DEVICE, (0.10, 0.20, 0.50)),
-                                   ("default blocks, one device, 200 requests/block", ONE_DEVICE_200,
+    for label, design, effects in ((f"default {DEFAULT_BLOCKS} blocks, one device, 30 requests/block", ONE_DEVICE,
+                                    (0.10, 0.20, 0.50)),
+                                   ("6 blocks, one device, 30 requests/block", ONE_DEVICE_6, (0.10, 0.20, 0.50)),
+                                   ("6 blocks, one device, 200 requests/block", ONE_DEVICE_6_200,
                                     (0.10, 0.20, 0.50)),
                                    ("calibration design", DESIGN, (0.02, 0.05, 0.10, 0.20))):
         print(f"  {label}:")

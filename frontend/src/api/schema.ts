@@ -973,7 +973,7 @@ export interface components {
             devices?: components["schemas"]["SpecDevices"];
             /** @description Built-in or the organization's own profiles (GET /api/v1/network-profiles). Default: ["none"]. */
             network_profiles?: string[];
-            /** @description Randomized interleaved blocks (ABBA) per run: a number, or run until decided with {min, max} (2–200; looks at min, 2·min, 4·min … max) or auto ({min: 6, max: 24}). Default: 6. */
+            /** @description Randomized interleaved blocks (ABBA) per run: a number, or run until decided with {min, max} (2–200; looks at min, 2·min, 4·min … max) or auto ({min: 6, max: 24}). Default: 8. */
             blocks?: number | {
                 min: number;
                 max: number;

@@ -63,7 +63,7 @@ def test_nagle_trap_is_a_regression_with_the_default_spec(live_server, api, org,
         created = api.post("/api/v1/comparisons", spec, format="json")
         assert created.status_code == 201, created.content
         comparison_id = created.json()["id"]
-        assert created.json()["spec"]["blocks"] == 6
+        assert created.json()["spec"]["blocks"] == 8
         thread = threading.Thread(target=agent.run_forever, kwargs={"max_runs": 1}, daemon=True)
         thread.start()
         finished = wait_for(lambda: Comparison.objects.get(pk=comparison_id).status in Comparison.TERMINAL, 180)
