@@ -7,7 +7,8 @@ from apps.results.analysis.per_request import per_request, request_names
 
 
 def test_each_listed_request_is_its_own_group_named_from_the_spec():
-    # Two arms, three listed requests, four repetitions; request 1 of arm b is 10× slower, request 2 of arm a failed once.
+    # Two arms, three listed requests, four repetitions: request 1 of arm b is 10× slower,
+    # request 2 of arm a failed once.
     arm, step, total, ok = [], [], [], []
     for a in (0, 1):
         for rep in range(4):
@@ -21,7 +22,8 @@ def test_each_listed_request_is_its_own_group_named_from_the_spec():
                                      arm_labels=["a", "b"], device_labels=["host"], profile_labels=["none"])
     rows = per_request(table, names=["login", "feed", "avatar"])
     assert [(r["arm"], r["step"], r["name"]) for r in rows] == [
-        ("a", 0, "login"), ("b", 0, "login"), ("a", 1, "feed"), ("b", 1, "feed"), ("a", 2, "avatar"), ("b", 2, "avatar")]
+        ("a", 0, "login"), ("b", 0, "login"), ("a", 1, "feed"), ("b", 1, "feed"),
+        ("a", 2, "avatar"), ("b", 2, "avatar")]
     cell = {(r["arm"], r["step"]): r for r in rows}
     assert np.isclose(cell["b", 1]["median_ms"] / cell["a", 1]["median_ms"], 10, rtol=0.01)
     assert (cell["a", 2]["n"], cell["a", 2]["errors"]) == (3, 1)
