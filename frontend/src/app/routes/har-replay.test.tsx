@@ -111,5 +111,7 @@ describe('replay spec', () => {
       baseline_arm: 'a',
     });
     expect(parseHar('[1]')).toEqual({ problem: 'A HAR file is a JSON object with log.entries.' });
+    const reference = replaySpec('x', PREVIEW.workload as never, [{ label: 'h2', protocol: 'h2', endpoint: '  ' }]);
+    expect(reference.arms).toEqual([{ label: 'h2', protocol: 'h2' }]);
   });
 });

@@ -23,7 +23,11 @@ export function replaySpec(name: string, workload: RequestsWorkload, arms: Repla
   return {
     name: name.trim() || 'HAR replay',
     workload,
-    arms: arms.map((arm) => ({ label: arm.label.trim(), protocol: arm.protocol, endpoint: arm.endpoint.trim() })),
+    // An empty endpoint leaves it out: the arm runs against the runner's reference target.
+    arms: arms.map((arm) => {
+      const endpoint = arm.endpoint.trim();
+      return { label: arm.label.trim(), protocol: arm.protocol, ...(endpoint ? { endpoint } : {}) };
+    }),
     baseline_arm: arms[0]?.label.trim() ?? '',
   };
 }
@@ -266,6 +270,7 @@ export function HarReplayForm({ onCreated }: HarReplayFormProps) {
                 <label htmlFor={`arm-${index}-endpoint`}>Endpoint</label>
                 <input
                   id={`arm-${index}-endpoint`}
+                  placeholder="empty: LatencyLab's reference target"
                   value={arm.endpoint}
                   onChange={(event) => setArm(index, { endpoint: event.target.value })}
                 />
