@@ -92,7 +92,12 @@ test('a comparison on host, Android and iOS, created in the builder, has per-dev
     assert.match(await refusal.innerText(), /ios devices cannot run arm 'https-h1' \(h1\): URLSession/);
     t.diagnostic(`screenshot ${await saveScreenshot(page, 'device-farm-builder-refused')}`);
 
-    // h3 against h2 instead: every platform measures both.
+    // The preset issues each series concurrently (parallel 4, like NSURLSession on iOS), which the
+    // phones' harnesses do not do yet: the service says that too.
+    assert.match(await refusal.innerText(), /android devices cannot run workload\.concurrency parallel 4/);
+
+    // h3 against h2 instead, one request at a time: every platform measures that.
+    await page.getByLabel('Concurrency', { exact: true }).selectOption('sequential');
     await page.getByLabel('Protocol of arm 1', { exact: true }).selectOption('h3');
     await page.getByLabel('Label of arm 1', { exact: true }).fill('h3');
     await page.getByLabel('Baseline arm', { exact: true }).selectOption('h2');

@@ -5,7 +5,7 @@ import { renderWithProviders } from '@/testing/test-utils';
 import { server } from '@/testing/mocks/server';
 import { CSRF_TOKEN, mockBackend } from '@/testing/mocks/handlers';
 import { protocolValues } from '@/api/schema';
-import { networkProfilesFixture } from '@/testing/fixtures';
+import { networkProfilesFixture, presetsFixture } from '@/testing/fixtures';
 import { CreateComparisonForm } from './create-comparison-form';
 
 function renderForm() {
@@ -212,5 +212,31 @@ describe('CreateComparisonForm', () => {
     expect(await screen.findByText('Pick at least one platform.')).toBeInTheDocument();
     expect(screen.getByLabelText('Devices per network profile')).toHaveAccessibleDescription('Enter a whole number.');
     expect(mockBackend.created).toEqual([]);
+  });
+
+  it("shows the preset's concurrency and sends another one only when it is changed", async () => {
+    // The MID preset as the server now describes it: each series issued like NSURLSession on iOS.
+    const presets = presetsFixture.map((preset) => {
+      if (preset.name !== 'mid-image-series') return preset;
+      const spec = preset.spec as { workload: Record<string, unknown> };
+      return { ...preset, spec: { ...spec, workload: { ...spec.workload, concurrency: { parallel: 4 } } } };
+    });
+    server.use(http.get('*/api/v1/presets', () => HttpResponse.json(presets)));
+    const { user, onCreated } = renderForm();
+    await screen.findByRole('radio', { name: /MID image series/ });
+    const concurrency = screen.getByLabelText('Concurrency');
+    expect(concurrency).toHaveValue('parallel 4');
+    expect(within(concurrency).getAllByRole('option').map((option) => option.textContent)).toEqual([
+      'sequential', 'parallel 2', 'parallel 4', 'parallel 6', 'parallel 8', 'all',
+    ]);
+
+    await user.click(screen.getByRole('button', { name: 'Create comparison' }));
+    await vi.waitFor(() => expect(onCreated).toHaveBeenCalledTimes(1));
+    expect(mockBackend.created[0]?.workload).not.toHaveProperty('concurrency'); // the preset's, unchanged
+
+    await user.selectOptions(screen.getByLabelText('Concurrency'), 'sequential');
+    await user.click(screen.getByRole('button', { name: 'Create comparison' }));
+    await vi.waitFor(() => expect(onCreated).toHaveBeenCalledTimes(2));
+    expect(mockBackend.created[1]?.workload).toMatchObject({ kind: 'series', concurrency: 'sequential' });
   });
 });

@@ -16,6 +16,7 @@ import { DevicesFieldset } from './devices-fieldset';
 import { ErrorSummary, FieldMessages, fieldMessages } from './field-messages';
 import {
   buildSpec,
+  CONCURRENCY_CHOICES,
   defaultName,
   draftFromPreset,
   isSeriesWorkload,
@@ -210,6 +211,27 @@ function SpecForm({ presets, profiles, onCreated }: SpecFormProps) {
                 />
                 <FieldMessages id="workload-repetitions-error" messages={messages('workload.repetitions')} />
               </div>
+              <div className="field">
+                <label htmlFor="spec-concurrency">Concurrency</label>
+                <select
+                  id="spec-concurrency"
+                  value={draft.concurrency}
+                  onChange={(event) => update({ concurrency: event.target.value })}
+                  aria-invalid={messages('workload.concurrency').length > 0 || undefined}
+                  aria-describedby={describedBy('workload.concurrency')}
+                >
+                  {[...new Set([...CONCURRENCY_CHOICES, draft.concurrency])].map((choice) => (
+                    <option key={choice} value={choice}>
+                      {choice}
+                    </option>
+                  ))}
+                </select>
+                <p className="hint">
+                  How the app issues a series: one request after another, or all at once over up to N HTTP/1.1
+                  connections per host (HTTP/2, HTTP/3 and gRPC multiplex them on one). Phones run sequential only.
+                </p>
+                <FieldMessages id="workload-concurrency-error" messages={messages('workload.concurrency')} />
+              </div>
             </>
           )}
         </div>
@@ -223,7 +245,8 @@ function SpecForm({ presets, profiles, onCreated }: SpecFormProps) {
               (error) =>
                 (error.path === 'workload' || error.path.startsWith('workload.')) &&
                 !error.path.startsWith('workload.periods') &&
-                !error.path.startsWith('workload.repetitions'),
+                !error.path.startsWith('workload.repetitions') &&
+                !error.path.startsWith('workload.concurrency'),
             )
             .map((error) => error.message)}
         />

@@ -28,8 +28,27 @@ export type SpecDraft = {
   /** Only for series workloads: comma-separated requests per period. */
   periods: string;
   repetitions: string;
+  /** Only for series workloads: "sequential", "parallel N" or "all" (CONCURRENCY_CHOICES). */
+  concurrency: string;
   devices: DevicesDraft;
 };
+
+/** What the builder offers for a series' concurrency (the spec takes any parallel N of 1–16). */
+export const CONCURRENCY_CHOICES = ['sequential', 'parallel 2', 'parallel 4', 'parallel 6', 'parallel 8', 'all'];
+
+/** A spec's workload.concurrency as the builder names it: "sequential", "parallel 4", "all". */
+export function concurrencyText(value: unknown): string {
+  if (value === 'parallel') return 'parallel 6';
+  if (value === 'all' || value === 'sequential') return value;
+  if (isObject(value) && typeof value['parallel'] === 'number') return `parallel ${value['parallel']}`;
+  return 'sequential';
+}
+
+function parseConcurrency(text: string): SeriesWorkload['concurrency'] {
+  const parallel = /^parallel (\d+)$/.exec(text);
+  if (parallel) return { parallel: Number(parallel[1]) };
+  return text === 'all' ? 'all' : 'sequential';
+}
 
 type Json = Record<string, unknown>;
 
@@ -92,6 +111,7 @@ export function draftFromPreset(preset: Preset | undefined): SpecDraft {
     networkProfiles: profiles.length ? profiles : ['none'],
     periods,
     repetitions: typeof workload['repetitions'] === 'number' ? String(workload['repetitions']) : '',
+    concurrency: concurrencyText(workload['concurrency']),
     devices: devicesDraft(spec['devices']),
   };
 }
@@ -164,6 +184,10 @@ export function buildSpec(
     }
     if (WHOLE_NUMBER.test(draft.repetitions.trim())) workload.repetitions = Number(draft.repetitions.trim());
     else errors.push({ path: 'workload.repetitions', message: 'Enter a whole number.' });
+    // Only when it differs from the preset's, so the spec reads like one written by hand.
+    if (draft.concurrency !== concurrencyText(presetWorkload(preset)['concurrency'])) {
+      workload.concurrency = parseConcurrency(draft.concurrency);
+    }
     spec.workload = workload;
   }
   const devices = buildDevices(draft.devices, errors);
