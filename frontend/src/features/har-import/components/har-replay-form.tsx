@@ -133,6 +133,8 @@ export function HarReplayForm({ onCreated }: HarReplayFormProps) {
   }
 
   const workload = result ? (result.workload as RequestsWorkload) : null;
+  const elsewhere = (workload?.requests ?? []).filter((request) => request.url).length;
+  const toOrigin = (workload?.requests?.length ?? 0) - elsewhere;
   return (
     <div className="stack">
       <form className="card form" onSubmit={(event) => void onPreview(event)} aria-label="Import a HAR file">
@@ -188,7 +190,8 @@ export function HarReplayForm({ onCreated }: HarReplayFormProps) {
         <section className="card" aria-label="Preview">
           <h2>2. Preview</h2>
           <p className="muted">
-            {workload.requests?.length ?? 0} requests to <code>{result.origin}</code> and other servers, replayed{' '}
+            {toOrigin} requests to <code>{result.origin}</code>
+            {elsewhere > 0 ? ` and ${elsewhere} to other servers` : ''}, replayed{' '}
             {workload.repetitions ?? 10} times in recorded order; {result.concurrency_groups.length} groups of requests the
             app issued at once. Requests to the main server become paths, so they run against each arm&apos;s endpoint.
           </p>
@@ -243,7 +246,12 @@ export function HarReplayForm({ onCreated }: HarReplayFormProps) {
             <input id="replay-name" value={name} onChange={(event) => setName(event.target.value)} />
           </div>
           {arms.map((arm, index) => (
-            <fieldset key={index} className="field-row" aria-label={`Arm ${index + 1}`}>
+            <fieldset key={index} className="fieldset" aria-label={`Arm ${index + 1}`}>
+              <legend>
+                Arm {index + 1}
+                {index === 0 ? ' (baseline)' : ''}
+              </legend>
+              <div className="field-row">
               <div className="field">
                 <label htmlFor={`arm-${index}-label`}>Label</label>
                 <input
@@ -274,6 +282,7 @@ export function HarReplayForm({ onCreated }: HarReplayFormProps) {
                   value={arm.endpoint}
                   onChange={(event) => setArm(index, { endpoint: event.target.value })}
                 />
+              </div>
               </div>
             </fieldset>
           ))}
