@@ -46,7 +46,7 @@ export function ProfilesView({ results, analysis, device }: ProfilesViewProps) {
         />
         {charts.series && (
           <ChartCard
-            title="Average series time per period, by profile"
+            title={`Average series time per period, by profile, ${results.groups[0]?.concurrency ?? 'sequential'}`}
             subtitle={subtitle}
             testId="chart-profiles-series"
             chart={charts.series}
