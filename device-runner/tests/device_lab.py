@@ -7,30 +7,28 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+# tests/fakes is on the test path (pyproject's pytest pythonpath): the fakes import each other by name.
+import adb_server
+import harness_core
+import lab as lab_process
 import pytest
+import scenario
+
+from backend import RecordingBackend
+from latencylab_runner.devices.android import Adb, AndroidDevices
+from latencylab_runner.devices.gate import GateThresholds
+from latencylab_runner.devices.ios import IDeviceTools, IosDevices
+from latencylab_runner.drivers.android import AndroidDriver
+from latencylab_runner.drivers.ios import IosDriver
+from latencylab_runner.drivers.job_exchange import JobExchange
+from latencylab_runner.drivers.phone import LaneSettings, PhoneSettings
+from latencylab_runner.drivers.targets import ReferenceTarget
 
 FAKES = Path(__file__).resolve().parent / "fakes"
-sys.path.insert(0, str(FAKES))
-
-import adb_server  # noqa: E402
-import harness_core  # noqa: E402
-import lab as lab_process  # noqa: E402
-import scenario  # noqa: E402
-
-from backend import RecordingBackend  # noqa: E402
-from latencylab_runner.devices.android import Adb, AndroidDevices  # noqa: E402
-from latencylab_runner.devices.gate import GateThresholds  # noqa: E402
-from latencylab_runner.devices.ios import IDeviceTools, IosDevices  # noqa: E402
-from latencylab_runner.drivers.android import AndroidDriver  # noqa: E402
-from latencylab_runner.drivers.ios import IosDriver  # noqa: E402
-from latencylab_runner.drivers.job_exchange import JobExchange  # noqa: E402
-from latencylab_runner.drivers.phone import LaneSettings, PhoneSettings  # noqa: E402
-from latencylab_runner.drivers.targets import ReferenceTarget  # noqa: E402
 
 __all__ = ["FAKES", "Lab", "RecordingBackend", "adb_server", "harness_core", "scenario", "start_lab"]
 
