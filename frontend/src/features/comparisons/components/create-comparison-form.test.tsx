@@ -239,4 +239,45 @@ describe('CreateComparisonForm', () => {
     await vi.waitFor(() => expect(onCreated).toHaveBeenCalledTimes(2));
     expect(mockBackend.created[1]?.workload).toMatchObject({ kind: 'series', concurrency: 'sequential' });
   });
+
+  it("runs the MID series against two builds of the user's own server: endpoints per arm and object paths", async () => {
+    const { user, onCreated } = renderForm();
+    await screen.findByRole('radio', { name: /MID image series/ });
+    await user.type(screen.getByLabelText('Endpoint of arm 1'), 'https://build-a.example.com');
+    await user.type(screen.getByLabelText('Endpoint of arm 2'), '  https://build-b.example.com:8443 ');
+    await user.type(screen.getByLabelText('Object paths on your server (optional)'), '/img/1.jpg{enter}{enter}  /img/2.jpg ');
+    await user.click(screen.getByRole('button', { name: 'Create comparison' }));
+
+    await vi.waitFor(() => expect(onCreated).toHaveBeenCalled());
+    const spec = mockBackend.created[0];
+    expect(spec?.arms).toEqual([
+      { label: 'https-h1', protocol: 'h1', connection: 'warm', endpoint: 'https://build-a.example.com' },
+      { label: 'h2', protocol: 'h2', connection: 'warm', endpoint: 'https://build-b.example.com:8443' },
+    ]);
+    expect(spec?.workload).toMatchObject({ kind: 'series', object_paths: ['/img/1.jpg', '/img/2.jpg'] });
+  });
+
+  it("sends a sweep's path template with GET, and shows the server's refusal of it at the field", async () => {
+    server.use(
+      http.post('*/api/v1/comparisons', () =>
+        HttpResponse.json({ workload: { path: ['The path must contain {size} exactly once.'] } }, { status: 400 }),
+      ),
+    );
+    const { user } = renderForm();
+    await user.click(await screen.findByRole('radio', { name: /Payload sweep/ }));
+    await user.type(screen.getByLabelText('Path on your server (optional)'), '/v1/blob');
+    await user.click(screen.getByRole('button', { name: 'Create comparison' }));
+    expect(await screen.findAllByText('The path must contain {size} exactly once.')).not.toHaveLength(0);
+    expect(screen.getByLabelText('Path on your server (optional)')).toHaveAttribute('aria-invalid', 'true');
+  });
+
+  it('leaves the workload to the preset when no path is given', async () => {
+    const { user, onCreated } = renderForm();
+    await user.click(await screen.findByRole('radio', { name: /OS-added latency/ }));
+    expect(screen.getByLabelText('Path on your server (optional)')).toHaveValue('');
+    await user.click(screen.getByRole('button', { name: 'Create comparison' }));
+    await vi.waitFor(() => expect(onCreated).toHaveBeenCalled());
+    expect(mockBackend.created[0]).not.toHaveProperty('workload');
+    expect(mockBackend.created[0]?.arms[0]).not.toHaveProperty('endpoint');
+  });
 });

@@ -17,6 +17,7 @@ import { ErrorSummary, FieldMessages, fieldMessages } from './field-messages';
 import {
   buildSpec,
   CONCURRENCY_CHOICES,
+  CUSTOM_PATHS,
   defaultName,
   draftFromPreset,
   isSeriesWorkload,
@@ -26,6 +27,8 @@ import {
 } from './spec-draft';
 
 const PREFERRED_PRESET = 'mid-image-series';
+// Where the server reports a problem with the custom paths field.
+const PATH_FIELDS = ['workload.object_paths', 'workload.path'];
 
 type CreateComparisonFormProps = { onCreated: (comparison: ComparisonDetail) => void };
 
@@ -84,7 +87,7 @@ function SpecForm({ presets, profiles, onCreated }: SpecFormProps) {
   const addArm = () =>
     setDraft((current) => ({
       ...current,
-      arms: [...current.arms, { label: `arm-${current.arms.length + 1}`, protocol: 'h3', connection: 'warm' }],
+      arms: [...current.arms, { label: `arm-${current.arms.length + 1}`, protocol: 'h3', connection: 'warm', endpoint: '' }],
     }));
   const removeArm = (index: number) =>
     setDraft((current) => {
@@ -119,6 +122,10 @@ function SpecForm({ presets, profiles, onCreated }: SpecFormProps) {
   const describedBy = (path: string) => (messages(path).length ? `${path.replace(/\./g, '-')}-error` : undefined);
   const series = isSeriesWorkload(preset);
   const workload = presetWorkload(preset);
+  const customPaths = typeof workload['kind'] === 'string' ? CUSTOM_PATHS[workload['kind']] : undefined;
+  const pathMessages = errors
+    .filter((error) => PATH_FIELDS.some((field) => error.path.startsWith(field)))
+    .map((error) => error.message);
 
   return (
     <form className="form form-wide" onSubmit={handleSubmit} aria-label="New comparison" noValidate>
@@ -238,6 +245,31 @@ function SpecForm({ presets, profiles, onCreated }: SpecFormProps) {
         {!series && typeof workload['kind'] === 'string' && (
           <p className="hint">Workload: {workload['kind']} (as defined by the preset).</p>
         )}
+        {customPaths && (
+          <div className="field">
+            <label htmlFor="spec-paths">{customPaths.label}</label>
+            {series ? (
+              <textarea
+                id="spec-paths"
+                rows={3}
+                placeholder={customPaths.placeholder}
+                value={draft.paths}
+                onChange={(event) => update({ paths: event.target.value })}
+                aria-invalid={pathMessages.length > 0 || undefined}
+              />
+            ) : (
+              <input
+                id="spec-paths"
+                placeholder={customPaths.placeholder}
+                value={draft.paths}
+                onChange={(event) => update({ paths: event.target.value })}
+                aria-invalid={pathMessages.length > 0 || undefined}
+              />
+            )}
+            <p className="hint">{customPaths.hint} Give each arm the endpoint of one of your builds under Arms.</p>
+            <FieldMessages id="workload-paths-error" messages={pathMessages} />
+          </div>
+        )}
         <FieldMessages
           id="workload-error"
           messages={errors
@@ -246,7 +278,8 @@ function SpecForm({ presets, profiles, onCreated }: SpecFormProps) {
                 (error.path === 'workload' || error.path.startsWith('workload.')) &&
                 !error.path.startsWith('workload.periods') &&
                 !error.path.startsWith('workload.repetitions') &&
-                !error.path.startsWith('workload.concurrency'),
+                !error.path.startsWith('workload.concurrency') &&
+                !PATH_FIELDS.some((field) => error.path.startsWith(field)),
             )
             .map((error) => error.message)}
         />
@@ -260,6 +293,7 @@ function SpecForm({ presets, profiles, onCreated }: SpecFormProps) {
               <th scope="col">Label</th>
               <th scope="col">Protocol</th>
               <th scope="col">Connection</th>
+              <th scope="col">Endpoint (optional)</th>
               <th scope="col">
                 <span className="visually-hidden">Actions</span>
               </th>
@@ -310,6 +344,16 @@ function SpecForm({ presets, profiles, onCreated }: SpecFormProps) {
                       ))}
                     </select>
                     <FieldMessages id={`arms-${index}-connection-error`} messages={messages(`${base}.connection`)} />
+                  </td>
+                  <td>
+                    <input
+                      aria-label={`Endpoint of arm ${index + 1}`}
+                      placeholder="reference target"
+                      value={arm.endpoint}
+                      onChange={(event) => updateArm(index, { endpoint: event.target.value })}
+                      aria-invalid={messages(`${base}.endpoint`).length > 0 || undefined}
+                    />
+                    <FieldMessages id={`arms-${index}-endpoint-error`} messages={messages(`${base}.endpoint`)} />
                   </td>
                   <td className="cell-action">
                     <button

@@ -13,7 +13,8 @@ import {
 } from '@/lib/api-types';
 import type { FieldError } from '@/lib/field-errors';
 
-export type ArmDraft = { label: string; protocol: Protocol; connection: ConnectionPolicy };
+/** `endpoint`: the arm's own server (https://host[:port][/base]); empty: the runner's reference target. */
+export type ArmDraft = { label: string; protocol: Protocol; connection: ConnectionPolicy; endpoint: string };
 
 /** Where the runs go: a pool ('' = the server's default, `local`), its platforms, how many devices. */
 export type DevicesDraft = { pool: string; platforms: Platform[]; count: string };
@@ -30,7 +31,32 @@ export type SpecDraft = {
   repetitions: string;
   /** Only for series workloads: "sequential", "parallel N" or "all" (CONCURRENCY_CHOICES). */
   concurrency: string;
+  /**
+   * Paths on the arms' own servers instead of the reference target's: a series' object paths
+   * (one per line), a payload sweep's path with {size}, a delay sweep's with {delay_ms}; empty:
+   * the preset's. See CUSTOM_PATHS.
+   */
+  paths: string;
   devices: DevicesDraft;
+};
+
+/** The workload kinds whose requests can go to the customer's own paths, and how the builder asks. */
+export const CUSTOM_PATHS: Record<string, { label: string; hint: string; placeholder: string }> = {
+  series: {
+    label: 'Object paths on your server (optional)',
+    hint: 'One path or https:// URL per line, fetched in order and wrapping around; empty: the reference target’s images.',
+    placeholder: '/img/hero.jpg\n/img/thumb-1.jpg',
+  },
+  payload_sweep: {
+    label: 'Path on your server (optional)',
+    hint: 'Must contain {size}, in the path or the query; fetched with GET. Empty: the reference target’s /bytes/{size} (POST).',
+    placeholder: '/v1/blob?bytes={size}',
+  },
+  delay_sweep: {
+    label: 'Path on your server (optional)',
+    hint: 'Must contain {delay_ms}: your server answers after that many milliseconds. Empty: the reference target’s /delay/{delay_ms}.',
+    placeholder: '/v1/slow/{delay_ms}',
+  },
 };
 
 /** What the builder offers for a series' concurrency (the spec takes any parallel N of 1–16). */
@@ -97,6 +123,7 @@ export function draftFromPreset(preset: Preset | undefined): SpecDraft {
     label: typeof arm['label'] === 'string' ? arm['label'] : '',
     protocol: asProtocol(arm['protocol']),
     connection: asConnection(arm['connection']),
+    endpoint: typeof arm['endpoint'] === 'string' ? arm['endpoint'] : '',
   }));
   const workload = presetWorkload(preset);
   const periods = Array.isArray(workload['periods']) ? workload['periods'].join(', ') : '';
@@ -105,13 +132,14 @@ export function draftFromPreset(preset: Preset | undefined): SpecDraft {
     : ['none'];
   return {
     name: '',
-    arms: arms.length ? arms : [{ label: 'h2', protocol: 'h2', connection: 'warm' }],
+    arms: arms.length ? arms : [{ label: 'h2', protocol: 'h2', connection: 'warm', endpoint: '' }],
     baselineArm: typeof spec['baseline_arm'] === 'string' ? spec['baseline_arm'] : (arms[0]?.label ?? ''),
     blocks: blocksText(spec['blocks']),
     networkProfiles: profiles.length ? profiles : ['none'],
     periods,
     repetitions: typeof workload['repetitions'] === 'number' ? String(workload['repetitions']) : '',
     concurrency: concurrencyText(workload['concurrency']),
+    paths: '',
     devices: devicesDraft(spec['devices']),
   };
 }
@@ -156,7 +184,10 @@ export function buildSpec(
   const errors: FieldError[] = [];
   const spec: ComparisonSpecRequest = {
     name: draft.name.trim() || defaultName(preset),
-    arms: draft.arms.map((arm) => ({ label: arm.label.trim(), protocol: arm.protocol, connection: arm.connection })),
+    arms: draft.arms.map((arm) => {
+      const endpoint = arm.endpoint.trim();
+      return { label: arm.label.trim(), protocol: arm.protocol, connection: arm.connection, ...(endpoint ? { endpoint } : {}) };
+    }),
     network_profiles: draft.networkProfiles,
   };
   if (preset && isPresetName(preset.name)) spec.preset = preset.name;
@@ -188,7 +219,15 @@ export function buildSpec(
     if (draft.concurrency !== concurrencyText(presetWorkload(preset)['concurrency'])) {
       workload.concurrency = parseConcurrency(draft.concurrency);
     }
+    const objectPaths = draft.paths
+      .split('\n')
+      .map((line) => line.trim())
+      .filter(Boolean);
+    if (objectPaths.length) workload.object_paths = objectPaths;
     spec.workload = workload;
+  } else {
+    const customPaths = customPathWorkload(presetWorkload(preset)['kind'], draft.paths.trim());
+    if (customPaths) spec.workload = customPaths;
   }
   const devices = buildDevices(draft.devices, errors);
   if (devices) spec.devices = devices;
@@ -206,4 +245,12 @@ function buildDevices(draft: DevicesDraft, errors: FieldError[]): SpecDevices | 
   const serverDefault = draft.pool === '' && draft.platforms.join() === 'host' && count === '1';
   if (serverDefault || !WHOLE_NUMBER.test(count)) return undefined;
   return { ...(draft.pool ? { pool: draft.pool } : {}), platforms: draft.platforms, count: Number(count) };
+}
+
+/** A sweep's path template on the customer's server, merged key by key into the preset's workload. */
+function customPathWorkload(kind: unknown, path: string): Json | undefined {
+  if (!path) return undefined;
+  if (kind === 'payload_sweep') return { kind, path, method: 'GET' };
+  if (kind === 'delay_sweep') return { kind, path };
+  return undefined;
 }
