@@ -278,6 +278,6 @@ describe('CreateComparisonForm', () => {
     await user.click(screen.getByRole('button', { name: 'Create comparison' }));
     await vi.waitFor(() => expect(onCreated).toHaveBeenCalled());
     expect(mockBackend.created[0]).not.toHaveProperty('workload');
-    expect(mockBackend.created[0]?.arms[0]).not.toHaveProperty('endpoint');
+    expect(mockBackend.created[0]?.arms?.[0]).not.toHaveProperty('endpoint');
   });
 });
