@@ -40,7 +40,7 @@ test('a user creates a MID image-series comparison and sees its charts', { timeo
     // 2. New comparison from the mid-image-series preset, made small enough for CI.
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'New comparison' }).click();
     await page.getByTestId('preset-mid-image-series').click();
-    assert.ok(await page.getByRole('radio', { name: /MID image series/ }).isChecked(), 'preset selected');
+    assert.ok(await page.getByRole('radio', { name: 'MID image series (seeds/000)', exact: true }).isChecked(), 'preset selected');
     const name = `e2e MID series ${new Date().toISOString()}`;
     await page.getByLabel('Name (optional)', { exact: true }).fill(name);
     await page.getByLabel('Blocks', { exact: true }).fill(blocks);
