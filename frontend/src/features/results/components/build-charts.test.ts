@@ -57,7 +57,7 @@ describe('chart builders', () => {
       expect((chart.layout.legend?.title as { text: string }).text).toBe('concurrency: parallel 4');
     }
     expect((seriesChart(resultsFixture, concurrent).layout.yaxis?.title as { text: string }).text).toBe(
-      'Series time per repetition (ms), first request → last response',
+      'Series time (ms), first request → last',
     );
     expect(seriesTimeMeaning(concurrent)).toContain('first request issued → last response completed');
     // An analysis stored before concurrency existed: sequential, series time a sum.

@@ -192,7 +192,7 @@ export function seriesChart(results: ComparisonResults, group: ResultGroup): Cha
       yaxis: valueAxis(
         concurrencyOf(group) === 'sequential'
           ? 'Series time per repetition (ms)'
-          : 'Series time per repetition (ms), first request → last response',
+          : 'Series time (ms), first request → last',
       ),
       legend: concurrencyLegend(group),
     },
