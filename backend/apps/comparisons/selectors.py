@@ -2,7 +2,8 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from django.db.models import Aggregate, Count, IntegerField, OuterRef, Q, QuerySet, Subquery, Sum
+from django.db.models import Aggregate, Count, FloatField, IntegerField, OuterRef, Q, QuerySet, Subquery, Sum
+from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce
 
 from apps.accounts.models import Organization
@@ -18,7 +19,18 @@ def _per_comparison(rows: QuerySet[Any], aggregate: Aggregate) -> Coalesce:
     return Coalesce(Subquery(rows.annotate(value=aggregate).values("value")), 0, output_field=IntegerField())
 
 
-def _progress_annotations() -> dict[str, Coalesce]:
+# Device seconds a block has taken so far: within each run, the time from its first stored block
+# to its last over the blocks in between (so the first block's start, which no row records,
+# is not needed), pooled over the comparison's runs. NULL until some run has stored two blocks.
+_SECONDS_PER_BLOCK = """
+SELECT SUM(EXTRACT(EPOCH FROM (per_run.last_at - per_run.first_at))) / NULLIF(SUM(per_run.n - 1), 0)
+FROM (SELECT MIN(b.stored_at) AS first_at, MAX(b.stored_at) AS last_at, COUNT(*) AS n
+      FROM comparisons_runblock b JOIN comparisons_run r ON r.id = b.run_id
+      WHERE r.comparison_id = comparisons_comparison.id GROUP BY b.run_id) AS per_run
+"""
+
+
+def _progress_annotations() -> dict[str, Any]:
     # Correlated subqueries rather than joins: joining runs and their blocks in one GROUP BY would
     # multiply rows, and a subquery keeps a page of comparisons at one query whatever its size.
     runs = Run.objects.filter(comparison=OuterRef("pk")).order_by().values("comparison")
@@ -28,6 +40,7 @@ def _progress_annotations() -> dict[str, Coalesce]:
         "runs_done": _per_comparison(runs, Count("id", filter=Q(status__in=Run.TERMINAL))),
         "blocks_total": _per_comparison(runs, Sum("blocks_total")),
         "blocks_done": _per_comparison(blocks, Count("id")),
+        "seconds_per_block": RawSQL(_SECONDS_PER_BLOCK, (), output_field=FloatField()),  # noqa: S611  constant SQL
     }
 
 
@@ -56,8 +69,15 @@ def comparison_progress(comparison: Comparison) -> dict[str, Any]:
     # Run until decided: the device time lies between every run stopping at min blocks and every run going to max.
     bounds = blocks_range(comparison.spec)
     runs = counts["runs_total"]
-    return {**counts, "percent": percent, "blocks_min": runs * bounds[0] if bounds else counts["blocks_total"],
-            "blocks_max": runs * bounds[1] if bounds else counts["blocks_total"]}
+    blocks_min = runs * bounds[0] if bounds else counts["blocks_total"]
+    blocks_max = runs * bounds[1] if bounds else counts["blocks_total"]
+    # The device time still to come, at the pace measured so far (summed over devices).
+    pace = getattr(comparison, "seconds_per_block", None)
+    live = pace is not None and comparison.status not in Comparison.TERMINAL
+    return {**counts, "percent": percent, "blocks_min": blocks_min, "blocks_max": blocks_max,
+            "seconds_per_block": None if pace is None else round(pace, 1),
+            "device_seconds_left_min": round(max(blocks_min - counts["blocks_done"], 0) * pace) if live else None,
+            "device_seconds_left_max": round(max(blocks_max - counts["blocks_done"], 0) * pace) if live else None}
 
 
 # Device states as strings: a waiting reason reads whatever states the devices app has.

@@ -11,7 +11,7 @@ LOG_HEARTBEAT_S = 60.0
 
 
 def describe(detail: dict[str, Any]) -> str:
-    """`running 40% (4/10 blocks)`."""
+    """`running 40% (4/10 blocks), about 3 min of device time left`."""
     progress = detail.get("progress") or {}
     status = detail.get("status", "?")
     percent = progress.get("percent")
@@ -25,7 +25,27 @@ def describe(detail: dict[str, Any]) -> str:
         # Run until decided: the runs stop at a decided look, between min and max blocks.
         ranged = isinstance(low, int) and isinstance(high, int) and low != high
         text += f"; run until decided: {low}–{high})" if ranged else ")"
+    left_min, left_max = progress.get("device_seconds_left_min"), progress.get("device_seconds_left_max")
+    # At the pace of the blocks stored so far (the server says null until it has one).
+    if isinstance(left_min, int) and isinstance(left_max, int) and left_max > 0:
+        if left_min == left_max:
+            text += f", about {_duration(left_max)} of device time left"
+        elif left_min == 0:  # a look that can stop the runs is due now
+            text += f", up to about {_duration(left_max)} of device time left"
+        else:
+            text += f", about {_duration(left_min)}–{_duration(left_max)} of device time left"
     return text
+
+
+def _duration(seconds: int) -> str:
+    """45 s, 3 min, 1 h 20 min."""
+    if seconds < 60:
+        return f"{seconds} s"
+    minutes = int(seconds / 60 + 0.5)  # half up, as the dashboard rounds
+    if minutes < 60:
+        return f"{minutes} min"
+    hours, rest = divmod(minutes, 60)
+    return f"{hours} h {rest} min" if rest else f"{hours} h"
 
 
 def _elapsed(seconds: float) -> str:

@@ -936,6 +936,15 @@ export interface components {
             blocks_min: number;
             /** @description the upper bound: blocks_total, or every run going to max blocks */
             blocks_max: number;
+            /**
+             * Format: double
+             * @description device seconds a block has taken so far (between a run's stored blocks); null until a run has stored two
+             */
+            seconds_per_block: number | null;
+            /** @description device time still to come at that pace if every run stops at blocks_min (summed over devices); null when finished or not yet measured */
+            device_seconds_left_min: number | null;
+            /** @description the same if every run goes to blocks_max */
+            device_seconds_left_max: number | null;
         };
         ComparisonResults: {
             /** Format: uuid */

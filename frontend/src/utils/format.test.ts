@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   formatBytes,
+  formatDuration,
   formatChangePct,
   formatChangeWithCi,
   formatMs,
@@ -55,5 +56,15 @@ describe('effect-size formats', () => {
     expect(formatBytes(35_000)).toBe('35 KB');
     expect(formatBytes(2_000_000)).toBe('2 MB');
     expect(formatBytes(800)).toBe('800 B');
+  });
+});
+
+describe('formatDuration', () => {
+  it('says seconds, minutes and hours as people do', () => {
+    expect(formatDuration(42.4)).toBe('42 s');
+    expect(formatDuration(185)).toBe('3 min');
+    expect(formatDuration(3600)).toBe('1 h');
+    expect(formatDuration(4830)).toBe('1 h 21 min');
+    expect(formatDuration(-1)).toBe('–');
   });
 });

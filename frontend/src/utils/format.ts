@@ -97,3 +97,14 @@ export function formatBytes(bytes: number | null | undefined): string {
   const value = bytes / chosen.divisor;
   return `${value.toLocaleString('en-US', { maximumFractionDigits: value >= 100 ? 0 : value >= 10 ? 1 : 2 })} ${chosen.unit}`;
 }
+
+/** A duration in seconds as people say it: 45 s, 3 min, 1 h 20 min. */
+export function formatDuration(seconds: number): string {
+  if (!Number.isFinite(seconds) || seconds < 0) return '–';
+  if (seconds < 60) return `${Math.round(seconds)} s`;
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  const rest = minutes % 60;
+  return rest ? `${hours} h ${rest} min` : `${hours} h`;
+}

@@ -18,6 +18,14 @@ class ComparisonProgressSerializer(serializers.Serializer):
     blocks_min = serializers.IntegerField(help_text="the device time's lower bound in blocks: blocks_total, or for a "
                                           "run-until-decided comparison every run stopping at min blocks")
     blocks_max = serializers.IntegerField(help_text="the upper bound: blocks_total, or every run going to max blocks")
+    seconds_per_block = serializers.FloatField(
+        allow_null=True, help_text="device seconds a block has taken so far (between a run's stored blocks); null "
+        "until a run has stored two")
+    device_seconds_left_min = serializers.IntegerField(
+        allow_null=True, help_text="device time still to come at that pace if every run stops at blocks_min (summed "
+        "over devices); null when finished or not yet measured")
+    device_seconds_left_max = serializers.IntegerField(
+        allow_null=True, help_text="the same if every run goes to blocks_max")
 
 
 class ComparisonSummarySerializer(serializers.ModelSerializer):

@@ -52,8 +52,11 @@ def test_seed_preset_runs_end_to_end_through_the_agent(preset, live_server, api,
     assert comparison.status == "finished", (comparison.status, comparison.error,
                                              list(comparison.runs.values("status", "error")))
     detail = api.get(f"/api/v1/comparisons/{comparison_id}").json()
-    assert detail["progress"] == {"runs_total": 1, "runs_done": 1, "blocks_total": 2, "blocks_done": 2,
-                                  "percent": 100.0, "blocks_min": 2, "blocks_max": 2}
+    progress = detail["progress"]
+    assert progress["seconds_per_block"] > 0  # measured between the run's two stored blocks
+    assert {k: v for k, v in progress.items() if k != "seconds_per_block"} == {
+        "runs_total": 1, "runs_done": 1, "blocks_total": 2, "blocks_done": 2, "percent": 100.0, "blocks_min": 2,
+        "blocks_max": 2, "device_seconds_left_min": None, "device_seconds_left_max": None}  # finished: none left
     run = detail["runs"][0]
     assert run["fingerprint"]["platform"] == "host"
     assert run["fingerprint"]["clock_source"]

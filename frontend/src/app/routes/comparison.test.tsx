@@ -50,6 +50,9 @@ describe('comparison detail page', () => {
         percent: 25,
         blocks_min: 12,
         blocks_max: 12,
+        seconds_per_block: 20,
+        device_seconds_left_min: 180,
+        device_seconds_left_max: 180,
       },
     };
     server.use(
@@ -63,6 +66,7 @@ describe('comparison detail page', () => {
     const progress = await screen.findByRole('progressbar', { name: 'Comparison progress' });
     expect(progress).toHaveAttribute('aria-valuenow', '25');
     expect(screen.getByText(/3\/12 blocks · 0\/2 runs/)).toBeInTheDocument();
+    expect(screen.getByText(/about 3 min of device time left/)).toBeInTheDocument();
     expect(await screen.findByText(/Charts appear here as soon as/)).toBeInTheDocument();
     expect(screen.queryByTestId('chart-avg')).not.toBeInTheDocument();
 

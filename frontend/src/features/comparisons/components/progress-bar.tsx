@@ -1,4 +1,5 @@
 import type { Progress } from '@/lib/api-types';
+import { formatDuration } from '@/utils/format';
 
 type ProgressBarProps = { progress: Progress; label: string; detailed?: boolean };
 
@@ -29,9 +30,22 @@ export function ProgressBar({ progress, label, detailed = false }: ProgressBarPr
                 · run until decided: {progress.blocks_min}–{progress.blocks_max} blocks in all
               </>
             )}
+            {/* At the pace of the blocks stored so far; a range for run until decided. */}
+            {typeof progress.device_seconds_left_max === 'number' && progress.device_seconds_left_max > 0 && (
+              <> · {deviceTimeLeft(progress)} of device time left</>
+            )}
           </>
         )}
       </span>
     </div>
   );
+}
+
+function deviceTimeLeft(progress: Progress): string {
+  const low = progress.device_seconds_left_min ?? 0;
+  const high = progress.device_seconds_left_max ?? 0;
+  if (low === high) return `about ${formatDuration(high)}`;
+  // A look that can stop the runs is due now.
+  if (low === 0) return `up to about ${formatDuration(high)}`;
+  return `about ${formatDuration(low)}–${formatDuration(high)}`;
 }
