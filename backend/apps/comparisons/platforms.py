@@ -24,6 +24,10 @@ PLATFORM_PROTOCOLS: dict[str, tuple[str, ...]] = {
 # drivers/concurrent_batch.py). The Android core refuses a job with `group`; the iOS app
 # would run it in order, which would be measured as if it were concurrent.
 CONCURRENT_PLATFORMS = ("host",)
+# Request-list fields the phone harnesses do not honour yet (the Kotlin core refuses a job
+# with them, JobReader.NOT_YET_HONOURED; the Swift harness mirrors it): refused at submit,
+# where the user can still drop the platform, rather than as a failed run on the phone.
+PHONE_UNSUPPORTED_REQUEST_FIELDS = ("body", "body_b64", "expect_status", "url")
 _WHY_NOT = {
     ("ios", "h1"): "URLSession cannot be made to speak HTTP/1.1 to a server that offers HTTP/2",
     ("ios", "h1c"): "App Transport Security forbids cleartext HTTP",
@@ -40,6 +44,10 @@ def spec_platform_errors(spec: dict[str, Any]) -> list[str]:
                           f"harness issues a job's requests one at a time (concurrency groups run on "
                           f"{', '.join(CONCURRENT_PLATFORMS)} runners only). Drop {platform} or use concurrency: "
                           f"sequential.")
+        if platform != "host" and (fields := _phone_unsupported_fields(spec["workload"])):
+            errors.append(f"{platform} devices cannot replay this request list yet: its harness does not send "
+                          f"{', '.join(fields)} (request lists and HAR replays run on host runners). Drop "
+                          f"{platform}, or use requests with a path, a generated body_bytes and no expect_status.")
         supported = PLATFORM_PROTOCOLS.get(platform, ())
         for arm in spec["arms"]:
             if arm["protocol"] not in supported:
@@ -47,6 +55,14 @@ def spec_platform_errors(spec: dict[str, Any]) -> list[str]:
                 errors.append(f"{platform} devices cannot run arm {arm['label']!r} ({arm['protocol']}): {why}. "
                               f"{platform} runs {', '.join(supported)}; drop {platform} or that arm.")
     return errors
+
+
+def _phone_unsupported_fields(workload: dict[str, Any]) -> list[str]:
+    if workload.get("kind") != "requests":
+        return []
+    used = {field for request in workload.get("requests") or [] for field in PHONE_UNSUPPORTED_REQUEST_FIELDS
+            if request.get(field) is not None}
+    return [field for field in PHONE_UNSUPPORTED_REQUEST_FIELDS if field in used]
 
 
 def run_protocols(spec: dict[str, Any]) -> list[str]:
