@@ -343,6 +343,29 @@ def assert_real_block(batch, job_arms):
 
 
 @needs_core
+def test_android_replays_a_request_list_with_the_customer_s_bodies_and_expected_statuses(lab, backend, reference):
+    """What a HAR replay sends: the real Kotlin core behind the fake Pixel posts the recorded
+    body as is and judges each status by the recording's (a 404 that was recorded is a success)."""
+    requests = [{"name": "post", "method": "POST", "path": "/echo", "body": '{"dry_run":true}', "expect_status": 200},
+                {"name": "gone", "method": "GET", "path": "/files/no-such-file", "expect_status": 404},
+                {"name": "file", "method": "GET", "path": "/files/mid-01"}]
+    spec = {**SPEC, "blocks": 1, "workload": {"kind": "requests", "repetitions": 1, "warmup": 0, "think_ms": 0,
+                                              "requests": requests}}
+    lab.set(android=[scenario.android_device(PIXEL)])
+    run_id, finish = execute(lab.android_driver(reference), backend, PIXEL, spec=spec)
+    assert finish is not None, finish
+    assert finish["status"] == "ok", finish
+    (batch,) = backend.batches[run_id]
+    measured = [s for s in batch["samples"] if s["phase"] == "measure"]
+    assert sorted({s["step"] for s in measured}) == [0, 1, 2]
+    for sample in measured:
+        assert sample["error_class"] is None, sample
+    posts = [s for s in measured if s["step"] == 0]
+    assert {(s["req_bytes"], s["resp_bytes"]) for s in posts} == {(16, 16)}  # the echo returns the body sent
+    assert {s["status"] for s in measured if s["step"] == 1} == {404}
+
+
+@needs_core
 def test_android_pixel_8_measures_the_reference_target(lab, backend, reference):
     lab.set(android=[scenario.android_device(PIXEL)])
     run_id, finish = execute(lab.android_driver(reference), backend, PIXEL)

@@ -24,10 +24,14 @@ PLATFORM_PROTOCOLS: dict[str, tuple[str, ...]] = {
 # drivers/concurrent_batch.py). The Android core refuses a job with `group`; the iOS app
 # would run it in order, which would be measured as if it were concurrent.
 CONCURRENT_PLATFORMS = ("host",)
-# Request-list fields the phone harnesses do not honour yet (the Kotlin core refuses a job
-# with them, JobReader.NOT_YET_HONOURED; the Swift harness mirrors it): refused at submit,
-# where the user can still drop the platform, rather than as a failed run on the phone.
-PHONE_UNSUPPORTED_REQUEST_FIELDS = ("body", "body_b64", "expect_status", "url")
+# Request-list fields a platform's harness does not send yet (the Kotlin core refuses a job
+# with `origin`, JobReader.NOT_YET_HONOURED; the Swift harness implements none of them):
+# refused at submit, where the user can still drop the platform, rather than as a failed run
+# on the phone. `body` travels as body_b64 and `url` as the request's origin.
+UNSUPPORTED_REQUEST_FIELDS: dict[str, tuple[str, ...]] = {
+    "android": ("url",),
+    "ios": ("body", "body_b64", "expect_status", "url"),
+}
 _WHY_NOT = {
     ("ios", "h1"): "URLSession cannot be made to speak HTTP/1.1 to a server that offers HTTP/2",
     ("ios", "h1c"): "App Transport Security forbids cleartext HTTP",
@@ -44,10 +48,10 @@ def spec_platform_errors(spec: dict[str, Any]) -> list[str]:
                           f"harness issues a job's requests one at a time (concurrency groups run on "
                           f"{', '.join(CONCURRENT_PLATFORMS)} runners only). Drop {platform} or use concurrency: "
                           f"sequential.")
-        if platform != "host" and (fields := _phone_unsupported_fields(spec["workload"])):
-            errors.append(f"{platform} devices cannot replay this request list yet: its harness does not send "
-                          f"{', '.join(fields)} (request lists and HAR replays run on host runners). Drop "
-                          f"{platform}, or use requests with a path, a generated body_bytes and no expect_status.")
+        if fields := _unsupported_request_fields(platform, spec["workload"]):
+            errors.append(f"{platform} devices cannot replay this request list yet: their harness does not send "
+                          f"{', '.join(fields)} (host runners send them all). Drop {platform}, or list only "
+                          f"requests without {', '.join(fields)}.")
         supported = PLATFORM_PROTOCOLS.get(platform, ())
         for arm in spec["arms"]:
             if arm["protocol"] not in supported:
@@ -57,12 +61,13 @@ def spec_platform_errors(spec: dict[str, Any]) -> list[str]:
     return errors
 
 
-def _phone_unsupported_fields(workload: dict[str, Any]) -> list[str]:
-    if workload.get("kind") != "requests":
+def _unsupported_request_fields(platform: str, workload: dict[str, Any]) -> list[str]:
+    unsupported = UNSUPPORTED_REQUEST_FIELDS.get(platform, ())
+    if workload.get("kind") != "requests" or not unsupported:
         return []
-    used = {field for request in workload.get("requests") or [] for field in PHONE_UNSUPPORTED_REQUEST_FIELDS
+    used = {field for request in workload.get("requests") or [] for field in unsupported
             if request.get(field) is not None}
-    return [field for field in PHONE_UNSUPPORTED_REQUEST_FIELDS if field in used]
+    return [field for field in unsupported if field in used]
 
 
 def run_protocols(spec: dict[str, Any]) -> list[str]:

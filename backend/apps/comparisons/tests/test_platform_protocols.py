@@ -39,25 +39,33 @@ def test_arms_every_selected_platform_measures_are_accepted(api, pool):
 
 
 @pytest.mark.django_db
-def test_a_request_list_phones_cannot_send_yet_is_refused_at_submit(api, pool):
-    """A HAR replay carries expected statuses and bodies the phone harnesses do not send yet."""
+def test_a_request_list_a_phone_cannot_send_yet_is_refused_at_submit(api, pool):
+    """A HAR replay carries expected statuses and bodies: Android sends them, iOS not yet; an
+    absolute URL neither."""
     requests = [{"name": "feed", "path": "/files/mid-01", "expect_status": 200},
                 {"name": "post", "method": "POST", "path": "/echo", "body": "{}"},
                 {"name": "plain", "path": "/files/mid-02"}]
     spec = {"name": "HAR on phones", "workload": {"kind": "requests", "repetitions": 2, "requests": requests},
             "arms": H2_H3, "baseline_arm": "h2", "blocks": 2}
-    response = api.post("/api/v1/comparisons", {**spec, "devices": {"platforms": ["host", "android"], "count": 2}},
-                        format="json")
+    response = api.post("/api/v1/comparisons", {**spec, "devices": {"platforms": ["host", "android", "ios"],
+                                                                     "count": 3}}, format="json")
     assert response.status_code == 400, response.content
     (message,) = response.json()["devices"]["platforms"]
-    assert message.startswith("android devices cannot replay this request list yet: its harness does not send "
+    assert message.startswith("ios devices cannot replay this request list yet: their harness does not send "
                               "body, expect_status")
     assert not Comparison.objects.exists()
-    # Paths and generated bodies only: phones take it; hosts take anything.
+    on_android = api.post("/api/v1/comparisons", {**spec, "devices": {"platforms": ["android"]}}, format="json")
+    assert on_android.status_code == 201, on_android.content
+    elsewhere = [*requests, {"name": "cdn", "url": "https://cdn.example.com/logo.png"}]
+    refused = api.post("/api/v1/comparisons", {**spec, "workload": {**spec["workload"], "requests": elsewhere},
+                                               "devices": {"platforms": ["android"]}}, format="json")
+    assert refused.status_code == 400, refused.content
+    assert "their harness does not send url" in refused.json()["devices"]["platforms"][0]
+    # Paths and generated bodies only: every platform takes it; hosts take anything.
     plain = [{"name": "feed", "path": "/files/mid-01"}, {"name": "up", "method": "POST", "path": "/echo",
                                                          "body_bytes": 100}]
     accepted = api.post("/api/v1/comparisons", {**spec, "workload": {**spec["workload"], "requests": plain},
-                                                "devices": {"platforms": ["android"]}}, format="json")
+                                                "devices": {"platforms": ["ios"]}}, format="json")
     assert accepted.status_code == 201, accepted.content
     assert api.post("/api/v1/comparisons", spec, format="json").status_code == 201
 

@@ -37,7 +37,7 @@ class BlockRunner(
                 val engine = open.getOrPut(request.arm) { engines.create(arms.getValue(request.arm), settings) }
                 if (request.newConnection) engine.closeConnection()
                 // Generated just before the request, so client_ts_us is its send time to within µs.
-                val body = if (request.bodyBytes > 0) RequestBodies.generate(request.bodyBytes) else EMPTY
+                val body = request.body ?: if (request.bodyBytes > 0) RequestBodies.generate(request.bodyBytes) else EMPTY
                 val measurement = try {
                     engine.execute(request, body)
                 } catch (e: Exception) { // an engine bug still yields this request's sample

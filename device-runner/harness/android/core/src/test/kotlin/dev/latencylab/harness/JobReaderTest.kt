@@ -53,8 +53,7 @@ class JobReaderTest {
 
     @Test
     fun `contract fields this harness does not honour yet refuse the job instead of being ignored`() {
-        for ((field, value) in listOf("body_b64" to "AAE=", "expect_status" to 201, "origin" to "https://cdn.example.com:443",
-                                      "group" to 0)) {
+        for ((field, value) in listOf("origin" to "https://cdn.example.com:443", "group" to 0)) {
             val job = exampleJob()
             val request = (job["requests"] as ArrayNode)[2] as ObjectNode
             when (value) {
@@ -67,6 +66,18 @@ class JobReaderTest {
         val named = exampleJob()
         ((named["requests"] as ArrayNode)[2] as ObjectNode).put("name", "login").putNull("expect_status")
         assertEquals(8, reader.fromTree(named).requests.size)  // informational fields and nulls are fine
+    }
+
+    @Test
+    fun `a customer's own body and expected status are read from the job`() {
+        val job = exampleJob()
+        ((job["requests"] as ArrayNode)[2] as ObjectNode).put("body_b64", "AAH/").put("expect_status", 201)
+        val request = reader.fromTree(job).requests[2]
+        assertEquals(listOf<Byte>(0, 1, -1), request.body!!.toList())
+        assertEquals(201, request.expectStatus)
+        val broken = exampleJob()
+        ((broken["requests"] as ArrayNode)[2] as ObjectNode).put("body_b64", "A")
+        assertTrue("body_b64 is not base64" in assertThrows<InvalidJobException> { reader.fromTree(broken) }.message!!)
     }
 
     @Test

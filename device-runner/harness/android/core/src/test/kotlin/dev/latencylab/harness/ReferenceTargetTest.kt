@@ -163,6 +163,24 @@ class ReferenceTargetTest {
     }
 
     @ParameterizedTest
+    @ValueSource(strings = ["h1", "h2", "h3"])
+    fun `a customer's own body is sent as is, and expect_status decides what an error is`(protocol: String) {
+        val body = java.util.Base64.getEncoder().encodeToString("{\"dry_run\":true}".toByteArray())
+        val job = JobBuilder().arm("c", protocol, "warm", tlsOrigin(), serverNameFor(protocol, null))
+            .request("c", "/echo", method = "POST", op = "echo", bodyB64 = body, expectStatus = 200)
+            .request("c", "/files/no-such-file", expectStatus = 404)
+            .request("c", "/bytes/3", expectStatus = 201).build()
+        val samples = runJob(job).second.samples()
+        assertOk(samples[0])
+        assertEquals(16L, samples[0].us("req_bytes"))
+        assertEquals(16L, samples[0].us("resp_bytes"), "the echo returns the body it was sent")
+        assertTrue(samples[1]["error_class"].isNull, "the 404 the customer expects is a success: ${samples[1]}")
+        assertEquals(404, samples[1]["status"].asInt())
+        assertFailed(samples[2], "http")
+        assertEquals("HTTP 200, expected 201", samples[2].text("error_detail"))
+    }
+
+    @ParameterizedTest
     @ValueSource(strings = ["h1", "h2", "grpc", "h3"])
     fun `a request over the job's timeout is a timeout sample`(protocol: String) {
         // 1 s: far below the 3 s delay, far above a loopback exchange even on a loaded machine.

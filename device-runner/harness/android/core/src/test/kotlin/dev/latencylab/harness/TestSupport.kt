@@ -98,6 +98,7 @@ class JobBuilder(private val runId: String = "test-run", private val timeoutMs: 
     fun request(
         arm: String, path: String, method: String = "GET", op: String = "get", bodyBytes: Int = 0,
         newConnection: Boolean = false, phase: String = "measure", step: Int? = null, part: String? = null,
+        bodyB64: String? = null, expectStatus: Int? = null,
     ) = apply {
         requests.addObject().apply {
             put("seq", requests.size() - 1)
@@ -111,6 +112,8 @@ class JobBuilder(private val runId: String = "test-run", private val timeoutMs: 
             put("repetition", 0)
             put("step", step)
             if (part != null) put("part", part)
+            if (bodyB64 != null) put("body_b64", bodyB64)
+            if (expectStatus != null) put("expect_status", expectStatus)
         }
     }
 

@@ -66,7 +66,7 @@ class OkHttpEngine(
         if (m.errorClass == ErrorClass.PROTOCOL_MISMATCH || arm.connection != ConnectionPolicy.WARM) {
             client.connectionPool.evictAll() // a mismatched connection is never reused; cold/resumed keep none
         }
-        m.failOnHttpStatus()
+        m.failOnHttpStatus(request.expectStatus)
         return m
     }
 

@@ -103,6 +103,8 @@ class JobReader(private val schemas: ContractSchemas = ContractSchemas.bundled()
         path = node["path"].asText(),
         headers = node["headers"]?.fields()?.asSequence()?.associate { (k, v) -> k to v.asText() } ?: emptyMap(),
         bodyBytes = node["body_bytes"]?.asInt() ?: 0,
+        body = node.textOrNull("body_b64")?.let { decodeBody(it, node["seq"].asInt()) },
+        expectStatus = node.intOrNull("expect_status"),
         newConnection = node["new_connection"]?.asBoolean() ?: false,
         period = node.intOrNull("period"),
         repetition = node.intOrNull("repetition"),
@@ -112,7 +114,13 @@ class JobReader(private val schemas: ContractSchemas = ContractSchemas.bundled()
     )
 
     private companion object {
-        val NOT_YET_HONOURED = listOf("body_b64", "expect_status", "origin", "group")
+        val NOT_YET_HONOURED = listOf("origin", "group")
+    }
+
+    private fun decodeBody(base64: String, seq: Int): ByteArray = try {
+        java.util.Base64.getDecoder().decode(base64)
+    } catch (e: IllegalArgumentException) {
+        throw InvalidJobException("request seq $seq: body_b64 is not base64: ${e.message}")
     }
 
     private fun JsonNode.textOrNull(name: String): String? = get(name)?.takeUnless { it.isNull }?.asText()

@@ -139,7 +139,7 @@ class KwikHttp3Engine(
         rememberTicket()
         if (m.failed && m.errorClass != ErrorClass.HTTP) closeConnection()
         if (arm.connection != ConnectionPolicy.WARM) closeConnection()
-        m.failOnHttpStatus()
+        m.failOnHttpStatus(request.expectStatus)
         return m
     }
 

@@ -45,10 +45,18 @@ class Measurement(val timeline: Timeline) {
         this.errorDetail = detail.take(MAX_DETAIL)
     }
 
-    /** A completed exchange with an HTTP error status is an `http` error sample (DESIGN: failures are data). */
-    fun failOnHttpStatus() {
+    /**
+     * A completed exchange with an HTTP error status is an `http` error sample (DESIGN: failures are
+     * data); with `expected` (the job's expect_status) that status is the success and any other an error.
+     */
+    fun failOnHttpStatus(expected: Int? = null) {
         val code = status
-        if (!failed && code != null && code >= 400) fail(ErrorClass.HTTP, "HTTP $code")
+        if (failed || code == null) return
+        if (expected != null) {
+            if (code != expected) fail(ErrorClass.HTTP, "HTTP $code, expected $expected")
+        } else if (code >= 400) {
+            fail(ErrorClass.HTTP, "HTTP $code")
+        }
     }
 
     companion object {
