@@ -57,6 +57,15 @@ def is_organization_admin(request: Request) -> bool:
     return role_in(organization=organization_of(request), request=request) in ADMIN_ROLES
 
 
+class IsOrganizationAdmin(IsOrganizationMember):
+    """Owners and admins only, for reads too (enrolling runners, releasing devices)."""
+
+    message = "Only an owner or admin of the organization may do this (API tokens need the write scope)."
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        return super().has_permission(request, view) and is_organization_admin(request)
+
+
 class IsOrganizationAdminForWrites(IsOrganizationMember):
     """Members read; owners and admins write."""
 

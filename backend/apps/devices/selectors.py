@@ -2,12 +2,11 @@
 
 from django.db.models import Count, Q, QuerySet
 
-from apps.accounts.models import Membership, Organization
+from apps.accounts.models import Organization
 
 from .models import Device, DevicePool, DeviceStateChange, EnrollmentToken, Runner
 
 # Who may enroll runners into a pool and release its devices from quarantine.
-MANAGER_ROLES = (Membership.Role.OWNER, Membership.Role.ADMIN)
 
 
 def pools_visible_to(*, organization: Organization) -> QuerySet[DevicePool]:

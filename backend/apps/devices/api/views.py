@@ -14,12 +14,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from apps.accounts.permissions import organization_of
+from apps.accounts.permissions import IsOrganizationAdmin, is_organization_admin, organization_of
 
 from ..models import DevicePool, EnrollmentToken, Runner
 from ..selectors import devices_visible_to, enrollment_tokens_of, pool_managed_by, pools_with_counts, runners_visible_to
 from ..services import device_release_quarantine, enrollment_token_create, enrollment_token_revoke
-from .permissions import IsPoolManager, can_manage_pools
 from .serializers import (
     DeviceOutputSerializer,
     EnrollmentTokenCreatedSerializer,
@@ -40,7 +39,7 @@ class FleetPagination(PageNumberPagination):
 
 def fleet_context(request: Request) -> dict[str, Any]:
     """What the serializers need to say what the caller may do (one query, once per request)."""
-    return {"manages_own_pools": can_manage_pools(request), "organization_id": organization_of(request).id,
+    return {"manages_own_pools": is_organization_admin(request), "organization_id": organization_of(request).id,
             "now": timezone.now()}
 
 
@@ -72,7 +71,7 @@ def _managed_pool(request: Request, slug: str) -> DevicePool:
 
 
 class EnrollmentTokenListCreateView(APIView):
-    permission_classes = [IsPoolManager]
+    permission_classes = [IsOrganizationAdmin]
 
     @extend_schema(responses={200: EnrollmentTokenOutputSerializer(many=True)},
                    summary="A pool's enrollment tokens (owners and admins; secrets are never shown again)")
@@ -94,7 +93,7 @@ class EnrollmentTokenListCreateView(APIView):
 
 
 class EnrollmentTokenRevokeView(APIView):
-    permission_classes = [IsPoolManager]
+    permission_classes = [IsOrganizationAdmin]
 
     @extend_schema(request=None, responses={200: EnrollmentTokenOutputSerializer},
                    summary="Revoke an enrollment token (runners enrolled with it keep working)")
@@ -109,7 +108,7 @@ class EnrollmentTokenRevokeView(APIView):
 
 
 class DeviceReleaseView(APIView):
-    permission_classes = [IsPoolManager]
+    permission_classes = [IsOrganizationAdmin]
 
     @extend_schema(request=None, responses={200: DeviceOutputSerializer},
                    summary="Release a device from quarantine (owners and admins of its pool's organization)")
