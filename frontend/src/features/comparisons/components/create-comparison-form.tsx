@@ -13,7 +13,7 @@ import {
 } from '@/lib/api-types';
 import { flattenFieldErrors, type FieldError } from '@/lib/field-errors';
 import { DevicesFieldset } from './devices-fieldset';
-import { ErrorSummary, FieldMessages, fieldMessages } from './field-messages';
+import { ErrorSummary, FieldMessages, fieldMessages } from '@/components/field-messages';
 import {
   buildSpec,
   CONCURRENCY_CHOICES,

@@ -1,6 +1,6 @@
 import { PLATFORMS, type Platform } from '@/lib/api-types';
 import { usePools } from '../api/get-pools';
-import { FieldMessages } from './field-messages';
+import { FieldMessages } from '@/components/field-messages';
 import type { DevicesDraft } from './spec-draft';
 
 const PLATFORM_LABELS: Record<Platform, string> = { host: 'Host (Linux runner)', android: 'Android', ios: 'iOS' };

@@ -1,4 +1,5 @@
 import { useState, type FormEvent } from 'react';
+import { ErrorSummary } from '@/components/field-messages';
 import { ApiError } from '@/lib/api-client';
 import type { ComparisonDetail, ComparisonSpecRequest, HarPreview, Protocol, RequestsWorkload } from '@/lib/api-types';
 import { flattenFieldErrors, type FieldError } from '@/lib/field-errors';
@@ -63,28 +64,6 @@ function errorsOf(error: unknown): FieldError[] {
     return errors.length ? errors : [{ path: '', message: error.message }];
   }
   return [{ path: '', message: error instanceof Error ? error.message : String(error) }];
-}
-
-function Problems({ title, errors }: { title: string; errors: FieldError[] }) {
-  if (errors.length === 0) return null;
-  return (
-    <div role="alert" className="alert alert-error error-summary">
-      <p className="error-summary-title">{title}</p>
-      <ul>
-        {errors.map((error, index) => (
-          <li key={`${error.path}-${index}`}>
-            {error.path ? (
-              <>
-                <code>{error.path}</code>: {error.message}
-              </>
-            ) : (
-              error.message
-            )}
-          </li>
-        ))}
-      </ul>
-    </div>
-  );
 }
 
 type HarReplayFormProps = { onCreated: (comparison: ComparisonDetail) => void };
@@ -178,7 +157,7 @@ export function HarReplayForm({ onCreated }: HarReplayFormProps) {
             {fileProblem}
           </p>
         )}
-        <Problems title="The recording could not be imported:" errors={preview.isError ? errorsOf(preview.error) : []} />
+        <ErrorSummary title="The recording could not be imported:" errors={preview.isError ? errorsOf(preview.error) : []} />
         <div className="form-actions">
           <button type="submit" className="button button-primary" disabled={preview.isPending}>
             {preview.isPending ? 'Reading…' : 'Preview'}
@@ -303,7 +282,7 @@ export function HarReplayForm({ onCreated }: HarReplayFormProps) {
               {submit.isPending ? 'Starting…' : 'Start comparison'}
             </button>
           </div>
-          <Problems title="The comparison was not created. Fix these fields:" errors={submit.isError ? errorsOf(submit.error) : []} />
+          <ErrorSummary errors={submit.isError ? errorsOf(submit.error) : []} />
         </form>
       )}
     </div>

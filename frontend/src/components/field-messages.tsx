@@ -1,3 +1,4 @@
+import { useId } from 'react';
 import { type FieldError } from '@/lib/field-errors';
 
 /** Messages for `path` and anything nested below it, shown under the field. */
@@ -18,12 +19,16 @@ export function FieldMessages({ id, messages }: { id: string; messages: string[]
   );
 }
 
-export function ErrorSummary({ errors }: { errors: FieldError[] }) {
+type ErrorSummaryProps = { errors: FieldError[]; title?: string };
+
+/** What the server refused, each message with the path of its field; shared by every form. */
+export function ErrorSummary({ errors, title = 'The comparison was not created. Fix these fields:' }: ErrorSummaryProps) {
+  const titleId = useId();
   if (errors.length === 0) return null;
   return (
-    <div role="alert" className="alert alert-error error-summary" aria-labelledby="error-summary-title">
-      <p id="error-summary-title" className="error-summary-title">
-        The comparison was not created. Fix these fields:
+    <div role="alert" className="alert alert-error error-summary" aria-labelledby={titleId}>
+      <p id={titleId} className="error-summary-title">
+        {title}
       </p>
       <ul>
         {errors.map((error, index) => (
