@@ -5,7 +5,7 @@ import { routes } from '@/app/router';
 import type { HarPreview } from '@/lib/api-types';
 import { server } from '@/testing/mocks/server';
 import { renderRoutes } from '@/testing/test-utils';
-import { parseHar, replaySpec } from '@/features/har-import/components/har-replay-form';
+import { parseHar, replaySpec } from '@/features/comparisons/components/har-replay-form';
 
 const api = (path: string) => `*/api/v1${path}`;
 

@@ -1,5 +1,5 @@
 import { Link, useNavigate } from 'react-router-dom';
-import { HarReplayForm } from '@/features/har-import/components/har-replay-form';
+import { HarReplayForm } from '@/features/comparisons/components/har-replay-form';
 
 export function HarReplayRoute() {
   const navigate = useNavigate();

@@ -4,7 +4,7 @@ import { ApiError } from '@/lib/api-client';
 import type { ComparisonDetail, ComparisonSpecRequest, HarPreview, Protocol, RequestsWorkload } from '@/lib/api-types';
 import { flattenFieldErrors, type FieldError } from '@/lib/field-errors';
 import { usePreviewHar } from '../api/preview-har';
-import { useSubmitReplay } from '../api/submit-replay';
+import { useCreateComparison } from '../api/create-comparison';
 
 /** HTTP protocols a request list can replay over (gRPC cannot replay HTTP requests). */
 const REPLAY_PROTOCOLS: readonly Protocol[] = ['h1', 'h2', 'h3', 'h1c'];
@@ -70,7 +70,7 @@ type HarReplayFormProps = { onCreated: (comparison: ComparisonDetail) => void };
 
 export function HarReplayForm({ onCreated }: HarReplayFormProps) {
   const preview = usePreviewHar();
-  const submit = useSubmitReplay();
+  const submit = useCreateComparison();
   const [file, setFile] = useState<File | null>(null);
   const [fileProblem, setFileProblem] = useState<string | null>(null);
   const [repetitions, setRepetitions] = useState('10');
