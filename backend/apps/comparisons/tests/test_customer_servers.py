@@ -8,26 +8,18 @@ over the arm's protocol. The reference target is not involved at all."""
 import json
 import shutil
 import tempfile
-import threading
 from pathlib import Path
 
 import pytest
-from celery.contrib.testing.worker import start_worker
 
 from apps.comparisons.models import Comparison
-from apps.devices.services import runner_register
 from apps.results.models import Sample
-from config.celery import app as celery_app
 from testing.customer_servers import ECHO_MODULE, start_caddy, start_nginx
-from testing.waiting import wait_for
 
 latencylab_runner = pytest.importorskip("latencylab_runner")
-from latencylab_runner.agent.client import RunnerClient  # noqa: E402
-from latencylab_runner.agent.main import Agent  # noqa: E402
-from latencylab_runner.drivers.host import HostDriver  # noqa: E402
-from latencylab_runner.drivers.targets import ReferenceTarget  # noqa: E402
 from latencylab_runner.target.content import file_bytes, file_sizes  # noqa: E402
 from latencylab_runner.tls import ensure_tls  # noqa: E402
+from testing.host_agent import run_on_host_agent  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not ECHO_MODULE.exists(), reason=f"nginx's echo module is missing: {ECHO_MODULE}")
 
@@ -102,23 +94,6 @@ def _arm(label: str, protocol: str, server, ca: str) -> dict:
     return {"label": label, "protocol": protocol, "endpoint": server.endpoint(), "ca_bundle": ca}
 
 
-def _run_all(live_server, pool, comparison_ids: list[str], timeout_s: float) -> None:
-    """One host runner agent (probe on the host) takes every run; a real Celery worker analyses."""
-    _, token = runner_register(pool=pool, name="customer-runner")
-    client = RunnerClient(live_server.url, token)
-    unused = ReferenceTarget("127.0.0.1", 9, 9, "localhost", None)  # every arm names its own endpoint
-    agent = Agent(client, name="customer-runner", serial="host-customer", driver=HostDriver(unused),
-                  heartbeat_interval_s=1)
-    with start_worker(celery_app, pool="solo", perform_ping_check=False, shutdown_timeout=10):
-        thread = threading.Thread(target=agent.run_forever, kwargs={"max_runs": len(comparison_ids)}, daemon=True)
-        thread.start()
-        wait_for(lambda: all(Comparison.objects.get(pk=c).status in Comparison.TERMINAL for c in comparison_ids),
-                 timeout_s)
-        agent.stopping.set()
-        thread.join(30)
-    client.close()
-
-
 def _submit(api, spec: dict) -> str:
     response = api.post("/api/v1/comparisons", {"blocks": 2, "seed": 5, **spec}, format="json")
     assert response.status_code == 201, response.content
@@ -173,7 +148,7 @@ def test_seed_experiments_and_a_har_replay_against_nginx_and_caddy(live_server, 
             "arms": [_arm("h1-nginx", "h1", a, ca), _arm("h2-nginx", "h2", a, ca), _arm("h3-caddy", "h3", caddy, ca)],
             "baseline_arm": "h2-nginx"}),
     }
-    _run_all(live_server, pool, list(ids.values()), timeout_s=240)
+    run_on_host_agent(live_server.url, pool, list(ids.values()), name="customer-runner", timeout_s=240)
 
     _assert_finished_with_verdict(api, ids["series"], ["build-a", "build-b"])
     series = list(_measured(ids["series"]))

@@ -3,23 +3,15 @@ the API, submitted as a spec whose two arms are two reference target servers on
 different ports (each with its own CA), run by the real runner agent with the host probe
 and a real Celery worker, and analysed into per-arm results and a verdict."""
 
-import threading
 from pathlib import Path
 
 import pytest
-from celery.contrib.testing.worker import start_worker
 
 from apps.comparisons.models import Comparison
-from apps.devices.services import runner_register
-from config.celery import app as celery_app
-from testing.waiting import wait_for
 
 latencylab_runner = pytest.importorskip("latencylab_runner")
-from latencylab_runner.agent.client import RunnerClient  # noqa: E402
-from latencylab_runner.agent.main import Agent  # noqa: E402
-from latencylab_runner.drivers.host import HostDriver  # noqa: E402
-from latencylab_runner.drivers.targets import ReferenceTarget  # noqa: E402
 from latencylab_runner.target import start_target  # noqa: E402
+from testing.host_agent import run_on_host_agent  # noqa: E402
 
 VERDICTS = {"regression", "improvement", "equivalent", "inconclusive"}
 HAR = Path(__file__).resolve().parents[4] / "device-runner/tests/data/reference-50.har"
@@ -38,18 +30,7 @@ def test_a_har_replays_against_two_builds_through_the_agent(live_server, api, po
                                                    "blocks": 2, "seed": 3}, format="json")
         assert created.status_code == 201, created.content
         comparison_id = created.json()["id"]
-        _, token = runner_register(pool=pool, name="har-runner")
-        client = RunnerClient(live_server.url, token)
-        # The reference target the runner knows is unused: both arms name their own endpoint.
-        unused = ReferenceTarget("127.0.0.1", 9, 9, "localhost", None)
-        agent = Agent(client, name="har-runner", serial="host-har", driver=HostDriver(unused), heartbeat_interval_s=1)
-        with start_worker(celery_app, pool="solo", perform_ping_check=False, shutdown_timeout=10):
-            thread = threading.Thread(target=agent.run_forever, kwargs={"max_runs": 1}, daemon=True)
-            thread.start()
-            finished = wait_for(lambda: Comparison.objects.get(pk=comparison_id).status in Comparison.TERMINAL, 120)
-            agent.stopping.set()
-            thread.join(30)
-        client.close()
+        finished = run_on_host_agent(live_server.url, pool, [comparison_id], name="har-runner")
     comparison = Comparison.objects.get(pk=comparison_id)
     assert finished, (comparison.status, comparison.error,
                       list(comparison.runs.values("status", "error")))
