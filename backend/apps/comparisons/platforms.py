@@ -12,6 +12,7 @@ from typing import Any
 
 from django.db.models import Q
 
+from .secret_refs import referenced_secret_names
 from .spec import concurrency_label
 
 ALL_PROTOCOLS = ("h1c", "h1", "h2", "h3", "grpc")
@@ -24,6 +25,10 @@ PLATFORM_PROTOCOLS: dict[str, tuple[str, ...]] = {
 # drivers/concurrent_batch.py). The Android core refuses a job with `group`; the iOS app
 # would run it in order, which would be measured as if it were concurrent.
 CONCURRENT_PLATFORMS = ("host",)
+# Runners that keep a job in memory only (the host probe; the block worker reads it on
+# stdin). The phone drivers hand a job to the harness as a file or over the lab network,
+# which would put secret values on a disk or a phone.
+SECRET_PLATFORMS = ("host",)
 # Request-list fields a platform's harness does not send yet (the Kotlin core refuses a job
 # with `origin`, JobReader.NOT_YET_HONOURED; the Swift harness implements none of them):
 # refused at submit, where the user can still drop the platform, rather than as a failed run
@@ -39,7 +44,8 @@ _WHY_NOT = {
 
 
 def spec_platform_errors(spec: dict[str, Any]) -> list[str]:
-    """One message per (platform, arm) that cannot run, for {"devices": {"platforms": …}}."""
+    """One message per thing a selected platform cannot run (an arm's protocol, the workload's
+    concurrency, secret headers, request-list fields), for {"devices": {"platforms": …}}."""
     errors = []
     concurrency = spec["workload"].get("concurrency") or "sequential"
     for platform in spec["devices"]["platforms"]:
@@ -48,6 +54,10 @@ def spec_platform_errors(spec: dict[str, Any]) -> list[str]:
                           f"harness issues a job's requests one at a time (concurrency groups run on "
                           f"{', '.join(CONCURRENT_PLATFORMS)} runners only). Drop {platform} or use concurrency: "
                           f"sequential.")
+        if platform not in SECRET_PLATFORMS and referenced_secret_names(spec):
+            errors.append(f"{platform} devices cannot send {{{{secret.NAME}}}} headers: secrets go to "
+                          f"{', '.join(SECRET_PLATFORMS)} runners only, which keep them in memory (a phone's "
+                          f"harness reads its job from a file).")
         if fields := _unsupported_request_fields(platform, spec["workload"]):
             errors.append(f"{platform} devices cannot replay this request list yet: their harness does not send "
                           f"{', '.join(fields)} (host runners send them all). Drop {platform}, or list only "

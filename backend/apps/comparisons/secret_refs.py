@@ -59,16 +59,3 @@ def unknown_secret_errors(spec: dict[str, Any], submitted: Any, *, known: set[st
             f"reference it as {{{{secret.{name}}}}}.")
     return {"workload": {"requests": errors}} if errors else {}
 
-
-# Runners that keep a job in memory only (the host probe; the block worker reads it on
-# stdin). The phone drivers hand a job to the harness as a file or over the lab network,
-# which would put the values on a disk or a phone.
-SECRET_PLATFORMS = ("host",)
-
-
-def secret_platform_errors(spec: dict[str, Any]) -> list[str]:
-    if not referenced_secret_names(spec):
-        return []
-    return [f"{platform} devices cannot send {{{{secret.NAME}}}} headers: secrets go to {', '.join(SECRET_PLATFORMS)} "
-            f"runners only, which keep them in memory (a phone's harness reads its job from a file)."
-            for platform in spec["devices"]["platforms"] if platform not in SECRET_PLATFORMS]

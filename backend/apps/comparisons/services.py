@@ -16,7 +16,7 @@ from apps.network.selectors import network_profile_names, network_profile_wire_s
 from .events import COMPARISON_CREATED, COMPARISON_ENDED, COMPARISON_RUNS_DONE
 from .models import Arm, Comparison, Run
 from .platforms import spec_platform_errors
-from .secret_refs import referenced_secret_names, secret_platform_errors, unknown_secret_errors
+from .secret_refs import referenced_secret_names, unknown_secret_errors
 from .spec import blocks_range, normalize_spec, spec_fingerprint
 
 
@@ -30,7 +30,8 @@ def comparison_create(
                for i, name in enumerate(spec["network_profiles"]) if name not in known}
     if unknown:
         raise serializers.ValidationError({"network_profiles": unknown})
-    # Every selected platform must run every arm: a run may land on any of them.
+    # Every selected platform must run everything the spec asks (arms, concurrency, request
+    # fields, secrets): a run may land on any of them.
     platform_errors = spec_platform_errors(spec)
     if platform_errors:
         raise serializers.ValidationError({"devices": {"platforms": platform_errors}})
@@ -38,8 +39,6 @@ def comparison_create(
         missing = unknown_secret_errors(spec, submitted_spec, known=secret_names_of(organization_id=organization.pk))
         if missing:
             raise serializers.ValidationError(missing)
-        if platform_errors := secret_platform_errors(spec):
-            raise serializers.ValidationError({"devices": {"platforms": platform_errors}})
     pool_slug = spec["devices"]["pool"]
     if not pools_visible_to(organization=organization).filter(slug=pool_slug).exists():
         raise serializers.ValidationError({"devices": {"pool": [f"No device pool named {pool_slug!r} is visible."]}})
