@@ -24,6 +24,8 @@ have adb || missing+=(adb)
 have javac || missing+=(default-jdk-headless)
 have mvn || missing+=(maven)
 python3 -c "import ensurepip, venv" 2>/dev/null || missing+=(python3-venv)
+# The host probe's and the reference target's HTTP/3 are native (quic-go, device-runner/native).
+have go || missing+=(golang-go)
 have node || missing+=(nodejs npm)
 
 if [ ${#missing[@]} -gt 0 ]; then
@@ -61,6 +63,22 @@ if [ ! -x .venv/bin/python ] || [ "$(cat $stamp 2>/dev/null)" != "$want" ]; then
   .venv/bin/pip install -q --no-deps --no-build-isolation -e backend -e device-runner
   .venv/bin/python infra/bin/locks.py prune
   echo "$want" > $stamp
+fi
+
+# Native HTTP/3 client and server (quic-go from the Go module proxy, versions pinned by go.sum):
+# aioquic in Python spends more CPU per packet than a long link's round trip allows (docs/methodology.md).
+go_need=$(sed -n 's/^go \([0-9.]*\).*/\1/p' device-runner/native/go.mod)
+go_have=$(go env GOVERSION 2>/dev/null | sed 's/^go//')
+if [ "$(printf '%s\n%s\n' "$go_need" "$go_have" | sort -V | head -1)" != "$go_need" ]; then
+  echo "bootstrap: Go >= $go_need is required for device-runner/native (found ${go_have:-none})" >&2
+  exit 1
+fi
+nstamp=device-runner/native/bin/.source.sha
+nwant=$(cat device-runner/native/go.mod device-runner/native/go.sum $(find device-runner/native/cmd device-runner/native/internal -name '*.go' 2>/dev/null | sort) | sha256sum | cut -d' ' -f1)
+if [ "$(cat $nstamp 2>/dev/null)" != "$nwant" ]; then
+  echo "bootstrap: building the native HTTP/3 client and server (device-runner/native)"
+  (cd device-runner/native && go build -trimpath -o bin/ ./cmd/...)
+  echo "$nwant" > $nstamp
 fi
 
 # Frontend: npm ci when the lock file changed.
