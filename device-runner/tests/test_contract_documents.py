@@ -27,6 +27,7 @@ EXPECTED_ERRORS = {
     "invalid-result-bad-status.json": ("status", "partial"),
     "invalid-result-missing-client-stacks.json": ("fingerprint", "'client_stacks' is a required property"),
     "invalid-result-sample-bad-field.json": ("samples.0.resp_end", "minimum"),
+    "invalid-result-server-stack-unknown-target.json": ("fingerprint.server_stacks.mine.target", "staging"),
 }
 
 
@@ -61,6 +62,18 @@ def test_the_same_document_is_valid_once_the_field_is_fixed():
     doc = json.loads((EXAMPLES / "invalid-job-bad-method.json").read_text())
     doc["requests"][0]["method"] = "GET"
     assert list(iter_errors(doc, "job")) == []
+
+
+def test_server_stacks_are_optional_so_older_harnesses_stay_valid():
+    """Phones in the field run harnesses that predate server_stacks: their fingerprints
+    (result-series-ok.json has none) must keep validating."""
+    doc = json.loads((EXAMPLES / "result-host-server-stacks.json").read_text())
+    del doc["fingerprint"]["server_stacks"]
+    assert list(iter_errors(doc, "result")) == []
+    with_stacks = json.loads((EXAMPLES / "result-host-server-stacks.json").read_text())
+    with_stacks["fingerprint"]["server_stacks"]["h2"]["server_headers"] = ["a", "b", "c", "d"]
+    errors = list(iter_errors(with_stacks, "result"))
+    assert any(e.startswith("fingerprint.server_stacks.h2.server_headers: ") for e in errors), errors
 
 
 def test_unknown_schema_name_is_refused():

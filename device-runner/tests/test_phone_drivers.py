@@ -21,6 +21,7 @@ from latencylab_runner.contract import validate
 from latencylab_runner.devices.gate import GateThresholds
 from latencylab_runner.drivers.ios import neighbour_address
 from latencylab_runner.drivers.job_exchange import JobExchange
+from latencylab_runner.drivers.server_stacks import reference_target_software
 from latencylab_runner.drivers.targets import ReferenceTarget
 from latencylab_runner.netlab.wifi import WifiInterfaces, WifiShaper
 
@@ -381,6 +382,10 @@ def test_android_pixel_8_measures_the_reference_target(lab, backend, reference):
     assert fingerprint["model"] == "Pixel 8"
     assert fingerprint["device"]["manufacturer"] == "Google"
     assert fingerprint["client_stacks"]
+    # The runner names the reference target it sent the phone to; this harness reads no Server headers.
+    assert fingerprint["server_stacks"] == {
+        arm["label"]: {"target": "reference", "software": reference_target_software(arm["protocol"]),
+                       "server_headers": None} for arm in SPEC["arms"]}
     assert sorted(artifact_names(backend, run_id)) == ["a1-block-0-fastlane.log", "a1-block-0-result.json",
                                                        "a1-block-1-fastlane.log", "a1-block-1-result.json"]
     # The raw result kept as an artifact is the document the samples came from.

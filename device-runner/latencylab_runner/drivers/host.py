@@ -18,6 +18,7 @@ from ..workloads.job import build_job, result_problems
 from ..workloads.secrets import MissingSecret, redact, redact_samples
 from .emulated import LinkUnavailable, emulated_run
 from .probe_harness import execute_job, host_fingerprint
+from .server_stacks import merge_observed, server_stacks
 from .targets import ReferenceTarget, arm_endpoint
 
 log = logging.getLogger(__name__)
@@ -67,12 +68,17 @@ class HostDriver:
         network_profile = lease.get("network_profile") or {"name": "none"}
         profile = network_profile.get("name", "none")
         protocols = {arm["protocol"] for arm in spec["arms"]}
-        base = {"lease_token": lease["lease_token"], "fingerprint": host_fingerprint(protocols)}
+        servers: dict[str, Any] = {}  # what the blocks' results said of each arm's server
+
+        def base() -> dict[str, Any]:
+            fingerprint = {**host_fingerprint(protocols), "server_stacks": server_stacks(spec["arms"], servers)}
+            return {"lease_token": lease["lease_token"], "fingerprint": fingerprint}
+
         secrets = lease.get("secrets") or {}
         try:
             if profile == "none":
                 completed = self._run_blocks(lease, client, cancelled,
-                                             lambda block: self._local_block(lease, block, cancelled))
+                                             lambda block: self._local_block(lease, block, cancelled), servers)
                 report: dict[str, Any] = {"profile": "none", "measured": None}
             else:
                 with emulated_run(network_profile, self.target) as emulated:
@@ -86,14 +92,14 @@ class HostDriver:
                                                   timeout_s=bound)
                         return self._checked(job, result)
 
-                    completed = self._run_blocks(lease, client, cancelled, in_namespace)
+                    completed = self._run_blocks(lease, client, cancelled, in_namespace, servers)
                     report = emulated.link_report(profile) if completed else {}
             if completed:
-                client.finish(run_id, {**base, "status": "ok", "link": report})
+                client.finish(run_id, {**base(), "status": "ok", "link": report})
         except MissingSecret as exc:
-            client.finish(run_id, {**base, "status": "failed", "error_kind": "test_failure", "error": str(exc)})
+            client.finish(run_id, {**base(), "status": "failed", "error_kind": "test_failure", "error": str(exc)})
         except LinkUnavailable as exc:
-            client.finish(run_id, {**base, "status": "infra_error", "error_kind": "link_unavailable",
+            client.finish(run_id, {**base(), "status": "infra_error", "error_kind": "link_unavailable",
                                    "error": str(exc)})
         except LeaseLost as exc:
             log.warning("run %s: lease lost (%s); abandoning it", run_id, exc)
@@ -103,7 +109,7 @@ class HostDriver:
             else:
                 log.exception("run %s failed on the runner", run_id)
             try:
-                client.finish(run_id, {**base, "status": "infra_error", "error_kind": "runner_fault",
+                client.finish(run_id, {**base(), "status": "infra_error", "error_kind": "runner_fault",
                                        "error": redact(f"{type(exc).__name__}: {exc}", secrets)[:4000]})
             except LeaseLost:
                 pass
@@ -135,8 +141,9 @@ class HostDriver:
         return result
 
     def _run_blocks(self, lease: dict[str, Any], client: RunnerClient, cancelled: threading.Event,
-                    run_block: Callable[[int], dict[str, Any]]) -> bool:
-        """Blocks from the run's first incomplete one; False when cancelled part-way."""
+                    run_block: Callable[[int], dict[str, Any]], servers: dict[str, Any]) -> bool:
+        """Blocks from the run's first incomplete one; False when cancelled part-way. Each
+        stored block's server_stacks are folded into `servers`."""
         run_id, spec = lease["run_id"], lease["spec"]
         for block in range(lease["next_block"], spec["blocks"]):
             if cancelled.is_set():
@@ -146,6 +153,7 @@ class HostDriver:
             if cancelled.is_set() or result["status"] != "ok":
                 return False
             client.upload_block(run_id, block_batch(lease, block, result))
+            merge_observed(servers, result["fingerprint"].get("server_stacks"))
             log.info("run %s: block %d/%d stored (%d samples)", run_id, block + 1, spec["blocks"],
                      len(result["samples"]))
         return True

@@ -32,6 +32,7 @@ from .emulated import LinkUnavailable
 from .fastlane import LaneRun, run_lane
 from .host import block_batch
 from .outcome import BlockFailure, parse_result
+from .server_stacks import merge_observed, server_stacks
 from .targets import ReferenceTarget
 
 log = logging.getLogger(__name__)
@@ -82,13 +83,16 @@ class PhoneDriver:
         run_id, spec, serial = lease["run_id"], lease["spec"], lease["device_serial"]
         artifacts = RunArtifacts(client, run_id=run_id, lease_token=lease["lease_token"], attempt=lease["attempt"])
         seen: dict[str, Any] = {"device": None, "harness": None}  # the latest readings, for the fingerprint
+        servers: dict[str, Any] = {}  # the Server headers the harness read per arm, over the blocks
         link_report: dict[str, Any] = {"profile": (lease.get("network_profile") or {}).get("name", "none"),
                                        "measured": None}
 
         def finish(status: str, error_kind: str | None = None, error: str | None = None) -> None:
             device = seen["device"] or self._known(serial)
+            fingerprint = {**self.fingerprint(device, seen["harness"]),
+                           "server_stacks": server_stacks(spec["arms"], servers)}
             report = {"lease_token": lease["lease_token"], "status": status,
-                      "fingerprint": self.fingerprint(device, seen["harness"]), "link": link_report, "error": error}
+                      "fingerprint": fingerprint, "link": link_report, "error": error}
             if error_kind:
                 report["error_kind"] = error_kind
             client.finish(run_id, report)
@@ -103,6 +107,7 @@ class PhoneDriver:
                     result = self.run_block(lease, block, link, artifacts, cancelled, seen)
                     client.upload_block(run_id, block_batch(lease, block, result))
                     seen["harness"] = result["fingerprint"]
+                    merge_observed(servers, result["fingerprint"].get("server_stacks"))
                     log.info("run %s on %s: block %d/%d stored (%d samples)", run_id, serial, block + 1,
                              spec["blocks"], len(result["samples"]))
                 link_report = link.report()

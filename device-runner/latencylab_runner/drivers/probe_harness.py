@@ -13,7 +13,6 @@ import platform
 import threading
 import time
 from collections.abc import Callable
-from importlib import metadata
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -21,6 +20,7 @@ from .. import __version__
 from ..probe import Origin, ProbeRequest, open_session
 from ..workloads.job import RESULT_CONTRACT
 from .concurrent_batch import run_group
+from .server_stacks import library_version, server_header_list
 
 # The library under each protocol's client in the probe (probe/session.py).
 _PROTOCOL_LIBRARY = {"h1c": "h11", "h1": "h11", "h2": "h2", "grpc": "h2", "h3": "aioquic"}
@@ -38,11 +38,7 @@ def client_stacks(protocols: set[str]) -> dict[str, str]:
     stacks = {}
     for protocol in sorted(protocols):
         library = _PROTOCOL_LIBRARY[protocol]
-        try:
-            version = metadata.version(library)
-        except metadata.PackageNotFoundError:
-            version = "unknown"
-        stacks[protocol] = f"latencylab-probe {__version__} ({library} {version})"
+        stacks[protocol] = f"latencylab-probe {__version__} ({library} {library_version(library)})"
     return stacks
 
 
@@ -79,6 +75,13 @@ def execute_job(job: dict[str, Any], *, cancelled: threading.Event | None = None
     # (arm, origin, n): the arm's n-th connection to an origin. A customer's absolute URL has
     # its own origin, hence its own sessions; n > 0 only for HTTP/1.1 concurrency groups.
     sessions: dict[tuple[str, str, int], Any] = {}
+    # arm label → the Server headers its closed sessions saw (None: a client that cannot read them).
+    servers: dict[str, list[str] | None] = {}
+
+    def close(key: tuple[str, str, int]) -> None:
+        session = sessions.pop(key)
+        session.close()
+        servers[key[0]] = _seen_servers(servers.get(key[0]), session.server_headers)
 
     def lane(arm: dict[str, Any], origin: str, n: int) -> Any:
         key = (arm["label"], origin, n)
@@ -104,7 +107,7 @@ def execute_job(job: dict[str, Any], *, cancelled: threading.Event | None = None
             arm = arms[request["arm"]]
             if request.get("new_connection"):
                 for open_key in [k for k in sessions if k[0] == arm["label"]]:
-                    sessions.pop(open_key).close()
+                    close(open_key)
             group = _group_at(requests, index)
             if len(group) == 1:
                 samples.append(_measure(lane(arm, request.get("origin", arm["origin"]), 0), request,
@@ -118,8 +121,12 @@ def execute_job(job: dict[str, Any], *, cancelled: threading.Event | None = None
             if gap_s:
                 time.sleep(gap_s)
     finally:
-        for session in sessions.values():
-            session.close()
+        for open_key in list(sessions):
+            close(open_key)
+    fingerprint = host_fingerprint({arm["protocol"] for arm in job["arms"]})
+    # Which server answered each arm; the runner adds whether it was its reference target (server_stacks.py).
+    fingerprint["server_stacks"] = {label: {"server_headers": server_header_list(headers)}
+                                    for label, headers in servers.items()}
     return {
         "contract": RESULT_CONTRACT,
         "run_id": job["run_id"],
@@ -127,10 +134,17 @@ def execute_job(job: dict[str, Any], *, cancelled: threading.Event | None = None
         "attempt": job["attempt"],
         "status": "failed" if error else "ok",
         "samples": samples,
-        "fingerprint": host_fingerprint({arm["protocol"] for arm in job["arms"]}),
+        "fingerprint": fingerprint,
         "baseline": None,
         "error": error,
     }
+
+
+def _seen_servers(before: list[str] | None, session: list[str] | None) -> list[str] | None:
+    """An arm's Server headers over its sessions; None only while no session could read them."""
+    if before is None and session is None:
+        return None
+    return [*(before or []), *(h for h in session or [] if h not in (before or []))]
 
 
 def job_body(request: dict[str, Any]) -> bytes:

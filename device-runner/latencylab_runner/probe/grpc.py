@@ -64,6 +64,7 @@ def complete(resp: H2Response, mapped: GrpcCall, tl: Timeline) -> bytes:
     payload bytes; raises ProbeFailure for an HTTP or gRPC error status."""
     f = tl.fields
     f["status"] = resp.status
+    tl.server_header = resp.headers.get("server")
     f["server_time_us"] = parse_server_timing(resp.headers.get("server-timing"))
     f["req_bytes"] = mapped.request_bytes
     payload = bytearray()

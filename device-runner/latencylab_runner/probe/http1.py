@@ -62,6 +62,7 @@ class H1Client:
                     tl.mark("resp_headers_end")
                     f["status"] = event.status_code
                     f["server_time_us"] = parse_server_timing(_header(event.headers, b"server-timing"))
+                    tl.server_header = _header(event.headers, b"server")
                     if event.http_version != b"1.1":
                         self.conn.alpn = "http/" + event.http_version.decode()
                 elif isinstance(event, h11.Data):

@@ -22,10 +22,13 @@ MAX_DETAIL = 1000
 class Timeline:
     """Integer µs offsets from t0 on perf_counter_ns (monotonic, ns resolution)."""
 
-    __slots__ = ("t0_ns", "wall_time_us", "fields")
+    __slots__ = ("t0_ns", "wall_time_us", "fields", "server_header")
 
     def __init__(self, request: ProbeRequest):
         self.fields: dict[str, Any] = dict.fromkeys(TIMESTAMP_FIELDS + CONTEXT_FIELDS)
+        # The response's `Server` header: which server answered (the run's fingerprint
+        # records it per arm, not each sample). None when absent or not read.
+        self.server_header: str | None = None
         self.fields.update(op=request.op, path=request.path[:512], server_delay_ms=request.server_delay_ms)
         self.wall_time_us = time.time_ns() // 1000
         self.t0_ns = time.perf_counter_ns()

@@ -25,6 +25,7 @@ OFFERED_ALPN = {
     "h2": ["h2", "http/1.1"],
     "grpc": ["h2", "http/1.1"],
 }
+MAX_SERVER_HEADERS = 8  # distinct values kept per session (a load-balanced fleet may vary)
 
 
 class ProbeSession:
@@ -32,6 +33,14 @@ class ProbeSession:
 
     protocol: str
     connection: str
+    # The distinct `Server` response header values seen, first seen first, so the run can
+    # say which server answered; None where this client cannot read response headers.
+    server_headers: list[str] | None = None
+
+    def _saw_server(self, tl: Timeline) -> None:
+        seen = self.server_headers
+        if seen is not None and tl.server_header and tl.server_header not in seen and len(seen) < MAX_SERVER_HEADERS:
+            seen.append(tl.server_header)
 
     def fetch(self, req: ProbeRequest) -> dict[str, Any]:
         raise NotImplementedError
@@ -90,6 +99,7 @@ class TcpSession(ProbeSession):
         self.client: H1Client | H2Client | None = None
         self.tls_session: ssl.SSLSession | None = None  # for the resumed policy
         self.last_body = b""
+        self.server_headers = []
 
     def _acquire(self, tl: Timeline, deadline: float) -> tuple[TcpConnection, bool]:
         if self.connection == "warm" and self.conn is not None and self.conn.usable:
@@ -138,6 +148,7 @@ class TcpSession(ProbeSession):
                 resp = self.client.exchange(req.method, req.path, req.body, tl, deadline, list(req.headers))
                 f.update(status=resp.status, req_bytes=len(req.body), resp_bytes=len(resp.body),
                          server_time_us=parse_server_timing(resp.headers.get("server-timing")))
+                tl.server_header = resp.headers.get("server")
                 self.last_body = bytes(resp.body)
         except ProbeFailure as e:
             tl.fail(e.error_class, e.detail)
@@ -153,6 +164,7 @@ class TcpSession(ProbeSession):
                 self.tls_session = conn.tls_session() or self.tls_session
             if self.connection != "warm" or not conn.usable:
                 self._drop()
+        self._saw_server(tl)
         return _finish(tl)
 
     def fetch_concurrent(self, requests: list[ProbeRequest]) -> list[dict[str, Any]]:  # noqa: C901  one concurrent group, its failure modes side by side
@@ -211,6 +223,8 @@ class TcpSession(ProbeSession):
             else:
                 f.update(status=outcome.status, req_bytes=len(req.body), resp_bytes=len(outcome.body),
                          server_time_us=parse_server_timing(outcome.headers.get("server-timing")))
+                tl.server_header = outcome.headers.get("server")
+            self._saw_server(tl)
             tl.mark_once("app_done")
             out.append(_finish(tl))
         conn.requests += len(requests)
