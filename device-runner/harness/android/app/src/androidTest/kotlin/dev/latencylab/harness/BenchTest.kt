@@ -36,8 +36,11 @@ class BenchTest {
         val out = args.getString(ARG_OUT)?.let(::File) ?: File(jobFile.parentFile, "result.json")
 
         val job = JobReader().read(jobFile)
+        var reported = 0
+        // Called after each request or concurrency group: report each time another PROGRESS_EVERY requests are done.
         val progress = { done: Int, total: Int ->
-            if (done % PROGRESS_EVERY == 0 && done < total) {
+            if (done / PROGRESS_EVERY > reported / PROGRESS_EVERY && done < total) {
+                reported = done
                 instrumentation.sendStatus(STATUS_PROGRESS, Bundle().apply { putString("latencylab_progress", "$done/$total") })
             }
         }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode
 import com.fasterxml.jackson.databind.node.ObjectNode
 import dev.latencylab.harness.job.ConnectionPolicy
 import dev.latencylab.harness.job.InvalidJobException
+import dev.latencylab.harness.job.Job
 import dev.latencylab.harness.job.JobReader
 import dev.latencylab.harness.job.Origin
 import dev.latencylab.harness.job.Protocol
@@ -52,17 +53,31 @@ class JobReaderTest {
     }
 
     @Test
-    fun `contract fields this harness does not honour yet refuse the job instead of being ignored`() {
-        for ((field, value) in listOf("origin" to "https://cdn.example.com:443", "group" to 0)) {
-            val job = exampleJob()
-            val request = (job["requests"] as ArrayNode)[2] as ObjectNode
-            when (value) {
-                is Int -> request.put(field, value)
-                else -> request.put(field, value.toString())
-            }
-            assertEquals("$.requests[2].$field: not supported by this harness yet (see the contract README)",
-                assertThrows<InvalidJobException> { reader.fromTree(job) }.message)
-        }
+    fun `a request's own origin and concurrency group are read, with the job's max_parallel`() {
+        val job = reader.read(File(Repo.examples, "job-requests-groups-origin.json"))
+        assertEquals(4, job.maxParallel)
+        assertEquals(Origin("https", "cdn.example.com", 443), job.requests[4].origin)
+        assertNull(job.requests[3].origin, "no origin: the arm's")
+        assertEquals(listOf(null, null, 0, 0, 0, 1, 1, 1), job.requests.map { it.group })
+        assertEquals(201, job.requests[3].expectStatus)
+        assertEquals("{\"dry_run\":true}", String(job.requests[3].body!!))
+        val arm = job.arms[0]
+        val elsewhere = arm.at(job.requests[4].origin!!)
+        assertEquals("cdn.example.com", elsewhere.tlsName, "another origin is checked against its own host")
+        assertEquals(arm.protocol to arm.connection, elsewhere.protocol to elsewhere.connection)
+        assertEquals(Job.DEFAULT_MAX_PARALLEL, reader.fromTree(exampleJob()).maxParallel)
+    }
+
+    @Test
+    fun `a concurrency group is the consecutive requests of one arm and phase with the same group`() {
+        val job = reader.read(File(Repo.examples, "job-requests-groups-origin.json"))
+        assertEquals(listOf(0), BlockRunner.groupAt(job.requests, 0).map { it.seq })
+        assertEquals(listOf(2, 3, 4), BlockRunner.groupAt(job.requests, 2).map { it.seq })
+        assertEquals(listOf(5, 6, 7), BlockRunner.groupAt(job.requests, 5).map { it.seq })
+    }
+
+    @Test
+    fun `informational fields and nulls are read`() {
         val named = exampleJob()
         ((named["requests"] as ArrayNode)[2] as ObjectNode).put("name", "login").putNull("expect_status")
         assertEquals(8, reader.fromTree(named).requests.size)  // informational fields and nulls are fine

@@ -38,10 +38,9 @@ object Repo {
  * the whole test run on free loopback ports with its own CA, stopped when the JVM exits.
  */
 object ReferenceTarget {
-    private val mapper = ObjectMapper()
-    private lateinit var process: Process
     val tlsDir: File = Files.createTempDirectory("harness-target-tls").toFile()
-    val ready: JsonNode by lazy { start() }
+    private val server = TargetProcess(tlsDir, deleteOnExit = true)
+    val ready: JsonNode get() = server.ready
 
     val host get() = "127.0.0.1"
     val tlsPort: Int get() = ready["tls_port"].asInt()
@@ -51,6 +50,23 @@ object ReferenceTarget {
     // The target writes its CA and certificate when it starts.
     val serverCert: File get() = ready.let { File(tlsDir, "server.pem") }
     val serverKey: File get() = ready.let { File(tlsDir, "server.key") }
+}
+
+/**
+ * A second reference target on other ports (a customer's second origin, for absolute URLs):
+ * it reuses the first one's CA and certificate, so the arm's trust anchors cover both.
+ */
+object SecondReferenceTarget {
+    private val server = TargetProcess(ReferenceTarget.tlsDir, deleteOnExit = false)
+    val ready: JsonNode get() = ReferenceTarget.ready.let { server.ready }
+    val tlsPort: Int get() = ready["tls_port"].asInt()
+}
+
+/** One `python -m latencylab_runner.target` process, started on first use, stopped when the JVM exits. */
+class TargetProcess(private val tlsDir: File, private val deleteOnExit: Boolean) {
+    private val mapper = ObjectMapper()
+    private lateinit var process: Process
+    val ready: JsonNode by lazy { start() }
 
     private fun start(): JsonNode {
         check(Repo.python.canExecute()) {
@@ -64,7 +80,7 @@ object ReferenceTarget {
         Runtime.getRuntime().addShutdownHook(Thread {
             process.destroy()
             if (!process.waitFor(10, TimeUnit.SECONDS)) process.destroyForcibly()
-            tlsDir.deleteRecursively()
+            if (deleteOnExit) tlsDir.deleteRecursively()
         })
         val line = BufferedReader(process.inputStream.reader()).readLine()
             ?: error("the reference target exited before it was ready (exit ${process.waitFor()})")
@@ -83,6 +99,7 @@ class JobBuilder(private val runId: String = "test-run", private val timeoutMs: 
     private val arms = mapper.createArrayNode()
     private val requests = mapper.createArrayNode()
     private var gapMs = 0
+    private var maxParallel: Int? = null
 
     fun arm(label: String, protocol: String, connection: String, origin: String, serverName: String? = null, ca: Boolean = true) = apply {
         arms.addObject().apply {
@@ -98,7 +115,7 @@ class JobBuilder(private val runId: String = "test-run", private val timeoutMs: 
     fun request(
         arm: String, path: String, method: String = "GET", op: String = "get", bodyBytes: Int = 0,
         newConnection: Boolean = false, phase: String = "measure", step: Int? = null, part: String? = null,
-        bodyB64: String? = null, expectStatus: Int? = null,
+        bodyB64: String? = null, expectStatus: Int? = null, origin: String? = null, group: Int? = null,
     ) = apply {
         requests.addObject().apply {
             put("seq", requests.size() - 1)
@@ -114,10 +131,14 @@ class JobBuilder(private val runId: String = "test-run", private val timeoutMs: 
             if (part != null) put("part", part)
             if (bodyB64 != null) put("body_b64", bodyB64)
             if (expectStatus != null) put("expect_status", expectStatus)
+            if (origin != null) put("origin", origin)
+            if (group != null) put("group", group)
         }
     }
 
     fun gap(ms: Int) = apply { gapMs = ms }
+
+    fun maxParallel(n: Int) = apply { maxParallel = n }
 
     fun json(): ObjectNode = mapper.createObjectNode().apply {
         put("contract", "latencylab.job/v1")
@@ -126,6 +147,7 @@ class JobBuilder(private val runId: String = "test-run", private val timeoutMs: 
         put("attempt", 1)
         put("timeout_ms", timeoutMs)
         put("gap_ms", gapMs)
+        maxParallel?.let { put("max_parallel", it) }
         set<JsonNode>("arms", arms)
         set<JsonNode>("requests", requests)
     }

@@ -2,6 +2,7 @@ package dev.latencylab.harness.android
 
 import android.content.Context
 import dev.latencylab.harness.engine.EngineSettings
+import dev.latencylab.harness.engine.GroupRequest
 import dev.latencylab.harness.engine.Http3EngineProvider
 import dev.latencylab.harness.engine.ProtocolEngine
 import dev.latencylab.harness.job.Arm
@@ -26,6 +27,7 @@ import java.util.Date
 import java.util.concurrent.CountDownLatch
 import java.util.concurrent.Executors
 import java.util.concurrent.TimeUnit
+import java.util.concurrent.atomic.AtomicReference
 
 /**
  * HTTP/3 on the phone through Cronet (Chromium's network stack). Not compiled or run where
@@ -60,42 +62,76 @@ class CronetHttp3Engine(private val context: Context, private val arm: Arm, priv
         .addQuicHint(arm.origin.host, arm.origin.port, arm.origin.port)
         .build().also { engine = it }
 
-    override fun execute(request: PlannedRequest, body: ByteArray): Measurement {
+    override fun execute(request: PlannedRequest, body: ByteArray): Measurement =
+        executeGroup(listOf(GroupRequest(request, body)), 1).single()
+
+    /**
+     * Every request of the group is started at once on the arm's one engine: Cronet puts them
+     * as streams on its one QUIC connection to the origin (a request that finds the connection
+     * still being set up waits for it rather than opening another). Each has its own t0.
+     */
+    override fun executeGroup(group: List<GroupRequest>, maxParallel: Int): List<Measurement> {
         if (arm.connection != ConnectionPolicy.WARM) closeConnection()
         val cronet = engine()
+        val started = group.map { start(cronet, it) }
+        started.forEach { it.await() }
+        if (started.any { it.timedOut }) closeConnection()
+        return started.map { it.m }
+    }
+
+    private inner class Started(
+        val item: GroupRequest,
+        val m: Measurement,
+        private val urlRequest: UrlRequest,
+        private val done: CountDownLatch,
+        private val metrics: AtomicReference<RequestFinishedInfo.Metrics?>,
+    ) {
+        private val startedNanos = m.timeline.now()
+        var timedOut = false
+            private set
+
+        fun await() {
+            val remainingMs = settings.timeoutMs - TimeUnit.NANOSECONDS.toMillis(m.timeline.now() - startedNanos)
+            if (!done.await(maxOf(1L, remainingMs), TimeUnit.MILLISECONDS)) {
+                timedOut = true
+                urlRequest.cancel()
+                m.fail(ErrorClass.TIMEOUT, "no HTTP/3 response within ${settings.timeoutMs} ms")
+                done.await(2, TimeUnit.SECONDS)
+            }
+            m.timeline.markFirst(Phase.APP_DONE)
+            metrics.get()?.let { apply(it, m, item.body.size.toLong()) }
+            if (!m.failed && m.alpn?.startsWith("h3") != true) {
+                m.fail(ErrorClass.PROTOCOL_MISMATCH, "negotiated '${m.alpn}', arm '${arm.label}' wants h3")
+            }
+            m.failOnHttpStatus(item.request.expectStatus)
+        }
+    }
+
+    private fun start(cronet: ExperimentalCronetEngine, item: GroupRequest): Started {
+        val request = item.request
         val m = Measurement(Timeline(settings.clock))
         val done = CountDownLatch(2) // the callback's end and the finished-info listener
-        var metrics: RequestFinishedInfo.Metrics? = null
+        val metrics = AtomicReference<RequestFinishedInfo.Metrics?>()
         val callback = Callback(m) { done.countDown() }
         val url = "https://${arm.origin.urlHost}:${arm.origin.port}${request.path}"
         val builder = cronet.newUrlRequestBuilder(url, callback, executor) as ExperimentalUrlRequest.Builder
         builder.setHttpMethod(request.method)
         builder.setRequestFinishedListener(object : RequestFinishedInfo.Listener(executor) {
             override fun onRequestFinished(info: RequestFinishedInfo) {
-                metrics = info.metrics
+                metrics.set(info.metrics)
                 done.countDown()
             }
         })
         request.headers.forEach { (k, v) -> builder.addHeader(k, v) }
-        if (body.isNotEmpty()) {
-            builder.addHeader("Content-Type", "application/json")
-            builder.setUploadDataProvider(UploadDataProviders.create(body), executor)
+        if (item.body.isNotEmpty()) {
+            if (request.headers.keys.none { it.equals("content-type", ignoreCase = true) }) {
+                builder.addHeader("Content-Type", "application/json")
+            }
+            builder.setUploadDataProvider(UploadDataProviders.create(item.body), executor)
         }
         val urlRequest = builder.build()
         urlRequest.start()
-        if (!done.await(settings.timeoutMs.toLong(), TimeUnit.MILLISECONDS)) {
-            urlRequest.cancel()
-            m.fail(ErrorClass.TIMEOUT, "no HTTP/3 response within ${settings.timeoutMs} ms")
-            done.await(2, TimeUnit.SECONDS)
-            closeConnection()
-        }
-        m.timeline.markFirst(Phase.APP_DONE)
-        metrics?.let { apply(it, m, body.size.toLong()) }
-        if (!m.failed && m.alpn?.startsWith("h3") != true) {
-            m.fail(ErrorClass.PROTOCOL_MISMATCH, "negotiated '${m.alpn}', arm '${arm.label}' wants h3")
-        }
-        m.failOnHttpStatus()
-        return m
+        return Started(item, m, urlRequest, done, metrics)
     }
 
     private fun apply(metrics: RequestFinishedInfo.Metrics, m: Measurement, bodyBytes: Long) {

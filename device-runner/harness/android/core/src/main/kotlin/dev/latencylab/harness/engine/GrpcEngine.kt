@@ -24,6 +24,7 @@ import java.util.concurrent.CompletableFuture
 import java.util.concurrent.TimeUnit
 import java.util.concurrent.TimeoutException
 import java.util.concurrent.atomic.AtomicLong
+import java.util.concurrent.atomic.AtomicReference
 import javax.net.ssl.SSLContext
 
 /**
@@ -33,6 +34,7 @@ import javax.net.ssl.SSLContext
  * Policies as for [OkHttpEngine]: warm keeps one channel (one HTTP/2 connection) for the
  * block; cold opens a new channel with a new SSLContext per request; resumed opens a new
  * channel per request on the arm's SSLContext, whose session cache offers resumption.
+ * A concurrency group is streams on the one channel (see [executeGroup]).
  * After a transport failure the channel is dropped: grpc would otherwise hold the next calls
  * in its reconnect backoff and report them as failures of their own.
  */
@@ -49,59 +51,139 @@ class GrpcEngine(
         if (arm.connection != ConnectionPolicy.WARM) closeConnection()
         val call = TargetService.map(request, body)
         val m = Measurement(Timeline(settings.clock))
-        if (call == null) {
-            m.fail(ErrorClass.OTHER, "no gRPC mapping for ${request.method} ${request.path.take(200)}")
-            return m
-        }
-        registry.current = m.timeline
+        if (call == null) return m.apply { fail(ErrorClass.OTHER, noMapping(request)) }
         val opened = registry.opened.get()
+        registry.current = m.timeline
         try {
             val ch = channel ?: openChannel(m).also { channel = it }
-            run(ch, call, request, m)
+            start(ch, call, request, m).await()
         } catch (e: Exception) {
             m.fail(Failures.classify(e))
         } finally {
             registry.current = null
         }
-        m.timeline.markFirst(Phase.APP_DONE) // run() marks it when the call closed; otherwise now
-        if (m.failed && m.errorClass != ErrorClass.HTTP) {
-            describeNewConnection(m, opened)
-            closeConnection()
-        }
-        if (arm.connection != ConnectionPolicy.WARM) closeConnection()
+        afterCalls(listOf(m), m, opened)
         return m
     }
 
-    private fun run(ch: ManagedChannel, call: TargetService.Call, request: PlannedRequest, m: Measurement) {
+    /**
+     * A group is streams on the one channel: the first call opens the connection if needed (its
+     * sockets mark the connection phases on its timeline), the others start once its stream
+     * exists. A request without a gRPC mapping is an error sample and is not sent.
+     */
+    override fun executeGroup(group: List<GroupRequest>, maxParallel: Int): List<Measurement> {
+        if (arm.connection != ConnectionPolicy.WARM) closeConnection()
+        val calls = group.map { TargetService.map(it.request, it.body) }
+        val measurements = arrayOfNulls<Measurement>(group.size)
+        val started = ArrayList<StartedCall>()
+        val opener = calls.indexOfFirst { it != null }
+        val opened = registry.opened.get()
+        var openerMeasurement: Measurement? = null
+        for ((i, item) in group.withIndex()) {
+            val call = calls[i]
+            val m = Measurement(Timeline(settings.clock)) // t0: this call is issued now
+            measurements[i] = m
+            if (call == null) {
+                m.fail(ErrorClass.OTHER, noMapping(item.request))
+                continue
+            }
+            try {
+                if (i == opener) {
+                    openerMeasurement = m
+                    registry.current = m.timeline
+                    val ch = channel ?: openChannel(m).also { channel = it }
+                    started += start(ch, call, item.request, m).also { it.awaitStream() }
+                    registry.current = null
+                } else {
+                    val ch = channel
+                    if (ch == null) {
+                        m.fail(openerMeasurement?.errorClass ?: ErrorClass.OTHER,
+                            "not issued: the group's channel could not be opened: ${openerMeasurement?.errorDetail}")
+                    } else {
+                        started += start(ch, call, item.request, m)
+                    }
+                }
+            } catch (e: Exception) {
+                m.fail(Failures.classify(e))
+            } finally {
+                registry.current = null
+            }
+        }
+        started.forEach { it.await() }
+        val all = measurements.map { it!! }
+        afterCalls(all, openerMeasurement, opened)
+        return all
+    }
+
+    /** A failure other than the server's drops the channel (after describing the connection a failed opener made). */
+    private fun afterCalls(measurements: List<Measurement>, opener: Measurement?, openedBefore: Long) {
+        measurements.forEach { it.timeline.markFirst(Phase.APP_DONE) } // onClose marks it when the call closed; otherwise now
+        val broken = measurements.filter { it.failed && it.errorClass != ErrorClass.HTTP }
+        if (broken.isNotEmpty()) {
+            if (opener != null && opener.failed) describeNewConnection(opener, openedBefore)
+            closeConnection()
+        }
+        if (arm.connection != ConnectionPolicy.WARM) closeConnection()
+    }
+
+    private fun noMapping(request: PlannedRequest) = "no gRPC mapping for ${request.method} ${request.path.take(200)}"
+
+    /** A started call; [await] waits for it to close and records what it returned. */
+    private inner class StartedCall(
+        private val call: TargetService.Call,
+        private val m: Measurement,
+        private val tracer: GrpcTimingTracer,
+        private val clientCall: ClientCall<ByteArray, ByteArray>,
+        private val closed: CompletableFuture<Pair<Status, Metadata>>,
+        private val headers: AtomicReference<Metadata?>,
+        private val received: AtomicLong,
+    ) {
+        /** Until the call has its stream on a connection (or closed without one): the group's other calls then multiplex on it. */
+        fun awaitStream() {
+            try {
+                CompletableFuture.anyOf(tracer.streamCreated, closed).get(settings.timeoutMs + CLOSE_GRACE_MS, TimeUnit.MILLISECONDS)
+            } catch (e: TimeoutException) {
+                // await() reports it; the others then wait for the connection themselves.
+            }
+        }
+
+        fun await() {
+            val (status, trailers) = try {
+                // The deadline inside grpc ends the call; the extra wait only guards against a hang.
+                closed.get(settings.timeoutMs + CLOSE_GRACE_MS, TimeUnit.MILLISECONDS)
+            } catch (e: TimeoutException) {
+                clientCall.cancel("harness timeout", e)
+                m.fail(ErrorClass.TIMEOUT, "gRPC call did not close within ${settings.timeoutMs} ms")
+                return
+            }
+            m.reqBytes = call.requestBytes
+            m.respBytes = received.get()
+            m.serverTimeUs = ServerTiming.parseMicros(headers.get()?.get(SERVER_TIMING) ?: trailers.get(SERVER_TIMING))
+            interpret(status, tracer.serverResponded, m)
+        }
+    }
+
+    private fun start(ch: ManagedChannel, call: TargetService.Call, request: PlannedRequest, m: Measurement): StartedCall {
         val tracer = GrpcTimingTracer(m, registry)
         val options = CallOptions.DEFAULT
             .withDeadlineAfter(settings.timeoutMs.toLong(), TimeUnit.MILLISECONDS)
             .withStreamTracerFactory(tracer.factory)
         val received = AtomicLong()
         val closed = CompletableFuture<Pair<Status, Metadata>>()
-        var headers: Metadata? = null
+        val headers = AtomicReference<Metadata?>()
         val clientCall = ch.newCall(call.method, options)
         clientCall.start(object : ClientCall.Listener<ByteArray>() {
-            override fun onHeaders(h: Metadata) { headers = h }
+            override fun onHeaders(h: Metadata) { headers.set(h) }
             override fun onMessage(message: ByteArray) { received.addAndGet(TargetService.dataLength(message).toLong()) }
-            override fun onClose(status: Status, trailers: Metadata) { closed.complete(status to trailers) }
+            override fun onClose(status: Status, trailers: Metadata) {
+                m.timeline.mark(Phase.APP_DONE) // here, not where the harness waits: a group's calls close in any order
+                closed.complete(status to trailers)
+            }
         }, metadataOf(request.headers))
         clientCall.request(Int.MAX_VALUE)
         clientCall.sendMessage(call.message)
         clientCall.halfClose()
-        val (status, trailers) = try {
-            // The deadline inside grpc ends the call; the extra wait only guards against a hang.
-            closed.get(settings.timeoutMs + CLOSE_GRACE_MS, TimeUnit.MILLISECONDS)
-        } catch (e: TimeoutException) {
-            clientCall.cancel("harness timeout", e)
-            m.fail(ErrorClass.TIMEOUT, "gRPC call did not close within ${settings.timeoutMs} ms")
-            return
-        }
-        m.timeline.mark(Phase.APP_DONE)
-        m.reqBytes = call.requestBytes
-        m.respBytes = received.get()
-        m.serverTimeUs = ServerTiming.parseMicros(headers?.get(SERVER_TIMING) ?: trailers.get(SERVER_TIMING))
-        interpret(status, tracer.serverResponded, m)
+        return StartedCall(call, m, tracer, clientCall, closed, headers, received)
     }
 
     private fun interpret(status: Status, serverResponded: Boolean, m: Measurement) {

@@ -22,7 +22,7 @@ import java.net.InetSocketAddress
  * | outboundMessageSent (the one request message)     | req_end                             |
  * | inboundHeaders                                    | resp_first_byte, resp_headers_end   |
  * | inboundTrailers                                   | resp_end                            |
- * | (harness) ClientCall.Listener.onClose seen        | app_done                            |
+ * | (harness) ClientCall.Listener.onClose             | app_done                            |
  *
  * grpc-java reports no earlier response event than the parsed headers, so resp_first_byte
  * equals resp_headers_end here (as for QUIC in the contract's examples).
@@ -33,6 +33,9 @@ class GrpcTimingTracer(private val m: Measurement, private val registry: Connect
     /** The server answered (headers or trailers arrived): a non-OK status then is the server's, not the transport's. */
     @Volatile var serverResponded = false
         private set
+
+    /** Completed when the call got its stream on a connection (the connection is then usable by others). */
+    val streamCreated = java.util.concurrent.CompletableFuture<Unit>()
 
     val factory: ClientStreamTracer.Factory = object : ClientStreamTracer.Factory() {
         override fun newClientStreamTracer(info: ClientStreamTracer.StreamInfo, headers: Metadata): ClientStreamTracer = Tracer()
@@ -50,6 +53,7 @@ class GrpcTimingTracer(private val m: Measurement, private val registry: Connect
             m.tlsResumed = connection?.tlsResumed
             m.earlyData = false // grpc-okhttp over JDK TLS / Conscrypt never sends early data
             connection?.requests?.incrementAndGet()
+            streamCreated.complete(Unit)
         }
 
         override fun outboundHeaders() = tl.markFirst(Phase.REQ_START)

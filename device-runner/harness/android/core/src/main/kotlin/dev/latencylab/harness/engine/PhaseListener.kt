@@ -7,6 +7,7 @@ import dev.latencylab.harness.measure.ServerTiming
 import dev.latencylab.harness.net.ConnectionRegistry
 import okhttp3.Call
 import okhttp3.Connection
+import okhttp3.Dispatcher
 import okhttp3.EventListener
 import okhttp3.Handshake
 import okhttp3.Protocol
@@ -20,11 +21,13 @@ import java.net.Proxy
 /**
  * Maps one OkHttp call's events to the contract's phases. OkHttp's callbacks carry no
  * timestamps, so each stamps the monotonic clock when it runs (on the calling thread:
- * requests are executed synchronously, so there is no dispatcher queueing in t0..app_done).
+ * a sequential request is executed synchronously). A concurrency group's calls are enqueued:
+ * one that waits in the dispatcher for a free connection slot is issued when it leaves the
+ * queue, so its t0 moves to dispatcherQueueEnd and the wait is not part of its t0..app_done.
  *
  * | OkHttp callback                         | contract field            |
  * |-----------------------------------------|---------------------------|
- * | callStart                               | t0                        |
+ * | callStart (dispatcherQueueEnd if queued) | t0                        |
  * | dnsStart / dnsEnd                       | dns_start / dns_end       |
  * | connectStart (first attempt)            | conn_start                |
  * | secureConnectStart                      | tls_start                 |
@@ -43,6 +46,8 @@ class PhaseListener(
     private val m: Measurement,
     private val arm: Arm,
     private val registry: ConnectionRegistry,
+    /** Released once the call has a connection or has ended without one (a group's first h2 call). */
+    private val connected: ConnectionSignal? = null,
 ) : EventListener() {
     private val tl = m.timeline
 
@@ -50,6 +55,8 @@ class PhaseListener(
     private val realLookup = !arm.origin.hostIsIpLiteral
 
     override fun callStart(call: Call) = tl.restartAtCallStart()
+
+    override fun dispatcherQueueEnd(call: Call, dispatcher: Dispatcher) = tl.restartAtCallStart()
 
     override fun dnsStart(call: Call, domainName: String) {
         if (realLookup) tl.markFirst(Phase.DNS_START)
@@ -82,6 +89,7 @@ class PhaseListener(
         // OkHttp (JDK TLS, Conscrypt) never sends TLS 1.3 early data.
         m.earlyData = if (tls) false else null
         info?.requests?.incrementAndGet()
+        connected?.latch?.countDown()
     }
 
     override fun requestHeadersStart(call: Call) = tl.mark(Phase.REQ_START)
@@ -106,7 +114,18 @@ class PhaseListener(
         m.respBytes = byteCount
     }
 
-    override fun callEnd(call: Call) = tl.mark(Phase.APP_DONE)
+    override fun callEnd(call: Call) {
+        tl.mark(Phase.APP_DONE)
+        connected?.latch?.countDown()
+    }
 
-    override fun callFailed(call: Call, ioe: IOException) = tl.mark(Phase.APP_DONE)
+    override fun callFailed(call: Call, ioe: IOException) {
+        tl.mark(Phase.APP_DONE)
+        connected?.latch?.countDown()
+    }
+}
+
+/** A call's "has its connection (or will never get one)" moment, handed to its [PhaseListener] as a request tag. */
+class ConnectionSignal {
+    val latch = java.util.concurrent.CountDownLatch(1)
 }

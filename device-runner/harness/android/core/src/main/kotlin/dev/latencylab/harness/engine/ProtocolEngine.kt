@@ -27,9 +27,22 @@ interface ProtocolEngine : Closeable {
      */
     fun execute(request: PlannedRequest, body: ByteArray): Measurement
 
+    /**
+     * Issues one concurrency group (requests of this arm to this engine's origin) at once, as
+     * an app's HTTP stack does: HTTP/1.1 over up to [maxParallel] connections, each taking the
+     * next waiting request when its previous one completes; HTTP/2, HTTP/3 and gRPC as streams
+     * on the one connection (the first request opens it if there is none, the others are
+     * issued once it is there). One measurement per request, in the group's order, each with
+     * its own t0 (the moment it was issued). Network trouble never throws, as for [execute].
+     */
+    fun executeGroup(group: List<GroupRequest>, maxParallel: Int): List<Measurement>
+
     /** Closes the arm's current connection: a planned `new_connection`. */
     fun closeConnection()
 }
+
+/** One request of a concurrency group and the body it sends. */
+class GroupRequest(val request: PlannedRequest, val body: ByteArray)
 
 /** The platform's HTTP/3 client: Cronet on a phone; on the JVM a QUIC library stands in for tests. */
 interface Http3EngineProvider {
@@ -47,6 +60,9 @@ class FailingEngine(
 ) : ProtocolEngine {
     override fun execute(request: PlannedRequest, body: ByteArray): Measurement =
         Measurement(Timeline(clock)).also { it.fail(errorClass, detail) }
+
+    override fun executeGroup(group: List<GroupRequest>, maxParallel: Int): List<Measurement> =
+        group.map { execute(it.request, it.body) }
 
     override fun closeConnection() = Unit
     override fun close() = Unit

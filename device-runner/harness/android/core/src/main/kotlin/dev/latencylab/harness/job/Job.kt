@@ -10,10 +10,16 @@ data class Job(
     val attempt: Int,
     val timeoutMs: Int,
     val gapMs: Int,
+    /** HTTP/1.1 connections per origin a concurrency group may use (job `max_parallel`, default 6). */
+    val maxParallel: Int = DEFAULT_MAX_PARALLEL,
     val arms: List<Arm>,
     /** In `seq` order. */
     val requests: List<PlannedRequest>,
-)
+) {
+    companion object {
+        const val DEFAULT_MAX_PARALLEL = 6
+    }
+}
 
 enum class Protocol(val wire: String) {
     H1C("h1c"), H1("h1"), H2("h2"), H3("h3"), GRPC("grpc");
@@ -87,6 +93,13 @@ data class Arm(
 ) {
     /** The name TLS checks the certificate against (and sends as SNI). */
     val tlsName: String get() = serverName ?: origin.host
+
+    /**
+     * This arm sending to another origin (a request's own `origin`, a customer's absolute URL):
+     * same protocol, connection policy and trust anchors, its own connection, and the TLS name
+     * is that origin's host (the arm's server_name names the arm's own origin only).
+     */
+    fun at(other: Origin): Arm = if (other == origin) this else copy(origin = other, serverName = null)
 }
 
 data class PlannedRequest(
@@ -108,4 +121,8 @@ data class PlannedRequest(
     val body: ByteArray? = null,
     /** The status that counts as success (even ≥ 400); null: any status below 400. */
     val expectStatus: Int? = null,
+    /** Where this request goes instead of its arm's origin (a customer's absolute URL); null: the arm's. */
+    val origin: Origin? = null,
+    /** Consecutive requests of one arm and phase with the same group are issued concurrently; null: alone. */
+    val group: Int? = null,
 )

@@ -51,17 +51,8 @@ class JobReader(private val schemas: ContractSchemas = ContractSchemas.bundled()
             if (!labels.add(arm.label)) throw InvalidJobException("$.arms[$i].label: '${arm.label}' is used by more than one arm")
         }
         val seen = HashSet<Int>()
-        for ((i, node) in tree["requests"].withIndex()) {
-            // Optional contract fields this harness does not honour yet: refusing the block is
-            // honest, measuring the request without them would not be.
-            for (field in NOT_YET_HONOURED) {
-                if (node.has(field) && !node[field].isNull) {
-                    throw InvalidJobException("$.requests[$i].$field: not supported by this harness yet (see the contract README)")
-                }
-            }
-        }
         val requests = tree["requests"].mapIndexed { i, node ->
-            val request = request(node)
+            val request = request(node, i)
             if (request.arm !in labels) {
                 throw InvalidJobException(
                     "$.requests[$i].arm: '${request.arm}' is not an arm label; known: ${labels.sorted().joinToString(", ")}")
@@ -75,6 +66,7 @@ class JobReader(private val schemas: ContractSchemas = ContractSchemas.bundled()
             attempt = tree["attempt"].asInt(),
             timeoutMs = tree["timeout_ms"].asInt(),
             gapMs = tree["gap_ms"]?.asInt() ?: 0,
+            maxParallel = tree["max_parallel"]?.asInt() ?: Job.DEFAULT_MAX_PARALLEL,
             arms = arms,
             requests = requests,
         )
@@ -94,7 +86,7 @@ class JobReader(private val schemas: ContractSchemas = ContractSchemas.bundled()
         )
     }
 
-    private fun request(node: JsonNode): PlannedRequest = PlannedRequest(
+    private fun request(node: JsonNode, index: Int): PlannedRequest = PlannedRequest(
         seq = node["seq"].asInt(),
         arm = node["arm"].asText(),
         phase = node["phase"].asText(),
@@ -111,11 +103,11 @@ class JobReader(private val schemas: ContractSchemas = ContractSchemas.bundled()
         step = node.intOrNull("step"),
         part = node.textOrNull("part"),
         serverDelayMs = node["server_delay_ms"]?.takeUnless { it.isNull }?.asDouble(),
+        origin = node.textOrNull("origin")?.let { text ->
+            Origin.parse(text) ?: throw InvalidJobException("$.requests[$index].origin: '$text' is not scheme://host[:port] with a port in 1..65535")
+        },
+        group = node.intOrNull("group"),
     )
-
-    private companion object {
-        val NOT_YET_HONOURED = listOf("origin", "group")
-    }
 
     private fun decodeBody(base64: String, seq: Int): ByteArray = try {
         java.util.Base64.getDecoder().decode(base64)

@@ -2,6 +2,7 @@ package dev.latencylab.harness.jvm
 
 import dev.latencylab.harness.engine.EngineSettings
 import dev.latencylab.harness.engine.FailingEngine
+import dev.latencylab.harness.engine.GroupRequest
 import dev.latencylab.harness.engine.Http3EngineProvider
 import dev.latencylab.harness.engine.ProtocolEngine
 import dev.latencylab.harness.job.Arm
@@ -103,44 +104,85 @@ class KwikHttp3Engine(
     private var resumed: Boolean? = null
     private var ticket: QuicSessionTicket? = null
 
-    override fun execute(request: PlannedRequest, body: ByteArray): Measurement {
+    override fun execute(request: PlannedRequest, body: ByteArray): Measurement =
+        executeGroup(listOf(GroupRequest(request, body)), 1).single()
+
+    /**
+     * The first request opens the QUIC connection if there is none (on its timeline); then every
+     * request is issued as a stream on it, each with its own t0, and the harness waits for each
+     * within its own timeout from when it was issued.
+     */
+    override fun executeGroup(group: List<GroupRequest>, maxParallel: Int): List<Measurement> {
         if (arm.connection != ConnectionPolicy.WARM) closeConnection()
-        val m = Measurement(Timeline(settings.clock))
-        val tl = m.timeline
-        val started = tl.now()
-        try {
-            val connection = h3 ?: connect(m)
-            m.connId = connId
-            m.connReused = !tl.has(Phase.CONN_START)
-            m.alpn = "h3" // kwik offers only h3; a QUIC handshake without an agreed ALPN fails
-            m.tlsVersion = "TLSv1.3" // QUIC always runs TLS 1.3 (RFC 9001)
-            m.tlsResumed = resumed
-            m.earlyData = false // no 0-RTT attempted
-            val httpRequest = buildRequest(request, body, tl)
-            val response = CompletableFuture<HttpResponse<Long>>()
-            tl.mark(Phase.REQ_START)
-            // flupke reads the response headers on the calling thread: run it aside to enforce the timeout.
-            executor.execute { connection.sendAsync(httpRequest, CountingBody(tl), response) }
-            val remainingMs = settings.timeoutMs - TimeUnit.NANOSECONDS.toMillis(tl.now() - started)
-            val done = response.get(maxOf(1L, remainingMs), TimeUnit.MILLISECONDS)
-            tl.mark(Phase.APP_DONE)
-            m.reqBytes = body.size.toLong()
-            m.status = done.statusCode()
-            m.respBytes = done.body()
-            m.serverTimeUs = ServerTiming.parseMicros(done.headers().firstValue("server-timing").orElse(null))
-        } catch (e: TimeoutException) {
-            m.fail(ErrorClass.TIMEOUT, "no HTTP/3 response within ${settings.timeoutMs} ms")
-        } catch (e: ExecutionException) {
-            m.fail(Failures.classify(e.cause ?: e))
-        } catch (e: Exception) {
-            m.fail(Failures.classify(e))
+        val issued = ArrayList<Issued>(group.size)
+        var connection: Http3ClientConnection? = null
+        for ((i, item) in group.withIndex()) {
+            val m = Measurement(Timeline(settings.clock))
+            val tl = m.timeline
+            val started = tl.now()
+            val opener = issued.firstOrNull()?.m
+            if (i > 0 && connection == null) {
+                m.fail(opener?.errorClass ?: ErrorClass.OTHER, "not issued: the group's connection failed: ${opener?.errorDetail}")
+                issued += Issued(item, m, started, null)
+                continue
+            }
+            try {
+                val h3connection = connection ?: h3 ?: connect(m)
+                connection = h3connection
+                m.connId = connId
+                m.connReused = !tl.has(Phase.CONN_START)
+                m.alpn = "h3" // kwik offers only h3; a QUIC handshake without an agreed ALPN fails
+                m.tlsVersion = "TLSv1.3" // QUIC always runs TLS 1.3 (RFC 9001)
+                m.tlsResumed = resumed
+                m.earlyData = false // no 0-RTT attempted
+                val httpRequest = buildRequest(item.request, item.body, tl)
+                val response = CompletableFuture<HttpResponse<Long>>()
+                // Marked where the response completes, not where the harness waits: a group's streams end in any order.
+                response.whenComplete { _, _ -> tl.markFirst(Phase.APP_DONE) }
+                tl.mark(Phase.REQ_START)
+                // flupke reads the response headers on the calling thread: run it aside to enforce the timeout.
+                executor.execute { h3connection.sendAsync(httpRequest, CountingBody(tl), response) }
+                issued += Issued(item, m, started, response)
+            } catch (e: Exception) {
+                m.fail(Failures.classify(e))
+                issued += Issued(item, m, started, null)
+            }
         }
-        tl.markFirst(Phase.APP_DONE)
+        issued.forEach { it.await() }
         rememberTicket()
-        if (m.failed && m.errorClass != ErrorClass.HTTP) closeConnection()
+        if (issued.any { it.m.failed && it.m.errorClass != ErrorClass.HTTP }) closeConnection()
         if (arm.connection != ConnectionPolicy.WARM) closeConnection()
-        m.failOnHttpStatus(request.expectStatus)
-        return m
+        return issued.map { it.m }
+    }
+
+    /** One issued stream of a group (no [response] when it was never sent). */
+    private inner class Issued(
+        private val item: GroupRequest,
+        val m: Measurement,
+        private val startedNanos: Long,
+        private val response: CompletableFuture<HttpResponse<Long>>?,
+    ) {
+        fun await() {
+            val tl = m.timeline
+            if (response != null) {
+                try {
+                    val remainingMs = settings.timeoutMs - TimeUnit.NANOSECONDS.toMillis(tl.now() - startedNanos)
+                    val done = response.get(maxOf(1L, remainingMs), TimeUnit.MILLISECONDS)
+                    m.reqBytes = item.body.size.toLong()
+                    m.status = done.statusCode()
+                    m.respBytes = done.body()
+                    m.serverTimeUs = ServerTiming.parseMicros(done.headers().firstValue("server-timing").orElse(null))
+                } catch (e: TimeoutException) {
+                    m.fail(ErrorClass.TIMEOUT, "no HTTP/3 response within ${settings.timeoutMs} ms")
+                } catch (e: ExecutionException) {
+                    m.fail(Failures.classify(e.cause ?: e))
+                } catch (e: Exception) {
+                    m.fail(Failures.classify(e))
+                }
+            }
+            tl.markFirst(Phase.APP_DONE)
+            m.failOnHttpStatus(item.request.expectStatus)
+        }
     }
 
     private fun connect(m: Measurement): Http3ClientConnection {

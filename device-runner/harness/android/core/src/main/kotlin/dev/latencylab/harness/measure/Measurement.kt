@@ -21,6 +21,8 @@ class Measurement(val timeline: Timeline) {
     @Volatile var respBytes: Long? = null
     @Volatile var status: Int? = null
     @Volatile var serverTimeUs: Long? = null
+    /** Requests of the arm in flight when this one was issued, itself included (see [InFlight]). */
+    @Volatile var inFlight: Int? = null
     var errorClass: ErrorClass? = null
         private set
     var errorDetail: String? = null

@@ -105,6 +105,16 @@ class Timeline(private val clock: MonotonicClock = MonotonicClock.SYSTEM) {
     @Synchronized
     operator fun get(phase: Phase): Long? = marks[phase.ordinal]
 
+    /**
+     * When the request was issued and when the app saw it complete, as instants of the
+     * monotonic clock (ns): a concurrency group's requests are placed against each other by
+     * these (in_flight). Seals the timeline.
+     */
+    fun issuedUntilDoneNanos(): LongRange {
+        val appDoneUs = seal().getValue(Phase.APP_DONE) ?: 0L
+        return synchronized(this) { t0Nanos..(t0Nanos + appDoneUs * 1_000) }
+    }
+
     /** Ends the timeline: app_done (if nobody marked it) and no further changes. */
     @Synchronized
     fun seal(): Map<Phase, Long?> {

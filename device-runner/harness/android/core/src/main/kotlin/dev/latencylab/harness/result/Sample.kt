@@ -33,6 +33,7 @@ class Sample(val request: PlannedRequest, val block: Int, val measurement: Measu
             for (phase in Phase.entries) put(phase.field, phases[phase])
             put("conn_id", m.connId)
             put("conn_reused", m.connReused)
+            put("in_flight", m.inFlight)
             put("alpn", m.alpn)
             put("tls_version", m.tlsVersion)
             put("tls_resumed", m.tlsResumed)
