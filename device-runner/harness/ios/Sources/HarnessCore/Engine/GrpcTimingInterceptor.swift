@@ -15,7 +15,7 @@ import NIOSSL
 /// | send .metadata / send .end                       | req_start / req_end               |
 /// | receive .metadata                                | resp_first_byte, resp_headers_end |
 /// | receive .end                                     | resp_end                          |
-/// | (harness) call status resolved                   | app_done                          |
+/// | call status resolved (whenComplete)              | app_done                          |
 final class GrpcTimingInterceptor: ClientInterceptor<RawBytes, RawBytes> {
     private let m: Measurement
     private(set) var serverResponded = false
@@ -60,7 +60,7 @@ final class ConnectionObserver: ConnectivityStateDelegate {
     private var _current: Timeline?
     private var _alpn: String?
 
-    /// The request whose connection phases channel events mark (requests run one at a time).
+    /// The request whose connection phases channel events mark (one at a time: a group's first call).
     var current: Timeline? {
         get { lock.lock(); defer { lock.unlock() }; return _current }
         set { lock.lock(); _current = newValue; lock.unlock() }
@@ -72,8 +72,27 @@ final class ConnectionObserver: ConnectivityStateDelegate {
         set { lock.lock(); _alpn = newValue; lock.unlock() }
     }
 
+    private let settled = NSCondition()
+    private var state: ConnectivityState = .idle
+
     func connectivityStateDidChange(from oldState: ConnectivityState, to newState: ConnectivityState) {
         if newState == .connecting { current?.markFirst(.connStart) }
+        settled.lock(); state = newState; settled.broadcast(); settled.unlock()
+    }
+
+    /// A new connection is being set up: nothing about it has happened yet.
+    func connectionOpening() {
+        settled.lock(); state = .idle; settled.unlock()
+    }
+
+    /// Until the connection is ready or has failed (a concurrency group's first call opened it),
+    /// at most `timeoutMs`: the group's other calls then go out as streams on it.
+    func waitUntilSettled(timeoutMs: Int) {
+        let deadline = Date().addingTimeInterval(Double(timeoutMs) / 1000)
+        settled.lock(); defer { settled.unlock() }
+        while state == .idle || state == .connecting {
+            if !settled.wait(until: deadline) { return }
+        }
     }
 }
 

@@ -7,8 +7,8 @@ import Foundation
 ///   URLSession has no public switch to turn HTTP/2 off: an h1 arm against a server that
 ///   offers h2 negotiates h2 and every request is a protocol_mismatch sample (see README).
 /// - Policies: warm keeps one ephemeral URLSession per arm for the block; cold and resumed
-///   use a new session per request (URLSession cannot close one connection and keep TLS
-///   state, and does not report resumption: tls_resumed is null on iOS).
+///   use a new session per request, or per concurrency group (URLSession cannot close one
+///   connection and keep TLS state, and does not report resumption: tls_resumed is null on iOS).
 /// - The certificate is checked against the arm's TLS name with the job's extra anchors; the
 ///   URL keeps the origin's host (URLSession has no way to send another SNI name).
 final class URLSessionEngine: NSObject, ProtocolEngine, URLSessionTaskDelegate, URLSessionDataDelegate {
@@ -16,10 +16,10 @@ final class URLSessionEngine: NSObject, ProtocolEngine, URLSessionTaskDelegate, 
     private let trust: TrustMaterial
     private let settings: EngineSettings
     private var session: URLSession?
-    private var inFlight: [Int: InFlight] = [:]
+    private var tasks: [Int: TaskState] = [:]
     private let lock = NSLock()
 
-    private final class InFlight {
+    private final class TaskState {
         let measurement: Measurement
         let anchor: (nanos: UInt64, date: Date)
         var received: Int64 = 0
@@ -44,44 +44,68 @@ final class URLSessionEngine: NSObject, ProtocolEngine, URLSessionTaskDelegate, 
     }
 
     func execute(_ request: PlannedRequest, body: Data) -> Measurement {
+        executeGroup([GroupRequest(request: request, body: body)])[0]
+    }
+
+    /// Every task of the group is resumed at once on the arm's session: URLSession carries them
+    /// over up to `httpMaximumConnectionsPerHost` (= max_parallel) HTTP/1.1 connections, a
+    /// waiting task taking the connection a finished one released, and multiplexes h2 and h3 on
+    /// one connection. A cold or resumed group shares one new session.
+    func executeGroup(_ group: [GroupRequest]) -> [Measurement] {
         if arm.connection != .warm { closeConnection() }
         let session = self.session ?? newSession()
         self.session = session
+        let started = group.map { start($0, on: session) }
+        for (state, task) in started {
+            guard let task = task else { continue }
+            if state.done.wait(timeout: .now() + .milliseconds(settings.timeoutMs + 2000)) == .timedOut {
+                task.cancel()
+                state.measurement.fail(.timeout, "no response within \(settings.timeoutMs) ms")
+                _ = state.done.wait(timeout: .now() + 2)
+            }
+            lock.lock(); tasks[task.taskIdentifier] = nil; lock.unlock()
+        }
+        var mismatch = false
+        for (item, (state, _)) in zip(group, started) {
+            let m = state.measurement
+            if let expected = expectedAlpn, !m.failed, m.alpn != expected {
+                m.fail(.protocolMismatch, "negotiated '\(m.alpn ?? "none")', arm '\(arm.label)' wants \(arm.protocol.rawValue) (\(expected))")
+            }
+            mismatch = mismatch || m.errorClass == .protocolMismatch
+            m.failOnHttpStatus(expected: item.request.expectStatus)
+        }
+        if arm.connection != .warm || mismatch { closeConnection() }
+        return started.map { $0.0.measurement }
+    }
+
+    /// Resumes the request's task; no task when no URL can be built (the measurement says why).
+    private func start(_ item: GroupRequest, on session: URLSession) -> (TaskState, URLSessionDataTask?) {
+        let request = item.request
         let m = Measurement(Timeline())
+        let state = TaskState(m, anchor: (MonotonicClock.nanos(), Date()))
         guard let url = URL(string: "\(arm.origin.scheme)://\(arm.origin.urlHost):\(arm.origin.port)\(request.path)") else {
             m.fail(.other, "cannot build a URL for \(request.path.prefix(200))")
-            return m
+            return (state, nil)
         }
         var urlRequest = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData,
                                     timeoutInterval: Double(settings.timeoutMs) / 1000)
         urlRequest.httpMethod = request.method
         urlRequest.assumesHTTP3Capable = arm.protocol == .h3
         request.headers.forEach { urlRequest.setValue($0.value, forHTTPHeaderField: $0.key) }
-        if !body.isEmpty { urlRequest.httpBody = body }
+        if !item.body.isEmpty { urlRequest.httpBody = item.body }
 
         let task = session.dataTask(with: urlRequest)
-        let state = InFlight(m, anchor: (MonotonicClock.nanos(), Date()))
-        lock.lock(); inFlight[task.taskIdentifier] = state; lock.unlock()
+        lock.lock(); tasks[task.taskIdentifier] = state; lock.unlock()
         task.resume()
-        if state.done.wait(timeout: .now() + .milliseconds(settings.timeoutMs + 2000)) == .timedOut {
-            task.cancel()
-            m.fail(.timeout, "no response within \(settings.timeoutMs) ms")
-            _ = state.done.wait(timeout: .now() + 2)
-        }
-        lock.lock(); inFlight[task.taskIdentifier] = nil; lock.unlock()
-
-        if let expected = expectedAlpn, !m.failed, m.alpn != expected {
-            m.fail(.protocolMismatch, "negotiated '\(m.alpn ?? "none")', arm '\(arm.label)' wants \(arm.protocol.rawValue) (\(expected))")
-        }
-        if arm.connection != .warm || m.errorClass == .protocolMismatch { closeConnection() }
-        m.failOnHttpStatus()
-        return m
+        return (state, task)
     }
 
     private func newSession() -> URLSession {
         let config = URLSessionConfiguration.ephemeral
         config.urlCache = nil
-        config.httpMaximumConnectionsPerHost = 1
+        // HTTP/1.1: a concurrency group's per-host connection limit (max_parallel), as an app sets it;
+        // h2 and h3 multiplex on one connection.
+        config.httpMaximumConnectionsPerHost = (arm.protocol == .h1 || arm.protocol == .h1c) ? settings.maxParallel : 1
         config.timeoutIntervalForRequest = Double(settings.timeoutMs) / 1000
         config.httpShouldUsePipelining = false
         let queue = OperationQueue()
@@ -89,9 +113,9 @@ final class URLSessionEngine: NSObject, ProtocolEngine, URLSessionTaskDelegate, 
         return URLSession(configuration: config, delegate: self, delegateQueue: queue)
     }
 
-    private func state(_ task: URLSessionTask) -> InFlight? {
+    private func state(_ task: URLSessionTask) -> TaskState? {
         lock.lock(); defer { lock.unlock() }
-        return inFlight[task.taskIdentifier]
+        return tasks[task.taskIdentifier]
     }
 
     // MARK: URLSession delegate

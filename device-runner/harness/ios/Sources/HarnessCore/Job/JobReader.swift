@@ -61,13 +61,37 @@ public struct JobReader {
             guard (0...10_000_000).contains(r.body_bytes ?? 0) else {
                 throw InvalidJobError(description: "$.requests[\(i)].body_bytes: must be in 0..10000000")
             }
+            var body: Data?
+            if let b64 = r.body_b64 {
+                guard r.body_bytes == nil else {
+                    throw InvalidJobError(description: "$.requests[\(i)]: body_b64 and body_bytes never go together")
+                }
+                guard let decoded = Data(base64Encoded: b64), decoded.count <= 1_000_000 else {
+                    throw InvalidJobError(description: "$.requests[\(i)].body_b64: must be base64 of at most 1000000 bytes")
+                }
+                body = decoded
+            }
+            if let expected = r.expect_status, !(100...599).contains(expected) {
+                throw InvalidJobError(description: "$.requests[\(i)].expect_status: must be in 100..599")
+            }
+            var origin: Origin?
+            if let text = r.origin {
+                guard let parsed = Origin.parse(text) else {
+                    throw InvalidJobError(description: "$.requests[\(i)].origin: '\(text)' is not scheme://host[:port] with a port in 1..65535")
+                }
+                origin = parsed
+            }
+            if let group = r.group, group < 0 { throw InvalidJobError(description: "$.requests[\(i)].group: must be >= 0") }
             return PlannedRequest(seq: r.seq, arm: r.arm, phase: r.phase, op: r.op, method: r.method, path: r.path,
                                   headers: r.headers ?? [:], bodyBytes: r.body_bytes ?? 0, newConnection: r.new_connection ?? false,
                                   period: r.period, repetition: r.repetition, step: r.step, part: r.part,
-                                  serverDelayMs: r.server_delay_ms)
+                                  serverDelayMs: r.server_delay_ms, body: body, expectStatus: r.expect_status,
+                                  origin: origin, group: r.group)
         }.sorted { $0.seq < $1.seq }
+        let maxParallel = doc.max_parallel ?? 6
+        guard (1...64).contains(maxParallel) else { throw InvalidJobError(description: "$.max_parallel: must be in 1..64") }
         return Job(runId: doc.run_id, block: doc.block, attempt: doc.attempt, timeoutMs: doc.timeout_ms,
-                   gapMs: doc.gap_ms ?? 0, arms: arms, requests: requests)
+                   gapMs: doc.gap_ms ?? 0, maxParallel: maxParallel, arms: arms, requests: requests)
     }
 
     private func path(_ keys: [CodingKey]) -> String {
@@ -101,6 +125,10 @@ struct JobDocument: Decodable {
         let step: Int?
         let part: String?
         let server_delay_ms: Double?
+        let body_b64: String?
+        let expect_status: Int?
+        let origin: String?
+        let group: Int?
     }
 
     let contract: String
@@ -109,6 +137,7 @@ struct JobDocument: Decodable {
     let attempt: Int
     let timeout_ms: Int
     let gap_ms: Int?
+    let max_parallel: Int?
     let arms: [ArmDoc]
     let requests: [RequestDoc]
 }

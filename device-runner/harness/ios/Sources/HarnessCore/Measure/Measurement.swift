@@ -16,6 +16,8 @@ public final class Measurement {
     public var respBytes: Int64?
     public var status: Int?
     public var serverTimeUs: Int64?
+    /// Requests of the arm in flight when this one was issued, itself included (see InFlight).
+    public var inFlight: Int?
     public private(set) var errorClass: ErrorClass?
     public private(set) var errorDetail: String?
 
@@ -30,8 +32,14 @@ public final class Measurement {
         self.errorDetail = String(detail.prefix(1000))
     }
 
-    /// A completed exchange with an HTTP error status is an `http` error sample.
-    public func failOnHttpStatus() {
-        if !failed, let code = status, code >= 400 { fail(.http, "HTTP \(code)") }
+    /// A completed exchange with an HTTP error status is an `http` error sample; with `expected`
+    /// (the job's expect_status) that status is the success and any other one an error.
+    public func failOnHttpStatus(expected: Int? = nil) {
+        guard !failed, let code = status else { return }
+        if let expected = expected {
+            if code != expected { fail(.http, "HTTP \(code), expected \(expected)") }
+        } else if code >= 400 {
+            fail(.http, "HTTP \(code)")
+        }
     }
 }

@@ -64,6 +64,13 @@ public final class Timeline {
 
     public subscript(_ phase: Phase) -> Int64? { locked { marks[phase] } }
 
+    /// When the request was issued and when the app saw it complete, on the monotonic clock (ns):
+    /// a concurrency group's requests are placed against each other by these. Seals the timeline.
+    public func issuedUntilDoneNanos() -> (issued: UInt64, done: UInt64) {
+        let appDoneUs = seal()[.appDone] ?? 0
+        return locked { (t0, t0 + UInt64(max(0, appDoneUs)) * 1000) }
+    }
+
     /// Ends the timeline: app_done (if nobody marked it) and no further changes.
     @discardableResult
     public func seal() -> [Phase: Int64] {

@@ -21,7 +21,7 @@ public struct Sample {
             "arm": r.arm, "block": block, "period": v(r.period), "repetition": v(r.repetition), "seq": r.seq,
             "step": v(r.step), "phase": r.phase, "op": r.op, "path": String(r.path.prefix(512)),
             "wall_time": m.timeline.wallTimeUs, "t0": 0,
-            "conn_id": v(m.connId), "conn_reused": v(m.connReused), "alpn": v(m.alpn), "tls_version": v(m.tlsVersion),
+            "conn_id": v(m.connId), "conn_reused": v(m.connReused), "in_flight": v(m.inFlight), "alpn": v(m.alpn), "tls_version": v(m.tlsVersion),
             "tls_resumed": v(m.tlsResumed), "early_data": v(m.earlyData), "req_bytes": v(m.reqBytes),
             "resp_bytes": v(m.respBytes), "status": v(m.status), "server_delay_ms": v(r.serverDelayMs),
             "server_time_us": v(m.serverTimeUs),
