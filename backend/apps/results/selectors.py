@@ -1,8 +1,9 @@
 from typing import Any
 
-from apps.comparisons.models import Comparison
+from apps.comparisons.models import Comparison, Run
 
 from .models import Analysis, VerdictLook
+from .stacks import ArmFacts, RunFacts, arm_stacks
 
 
 def analysis_latest(*, comparison: Comparison) -> Analysis | None:
@@ -18,11 +19,33 @@ def results_for_charts(*, comparison: Comparison) -> dict[str, Any]:
         "arms": list(comparison.arms.values_list("label", flat=True)),
         "analysis_version": None,
         "groups": [],
+        "stacks": stacks_of_arms(comparison=comparison),
     }
     if analysis is not None:
         body.update(analysis.result)
         body["analysis_version"] = analysis.version
     return body
+
+
+def stacks_of_arms(*, comparison: Comparison) -> list[dict[str, Any]]:
+    """Per arm, the client stacks and servers its runs reported (stacks.py)."""
+    arms = [ArmFacts(label=arm.label, protocol=arm.protocol, endpoint=arm.endpoint)
+            for arm in comparison.arms.only("label", "protocol", "endpoint")]
+    runs = [RunFacts(fingerprint=run.fingerprint if isinstance(run.fingerprint, dict) else {},
+                     device=_device_name(run))
+            for run in comparison.runs.select_related("device").only(
+                "fingerprint", "device_label", "slot", "device__model", "device__serial")]
+    return arm_stacks(arms, runs)
+
+
+def _device_name(run: Run) -> str:
+    """What a person calls the device: its model (a phone's "Pixel 8"), else its label."""
+    model = run.fingerprint.get("model") if isinstance(run.fingerprint, dict) else None
+    if isinstance(model, str) and model:
+        return model
+    if run.device is not None:
+        return run.device.model or run.device.serial
+    return run.device_label or f"slot-{run.slot}"
 
 
 def verdict_history(*, comparison: Comparison) -> list[dict[str, Any]]:

@@ -803,6 +803,14 @@ export interface components {
             n: number[];
             series_ms: number[][];
         };
+        ArmStacks: {
+            arm: string;
+            protocol: string;
+            /** @description one per distinct platform × device × client stack */
+            clients: components["schemas"]["ClientStack"][];
+            /** @description one per distinct server the runs reported; empty until a run finishes */
+            servers: components["schemas"]["ServerStack"][];
+        };
         /** @description One arm against its baseline on the gate's metric, one device class and profile. */
         ArmVerdict: {
             arm: string;
@@ -890,6 +898,16 @@ export interface components {
             improvement: number | null;
             equivalent: number | null;
         };
+        ClientStack: {
+            /** @description host, android or ios (as the run's fingerprint says) */
+            platform: string;
+            /** @description the device's model (a phone's "Pixel 8"), else its name */
+            device: string;
+            /** @description the client implementation and version the harness reported for the arm's protocol, e.g. "okhttp 5.1.0", "latencylab-probe 0.1.0 (aioquic 1.2.0)" */
+            stack: string;
+            /** @description runs that reported this client */
+            runs: number;
+        };
         /**
          * @description Cliff's δ in words (|δ| < 0.147 negligible, < 0.33 small, < 0.474 medium)
          * @enum {string}
@@ -954,6 +972,8 @@ export interface components {
             arms: string[];
             analysis_version: number | null;
             groups: components["schemas"]["ResultGroup"][];
+            /** @description per arm, in arm order: the client stacks and servers its runs' fingerprints report (docs/methodology.md, which client and server) */
+            stacks: components["schemas"]["ArmStacks"][];
             /** @description absent until the comparison has been analysed */
             analysis?: components["schemas"]["Analysis"];
         };
@@ -2212,6 +2232,20 @@ export interface components {
             };
             object_paths?: string[];
         };
+        ServerStack: {
+            target: components["schemas"]["ServerTarget"];
+            /** @description the reference target's implementation serving the arm's protocol, as the runner knows it; null for a customer's server and for runs from runners that did not report it */
+            software: string | null;
+            /** @description the distinct Server response header values read (at most 3 per run); [] when the responses carried none; null when the harness could not read them on the arm's protocol or did not report them (older runners, the phone harnesses today) */
+            server_headers: string[] | null;
+            /** @description runs that reported this server */
+            runs: number;
+        };
+        /**
+         * @description reference: the runner's own reference target server (the arm has no endpoint); customer: the arm's own endpoint
+         * @enum {string}
+         */
+        ServerTarget: "reference" | "customer";
         SessionOutput: {
             username: string;
             organization: components["schemas"]["OrganizationRef"];
@@ -3466,6 +3500,7 @@ export const runnerDeviceStateEnumValues: ReadonlyArray<FlattenedDeepRequired<co
 export const seriesWorkloadKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeriesWorkload"]["kind"]> = ["series"];
 export const seriesWorkloadObjectsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeriesWorkload"]["objects"]> = ["seed-mid-24"];
 export const seriesWorkloadConcurrencyOneOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeriesWorkload"]["concurrency"]> = ["sequential", "parallel", "all"];
+export const serverTargetValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ServerTarget"]> = ["reference", "customer"];
 export const specGateStatisticValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SpecGate"]["statistic"]> = ["median"];
 export const sweepMethodValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SweepMethod"]> = ["POST", "GET"];
 export const typeEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TypeEnum"]> = ["cancel_run"];

@@ -346,6 +346,42 @@ class AnalysisSerializer(serializers.Serializer):
                                           help_text="a `requests` workload only: each listed request on its own")
 
 
+# --- which client and server each arm measured (stacks.py) -------------------------------------------
+
+ServerTargetField = _enum("ServerTarget", ["reference", "customer"],
+                          "reference: the runner's own reference target server (the arm has no endpoint); "
+                          "customer: the arm's own endpoint")
+
+
+class ClientStackSerializer(serializers.Serializer):
+    platform = serializers.CharField(help_text="host, android or ios (as the run's fingerprint says)")
+    device = serializers.CharField(help_text="the device's model (a phone's \"Pixel 8\"), else its name")
+    stack = serializers.CharField(help_text="the client implementation and version the harness reported for the "
+                                  "arm's protocol, e.g. \"okhttp 5.1.0\", \"latencylab-probe 0.1.0 (aioquic 1.2.0)\"")
+    runs = serializers.IntegerField(help_text="runs that reported this client")
+
+
+class ServerStackSerializer(serializers.Serializer):
+    target = ServerTargetField()
+    software = serializers.CharField(allow_null=True, help_text="the reference target's implementation serving the "
+                                     "arm's protocol, as the runner knows it; null for a customer's server and for "
+                                     "runs from runners that did not report it")
+    server_headers = serializers.ListField(
+        child=serializers.CharField(), allow_null=True,
+        help_text="the distinct Server response header values read (at most 3 per run); [] when the responses "
+        "carried none; null when the harness could not read them on the arm's protocol or did not report them "
+        "(older runners, the phone harnesses today)")
+    runs = serializers.IntegerField(help_text="runs that reported this server")
+
+
+class ArmStacksSerializer(serializers.Serializer):
+    arm = serializers.CharField()
+    protocol = serializers.CharField()
+    clients = ClientStackSerializer(many=True, help_text="one per distinct platform × device × client stack")
+    servers = ServerStackSerializer(many=True, help_text="one per distinct server the runs reported; empty until a "
+                                    "run finishes")
+
+
 class ComparisonResultsSerializer(serializers.Serializer):
     comparison = serializers.UUIDField()
     status = serializers.ChoiceField(choices=Comparison.Status.choices)
@@ -353,6 +389,8 @@ class ComparisonResultsSerializer(serializers.Serializer):
     arms = serializers.ListField(child=serializers.CharField())
     analysis_version = serializers.IntegerField(allow_null=True)
     groups = ResultGroupSerializer(many=True)
+    stacks = ArmStacksSerializer(many=True, help_text="per arm, in arm order: the client stacks and servers its "
+                                 "runs' fingerprints report (docs/methodology.md, which client and server)")
     analysis = AnalysisSerializer(required=False, help_text="absent until the comparison has been analysed")
 
 
