@@ -6,9 +6,10 @@ process (runner agent, tests, benchmarks) can start it with port 0 and read the 
 `--workers N` (default: the CPUs this process may run on) serves the TCP ports from N
 worker processes, each with its own SO_REUSEPORT listener on the same port (the kernel
 spreads connections across them by 4-tuple hash). This process then only supervises
-the workers and serves HTTP/3: QUIC packets of one connection must always reach the
-process holding its state, and the kernel's per-4-tuple UDP routing cannot follow
-connection IDs (migration, NAT rebinding), so h3 stays in one process. The ready line
+the workers and the HTTP/3 server (latencylab-h3-target, a native child process, see
+http3.py): QUIC packets of one connection must always reach the process holding its
+state, and the kernel's per-4-tuple UDP routing cannot follow connection IDs (migration,
+NAT rebinding), so h3 stays in one process. The ready line
 is printed once every worker listens; SIGTERM/SIGINT stops the workers (SIGTERM, then
 SIGKILL after 10 s) and exits 0; a worker that dies stops the whole target (exit 1).
 Workers also exit when this process disappears (their stdin pipe closes).
@@ -45,7 +46,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--tls-port", type=int, default=8443, help="TLS h1/h2/gRPC port; h3 on the same UDP port (0 = free)")
     p.add_argument("--tls-dir", type=Path, default=Path("var/tls"), help="CA + server cert, created if missing")
     p.add_argument("--nagle-trap", action="store_true", help="calibration: Nagle on and responses split in two writes")
-    p.add_argument("--no-h3", action="store_true", help="do not serve HTTP/3")
+    p.add_argument("--no-h3", action="store_true", help="do not serve HTTP/3 (needs no native latencylab-h3-target)")
     p.add_argument("--workers", type=int, default=None,
                    help="processes serving the TCP ports (SO_REUSEPORT); default: CPU count; 1 = one process")
     # Internal: how the supervisor starts a worker.

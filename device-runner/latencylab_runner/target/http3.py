@@ -1,125 +1,115 @@
-"""HTTP/3 server side (aioquic) on the UDP port with the TLS port's number."""
+"""HTTP/3 server side: the native latencylab-h3-target (quic-go) as a child process.
+
+aioquic in Python spent more CPU per packet than a long link's round trip allows (a
+309 KB file took 13 % longer over h3 than h1 at 95 ms RTT), so HTTP/3 is served by a
+Go program built from device-runner/native. It serves the routes of routes.py with the
+same statuses, texts and headers; the bodies come from this process (content.py, written
+into a directory it loads once at start), so every protocol serves the same bytes.
+"""
 
 from __future__ import annotations
 
 import asyncio
-import time
-from collections import OrderedDict
-from typing import Any
+import contextlib
+import errno
+import json
+import os
+import shutil
+import signal
+from pathlib import Path
 
-from aioquic.asyncio import QuicConnectionProtocol, serve
-from aioquic.asyncio.server import QuicServer
-from aioquic.h3.connection import H3_ALPN, H3Connection
-from aioquic.h3.events import DataReceived, H3Event, HeadersReceived
-from aioquic.quic.configuration import QuicConfiguration
-from aioquic.quic.events import ProtocolNegotiated, QuicEvent
-from aioquic.tls import SessionTicket
+from . import content
 
-from . import routes
-from .transport import ServerOptions
-
-
-class TicketStore:
-    """Session tickets for resumption and 0-RTT. Single use: pop() is aioquic's
-    recommended anti-replay for early data. Bounded so a busy server cannot grow it."""
-
-    def __init__(self, limit: int = 10_000):
-        self._tickets: OrderedDict[bytes, SessionTicket] = OrderedDict()
-        self._limit = limit
-
-    def add(self, ticket: SessionTicket) -> None:
-        self._tickets[ticket.ticket] = ticket
-        while len(self._tickets) > self._limit:
-            self._tickets.popitem(last=False)
-
-    def pop(self, label: bytes) -> SessionTicket | None:
-        return self._tickets.pop(label, None)
+BINARY = "latencylab-h3-target"
+# A source checkout: bootstrap builds device-runner/native/cmd/... into native/bin.
+CHECKOUT_BIN = Path(__file__).resolve().parents[2] / "native" / "bin"
+READY_TIMEOUT_S = 30.0
+STOP_TIMEOUT_S = 5.0
 
 
-class H3ServerProtocol(QuicConnectionProtocol):
-    options: ServerOptions  # set by the factory in serve_h3
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._h3: H3Connection | None = None
-        self._requests: dict[int, tuple[dict[str, str], bytearray]] = {}
-
-    def quic_event_received(self, event: QuicEvent) -> None:
-        if isinstance(event, ProtocolNegotiated) and event.alpn_protocol in H3_ALPN:
-            self._h3 = H3Connection(self._quic)
-        if self._h3 is None:
-            return
-        for h3_event in self._h3.handle_event(event):
-            self._h3_event(h3_event)
-
-    def _h3_event(self, event: H3Event) -> None:
-        if isinstance(event, HeadersReceived):
-            headers = {k.decode(): v.decode() for k, v in event.headers}
-            self._requests[event.stream_id] = (headers, bytearray())
-            if event.stream_ended:
-                self._complete(event.stream_id)
-        elif isinstance(event, DataReceived):
-            request = self._requests.get(event.stream_id)
-            if request is None:
-                return
-            request[1].extend(event.data)
-            if event.stream_ended:
-                self._complete(event.stream_id)
-
-    def _complete(self, stream_id: int) -> None:
-        done_ns = time.perf_counter_ns()
-        headers, body = self._requests.pop(stream_id)
-        asyncio.get_running_loop().create_task(self._respond(stream_id, headers, bytes(body), done_ns))
-
-    async def _respond(self, stream_id: int, headers: dict[str, str], body: bytes, done_ns: int) -> None:
-        if self._h3 is None:
-            raise RuntimeError("self._h3 is None")
-        method = headers.get(":method", "GET")
-        resp = routes.handle(method, headers.get(":path", "/"), body)
-        if resp.delay_s:
-            await asyncio.sleep(resp.delay_s)
-        no_body = method == "HEAD" or resp.length == 0
-        out = [
-            (b":status", str(resp.status).encode()),
-            (b"content-type", resp.content_type.encode()),
-            (b"content-length", str(resp.length).encode()),
-            *[(k.encode(), v.encode()) for k, v in resp.extra_headers],
-            *[(k.encode(), v.encode()) for k, v in self.options.common_headers()],
-            (b"server-timing", routes.server_timing(time.perf_counter_ns() - done_ns).encode()),
-        ]
-        try:
-            self._h3.send_headers(stream_id, out, end_stream=no_body)
-            if not no_body:
-                chunks = list(resp.chunks)
-                for i, chunk in enumerate(chunks):
-                    self._h3.send_data(stream_id, bytes(chunk), end_stream=i == len(chunks) - 1)
-        except Exception:  # noqa: BLE001 - stream reset by the client or connection closed
-            return
-        self.transmit()
+class NativeServerMissing(RuntimeError):
+    pass
 
 
-async def serve_h3(host: str, port: int, cert: str, key: str, options: ServerOptions) -> QuicServer:
-    configuration = QuicConfiguration(
-        is_client=False,
-        alpn_protocols=H3_ALPN,
-        max_datagram_frame_size=65536,
-        # Larger windows than aioquic's 1 MiB default, so 10 MB downloads are not
-        # dominated by flow-control round trips.
-        max_data=64 * 1024 * 1024,
-        max_stream_data=16 * 1024 * 1024,
+def find_binary() -> str:
+    """The checkout's build first (what bootstrap just built), then $PATH (installed runners)."""
+    built = CHECKOUT_BIN / BINARY
+    if built.is_file() and os.access(built, os.X_OK):
+        return str(built)
+    on_path = shutil.which(BINARY)
+    if on_path:
+        return on_path
+    raise NativeServerMissing(
+        f"{BINARY} (the target's HTTP/3 server, quic-go) is not built: run `make bootstrap` "
+        f"(or infra/bin/bootstrap.sh), which builds it into {CHECKOUT_BIN}, or put it on $PATH; "
+        "or start the target without HTTP/3 (--no-h3)"
     )
-    configuration.load_cert_chain(cert, key)
-    tickets = TicketStore()
 
-    class Protocol(H3ServerProtocol):
-        pass
 
-    Protocol.options = options
-    return await serve(
-        host,
-        port,
-        configuration=configuration,
-        create_protocol=Protocol,
-        session_ticket_fetcher=tickets.pop,
-        session_ticket_handler=tickets.add,
+def write_content(directory: Path) -> None:
+    """The bodies the native server loads: `block` (the 1 MiB block /bytes/{n} repeats)
+    and `files/<name>` for every file of content.file_sizes()."""
+    (directory / "files").mkdir(parents=True, exist_ok=True)
+    (directory / "block").write_bytes(content.byte_range(content.BLOCK_SIZE))
+    for name in content.file_sizes():
+        (directory / "files" / name).write_bytes(content.file_bytes(name))
+
+
+class NativeH3Server:
+    """One running latencylab-h3-target. Its stdin is a pipe from us that we never write
+    to: EOF there (we closed it, or this process died) makes it exit."""
+
+    def __init__(self, process: asyncio.subprocess.Process, port: int, server: str):
+        self.process = process
+        self.port = port
+        self.server = server  # "quic-go <version>", for runs to record
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    async def aclose(self) -> None:
+        proc = self.process
+        if proc.stdin is not None:
+            proc.stdin.close()
+        if proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                proc.send_signal(signal.SIGTERM)
+            try:
+                await asyncio.wait_for(proc.wait(), STOP_TIMEOUT_S)
+            except TimeoutError:
+                proc.kill()
+                await proc.wait()
+
+
+async def serve_h3(host: str, port: int, cert: Path, key: Path, content_dir: Path) -> NativeH3Server:
+    """Start the native server on UDP host:port; returns once it listens.
+
+    Raises OSError(EADDRINUSE) when the port is taken (serve_target retries another)."""
+    binary = find_binary()
+    proc = await asyncio.create_subprocess_exec(
+        binary, "--addr", _join_host_port(host, port), "--cert", str(cert), "--key", str(key),
+        "--content-dir", str(content_dir),
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,  # stderr: ours
     )
+    server = NativeH3Server(proc, port, "")
+    try:
+        if proc.stdout is None:
+            raise RuntimeError("proc.stdout is None")
+        line = await asyncio.wait_for(proc.stdout.readline(), READY_TIMEOUT_S)
+        ready = json.loads(line) if line else {}
+        if ready.get("event") == "error" and ready.get("error") == "address_in_use":
+            raise OSError(errno.EADDRINUSE, f"{BINARY}: {ready.get('detail')}")
+        if ready.get("event") != "ready":
+            code = await asyncio.wait_for(proc.wait(), STOP_TIMEOUT_S) if not line else None
+            raise RuntimeError(f"{BINARY} did not start (exit code {code}, output {line!r}); see its stderr")
+    except BaseException:
+        await server.aclose()
+        raise
+    server.port = int(ready["h3_port"])
+    server.server = str(ready["h3_server"])
+    return server
+
+
+def _join_host_port(host: str, port: int) -> str:
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"

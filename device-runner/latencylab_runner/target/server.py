@@ -1,4 +1,5 @@
-"""Assemble the reference target: h1c port, TLS port (h1+h2+gRPC by ALPN), h3 on UDP."""
+"""Assemble the reference target: h1c port, TLS port (h1+h2+gRPC by ALPN), h3 on UDP
+(the native latencylab-h3-target, started and stopped with the target: http3.py)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import errno
 import socket
 import ssl
 import sys
+import tempfile
 import threading
 from dataclasses import dataclass, field
 from functools import partial
@@ -16,6 +18,7 @@ from pathlib import Path
 from ..tls import TlsPaths, ensure_tls
 from .http1 import H1Session
 from .http2 import H2Session
+from .http3 import NativeH3Server, serve_h3, write_content
 from .transport import ServerOptions, Session, TargetProtocol
 
 ALPN = ["h2", "http/1.1"]
@@ -82,8 +85,10 @@ class RunningTarget:
     h3_port: int | None
     tls: TlsPaths
     nagle_trap: bool
+    # The HTTP/3 server's implementation ("quic-go <version>"), None without h3: runs record it.
+    h3_server: str | None = None
     _servers: list[asyncio.base_events.Server] = field(default_factory=list, repr=False)
-    _quic: object | None = field(default=None, repr=False)
+    _h3: NativeH3Server | None = field(default=None, repr=False)
     _connections: set[TargetProtocol] = field(default_factory=set, repr=False)
     # listen=False: bound (SO_REUSEPORT) but not listening sockets that only reserve the
     # port numbers for worker processes; closed by release_reserved() or aclose().
@@ -99,6 +104,7 @@ class RunningTarget:
             "plain_port": self.plain_port,
             "tls_port": self.tls_port,
             "h3_port": self.h3_port,
+            "h3_server": self.h3_server,
             "ca_file": str(self.tls.ca_cert),
             "nagle_trap": self.nagle_trap,
         }
@@ -112,8 +118,9 @@ class RunningTarget:
         self.release_reserved()
         for server in self._servers:
             server.close()
-        if self._quic is not None:
-            self._quic.close()  # type: ignore[attr-defined]
+        if self._h3 is not None:
+            await self._h3.aclose()
+            self._h3 = None
         for conn in list(self._connections):
             if conn.transport is not None:
                 conn.transport.abort()
@@ -140,6 +147,39 @@ def _tcp_socket(host: str, port: int, *, reuse_port: bool = False, listen: bool 
         sock.listen(1024)
     sock.setblocking(False)
     return sock
+
+
+async def _bind_tls_and_h3(target: RunningTarget, host: str, tls_port: int, ctx: ssl.SSLContext,
+                           h3_content: Path | None, *, reuse_port: bool, listen: bool,
+                           advertise_h3_port: int | None) -> None:
+    """The TLS port, and h3 (unless h3_content is None) on the same port number over UDP;
+    with port 0, retry until both bind."""
+    loop = asyncio.get_running_loop()
+    h3 = h3_content is not None
+    for attempt in range(20):
+        sock = _tcp_socket(host, tls_port, reuse_port=reuse_port, listen=listen)
+        port = sock.getsockname()[1]
+        if h3_content is not None:
+            try:
+                target._h3 = await serve_h3(host, port, target.tls.server_cert, target.tls.server_key, h3_content)
+            except OSError as e:
+                sock.close()
+                if tls_port == 0 and e.errno == errno.EADDRINUSE and attempt < 19:
+                    continue
+                raise
+            target.h3_server = target._h3.server
+        opts = ServerOptions(tls=True, h3_port=port if h3 else advertise_h3_port, nagle_trap=target.nagle_trap)
+        if listen:
+            server = await loop.create_server(
+                partial(TargetProtocol, opts, target._connections, _session_for), sock=sock, ssl=ctx,
+                ssl_handshake_timeout=10,
+            )
+            target._servers.append(server)
+        else:
+            target._reserved.append(sock)
+        target.tls_port = port
+        target.h3_port = port if h3 else None
+        return
 
 
 async def serve_target(
@@ -179,35 +219,15 @@ async def serve_target(
             target.plain_port = sock.getsockname()[1]
         if tls_port is not None:
             ctx = server_ssl_context(paths, ticket_keys)
-            # h3 must use the same port number over UDP; with port 0, retry until both bind.
-            for attempt in range(20):
-                sock = _tcp_socket(host, tls_port, reuse_port=reuse_port, listen=listen)
-                port = sock.getsockname()[1]
-                quic = None
-                if h3:
-                    from .http3 import serve_h3  # aioquic import is slow-ish; only when serving
-
-                    try:
-                        quic = await serve_h3(host, port, str(paths.server_cert), str(paths.server_key),
-                                              ServerOptions(tls=True, h3_port=port))
-                    except OSError as e:
-                        sock.close()
-                        if tls_port == 0 and e.errno == errno.EADDRINUSE and attempt < 19:
-                            continue
-                        raise
-                opts = ServerOptions(tls=True, h3_port=port if h3 else advertise_h3_port, nagle_trap=nagle_trap)
-                if listen:
-                    server = await loop.create_server(
-                        partial(TargetProtocol, opts, target._connections, _session_for), sock=sock, ssl=ctx,
-                        ssl_handshake_timeout=10,
-                    )
-                    target._servers.append(server)
-                else:
-                    target._reserved.append(sock)
-                target._quic = quic
-                target.tls_port = port
-                target.h3_port = port if h3 else None
-                break
+            bind = partial(_bind_tls_and_h3, target, host, tls_port, ctx, reuse_port=reuse_port, listen=listen,
+                           advertise_h3_port=advertise_h3_port)
+            if h3:
+                # The native h3 server loads the bodies once at start: the directory can go after.
+                with tempfile.TemporaryDirectory(prefix="latencylab-h3-content-") as content_dir:
+                    write_content(Path(content_dir))
+                    await bind(Path(content_dir))
+            else:
+                await bind(None)
     except BaseException:
         await target.aclose()
         raise

@@ -1,0 +1,60 @@
+package target
+
+import (
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// Handler serves Content's routes with the headers every Python front-end sends.
+type Handler struct {
+	Content *Content
+	// AltSvc is ServerOptions.common_headers()'s alt-svc value ("" sends none).
+	AltSvc string
+}
+
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// The Server-Timing clock starts when the request, body included, is complete: the
+	// Python front-ends start it when the bytes completing the request arrive.
+	body, err := io.ReadAll(io.LimitReader(r.Body, MaxEchoBytes+1))
+	if err != nil {
+		return // the client reset the stream
+	}
+	complete := time.Now()
+	resp := h.Content.Route(r.Method, r.RequestURI, body)
+	if resp.Delay > 0 {
+		timer := time.NewTimer(resp.Delay)
+		select {
+		case <-timer.C:
+		case <-r.Context().Done():
+			timer.Stop()
+			return
+		}
+	}
+	header := w.Header()
+	header["Date"] = nil // the Python target sends none; nil keeps quic-go from adding one
+	header.Set("Content-Type", resp.ContentType)
+	header.Set("Content-Length", strconv.Itoa(resp.Length))
+	if resp.Allow != "" {
+		header.Set("Allow", resp.Allow)
+	}
+	if h.AltSvc != "" {
+		header.Set("Alt-Svc", h.AltSvc)
+	}
+	header.Set("Server-Timing", ServerTiming(time.Since(complete)))
+	w.WriteHeader(resp.Status)
+	if r.Method == http.MethodHead {
+		return
+	}
+	for _, chunk := range resp.Chunks {
+		if _, err := w.Write(chunk); err != nil {
+			return // the client went away mid-response
+		}
+	}
+}
+
+// AltSvcFor is the alt-svc value the TLS front-ends advertise for an h3 port.
+func AltSvcFor(port int) string {
+	return `h3=":` + strconv.Itoa(port) + `"; ma=86400`
+}
