@@ -1441,6 +1441,11 @@ export interface components {
          */
         EventsEnum: "comparison.finished" | "comparison.failed";
         /**
+         * @description sweep: the throughput of the series' largest response; link: the run's measured link rate
+         * @enum {string}
+         */
+        ExpectedRateSource: "sweep" | "link";
+        /**
          * @description * `device_lost` - device_lost
          *     * `device_not_ready` - device_not_ready
          *     * `build_failure` - build_failure
@@ -1827,7 +1832,10 @@ export interface components {
             previous?: string | null;
             results: components["schemas"]["WebhookOutput"][];
         };
-        /** @description sweeps.py `payload_sweep`: latency ÷ the block's baseline RTT per response size. */
+        /**
+         * @description sweeps.py `payload_sweep`: latency ÷ the block's baseline RTT per response size, and the
+         *     stall detector's verdict on the size band (stalls.py).
+         */
         PayloadSweepRow: {
             profile: string;
             device: string;
@@ -1843,9 +1851,31 @@ export interface components {
              * @description null without a baseline RTT
              */
             baseline_rtt_ms: number | null;
-            /** @description median above 2 × RTT; null without a baseline RTT */
+            /** @description the older rule, kept with its meaning: median above 2 × RTT (every size on a fast path: no stall verdict, see `stall`); null without a baseline RTT */
             slow: boolean | null;
             slower_than_next_size: boolean;
+            /** @description slower than the network explains (see stall_reasons); null when not judged: no baseline RTT or fewer than 3 requests */
+            stall?: boolean | null;
+            /** @description which tests flagged the band; empty when not a stall */
+            stall_reasons?: components["schemas"]["StallReason"][];
+            /**
+             * Format: double
+             * @description the median the network explains: RTT × (1 + 2 handshake round trips on a fresh connection) + size ÷ rate + a round trip per slow-start window below the path's bandwidth-delay product (fresh connection, or a window that restarts after idle); null when not judged
+             */
+            expected_ms?: number | null;
+            /**
+             * Format: double
+             * @description median_ms − expected_ms
+             */
+            excess_ms?: number | null;
+            /**
+             * Format: double
+             * @description the rate expected_ms assumes, kbit/s
+             */
+            expected_rate_kbit?: number | null;
+            expected_rate_source?: components["schemas"]["ExpectedRateSource"] | null;
+            /** @description expected_ms includes slow-start round trips */
+            expected_slow_start?: boolean | null;
         };
         PayloadSweepWorkload: {
             kind?: "payload_sweep";
@@ -2306,6 +2336,11 @@ export interface components {
             body_bytes?: number | null;
             expect_status?: number | null;
         };
+        /**
+         * @description above_expected: the median exceeds expected_ms × 1.1 + 5 ms; slower_than_larger_size: the band is slower than a larger size of the series by 30 ms (and 10%) or more (the delayed-ACK signature: time that disappears at a larger size is no transfer time)
+         * @enum {string}
+         */
+        StallReason: "above_expected" | "slower_than_larger_size";
         /** @enum {string} */
         SweepMethod: "POST" | "GET";
         /**
@@ -3474,6 +3509,7 @@ export const deviceRecentRunStatusEnumValues: ReadonlyArray<FlattenedDeepRequire
 export const deviceStateEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeviceStateEnum"]> = ["available", "busy", "not_ready", "unauthorized", "offline", "quarantined"];
 export const enrollmentTokenStatusEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EnrollmentTokenStatusEnum"]> = ["active", "expired", "revoked"];
 export const eventsEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EventsEnum"]> = ["comparison.finished", "comparison.failed"];
+export const expectedRateSourceValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ExpectedRateSource"]> = ["sweep", "link"];
 export const finishErrorKindEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FinishErrorKindEnum"]> = ["device_lost", "device_not_ready", "build_failure", "timeout", "malformed_result", "link_unavailable", "runner_fault", "test_failure"];
 export const finishInputStatusEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FinishInputStatusEnum"]> = ["ok", "failed", "infra_error"];
 export const gateMetricValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["GateMetric"]> = ["total_ms", "ttfb_ms"];
@@ -3502,6 +3538,7 @@ export const seriesWorkloadObjectsValues: ReadonlyArray<FlattenedDeepRequired<co
 export const seriesWorkloadConcurrencyOneOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeriesWorkload"]["concurrency"]> = ["sequential", "parallel", "all"];
 export const serverTargetValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ServerTarget"]> = ["reference", "customer"];
 export const specGateStatisticValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SpecGate"]["statistic"]> = ["median"];
+export const stallReasonValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["StallReason"]> = ["above_expected", "slower_than_larger_size"];
 export const sweepMethodValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SweepMethod"]> = ["POST", "GET"];
 export const typeEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TypeEnum"]> = ["cancel_run"];
 export const verdictBaselineKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VerdictBaselineKind"]> = ["arm", "comparison"];

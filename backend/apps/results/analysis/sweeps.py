@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
 from .grouping import group_by, sorted_quantiles
+from .stalls import StallRule, series_stalls
 from .table import BlockBaselines, SampleTable
 
 SLOW_BAND_RTT_MULTIPLE = 2.0
@@ -47,14 +49,20 @@ def payload_sweep(
     table: SampleTable,
     baselines: BlockBaselines | None,
     *,
+    link_rates: Mapping[tuple[str, str], float] | None = None,
+    stall_rule: StallRule = StallRule(),
     slow_multiple: float = SLOW_BAND_RTT_MULTIPLE,
 ) -> list[dict]:
-    """Per profile × device × arm × response size: latency ÷ the block's baseline RTT.
+    """Per profile × device × arm × response size: latency ÷ the block's baseline RTT, and
+    whether the band stalls (stalls.py).
 
-    ``slow`` flags bands whose median exceeds ``slow_multiple`` × RTT.
-    ``slower_than_next_size`` flags a band slower than the next larger one:
-    latency should grow with size, and a dip after a band (e.g. 35,000 B
-    slower than 64 KB) is the signature of Nagle / delayed-ACK interplay.
+    ``stall`` flags bands slower than the network explains (``expected_ms``, from the
+    RTT, handshakes, slow start and the rate; ``stall_reasons`` says which test fired).
+    ``link_rates``: the link's measured downstream rate (kbit/s) per (device, profile)
+    label, where the run measured one. ``slow`` is the older rule, kept with its
+    meaning (median above ``slow_multiple`` × RTT): on a fast path every size has it,
+    so it is no stall verdict. ``slower_than_next_size`` flags a band slower than the
+    next larger one.
     """
     selected = table.measured_ok & (table.resp_bytes > 0)
     rows = np.flatnonzero(selected)
@@ -75,6 +83,7 @@ def payload_sweep(
     safe_counts = np.maximum(with_rtt, 1)
     median_ratio = np.where(with_rtt > 0, _group_medians(grouped_ratio, finite, starts, counts, safe_counts), np.nan)
     mean_rtt_ms = by_latency.sums(np.where(np.isfinite(rtt), rtt, 0.0)) / safe_counts / 1000.0
+    fresh_share = by_latency.sums(table.first_on_connection[rows]) / np.maximum(by_latency.counts, 1)
 
     out: list[dict[str, Any]] = []
     for g in range(len(by_latency)):
@@ -96,7 +105,38 @@ def payload_sweep(
         same_series = nxt is not None and all(nxt[k] == row[k] for k in ("profile", "device", "arm"))
         row["slower_than_next_size"] = bool(
             same_series and nxt is not None and float(row["median_ms"]) > float(nxt["median_ms"]))
+    _judge_stalls(out, median_latency, by_latency.counts, fresh_share,
+                  np.where(with_rtt > 0, mean_rtt_ms, np.nan), link_rates or {}, stall_rule)
     return out
+
+
+def _judge_stalls(out: list[dict[str, Any]], median_ms: np.ndarray, counts: np.ndarray, fresh_share: np.ndarray,
+                  rtt_ms: np.ndarray, link_rates: Mapping[tuple[str, str], float], rule: StallRule) -> None:
+    """Add the stall detector's fields to each row, one series (profile × device × arm,
+    rows adjacent and ascending by size) at a time."""
+    start = 0
+    while start < len(out):
+        first = out[start]
+        end = start + 1
+        while end < len(out) and all(out[end][k] == first[k] for k in ("profile", "device", "arm")):
+            end += 1
+        part = slice(start, end)
+        judged = series_stalls(
+            np.array([row["resp_bytes"] for row in out[part]]), median_ms[part], counts[part], fresh_share[part],
+            rtt_ms[part], link_rate_kbit=link_rates.get((first["device"], first["profile"])), rule=rule)
+        for i, row in enumerate(out[part]):
+            expected = judged.expected_ms[i]
+            known = judged.stall[i] is not None and np.isfinite(expected)
+            row.update({
+                "expected_ms": float(expected) if known else None,
+                "excess_ms": float(row["median_ms"] - expected) if known else None,
+                "stall": judged.stall[i],
+                "stall_reasons": judged.reasons[i],
+                "expected_rate_kbit": judged.rate_kbit if known else None,
+                "expected_rate_source": judged.rate_source if known else None,
+                "expected_slow_start": bool(judged.slow_start[i]) if known else None,
+            })
+        start = end
 
 
 def _group_medians(grouped: np.ndarray, usable: np.ndarray, starts: np.ndarray, counts: np.ndarray,

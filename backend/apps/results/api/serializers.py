@@ -13,6 +13,7 @@ from rest_framework import serializers
 from apps.comparisons.models import Comparison
 
 from ..analysis.effects import CLIFF_THRESHOLDS, COHEN_THRESHOLDS
+from ..analysis.stalls import ABOVE_EXPECTED, SLOWER_THAN_LARGER_SIZE, STALL_REASONS, StallRule
 from ..analysis.table import METRIC_COLUMNS
 from ..analysis.verdict import EQUIVALENT, IMPROVEMENT, INCONCLUSIVE, REGRESSION
 from ..derive import PHASES
@@ -53,6 +54,15 @@ CohensLabelField = _enum("CohensLabel", ["negligible", *(label for _, label in r
 ComparisonScopeField = _enum("ComparisonScope", ["pooled", "device"],
                               "pooled: a device class's headline row; device: one device of the class beneath it")
 GateStatisticField = _enum("GateStatistic", ["median"], "the statistic the gate compares")
+_RULE = StallRule()
+StallReasonField = _enum("StallReason", list(STALL_REASONS),
+                         f"{ABOVE_EXPECTED}: the median exceeds expected_ms × {1 + _RULE.margin:g} "
+                         f"+ {_RULE.floor_ms:g} ms; "
+                         f"{SLOWER_THAN_LARGER_SIZE}: the band is slower than a larger size of the series by "
+                         f"{_RULE.step_ms:g} ms (and {_RULE.margin:.0%}) or more "
+                         "(the delayed-ACK signature: time that disappears at a larger size is no transfer time)")
+RateSourceField = _enum("ExpectedRateSource", ["sweep", "link"],
+                        "sweep: the throughput of the series' largest response; link: the run's measured link rate")
 BaselineKindField = _enum("VerdictBaselineKind", ["arm", "comparison"],
                           "arm: the comparison's own baseline arm; comparison: same-named arms of another comparison")
 
@@ -217,7 +227,8 @@ class DelaySweepRowSerializer(serializers.Serializer):
 
 
 class PayloadSweepRowSerializer(serializers.Serializer):
-    """sweeps.py `payload_sweep`: latency ÷ the block's baseline RTT per response size."""
+    """sweeps.py `payload_sweep`: latency ÷ the block's baseline RTT per response size, and the
+    stall detector's verdict on the size band (stalls.py)."""
 
     profile = serializers.CharField()
     device = serializers.CharField()
@@ -227,8 +238,27 @@ class PayloadSweepRowSerializer(serializers.Serializer):
     median_ms = _ms()
     median_rtt_multiple = serializers.FloatField(allow_null=True)
     baseline_rtt_ms = _ms(help_text="null without a baseline RTT")
-    slow = serializers.BooleanField(allow_null=True, help_text="median above 2 × RTT; null without a baseline RTT")
+    slow = serializers.BooleanField(allow_null=True, help_text="the older rule, kept with its meaning: median above "
+                                    "2 × RTT (every size on a fast path: no stall verdict, see `stall`); null without "
+                                    "a baseline RTT")
     slower_than_next_size = serializers.BooleanField()
+    # The stall detector (analysis/stalls.py); absent from analyses stored before it existed.
+    stall = serializers.BooleanField(
+        allow_null=True, required=False,
+        help_text="slower than the network explains (see stall_reasons); null when not judged: no baseline RTT or "
+        f"fewer than {_RULE.min_samples} requests")
+    stall_reasons = serializers.ListField(child=StallReasonField(), required=False,
+                                          help_text="which tests flagged the band; empty when not a stall")
+    expected_ms = _ms(required=False, help_text="the median the network explains: RTT × (1 + 2 handshake round trips "
+                      "on a fresh connection) + size ÷ rate + a round trip per slow-start window below the path's "
+                      "bandwidth-delay product (fresh connection, or a window that restarts after idle); null when not "
+                      "judged")
+    excess_ms = _ms(required=False, help_text="median_ms − expected_ms")
+    expected_rate_kbit = serializers.FloatField(allow_null=True, required=False,
+                                                help_text="the rate expected_ms assumes, kbit/s")
+    expected_rate_source = RateSourceField(allow_null=True, required=False)
+    expected_slow_start = serializers.BooleanField(allow_null=True, required=False,
+                                                   help_text="expected_ms includes slow-start round trips")
 
 
 class PhaseRowSerializer(serializers.Serializer):

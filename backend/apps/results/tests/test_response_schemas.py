@@ -73,6 +73,7 @@ def test_results_and_verdict_of_a_comparison_with_every_kind_of_row(api, org, ru
         assert analysis[section], section  # every section has rows to check
     assert any(row["n"] == 0 and row["errors"] > 0 for row in analysis["descriptive"])  # h3: failures only
     assert any(row["slow"] is not None for row in analysis["payload_sweep"])
+    assert any(row["stall"] is not None and row["expected_ms"] is not None for row in analysis["payload_sweep"])
     verdict = api.get(f"/api/v1/comparisons/{comparison.id}/verdict").json()
     assert schema_errors("ComparisonVerdict", verdict) == []
     assert [v["arm"] for v in verdict["verdicts"]] == ["h2"]
