@@ -15,11 +15,13 @@ from latencylab_runner.drivers.probe_harness import execute_job
 from latencylab_runner.drivers.server_stacks import (
     MAX_SERVER_HEADER_LENGTH,
     TARGET_LIBRARY,
+    library_version,
     merge_observed,
     reference_target_software,
     server_stacks,
 )
 from latencylab_runner.drivers.targets import ReferenceTarget
+from latencylab_runner.target import start_target
 from latencylab_runner.workloads.job import RESULT_CONTRACT, build_job
 
 WORKLOAD = {"kind": "series", "objects": "seed-mid-24", "periods": [3], "repetitions": 1, "warmup": 1, "gap_ms": 0}
@@ -87,6 +89,15 @@ def test_the_host_runs_finish_names_reference_and_customer_servers(target_server
     # The finish's fingerprint is a contract fingerprint like any harness's.
     validate({"contract": RESULT_CONTRACT, "run_id": run_id, "block": 0, "attempt": 1, "status": "ok",
               "samples": [], "fingerprint": finish["fingerprint"]}, "result")
+
+
+def test_the_runners_knowledge_of_the_h3_target_matches_the_target_it_starts(tmp_path):
+    """The reference target's HTTP/3 server says what it is when it starts (quic-go and the
+    version it was built with); the runner names the same without asking it."""
+    with start_target("127.0.0.1", plain_port=None, tls_port=0, tls_dir=tmp_path / "tls") as target:
+        announced = target.h3_server
+    assert announced == f"{TARGET_LIBRARY['h3']} {library_version(TARGET_LIBRARY['h3'])}"
+    assert reference_target_software("h3").endswith(f"({announced})")
 
 
 def test_blocks_add_up_and_stay_within_the_contracts_bounds():

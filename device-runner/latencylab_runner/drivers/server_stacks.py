@@ -7,26 +7,46 @@ the customer's nginx" are different claims, so every run says which one it measu
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from importlib import metadata
 from typing import Any
 
 from .. import __version__
+from ..native import CHECKOUT_BIN
 
 # The library under each protocol's front-end in the reference target (target/http1.py,
-# target/http2.py, target/http3.py; gRPC is served over the h2 front-end). A front-end
-# that changes library changes its entry here, or every run names the wrong server.
-TARGET_LIBRARY = {"h1c": "h11", "h1": "h11", "h2": "h2", "grpc": "h2", "h3": "aioquic"}
+# target/http2.py, target/http3.py — the native latencylab-h3-target; gRPC is served over
+# the h2 front-end). A front-end that changes library changes its entry here, or every run
+# names the wrong server.
+TARGET_LIBRARY = {"h1c": "h11", "h1": "h11", "h2": "h2", "grpc": "h2", "h3": "quic-go"}
+# Libraries of the native programs (device-runner/native): Go modules, pinned by its go.mod.
+GO_MODULES = {"quic-go": "github.com/quic-go/quic-go"}
+GO_MOD = CHECKOUT_BIN.parent / "go.mod"
 # Contract bounds (result.schema.json `server_stack.server_headers`).
 MAX_SERVER_HEADERS = 3
 MAX_SERVER_HEADER_LENGTH = 128
 
 
 def library_version(name: str) -> str:
+    """A Python distribution's version, or a native program's Go module version ("0.65.0")."""
+    if name in GO_MODULES:
+        return go_module_version(GO_MODULES[name])
     try:
         return metadata.version(name)
     except metadata.PackageNotFoundError:
         return "unknown"
+
+
+def go_module_version(module: str) -> str:
+    """The version the native programs are built with: their go.mod pins it (go.sum checks it)."""
+    try:
+        text = GO_MOD.read_text()
+    except OSError:  # an installed runner without the native sources
+        return "unknown"
+    # Written as the target announces it (latencylab-h3-target: "quic-go 0.65.0"), without the v.
+    found = re.search(rf"^\s*(?:require\s+)?{re.escape(module)}\s+v(\S+)", text, re.MULTILINE)
+    return found.group(1) if found else "unknown"
 
 
 def reference_target_software(protocol: str) -> str:

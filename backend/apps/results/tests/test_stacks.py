@@ -22,7 +22,7 @@ HOST_FINGERPRINT = {
     "client_stacks": {"h1": f"{PROBE} (h11 0.14.0)", "h2": f"{PROBE} (h2 4.1.0)", "h3": f"{PROBE} (aioquic 1.2.0)"},
     "server_stacks": {
         "https-h1": {"target": "reference", "software": "latencylab-target 0.1.0 (h11 0.14.0)", "server_headers": []},
-        "h3": {"target": "reference", "software": "latencylab-target 0.1.0 (aioquic 1.2.0)", "server_headers": None},
+        "h3": {"target": "reference", "software": "latencylab-target 0.1.0 (quic-go 0.65.0)", "server_headers": None},
         "mine": {"target": "customer", "software": None, "server_headers": ["nginx/1.25.3"]},
     },
 }
@@ -54,7 +54,7 @@ def test_the_results_api_names_each_arms_client_and_server(api, org, runner_api)
                       "server_headers": [], "runs": 1}]},
         {"arm": "h3", "protocol": "h3",
          "clients": [{"platform": "host", "device": "Linux x86_64", "stack": f"{PROBE} (aioquic 1.2.0)", "runs": 1}],
-         "servers": [{"target": "reference", "software": "latencylab-target 0.1.0 (aioquic 1.2.0)",
+         "servers": [{"target": "reference", "software": "latencylab-target 0.1.0 (quic-go 0.65.0)",
                       "server_headers": None, "runs": 1}]},
         {"arm": "mine", "protocol": "h2",
          "clients": [{"platform": "host", "device": "Linux x86_64", "stack": f"{PROBE} (h2 4.1.0)", "runs": 1}],
@@ -85,7 +85,7 @@ def test_before_any_run_finished_the_arms_have_no_stacks_yet(api, org, pool):
 def test_runs_on_several_devices_are_counted_per_client_and_server():
     arms = [ArmFacts(label="h3", protocol="h3", endpoint="")]
     pixel: dict[str, Any] = {"platform": "android", "client_stacks": {"h3": "cronet 128"},
-             "server_stacks": {"h3": {"target": "reference", "software": "latencylab-target 0.1.0 (aioquic 1.2.0)",
+             "server_stacks": {"h3": {"target": "reference", "software": "latencylab-target 0.1.0 (quic-go 0.65.0)",
                                       "server_headers": None}}}
     host = {**HOST_FINGERPRINT, "server_stacks": {"h3": pixel["server_stacks"]["h3"]}}
     runs = [RunFacts(fingerprint=pixel, device="Pixel 8"), RunFacts(fingerprint=pixel, device="Pixel 8"),
@@ -94,5 +94,5 @@ def test_runs_on_several_devices_are_counted_per_client_and_server():
     assert h3["clients"] == [{"platform": "android", "device": "Pixel 8", "stack": "cronet 128", "runs": 2},
                              {"platform": "host", "device": "Linux x86_64", "stack": f"{PROBE} (aioquic 1.2.0)",
                               "runs": 1}]
-    assert h3["servers"] == [{"target": "reference", "software": "latencylab-target 0.1.0 (aioquic 1.2.0)",
+    assert h3["servers"] == [{"target": "reference", "software": "latencylab-target 0.1.0 (quic-go 0.65.0)",
                               "server_headers": None, "runs": 3}]
