@@ -72,6 +72,20 @@ class ConcurrencyGroupsTest {
     }
 
     @ParameterizedTest
+    @ValueSource(strings = ["h1", "h2", "grpc", "h3"])
+    fun `a series of the seeded images issued at once arrives whole`(protocol: String) {
+        // Twelve downloads at once: far more than one flow-control window on a multiplexed connection.
+        val builder = JobBuilder().maxParallel(4)
+            .arm("s", protocol, "warm", tlsOrigin(if (protocol == "h3") "localhost" else ReferenceTarget.host))
+            .request("s", "/files/mid-01", op = "file", phase = "warmup")
+        (1..12).forEach { builder.request("s", "/files/mid-%02d".format(it), op = "file", step = it - 1, group = 0) }
+        val samples = runJob(builder.build()).second.samples()
+        samples.forEach { assertOk(it) }
+        assertEquals(listOf(Repo.midFileSize(1)) + (1..12).map { Repo.midFileSize(it) }, samples.map { it.us("resp_bytes") })
+        assertTrue(samples.drop(1).inFlight().max() > 1, "${samples.inFlight()}")
+    }
+
+    @ParameterizedTest
     @ValueSource(strings = ["h2", "grpc", "h3"])
     fun `cold - a multiplexed group opens one new connection, its first request opens it`(protocol: String) {
         val builder = JobBuilder().maxParallel(2)

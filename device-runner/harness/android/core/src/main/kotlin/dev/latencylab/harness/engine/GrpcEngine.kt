@@ -245,6 +245,10 @@ class GrpcEngine(
             .tlsConnectionSpec(TLS_VERSIONS, CIPHER_SUITES)
             .disableRetry() // one attempt per planned request
             .maxInboundMessageSize(MAX_MESSAGE)
+            // OkHttp's HTTP/2 window (the h2 arm's), not grpc-okhttp's 64 KiB default: every arm moves its
+            // bytes under the same flow control, and a group's concurrent downloads against the reference
+            // target stalled with 64 KiB windows (streams past the first few got headers and no data).
+            .flowControlWindow(FLOW_CONTROL_WINDOW)
             .build()
     }
 
@@ -261,6 +265,7 @@ class GrpcEngine(
         private const val CLOSE_GRACE_MS = 5_000L
         private const val SHUTDOWN_WAIT_MS = 2_000L
         private const val MAX_MESSAGE = 8 * 1024 * 1024
+        private const val FLOW_CONTROL_WINDOW = 16 * 1024 * 1024
         private val SERVER_TIMING: Metadata.Key<String> = Metadata.Key.of("server-timing", Metadata.ASCII_STRING_MARSHALLER)
         private val HTTP_STATUS = Regex("""HTTP status code (\d{3})""")
         private val TLS_VERSIONS = arrayOf("TLSv1.3", "TLSv1.2")
