@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import json
 import re
 import signal
 import socket
 import ssl
+import subprocess
 import time
 from pathlib import Path
 
@@ -179,9 +181,11 @@ def _process_gone(pid: int) -> bool:
     return state in ("Z", "X")  # exited; a zombie waits only for its parent to reap it
 
 
-def _wait_gone(pid: int, timeout: float = 10.0) -> bool:
+def _wait_gone(pid: int, port: int, timeout: float = 10.0) -> bool:
+    """The process has exited and its UDP socket is closed (a zombie's last threads may
+    still be exiting when its state already reads Z)."""
     deadline = time.monotonic() + timeout
-    while not _process_gone(pid):
+    while not (_process_gone(pid) and _udp_port_free(port)):
         if time.monotonic() > deadline:
             return False
         time.sleep(0.05)
@@ -220,8 +224,7 @@ def test_native_server_exits_when_the_target_process_is_killed(tls_dir):
         assert len(native) == 1
         target.process.send_signal(signal.SIGKILL)
         target.process.wait(10)
-        assert _wait_gone(native[0])
-        assert _udp_port_free(target.h3_port)
+        assert _wait_gone(native[0], target.h3_port)
     finally:
         target.stop()
 
@@ -240,3 +243,27 @@ def test_missing_binary_says_how_to_build_it(tls_dir, tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(http3.NativeServerMissing, match="make bootstrap"):
         asyncio.run(serve_target("127.0.0.1", None, 0, tls_dir.dir))
+
+
+@pytest.mark.parametrize("how", ["sigterm", "stdin_eof"])
+def test_native_server_exits_cleanly_on_sigterm_and_when_stdin_closes(tls_dir, tmp_path, how):
+    http3.write_content(tmp_path)
+    proc = subprocess.Popen(
+        [http3.find_binary(), "--addr", "127.0.0.1:0", "--cert", str(tls_dir.server_cert), "--key",
+         str(tls_dir.server_key), "--content-dir", str(tmp_path)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        ready = json.loads(proc.stdout.readline())
+        assert ready["event"] == "ready"
+        assert ready["h3_server"].startswith("quic-go ")
+        assert not _udp_port_free(ready["h3_port"])
+        if how == "sigterm":
+            proc.send_signal(signal.SIGTERM)
+        else:
+            proc.stdin.close()
+        assert proc.wait(10) == 0
+        assert _udp_port_free(ready["h3_port"])
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

@@ -69,17 +69,7 @@ class NativeH3Server:
         return self.process.pid
 
     async def aclose(self) -> None:
-        proc = self.process
-        if proc.stdin is not None:
-            proc.stdin.close()
-        if proc.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                proc.send_signal(signal.SIGTERM)
-            try:
-                await asyncio.wait_for(proc.wait(), STOP_TIMEOUT_S)
-            except TimeoutError:
-                proc.kill()
-                await proc.wait()
+        await _stop(self.process)
 
 
 async def serve_h3(host: str, port: int, cert: Path, key: Path, content_dir: Path) -> NativeH3Server:
@@ -92,7 +82,6 @@ async def serve_h3(host: str, port: int, cert: Path, key: Path, content_dir: Pat
         "--content-dir", str(content_dir),
         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,  # stderr: ours
     )
-    server = NativeH3Server(proc, port, "")
     try:
         if proc.stdout is None:
             raise RuntimeError("proc.stdout is None")
@@ -101,14 +90,24 @@ async def serve_h3(host: str, port: int, cert: Path, key: Path, content_dir: Pat
         if ready.get("event") == "error" and ready.get("error") == "address_in_use":
             raise OSError(errno.EADDRINUSE, f"{BINARY}: {ready.get('detail')}")
         if ready.get("event") != "ready":
-            code = await asyncio.wait_for(proc.wait(), STOP_TIMEOUT_S) if not line else None
-            raise RuntimeError(f"{BINARY} did not start (exit code {code}, output {line!r}); see its stderr")
+            raise RuntimeError(f"{BINARY} did not start (output {line!r}); its stderr says why")
     except BaseException:
-        await server.aclose()
+        await _stop(proc)
         raise
-    server.port = int(ready["h3_port"])
-    server.server = str(ready["h3_server"])
-    return server
+    return NativeH3Server(proc, int(ready["h3_port"]), str(ready["h3_server"]))
+
+
+async def _stop(proc: asyncio.subprocess.Process) -> None:
+    if proc.stdin is not None:
+        proc.stdin.close()
+    if proc.returncode is None:
+        with contextlib.suppress(ProcessLookupError):
+            proc.send_signal(signal.SIGTERM)
+        try:
+            await asyncio.wait_for(proc.wait(), STOP_TIMEOUT_S)
+        except TimeoutError:
+            proc.kill()
+            await proc.wait()
 
 
 def _join_host_port(host: str, port: int) -> str:

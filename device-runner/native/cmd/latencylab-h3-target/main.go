@@ -42,15 +42,17 @@ func main() {
 	cert := flag.String("cert", "", "server certificate chain (PEM)")
 	key := flag.String("key", "", "server private key (PEM)")
 	contentDir := flag.String("content-dir", "", "response bodies written by the Python target (block, files/<name>)")
-	altSvc := flag.Bool("alt-svc", true, "send alt-svc for the port served, as the Python TLS front-ends do")
 	flag.Parse()
-	if err := run(*addr, *cert, *key, *contentDir, *altSvc); err != nil {
+	if err := run(*addr, *cert, *key, *contentDir); err != nil {
 		fmt.Fprintln(os.Stderr, "latencylab-h3-target:", err)
 		os.Exit(1)
 	}
 }
 
-func run(addr, certFile, keyFile, contentDir string, altSvc bool) error {
+func run(addr, certFile, keyFile, contentDir string) error {
+	// Before anything else: a SIGTERM right after the ready line must find the handler.
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
 	exitWithParent()
 	if certFile == "" || keyFile == "" || contentDir == "" {
 		return errors.New("--cert, --key and --content-dir are required")
@@ -80,17 +82,12 @@ func run(addr, certFile, keyFile, contentDir string, altSvc bool) error {
 		return err
 	}
 	port := ln.Addr().(*net.UDPAddr).Port
-	handler := &target.Handler{Content: content}
-	if altSvc {
-		handler.AltSvc = target.AltSvcFor(port)
-	}
-	server := &http3.Server{Handler: handler}
+	// alt-svc as the Python TLS front-ends send it (ServerOptions.common_headers).
+	server := &http3.Server{Handler: &target.Handler{Content: content, AltSvc: target.AltSvcFor(port)}}
 	served := make(chan error, 1)
 	go func() { served <- server.ServeListener(ln) }()
 	announce(map[string]any{"event": "ready", "h3_port": port, "h3_server": serverName()})
 
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
-	defer stop()
 	go func() {
 		_, _ = io.Copy(io.Discard, os.Stdin) // returns at EOF: the parent closed the pipe or is gone
 		stop()
