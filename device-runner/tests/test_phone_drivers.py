@@ -24,6 +24,7 @@ from latencylab_runner.drivers.job_exchange import JobExchange
 from latencylab_runner.drivers.server_stacks import reference_target_software
 from latencylab_runner.drivers.targets import ReferenceTarget
 from latencylab_runner.netlab.wifi import WifiInterfaces, WifiShaper
+from latencylab_runner.target import content
 
 SPEC = {"name": "phone test", "seed": 7, "blocks": 2, "timeout_s": 10, "baseline_arm": "https-h1",
         "workload": {"kind": "api", "rounds": 2, "calls": 3, "request_bytes": 64, "warmup": 1, "gap_ms": 0},
@@ -141,22 +142,6 @@ def test_android_test_failure_reported_by_the_instrumentation(lab, backend, refe
     # am instrument exited 0: only the status lines say the test failed.
     assert_failed(backend, run_id, finish, status="failed", kind="test_failure", says="AssertionError")
     assert "FAILURES!!!" in artifact(backend, run_id, "fastlane.log").decode()
-
-
-@pytest.mark.parametrize("platform", ["android", "ios"])
-def test_a_concurrent_workload_is_refused_before_any_lane_runs(lab, backend, reference, exchange, platform):
-    # The service refuses concurrency for phones at submit; a spec that gets here anyway is not
-    # measured in order (the iOS app would ignore `group`) and reported as if concurrent.
-    spec = {**SPEC, "workload": {**SPEC["workload"], "concurrency": {"parallel": 4}}}
-    if platform == "android":
-        lab.set(android=[scenario.android_device(PIXEL)])
-        run_id, finish = execute(lab.android_driver(reference), backend, PIXEL, spec=spec)
-    else:
-        lab.set(ios=[scenario.ios_device(IPHONE)])
-        run_id, finish = execute(lab.ios_driver(reference, exchange), backend, IPHONE, spec=spec)
-    assert_failed(backend, run_id, finish, status="failed", kind="test_failure",
-                  says=f"{platform} harnesses do not issue concurrency groups")
-    assert artifact_names(backend, run_id) == []
 
 
 @pytest.mark.parametrize("platform", ["android", "ios"])
@@ -364,6 +349,41 @@ def test_android_replays_a_request_list_with_the_customer_s_bodies_and_expected_
     posts = [s for s in measured if s["step"] == 0]
     assert {(s["req_bytes"], s["resp_bytes"]) for s in posts} == {(16, 16)}  # the echo returns the body sent
     assert {s["status"] for s in measured if s["step"] == 1} == {404}
+
+
+@needs_core
+@pytest.mark.parametrize("platform", ["android", "ios"])
+def test_a_phone_issues_a_request_list_at_once_with_an_absolute_url(lab, backend, reference, exchange, platform):
+    """Concurrency on a phone: each pass over the list is one group issued at once (the real
+    Kotlin core behind the fake phone), and an absolute URL goes to its own origin on a
+    connection of its own."""
+    elsewhere = f"https://localhost:{reference.tls_port}/files/mid-02"
+    requests = [{"name": "feed", "method": "GET", "path": "/delay/150"},
+                {"name": "file", "method": "GET", "path": "/files/mid-01"},
+                {"name": "cdn", "method": "GET", "url": elsewhere},
+                {"name": "more", "method": "GET", "path": "/delay/150"}]
+    spec = {**SPEC, "blocks": 1, "workload": {"kind": "requests", "repetitions": 2, "warmup": 1, "think_ms": 0,
+                                              "requests": requests, "concurrency": {"parallel": 2}}}
+    if platform == "android":
+        lab.set(android=[scenario.android_device(PIXEL)])
+        run_id, finish = execute(lab.android_driver(reference), backend, PIXEL, spec=spec)
+    else:
+        lab.set(ios=[scenario.ios_device(IPHONE)])
+        run_id, finish = execute(lab.ios_driver(reference, exchange), backend, IPHONE, spec=spec)
+    assert finish is not None, finish
+    assert finish["status"] == "ok", finish
+    (batch,) = backend.batches[run_id]
+    measured = [s for s in batch["samples"] if s["phase"] == "measure"]
+    assert [s["error_class"] for s in measured] == [None] * len(measured), measured
+    assert max(s["in_flight"] for s in measured) > 1, [s["in_flight"] for s in measured]
+    assert {s["in_flight"] for s in batch["samples"] if s["phase"] == "warmup"} == {1}
+    for arm in ("https-h1", "h2"):
+        own = [s for s in measured if s["arm"] == arm]
+        cdn = {s["conn_id"] for s in own if s["step"] == 2}
+        assert cdn.isdisjoint({s["conn_id"] for s in own if s["step"] != 2}), own
+        assert {s["resp_bytes"] for s in own if s["step"] == 2} == {content.file_sizes()["mid-02"]}
+    h1 = {s["conn_id"] for s in measured if s["arm"] == "https-h1" and s["step"] != 2}
+    assert 1 < len(h1) <= 2, h1  # max_parallel 2 per origin
 
 
 @needs_core

@@ -21,22 +21,19 @@ PLATFORM_PROTOCOLS: dict[str, tuple[str, ...]] = {
     "android": ALL_PROTOCOLS,
     "ios": ("h2", "h3", "grpc"),
 }
-# Platforms whose harness issues a job's concurrency groups concurrently (the host probe,
-# drivers/concurrent_batch.py). The Android core refuses a job with `group`; the iOS app
-# would run it in order, which would be measured as if it were concurrent.
-CONCURRENT_PLATFORMS = ("host",)
+# Platforms whose harness issues a job's concurrency groups concurrently: the host probe
+# (drivers/concurrent_batch.py), the Android core (OkHttp's dispatcher, grpc-java, Cronet) and
+# the iOS harness (URLSession, grpc-swift). A platform missing here is refused at submit rather
+# than measured in order and reported as if concurrent.
+CONCURRENT_PLATFORMS = ("host", "android", "ios")
 # Runners that keep a job in memory only (the host probe; the block worker reads it on
 # stdin). The phone drivers hand a job to the harness as a file or over the lab network,
-# which would put secret values on a disk or a phone.
+# which would put secret values on a disk or a phone: secrets stay host-only on purpose.
 SECRET_PLATFORMS = ("host",)
-# Request-list fields a platform's harness does not send yet (the Kotlin core refuses a job
-# with `origin`, JobReader.NOT_YET_HONOURED; the Swift harness implements none of them):
-# refused at submit, where the user can still drop the platform, rather than as a failed run
-# on the phone. `body` travels as body_b64 and `url` as the request's origin.
-UNSUPPORTED_REQUEST_FIELDS: dict[str, tuple[str, ...]] = {
-    "android": ("url",),
-    "ios": ("body", "body_b64", "expect_status", "url"),
-}
+# Request-list fields a platform's harness does not send yet, refused at submit (where the user
+# can still drop the platform) rather than as a failed run on the phone. `body` travels as
+# body_b64 and `url` as the request's origin. Every harness sends them all today.
+UNSUPPORTED_REQUEST_FIELDS: dict[str, tuple[str, ...]] = {}
 _WHY_NOT = {
     ("ios", "h1"): "URLSession cannot be made to speak HTTP/1.1 to a server that offers HTTP/2",
     ("ios", "h1c"): "App Transport Security forbids cleartext HTTP",

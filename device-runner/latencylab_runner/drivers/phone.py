@@ -144,11 +144,6 @@ class PhoneDriver:
             # The service sends secrets to host runners only: a harness reads its job from a file.
             raise BlockFailure("test_failure", f"{self.name} harnesses do not receive secrets; {{{{secret.NAME}}}} "
                                                f"headers run on host runners only") from None
-        if "max_parallel" in job:
-            # The service refuses concurrency for phones at submit; a spec that got here anyway must
-            # not be measured in order (the iOS app would ignore `group`) and reported as concurrent.
-            raise BlockFailure("test_failure", f"{self.name} harnesses do not issue concurrency groups yet; "
-                                               f"workload.concurrency runs on host runners only")
         reason = readiness_reason(status, [arm["origin"] for arm in job["arms"]], self.settings.limits)
         if reason:
             raise BlockFailure("device_not_ready", f"{serial}: {reason}")

@@ -66,9 +66,6 @@ BAD = [
      ["workload", "concurrency"], "a payload_sweep measures its requests one at a time"),
     ({**SERIES, "workload": {"kind": "mixed", "concurrency": "all"}}, ["workload", "concurrency"],
      "Only series, api, requests"),
-    ({**with_workload(concurrency={"parallel": 4}), "arms": [{"label": "h2", "protocol": "h2"}],
-      "devices": {"platforms": ["host", "ios"]}},
-     ["devices", "platforms"], "ios devices cannot run workload.concurrency parallel 4"),
 ]
 
 

@@ -10,7 +10,7 @@ from apps.comparisons.models import Comparison, Run
 from testing.device_farm import android_comparison, finish, lease, leased_run, phone, runner_client
 
 H2_H3 = [{"label": "h2", "protocol": "h2"}, {"label": "h3", "protocol": "h3"}]
-# Sequential: phones' harnesses do not run concurrency groups (the preset's parallel 4 is host-only).
+# Sequential here; concurrency on phones: test_every_platform_takes_concurrency_and_a_customer_request_list.
 SMALL = {"preset": "mid-image-series",
          "workload": {"kind": "series", "periods": [3], "repetitions": 2, "concurrency": "sequential"},
          "blocks": 2}
@@ -39,35 +39,25 @@ def test_arms_every_selected_platform_measures_are_accepted(api, pool):
 
 
 @pytest.mark.django_db
-def test_a_request_list_a_phone_cannot_send_yet_is_refused_at_submit(api, pool):
-    """A HAR replay carries expected statuses and bodies: Android sends them, iOS not yet; an
-    absolute URL neither."""
+def test_every_platform_takes_concurrency_and_a_customer_request_list(api, pool):
+    """Every harness issues concurrency groups and sends a HAR replay's bodies, expected
+    statuses and absolute URLs (platforms.py: CONCURRENT_PLATFORMS, UNSUPPORTED_REQUEST_FIELDS)."""
+    phones = {"platforms": ["host", "android", "ios"], "count": 3}
+    series = api.post("/api/v1/comparisons", {
+        "name": "MID on phones", "preset": "mid-image-series", "arms": H2_H3, "baseline_arm": "h2",
+        "workload": {"kind": "series", "periods": [3], "repetitions": 2}, "blocks": 2, "devices": phones},
+        format="json")
+    assert series.status_code == 201, series.content
+    assert series.json()["spec"]["workload"]["concurrency"] == {"parallel": 4}, "the preset's, on every platform"
     requests = [{"name": "feed", "path": "/files/mid-01", "expect_status": 200},
                 {"name": "post", "method": "POST", "path": "/echo", "body": "{}"},
-                {"name": "plain", "path": "/files/mid-02"}]
-    spec = {"name": "HAR on phones", "workload": {"kind": "requests", "repetitions": 2, "requests": requests},
-            "arms": H2_H3, "baseline_arm": "h2", "blocks": 2}
-    response = api.post("/api/v1/comparisons", {**spec, "devices": {"platforms": ["host", "android", "ios"],
-                                                                     "count": 3}}, format="json")
-    assert response.status_code == 400, response.content
-    (message,) = response.json()["devices"]["platforms"]
-    assert message.startswith("ios devices cannot replay this request list yet: their harness does not send "
-                              "body, expect_status")
-    assert not Comparison.objects.exists()
-    on_android = api.post("/api/v1/comparisons", {**spec, "devices": {"platforms": ["android"]}}, format="json")
-    assert on_android.status_code == 201, on_android.content
-    elsewhere = [*requests, {"name": "cdn", "url": "https://cdn.example.com/logo.png"}]
-    refused = api.post("/api/v1/comparisons", {**spec, "workload": {**spec["workload"], "requests": elsewhere},
-                                               "devices": {"platforms": ["android"]}}, format="json")
-    assert refused.status_code == 400, refused.content
-    assert "their harness does not send url" in refused.json()["devices"]["platforms"][0]
-    # Paths and generated bodies only: every platform takes it; hosts take anything.
-    plain = [{"name": "feed", "path": "/files/mid-01"}, {"name": "up", "method": "POST", "path": "/echo",
-                                                         "body_bytes": 100}]
-    accepted = api.post("/api/v1/comparisons", {**spec, "workload": {**spec["workload"], "requests": plain},
-                                                "devices": {"platforms": ["ios"]}}, format="json")
-    assert accepted.status_code == 201, accepted.content
-    assert api.post("/api/v1/comparisons", spec, format="json").status_code == 201
+                {"name": "cdn", "url": "https://cdn.example.com/logo.png"}]
+    replay = api.post("/api/v1/comparisons", {
+        "name": "HAR on phones", "arms": H2_H3, "baseline_arm": "h2", "blocks": 2, "devices": phones,
+        "workload": {"kind": "requests", "repetitions": 2, "requests": requests, "concurrency": "all"}},
+        format="json")
+    assert replay.status_code == 201, replay.content
+    assert Comparison.objects.count() == 2
 
 
 @pytest.mark.django_db

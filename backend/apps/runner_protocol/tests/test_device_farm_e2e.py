@@ -36,9 +36,10 @@ IPHONE = "00008130-001A2C3E0E38001C"  # the fakes' iPhone16,1 ("Lab iPhone 15 Pr
 HOST = "host-lab-1"
 LATENCYLAB_CLI = str(Path(sys.executable).with_name("latencylab"))
 # Every platform measures h2 and h3 (iOS has no h1: platforms.py); one run lands on each device.
+# The preset's concurrency (parallel 4: a series issued at once) runs on every platform.
 FARM_SPEC = {
     "name": "farm: h2 vs h3 on host, Pixel 8 and iPhone", "preset": "mid-image-series",
-    "workload": {"kind": "series", "periods": [3], "repetitions": 2, "concurrency": "sequential"},
+    "workload": {"kind": "series", "periods": [3], "repetitions": 2},
     "arms": [{"label": "h2", "protocol": "h2"}, {"label": "h3", "protocol": "h3"}], "baseline_arm": "h2",
     "devices": {"pool": "local", "platforms": ["host", "android", "ios"], "count": 3},
     "blocks": 2, "seed": 7,
@@ -141,13 +142,17 @@ def assert_measured_for_real(comparison_id: str, detail: dict) -> None:
     sizes = content.file_sizes()
     for run in detail["runs"]:
         samples = list(Sample.objects.filter(run_id=run["id"]).values("arm__protocol", "phase", "path", "status",
-                                                                      "resp_bytes", "alpn", "error_class"))
+                                                                      "resp_bytes", "alpn", "error_class",
+                                                                      "in_flight"))
         assert len(samples) == SAMPLES_PER_RUN, (run["device"], len(samples))
         assert {s["phase"] for s in samples} == {"warmup", "measure"}
         for s in samples:
             name = s["path"].removeprefix("/files/")
             assert (s["error_class"], s["status"], s["alpn"]) == (None, 200, s["arm__protocol"]), (run["device"], s)
             assert s["resp_bytes"] == sizes[name], (run["device"], s)
+        # Each series of 3 was issued at once: its requests were in flight together, on every platform.
+        assert max(s["in_flight"] for s in samples if s["phase"] == "measure") > 1, (run["device"], samples)
+        assert {s["in_flight"] for s in samples if s["phase"] == "warmup"} == {1}, (run["device"], samples)
 
 
 @pytest.mark.django_db(transaction=True)
