@@ -13,7 +13,6 @@ import {
   hasFirstVsRest,
   hasPayloadSweep,
   payloadChart,
-  SLOW_RTT_MULTIPLE,
 } from './build-analysis-charts';
 import { ChartCard } from './chart-card';
 import { hasPhases, phaseChart } from './build-phase-charts';
@@ -67,7 +66,7 @@ export function AnalysisCharts({ results, analysis, group }: AnalysisChartsProps
           testId="chart-payload"
           chart={charts.payload}
           wide
-          note={`Median latency as a multiple of the block's baseline RTT. Ringed sizes are slower than ${SLOW_RTT_MULTIPLE}× RTT (the Nagle / delayed-ACK class of bug).`}
+          note="Median latency as a multiple of the block's baseline RTT. Ringed sizes are stalls: slower than the RTT, handshakes, slow start and the path's rate explain, or slower than a larger size (the Nagle / delayed-ACK class of bug); hover for the expected time and why."
         />
       )}
       {charts.firstRest && (

@@ -65,18 +65,41 @@ describe('delay sweep charts', () => {
 describe('payload sweep chart', () => {
   const { results, analysis, key } = setup(payloadSweepResultsFixture);
 
-  it('plots latency ÷ RTT on a log size axis and rings the slow bands', () => {
+  it('plots latency ÷ RTT on a log size axis and rings the bands the stall detector flagged', () => {
     expect(hasPayloadSweep(analysis, key)).toBe(true);
-    const chart = payloadChart(results, analysis, key);
+    // The detector's verdicts, set here: the chart shows them, it does not judge.
+    const stalled = new Set([35_000, 200_000]);
+    const judged = {
+      ...analysis,
+      payload_sweep: analysis.payload_sweep.map((row) => {
+        const stall = row.arm === 'build-2.2' && stalled.has(row.resp_bytes);
+        return {
+          ...row,
+          slow: true, // "above 2 × RTT" alone rings nothing
+          stall,
+          stall_reasons: stall ? (['above_expected', 'slower_than_larger_size'] as const).slice() : [],
+          expected_ms: 50.5,
+        };
+      }),
+    };
+    const chart = payloadChart(results, judged, key);
     expect(chart.layout.xaxis?.type).toBe('log');
-    const [baseline, fixed, slow] = chart.data as Trace[];
+    const [baseline, fixed, stall] = chart.data as (Trace & { text: string[] })[];
     expect(baseline?.name).toBe('build-2.2');
     expect(fixed?.name).toBe('build-2.2.1');
-    expect(slow?.name).toBe('slower than 2× RTT');
-    const slowRows = analysis.payload_sweep.filter((row) => row.device === key.device && row.slow);
-    expect(slow?.x).toEqual(slowRows.map((row) => row.resp_bytes));
-    expect(slow?.x).toContain(35_000);
-    expect(chart.layout.shapes?.some((shape) => shape.type === 'line' && shape.y0 === 2)).toBe(true);
+    expect(stall?.name).toBe('stall');
+    expect(stall?.x).toEqual([35_000, 200_000]);
+    expect(stall?.text[0]).toContain('expected 50.5 ms');
+    expect(stall?.text[0]).toContain('slower than a larger size (delayed-ACK signature)');
+    expect(chart.data).toHaveLength(3);
+  });
+
+  it('rings nothing when the detector flagged nothing, however many × RTT', () => {
+    const healthy = {
+      ...analysis,
+      payload_sweep: analysis.payload_sweep.map((row) => ({ ...row, slow: true, stall: false, stall_reasons: [] })),
+    };
+    expect(payloadChart(results, healthy, key).data).toHaveLength(2);
   });
 
   it('needs at least two sizes: a single API body size is no sweep', () => {

@@ -108,7 +108,21 @@ export function delayAddedChart(results: ComparisonResults, analysis: Analysis, 
 
 // ——— payload sweep (seeds/004) ———
 
-export const SLOW_RTT_MULTIPLE = 2;
+type PayloadRow = Analysis['payload_sweep'][number];
+
+/** The stall detector's reasons, in words (backend analysis/stalls.py). */
+const STALL_REASON_TEXT: Record<string, string> = {
+  above_expected: 'slower than RTT, handshakes, slow start and rate explain',
+  slower_than_larger_size: 'slower than a larger size (delayed-ACK signature)',
+};
+
+/** Rings the bands the backend's stall detector flagged (not "above 2 × RTT": on a fast path every size is). */
+const isStall = (row: PayloadRow) => row.stall === true;
+
+function payloadText(row: PayloadRow): string {
+  const expected = finite(row.expected_ms) ? `, expected ${formatMs(row.expected_ms)}` : '';
+  return `${formatBytes(row.resp_bytes)}: median ${formatMs(row.median_ms)}${expected}`;
+}
 
 export function hasPayloadSweep(analysis: Analysis, key: GroupKey): boolean {
   // One response size is no sweep (an API workload's single body size).
@@ -118,7 +132,7 @@ export function hasPayloadSweep(analysis: Analysis, key: GroupKey): boolean {
   return sizes.size >= 2;
 }
 
-/** Latency ÷ baseline RTT against response size (log x); bands above 2 × RTT are ringed in red. */
+/** Latency ÷ baseline RTT against response size (log x); stalled bands are ringed in red, with why. */
 export function payloadChart(results: ComparisonResults, analysis: Analysis, key: GroupKey): ChartSpec {
   const rows = analysis.payload_sweep.filter((row) => inGroup(row, key));
   const arms = armsOf(results, rows);
@@ -130,70 +144,37 @@ export function payloadChart(results: ComparisonResults, analysis: Analysis, key
       name: arm,
       x: armRows.map((row) => row.resp_bytes),
       y: armRows.map((row) => orNull(row.median_rtt_multiple)),
-      text: armRows.map((row) => `${formatBytes(row.resp_bytes)}: median ${formatMs(row.median_ms)}`),
+      text: armRows.map(payloadText),
       line: { color: armColor(results.arms, arm), width: 2 },
       marker: {
-        size: armRows.map((row) => (row.slow ? 11 : 6)),
-        line: { color: armRows.map((row) => (row.slow ? '#d92d20' : 'rgba(0,0,0,0)')), width: 2 },
+        size: armRows.map((row) => (isStall(row) ? 11 : 6)),
+        line: { color: armRows.map((row) => (isStall(row) ? '#d92d20' : 'rgba(0,0,0,0)')), width: 2 },
       },
       hovertemplate: `<b>${arm}</b><br>%{text}<br>%{y:.2f} × RTT<extra></extra>`,
     };
   });
-  const slowRows = rows.filter((row) => row.slow && finite(row.median_rtt_multiple));
-  if (slowRows.length) {
-    // A legend entry and hover for the flagged bands; drawn under nothing (markers only).
+  const stallRows = rows.filter((row) => isStall(row) && finite(row.median_rtt_multiple));
+  if (stallRows.length) {
+    // A legend entry and hover for the flagged bands, saying why each is flagged.
     data.push({
       type: 'scatter',
       mode: 'markers',
-      name: `slower than ${SLOW_RTT_MULTIPLE}× RTT`,
-      x: slowRows.map((row) => row.resp_bytes),
-      y: slowRows.map((row) => row.median_rtt_multiple),
-      text: slowRows.map(
+      name: 'stall',
+      x: stallRows.map((row) => row.resp_bytes),
+      y: stallRows.map((row) => row.median_rtt_multiple),
+      text: stallRows.map(
         (row) =>
-          `${row.arm}, ${formatBytes(row.resp_bytes)}${row.slower_than_next_size ? ': slower than the next larger size' : ''}`,
+          `${row.arm}, ${payloadText(row)}<br>${(row.stall_reasons ?? []).map((r) => STALL_REASON_TEXT[r] ?? r).join('; ')}`,
       ),
       marker: { size: 20, color: 'rgba(217, 45, 32, 0.14)', line: { color: 'rgba(217, 45, 32, 0.5)', width: 1 } },
-      hovertemplate: '%{text}<br>%{y:.2f} × RTT<extra>slow band</extra>',
+      hovertemplate: '%{text}<br>%{y:.2f} × RTT<extra>stall</extra>',
     });
   }
-  const threshold: Partial<Shape> = {
-    type: 'line',
-    xref: 'paper',
-    x0: 0,
-    x1: 1,
-    y0: SLOW_RTT_MULTIPLE,
-    y1: SLOW_RTT_MULTIPLE,
-    line: { color: '#d92d20', width: 1.5, dash: 'dash' },
-  };
-  const band: Partial<Shape> = {
-    type: 'rect',
-    xref: 'paper',
-    x0: 0,
-    x1: 1,
-    y0: SLOW_RTT_MULTIPLE,
-    y1: Math.max(SLOW_RTT_MULTIPLE, ...slowRows.map((row) => (row.median_rtt_multiple ?? 0) * 1.1)),
-    fillcolor: 'rgba(217, 45, 32, 0.05)',
-    line: { width: 0 },
-    layer: 'below',
-  };
   return {
     data,
     layout: {
       xaxis: axis('Response size (bytes, log scale)', { type: 'log', tickformat: '~s' }),
       yaxis: axis('Median latency ÷ baseline RTT', { rangemode: 'tozero' }),
-      shapes: slowRows.length ? [band, threshold] : [threshold],
-      annotations: [
-        {
-          xref: 'paper',
-          x: 1,
-          xanchor: 'right',
-          y: SLOW_RTT_MULTIPLE,
-          yanchor: 'bottom',
-          text: `${SLOW_RTT_MULTIPLE}× RTT`,
-          showarrow: false,
-          font: { color: '#d92d20', size: 11 },
-        },
-      ],
     },
   };
 }
