@@ -245,73 +245,41 @@ class TcpSession(ProbeSession):
 
 
 class H3Session(ProbeSession):
+    """HTTP/3 through the native client (http3.py): one batch per fetch, or per concurrent
+    group; the connection policy becomes the batch's new_connection / use_ticket / keep."""
+
     def __init__(self, connection: str, origin: Origin, ca_file: str | None, ca_pem: str | None, timeout_s: float):
         self.protocol, self.connection, self.origin, self.timeout_s = "h3", connection, origin, timeout_s
         self.client = H3Client(origin, ca_file, ca_pem)
         self.last_body = b""
+        self.server_headers = []
 
     def fetch(self, req: ProbeRequest) -> dict[str, Any]:
-        tl = Timeline(req)
-        f = tl.fields
-        deadline = time.monotonic() + self.timeout_s
-        ok = False
-        try:
-            self.last_body = self.client.fetch(
-                req, tl, deadline, new_connection=self.connection != "warm", use_ticket=self.connection == "resumed"
-            )
-            if f["alpn"] != "h3":
-                raise ProbeFailure("protocol_mismatch", f"negotiated ALPN {f['alpn']!r}, arm wants 'h3'")
-            ok = True
-        except ProbeFailure as e:
-            tl.fail(e.error_class, e.detail)
-        except Exception as e:  # noqa: BLE001
-            tl.fail("other", f"{type(e).__name__}: {e}")
-        tl.mark("app_done")
-        proto = self.client.protocol
-        if proto is not None:
-            f["conn_id"] = f["conn_id"] or proto.id
-            if f["conn_reused"] is None:
-                f["conn_reused"] = False
-        self.client.after_fetch(keep=ok and self.connection == "warm")
-        return _finish(tl)
+        (sample,) = self._batch([req], keep_body=True)
+        return sample
 
     def fetch_concurrent(self, requests: list[ProbeRequest]) -> list[dict[str, Any]]:
         _check_concurrent(self.protocol, requests)
-        if not requests:
-            return []
+        return self._batch(requests, keep_body=False) if requests else []
+
+    def _batch(self, requests: list[ProbeRequest], *, keep_body: bool) -> list[dict[str, Any]]:
         deadline = time.monotonic() + self.timeout_s
-        timelines: list[Timeline] = []
-
-        def new_timeline(i: int) -> Timeline:
-            timelines.append(Timeline(requests[i]))
-            return timelines[-1]
-
-        try:
-            results = self.client.fetch_many(
-                requests, new_timeline, deadline,
-                new_connection=self.connection != "warm", use_ticket=self.connection == "resumed")
-        except Exception as e:  # noqa: BLE001
-            self.client.after_fetch(keep=False)
-            first = timelines[0] if timelines else Timeline(requests[0])
-            return _failed_batch(requests, first, ProbeFailure("other", f"{type(e).__name__}: {e}"))
+        timelines = [Timeline(r) for r in requests]
+        outcomes = self.client.run(
+            requests, timelines, deadline, new_connection=self.connection != "warm",
+            use_ticket=self.connection == "resumed", keep=self.connection == "warm", keep_body=keep_body)
         out = []
-        for tl, outcome in results:
-            f = tl.fields
-            if isinstance(outcome, ProbeFailure):
-                tl.fail(outcome.error_class, outcome.detail)
+        for outcome in outcomes:
+            tl, f = outcome.tl, outcome.tl.fields
+            if outcome.failure is not None:
+                tl.fail(outcome.failure.error_class, outcome.failure.detail)
             elif f["alpn"] != "h3":
                 tl.fail("protocol_mismatch", f"negotiated ALPN {f['alpn']!r}, arm wants 'h3'")
+            elif keep_body and outcome.body is not None:
+                self.last_body = outcome.body
             tl.mark_once("app_done")
-            proto = self.client.protocol
-            if proto is not None:
-                f["conn_id"] = f["conn_id"] or proto.id
-            if f["conn_reused"] is None:
-                f["conn_reused"] = False
+            self._saw_server(tl)
             out.append(_finish(tl))
-        proto = self.client.protocol
-        keep = self.connection == "warm" and proto is not None and proto.closed_reason is None and all(
-            f["error_class"] in (None, "http") for f in out)
-        self.client.after_fetch(keep=keep)
         return out
 
     def close(self) -> None:
