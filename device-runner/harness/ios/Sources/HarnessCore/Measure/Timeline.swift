@@ -68,7 +68,7 @@ public final class Timeline {
     /// a concurrency group's requests are placed against each other by these. Seals the timeline.
     public func issuedUntilDoneNanos() -> (issued: UInt64, done: UInt64) {
         let appDoneUs = seal()[.appDone] ?? 0
-        return locked { (t0, t0 + UInt64(max(0, appDoneUs)) * 1000) }
+        return locked { (issued: t0, done: t0 + UInt64(max(0, appDoneUs)) * 1000) }
     }
 
     /// Ends the timeline: app_done (if nobody marked it) and no further changes.
