@@ -20,6 +20,7 @@ from apps.results.analysis import (
 from apps.results.charts import chart_groups
 from apps.network.presets import BUILT_IN, built_in_payload
 from apps.results.gate import no_data_within, verdict_document, verdict_row
+from apps.results.stacks import ArmFacts, RunFacts, arm_stacks
 
 OUT = FRONTEND / "src" / "testing" / "fixtures"
 
@@ -62,7 +63,34 @@ def phases(table, *, quic_arms=(), plain_arms=()):
     return out
 
 
-def body(comparison_id, table, baselines, baseline_arm, *, quic_arms=(), plain_arms=()):
+# Which client and server measured each arm (GET …/results `stacks`), as runs' fingerprints say.
+PROBE, TARGET = "latencylab-probe 0.1.0", "latencylab-target 0.1.0"
+LIBRARY = {"h1": "h11 0.16.0", "h2": "h2 4.2.0", "h3": "aioquic 1.2.0"}  # the probe's
+TARGET_LIBRARY = {**LIBRARY, "h3": "quic-go 0.65.0"}  # the reference target serves HTTP/3 natively
+PHONE_CLIENT = {"android": {"h1": "okhttp 5.1.0", "h2": "okhttp 5.1.0", "h3": "cronet 128.0.6613.40"},
+                "ios": {"h1": "URLSession (iOS 17.4)", "h2": "URLSession (iOS 17.4)", "h3": "URLSession (iOS 17.4)"}}
+
+
+def run_fingerprint(platform, arms, *, servers=None):
+    """A run's fingerprint: the client stacks of `platform`, and each arm's server (the runner's
+    reference target by default; the host probe reads Server headers on h1/h2, phones none)."""
+    clients = ({p: f"{PROBE} ({LIBRARY[p]})" for _, p, _ in arms} if platform == "host"
+               else {p: PHONE_CLIENT[platform][p] for _, p, _ in arms})
+    read = platform == "host"
+    return {"platform": platform, "client_stacks": clients, "server_stacks": {
+        label: (servers or {}).get(label) or {
+            "target": "reference", "software": f"{TARGET} ({TARGET_LIBRARY[protocol]})",
+            "server_headers": [] if read and protocol != "h3" else None}
+        for label, protocol, _ in arms}}
+
+
+def stacks(arms, runs):
+    """arms: (label, protocol, endpoint); runs: (device model, fingerprint)."""
+    return arm_stacks([ArmFacts(label=l, protocol=p, endpoint=e) for l, p, e in arms],
+                      [RunFacts(fingerprint=f, device=d) for d, f in runs])
+
+
+def body(comparison_id, table, baselines, baseline_arm, *, stacks, quic_arms=(), plain_arms=()):
     analysis = analyze_comparison(table, baseline_arm=baseline_arm, baselines=baselines, config=VerdictConfig())
     folded = dataclasses.replace(table, period=np.full(len(table), -1, dtype=np.int32))
     analysis["requests"] = to_jsonable(describe(folded, metric="total_ms"))
@@ -71,7 +99,7 @@ def body(comparison_id, table, baselines, baseline_arm, *, quic_arms=(), plain_a
     groups = list(dict.fromkeys(zip([table.device_labels[d] for d in table.device],
                                     [table.profile_labels[p] for p in table.profile])))
     return {"comparison": comparison_id, "status": "finished", "baseline_arm": baseline_arm, "arms": arms,
-            "analysis_version": 1, "groups": chart_groups(analysis, arms=arms, groups=groups),
+            "analysis_version": 1, "groups": chart_groups(analysis, arms=arms, groups=groups), "stacks": stacks,
             "analysis": round_floats(analysis)}
 
 
@@ -129,7 +157,9 @@ def mid_image_series():
         table, device_labels=("host-lab-1",), total_us=total, ttfb_us=(total * 6) // 10,
         resp_bytes=sizes[(table.step + table.period) % len(sizes)].astype(np.int64))
     baselines = dataclasses.replace(baselines, rtt_avg_us=np.where(baselines.profile == 0, 80_000.0, 1_500.0))
-    return body("7d4f9a52-3c1e-4b8a-9d2f-5e6a7b8c9d01", table, baselines, "https-h1", quic_arms=("h3",))
+    arms = [("https-h1", "h1", ""), ("h2", "h2", ""), ("h3", "h3", "")]
+    return body("7d4f9a52-3c1e-4b8a-9d2f-5e6a7b8c9d01", table, baselines, "https-h1", quic_arms=("h3",),
+                stacks=stacks(arms, [("Linux x86_64", run_fingerprint("host", arms))] * 2))  # a run per profile
 
 
 def os_added_latency():
@@ -148,7 +178,10 @@ def os_added_latency():
     table = dataclasses.replace(table, server_delay_us=delay_ms.astype(np.int64) * 1000, total_us=total,
                                 ttfb_us=total - 300, resp_bytes=np.full(len(table), 64, dtype=np.int64),
                                 first_on_connection=np.zeros(len(table), dtype=bool))
-    return body("b1c2d3e4-0002-4000-8000-000000000002", table, baselines, "h1")
+    arms = [("h1", "h1", ""), ("h2", "h2", "")]
+    return body("b1c2d3e4-0002-4000-8000-000000000002", table, baselines, "h1",
+                stacks=stacks(arms, [("Pixel 8", run_fingerprint("android", arms)),
+                                     ("iPhone 15", run_fingerprint("ios", arms))]))
 
 
 def payload_sweep():
@@ -175,7 +208,12 @@ def payload_sweep():
     baselines = BlockBaselines(device=b // 8, profile=np.zeros(n_blocks, dtype=np.int64), block=b % 8,
                                rtt_avg_us=np.full(n_blocks, rtt_ms * 1000), rtt_stddev_us=np.full(n_blocks, 800.0),
                                loss_pct=np.zeros(n_blocks))
-    return body("b1c2d3e4-0004-4000-8000-000000000004", table, baselines, "build-2.2")
+    # The customer's two builds behind their own endpoints; the phones read no Server header.
+    arms = [("build-2.2", "h2", "https://staging-2-2.example.com"), ("build-2.2.1", "h2", "https://staging.example.com")]
+    customer = {"target": "customer", "software": None, "server_headers": None}
+    fingerprint = run_fingerprint("android", arms, servers={"build-2.2": customer, "build-2.2.1": customer})
+    return body("b1c2d3e4-0004-4000-8000-000000000004", table, baselines, "build-2.2",
+                stacks=stacks(arms, [("Pixel 8", fingerprint)] * 3))
 
 
 def api_and_download():
@@ -185,7 +223,9 @@ def api_and_download():
         blocks=5, requests_per_block=5, base_ms=70.0, request_sigma=0.12, device_sigma=0.0,
         first_request_factor=2.6, resp_bytes=512, seed=3)
     table = dataclasses.replace(table, device_labels=("pixel-8-a",))
-    return body("b1c2d3e4-0003-4000-8000-000000000003", table, baselines, "h1", quic_arms=("h3",))
+    arms = [("h1", "h1", ""), ("h2", "h2", ""), ("h3", "h3", "")]
+    return body("b1c2d3e4-0003-4000-8000-000000000003", table, baselines, "h1", quic_arms=("h3",),
+                stacks=stacks(arms, [("Pixel 8", run_fingerprint("android", arms))]))
 
 
 if __name__ == "__main__":

@@ -36,6 +36,10 @@ export type ComparisonResults = Schemas['ComparisonResults'];
 export type ResultGroup = Schemas['ResultGroup'];
 export type ArmSeries = Schemas['ArmSeries'];
 export type RequestStats = Schemas['RequestStats'];
+// Which client and server measured each arm (`stacks` of the results).
+export type ArmStacks = Schemas['ArmStacks'];
+export type ClientStack = Schemas['ClientStack'];
+export type ServerStack = Schemas['ServerStack'];
 export type RunArtifact = Schemas['RunArtifactOutput'];
 export type Device = Schemas['DeviceWithRunsOutput'];
 export type DevicePage = Schemas['PaginatedDeviceWithRunsOutputList'];

@@ -7,12 +7,20 @@ import { RunsTable } from './runs-table';
 const [done, withArtifact] = comparisonDetailFixture.runs as [Run, Run];
 
 describe('runs table', () => {
-  it('lists each run with its device, fingerprint and artifacts as download links', () => {
+  it('lists each run with its device, client and server stacks, fingerprint and artifacts as download links', () => {
     const failedOnce: Run = {
       ...withArtifact,
       device: 'R5CT1234',
       device_model: 'Pixel 8',
-      fingerprint: { platform: 'android', model: 'Pixel 8', client_stacks: { h2: 'okhttp 5.0.0' } },
+      fingerprint: {
+        platform: 'android',
+        model: 'Pixel 8',
+        client_stacks: { h1: 'okhttp 5.0.0', h2: 'okhttp 5.0.0' },
+        server_stacks: {
+          h2: { target: 'reference', software: 'latencylab-target 0.1.0 (h2 4.2.0)', server_headers: null },
+          mine: { target: 'customer', software: null, server_headers: ['nginx/1.25.3'] },
+        },
+      },
     };
     render(<RunsTable runs={[done, failedOnce]} />);
     const row = screen.getByTestId(`run-${failedOnce.id}`);
@@ -22,7 +30,11 @@ describe('runs table', () => {
     expect(link).toHaveAttribute('download', 'block-0-runner.log');
     expect(row).toHaveTextContent('18.2 KB · attempt 1 on host-lab-1');
     expect(within(row).getByText('Fingerprint')).toBeInTheDocument();
-    expect(row).toHaveTextContent('client_stacks{"h2":"okhttp 5.0.0"}');
+    // The stacks read as words, on the row and in the fingerprint, not as JSON.
+    expect(row).toHaveTextContent('Client: h1 okhttp 5.0.0 · h2 okhttp 5.0.0');
+    expect(row).toHaveTextContent('Server: h2 reference target (h2 4.2.0) · mine your server: nginx/1.25.3');
+    expect(row).toHaveTextContent('client_stacksh1 okhttp 5.0.0 · h2 okhttp 5.0.0');
+    expect(row).not.toHaveTextContent('{"h2"');
     expect(screen.getByTestId(`run-${done.id}`)).toHaveTextContent('none');
   });
 

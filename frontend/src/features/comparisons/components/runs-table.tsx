@@ -1,5 +1,6 @@
 import type { Run, RunArtifact } from '@/lib/api-types';
 import { formatBytes } from '@/utils/format';
+import { clientStacksText, serverStacksText } from '@/utils/stacks';
 
 /** A comparison's runs: where each ran (device and its fingerprint), how it went, its artifacts. */
 export function RunsTable({ runs }: { runs: Run[] }) {
@@ -28,6 +29,7 @@ export function RunsTable({ runs }: { runs: Run[] }) {
                 ) : (
                   <span className="muted">not assigned</span>
                 )}
+                <Stacks fingerprint={run.fingerprint} />
                 <Fingerprint fingerprint={run.fingerprint} />
               </td>
               <td>{run.network_profile}</td>
@@ -72,10 +74,42 @@ function Artifacts({ artifacts, runDevice }: { artifacts: RunArtifact[]; runDevi
   );
 }
 
+/** Which client measured each protocol on this run and which server answered each arm, in words. */
+function Stacks({ fingerprint }: { fingerprint: unknown }) {
+  const fields = fingerprintFields(fingerprint);
+  const clients = clientStacksText(fields.client_stacks);
+  const servers = serverStacksText(fields.server_stacks);
+  if (!clients && !servers) return null;
+  return (
+    <div className="small stacks-line">
+      {clients && (
+        <div>
+          <span className="muted">Client:</span> {clients}
+        </div>
+      )}
+      {servers && (
+        <div>
+          <span className="muted">Server:</span> {servers}
+        </div>
+      )}
+    </div>
+  );
+}
+
+function fingerprintFields(fingerprint: unknown): Record<string, unknown> {
+  return typeof fingerprint === 'object' && fingerprint !== null ? (fingerprint as Record<string, unknown>) : {};
+}
+
+/** How a fingerprint field reads: the stacks in words, other objects as JSON. */
+function fieldText(key: string, value: unknown): string {
+  const readable = key === 'client_stacks' ? clientStacksText(value) : key === 'server_stacks' ? serverStacksText(value) : null;
+  if (readable) return readable;
+  return typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value);
+}
+
 /** The device fingerprint a run reported (free-form: whatever the harness knows of itself). */
 function Fingerprint({ fingerprint }: { fingerprint: unknown }) {
-  if (typeof fingerprint !== 'object' || fingerprint === null) return null;
-  const entries = Object.entries(fingerprint as Record<string, unknown>);
+  const entries = Object.entries(fingerprintFields(fingerprint));
   if (entries.length === 0) return null;
   return (
     <details className="small">
@@ -84,7 +118,7 @@ function Fingerprint({ fingerprint }: { fingerprint: unknown }) {
         {entries.map(([key, value]) => (
           <div key={key} style={{ display: 'contents' }}>
             <dt>{key}</dt>
-            <dd>{typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value)}</dd>
+            <dd>{fieldText(key, value)}</dd>
           </div>
         ))}
       </dl>

@@ -22,6 +22,7 @@ import { AnalysisCharts } from './analysis-charts';
 import { ProfilesView } from './profiles-view';
 import { DevicesView } from './devices-view';
 import { PerRequestView } from './per-request';
+import { StacksPanel } from './stacks-panel';
 
 type ResultsPanelProps = { comparisonId: string; live: boolean };
 
@@ -63,6 +64,7 @@ export function ResultsPanel({ comparisonId, live }: ResultsPanelProps) {
       {finished && analysis && (
         <EffectTable analysis={analysis} arms={results.data.arms} gateMetric={gateMetric} />
       )}
+      <StacksPanel results={results.data} />
       {groups.length > 1 && (
         <div className="field field-inline">
           <label htmlFor="results-group">Device and network</label>
