@@ -69,6 +69,14 @@ class JobReaderTest {
     }
 
     @Test
+    fun `a request origin the schema lets through but no socket can reach is refused naming the field`() {
+        val job = exampleJob()
+        ((job["requests"] as ArrayNode)[2] as ObjectNode).put("origin", "https://cdn.example.com:70000")
+        assertEquals("$.requests[2].origin: 'https://cdn.example.com:70000' is not scheme://host[:port] with a port in 1..65535",
+            assertThrows<InvalidJobException> { reader.fromTree(job) }.message)
+    }
+
+    @Test
     fun `a concurrency group is the consecutive requests of one arm and phase with the same group`() {
         val job = reader.read(File(Repo.examples, "job-requests-groups-origin.json"))
         assertEquals(listOf(0), BlockRunner.groupAt(job.requests, 0).map { it.seq })
