@@ -8,10 +8,11 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+from latencylab_runner import __version__
 from latencylab_runner.agent.client import RunnerClient
 from latencylab_runner.contract import validate
 from latencylab_runner.drivers.host import HostDriver
-from latencylab_runner.drivers.probe_harness import execute_job
+from latencylab_runner.drivers.probe_harness import client_stacks, execute_job
 from latencylab_runner.drivers.server_stacks import (
     MAX_SERVER_HEADER_LENGTH,
     TARGET_LIBRARY,
@@ -98,6 +99,12 @@ def test_the_runners_knowledge_of_the_h3_target_matches_the_target_it_starts(tmp
         announced = target.h3_server
     assert announced == f"{TARGET_LIBRARY['h3']} {library_version(TARGET_LIBRARY['h3'])}"
     assert reference_target_software("h3").endswith(f"({announced})")
+
+
+def test_the_probe_names_its_native_http3_client_by_the_quic_go_it_is_built_with():
+    version = library_version("quic-go")
+    assert version != "unknown"  # a checkout has the native sources' go.mod
+    assert client_stacks({"h3"}) == {"h3": f"latencylab-probe {__version__} (quic-go {version})"}
 
 
 def test_blocks_add_up_and_stay_within_the_contracts_bounds():

@@ -65,8 +65,7 @@ def phases(table, *, quic_arms=(), plain_arms=()):
 
 # Which client and server measured each arm (GET …/results `stacks`), as runs' fingerprints say.
 PROBE, TARGET = "latencylab-probe 0.1.0", "latencylab-target 0.1.0"
-LIBRARY = {"h1": "h11 0.16.0", "h2": "h2 4.2.0", "h3": "aioquic 1.2.0"}  # the probe's
-TARGET_LIBRARY = {**LIBRARY, "h3": "quic-go 0.65.0"}  # the reference target serves HTTP/3 natively
+LIBRARY = {"h1": "h11 0.16.0", "h2": "h2 4.2.0", "h3": "quic-go 0.65.0"}  # probe and target alike
 PHONE_CLIENT = {"android": {"h1": "okhttp 5.1.0", "h2": "okhttp 5.1.0", "h3": "cronet 128.0.6613.40"},
                 "ios": {"h1": "URLSession (iOS 17.4)", "h2": "URLSession (iOS 17.4)", "h3": "URLSession (iOS 17.4)"}}
 
@@ -79,7 +78,7 @@ def run_fingerprint(platform, arms, *, servers=None):
     read = platform == "host"
     return {"platform": platform, "client_stacks": clients, "server_stacks": {
         label: (servers or {}).get(label) or {
-            "target": "reference", "software": f"{TARGET} ({TARGET_LIBRARY[protocol]})",
+            "target": "reference", "software": f"{TARGET} ({LIBRARY[protocol]})",
             "server_headers": [] if read and protocol != "h3" else None}
         for label, protocol, _ in arms}}
 

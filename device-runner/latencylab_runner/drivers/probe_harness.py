@@ -22,8 +22,9 @@ from ..workloads.job import RESULT_CONTRACT
 from .concurrent_batch import run_group
 from .server_stacks import library_version, server_header_list
 
-# The library under each protocol's client in the probe (probe/session.py).
-_PROTOCOL_LIBRARY = {"h1c": "h11", "h1": "h11", "h2": "h2", "grpc": "h2", "h3": "aioquic"}
+# The library under each protocol's client in the probe (probe/session.py; HTTP/3 is the
+# native latencylab-h3-probe, whose quic-go version server_stacks.library_version knows).
+_PROTOCOL_LIBRARY = {"h1c": "h11", "h1": "h11", "h2": "h2", "grpc": "h2", "h3": "quic-go"}
 
 
 def request_body(size: int) -> bytes:

@@ -1,26 +1,26 @@
 /**
  * Which client and which server measured an arm, in words a reader can quote:
- * "h3 — aioquic 1.2.0 (host) · cronet 128 (Pixel 8) → reference target (aioquic 1.2.0)".
+ * "h3 — quic-go 0.65.0 (host) · cronet 128 (Pixel 8) → reference target (quic-go 0.65.0)".
  * Plain types, so both the results panel and the runs table (two features) use them.
  */
 
 export type ClientStackLike = { platform: string; device: string; stack: string };
 export type ServerStackLike = { target: string; software: string | null; server_headers: string[] | null };
 
-// The host probe names itself and the library under the protocol: "latencylab-probe 0.1.0 (aioquic 1.2.0)";
+// The host probe names itself and the library under the protocol: "latencylab-probe 0.1.0 (quic-go 0.65.0)";
 // the library is what differs between arms, so short labels keep only it.
 const PROBE = /^latencylab-probe \S+ \((.+)\)$/;
-// The reference target likewise: "latencylab-target 0.1.0 (aioquic 1.2.0)".
+// The reference target likewise: "latencylab-target 0.1.0 (quic-go 0.65.0)".
 const TARGET = /^latencylab-target \S+ \((.+)\)$/;
 
-/** "aioquic 1.2.0 (host)", "cronet 128 (Pixel 8)". */
+/** "quic-go 0.65.0 (host)", "cronet 128 (Pixel 8)". */
 export function clientLabel(client: ClientStackLike): string {
   const stack = PROBE.exec(client.stack)?.[1] ?? client.stack;
   const where = client.platform === 'host' ? 'host' : client.device;
   return `${stack} (${where})`;
 }
 
-/** "reference target (aioquic 1.2.0)", "your server: nginx/1.25.3", "your server". */
+/** "reference target (quic-go 0.65.0)", "your server: nginx/1.25.3", "your server". */
 export function serverLabel(server: ServerStackLike): string {
   if (server.target === 'reference') {
     const library = server.software ? (TARGET.exec(server.software)?.[1] ?? server.software) : null;
@@ -37,7 +37,7 @@ export function serverHeaderNote(server: ServerStackLike): string {
   return `Server: ${server.server_headers.join(', ')}`;
 }
 
-/** One line per arm: "h3 — aioquic 1.2.0 (host) · cronet 128 (Pixel 8) → reference target (aioquic 1.2.0)". */
+/** One line per arm: "h3 — quic-go 0.65.0 (host) · cronet 128 (Pixel 8) → reference target (quic-go 0.65.0)". */
 export function armLegend(arm: string, clients: ClientStackLike[], servers: ServerStackLike[]): string {
   const client = clients.length > 0 ? unique(clients.map(clientLabel)).join(' · ') : 'client not reported yet';
   const server = servers.length > 0 ? ` → ${unique(servers.map(serverLabel)).join(' · ')}` : '';
@@ -50,8 +50,8 @@ export function clientStacksText(value: unknown): string | null {
   return entries.length > 0 ? entries.map(([protocol, stack]) => `${protocol} ${stack}`).join(' · ') : null;
 }
 
-/** A fingerprint's server_stacks ({arm: {target, software, server_headers}}) as "h3 reference target (aioquic
- * 1.2.0) · mine your server: nginx/1.25.3"; null if absent. */
+/** A fingerprint's server_stacks ({arm: {target, software, server_headers}}) as "h3 reference target (quic-go
+ * 0.65.0) · mine your server: nginx/1.25.3"; null if absent. */
 export function serverStacksText(value: unknown): string | null {
   const entries = plainEntries(value).filter((entry): entry is [string, ServerStackLike] => isServer(entry[1]));
   return entries.length > 0 ? entries.map(([arm, server]) => `${arm} ${serverLabel(server)}`).join(' · ') : null;

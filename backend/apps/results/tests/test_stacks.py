@@ -19,7 +19,7 @@ PROBE = "latencylab-probe 0.1.0"
 HOST_FINGERPRINT = {
     "platform": "host", "model": "Linux x86_64", "os_version": "6.1", "harness_version": "latencylab-runner 0.1.0",
     "clock_source": "time.perf_counter_ns", "clock_resolution_us": 0.001,
-    "client_stacks": {"h1": f"{PROBE} (h11 0.14.0)", "h2": f"{PROBE} (h2 4.1.0)", "h3": f"{PROBE} (aioquic 1.2.0)"},
+    "client_stacks": {"h1": f"{PROBE} (h11 0.14.0)", "h2": f"{PROBE} (h2 4.1.0)", "h3": f"{PROBE} (quic-go 0.65.0)"},
     "server_stacks": {
         "https-h1": {"target": "reference", "software": "latencylab-target 0.1.0 (h11 0.14.0)", "server_headers": []},
         "h3": {"target": "reference", "software": "latencylab-target 0.1.0 (quic-go 0.65.0)", "server_headers": None},
@@ -53,7 +53,7 @@ def test_the_results_api_names_each_arms_client_and_server(api, org, runner_api)
          "servers": [{"target": "reference", "software": "latencylab-target 0.1.0 (h11 0.14.0)",
                       "server_headers": [], "runs": 1}]},
         {"arm": "h3", "protocol": "h3",
-         "clients": [{"platform": "host", "device": "Linux x86_64", "stack": f"{PROBE} (aioquic 1.2.0)", "runs": 1}],
+         "clients": [{"platform": "host", "device": "Linux x86_64", "stack": f"{PROBE} (quic-go 0.65.0)", "runs": 1}],
          "servers": [{"target": "reference", "software": "latencylab-target 0.1.0 (quic-go 0.65.0)",
                       "server_headers": None, "runs": 1}]},
         {"arm": "mine", "protocol": "h2",
@@ -92,7 +92,7 @@ def test_runs_on_several_devices_are_counted_per_client_and_server():
             RunFacts(fingerprint=host, device="Linux x86_64"), RunFacts(fingerprint={}, device="slot-3")]
     (h3,) = arm_stacks(arms, runs)
     assert h3["clients"] == [{"platform": "android", "device": "Pixel 8", "stack": "cronet 128", "runs": 2},
-                             {"platform": "host", "device": "Linux x86_64", "stack": f"{PROBE} (aioquic 1.2.0)",
+                             {"platform": "host", "device": "Linux x86_64", "stack": f"{PROBE} (quic-go 0.65.0)",
                               "runs": 1}]
     assert h3["servers"] == [{"target": "reference", "software": "latencylab-target 0.1.0 (quic-go 0.65.0)",
                               "server_headers": None, "runs": 3}]

@@ -67,6 +67,6 @@ describe('stacks panel', () => {
   it('shows the stacks of the stored mid-image-series results (host probe, reference target)', () => {
     render(<StacksPanel results={resultsFixture} />);
     expect(screen.getByRole('heading', { name: 'Method: which client and server' })).toBeInTheDocument();
-    expect(screen.getByText(/^h3 — aioquic 1\.2\.0 \(host\) → reference target \(quic-go 0\.65\.0\)$/)).toBeInTheDocument();
+    expect(screen.getByText(/^h3 — quic-go 0\.65\.0 \(host\) → reference target \(quic-go 0\.65\.0\)$/)).toBeInTheDocument();
   });
 });

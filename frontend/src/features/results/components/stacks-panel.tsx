@@ -4,7 +4,7 @@ import { armColor } from './build-charts';
 
 /**
  * Method: which client measured each arm and which server answered it, from the runs'
- * fingerprints. A figure is quotable only with its stacks — "HTTP/3 (aioquic on a host)"
+ * fingerprints. A figure is quotable only with its stacks — "HTTP/3 (quic-go on a host)"
  * and "HTTP/3 (Cronet on a Pixel 8)" are different claims. The legend lines use the charts'
  * arm colours, so they double as the charts' key.
  */
