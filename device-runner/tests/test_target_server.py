@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from latencylab_runner.target import start_target
+from latencylab_runner.target.transport import PACING_CAP_BYTES_PER_S, SO_MAX_PACING_RATE
 
 DEVICE_RUNNER = __import__("pathlib").Path(__file__).resolve().parent.parent
 
@@ -95,3 +96,21 @@ def test_h3_with_aioquic_client(target_server):
     assert headers[b":status"] == b"200"
     assert headers[b"server-timing"].startswith(b"app;dur=")
     assert body == content.file_bytes("mid-03")
+
+
+@pytest.mark.parametrize("tcp_pacing", [True, False])
+def test_tcp_pacing_is_set_on_the_connection_sockets(tls_dir, tcp_pacing):
+    """The target paces TCP like quic-go paces QUIC unless told not to: the kernel's
+    internal pacing is on exactly when SO_MAX_PACING_RATE is below 'unlimited'."""
+    with start_target(tls_dir=tls_dir.dir, tls_port=None, h3=False, tcp_pacing=tcp_pacing) as target:
+        with socket.create_connection(("127.0.0.1", target.plain_port)) as client:
+            client.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            assert client.recv(100).startswith(b"HTTP/1.1 200")
+            (conn,) = target._connections
+            sock = conn.transport.get_extra_info("socket")
+            rate = int.from_bytes(sock.getsockopt(socket.SOL_SOCKET, SO_MAX_PACING_RATE, 8)[:8], "little")
+    assert target.describe()["tcp_pacing"] is tcp_pacing
+    if tcp_pacing:
+        assert rate == PACING_CAP_BYTES_PER_S
+    else:
+        assert rate in (2**32 - 1, 2**64 - 1)  # the kernel's "unlimited" (32- or 64-bit option)

@@ -19,6 +19,7 @@ bench "target server vs nginx" bash -c "cd device-runner && ../.venv/bin/python 
 bench "Nagle trap calibration" bash -c "cd device-runner && ../.venv/bin/python benchmarks/bench_nagle.py"
 if [ "$(id -u)" = 0 ]; then
   bench "link emulator accuracy and throughput" bash -c "cd device-runner && ../.venv/bin/python benchmarks/bench_netlab.py"
+  bench "every protocol beside production peers over emulated links (probe/target vs curl, nginx, quic-go, Caddy)" bash -c "cd device-runner && ../.venv/bin/python benchmarks/bench_peers.py"
   bench "MID series with concurrency on the transatlantic link: probe vs curl" bash -c "cd device-runner && ../.venv/bin/python benchmarks/bench_series_concurrency.py --runs 10"
   bench "MID series with concurrency, the same RTT without loss (the control)" bash -c "cd device-runner && ../.venv/bin/python benchmarks/bench_series_concurrency.py --runs 8 --lossless"
 else

@@ -85,6 +85,7 @@ class RunningTarget:
     h3_port: int | None
     tls: TlsPaths
     nagle_trap: bool
+    tcp_pacing: bool = True
     # The HTTP/3 server's implementation ("quic-go <version>"), None without h3: runs record it.
     h3_server: str | None = None
     _servers: list[asyncio.base_events.Server] = field(default_factory=list, repr=False)
@@ -107,6 +108,7 @@ class RunningTarget:
             "h3_server": self.h3_server,
             "ca_file": str(self.tls.ca_cert),
             "nagle_trap": self.nagle_trap,
+            "tcp_pacing": self.tcp_pacing,
         }
 
     def release_reserved(self) -> None:
@@ -168,7 +170,8 @@ async def _bind_tls_and_h3(target: RunningTarget, host: str, tls_port: int, ctx:
                     continue
                 raise
             target.h3_server = target._h3.server
-        opts = ServerOptions(tls=True, h3_port=port if h3 else advertise_h3_port, nagle_trap=target.nagle_trap)
+        opts = ServerOptions(tls=True, h3_port=port if h3 else advertise_h3_port, nagle_trap=target.nagle_trap,
+                             tcp_pacing=target.tcp_pacing)
         if listen:
             server = await loop.create_server(
                 partial(TargetProtocol, opts, target._connections, _session_for), sock=sock, ssl=ctx,
@@ -189,6 +192,7 @@ async def serve_target(
     tls_dir: Path | str = Path("var/tls"),
     *,
     nagle_trap: bool = False,
+    tcp_pacing: bool = True,
     h3: bool = True,
     reuse_port: bool = False,
     listen: bool = True,
@@ -204,10 +208,10 @@ async def serve_target(
     """
     loop = asyncio.get_running_loop()
     paths = ensure_tls(Path(tls_dir))
-    target = RunningTarget(host, None, None, None, paths, nagle_trap)
+    target = RunningTarget(host, None, None, None, paths, nagle_trap, tcp_pacing)
     try:
         if plain_port is not None:
-            opts = ServerOptions(tls=False, nagle_trap=nagle_trap)
+            opts = ServerOptions(tls=False, nagle_trap=nagle_trap, tcp_pacing=tcp_pacing)
             sock = _tcp_socket(host, plain_port, reuse_port=reuse_port, listen=listen)
             if listen:
                 server = await loop.create_server(
@@ -299,9 +303,11 @@ def start_target(
     tls_dir: Path | str = Path("var/tls"),
     *,
     nagle_trap: bool = False,
+    tcp_pacing: bool = True,
     h3: bool = True,
 ) -> TargetThread:
     """Start the target in a background thread; returns once every port is bound."""
     return TargetThread(
-        host=host, plain_port=plain_port, tls_port=tls_port, tls_dir=tls_dir, nagle_trap=nagle_trap, h3=h3
+        host=host, plain_port=plain_port, tls_port=tls_port, tls_dir=tls_dir, nagle_trap=nagle_trap,
+        tcp_pacing=tcp_pacing, h3=h3,
     ).start()

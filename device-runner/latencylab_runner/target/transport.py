@@ -11,12 +11,22 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol as TypingProtocol
 
+# Linux's SO_MAX_PACING_RATE (asm-generic/socket.h); Python's socket module does not name it.
+# Any cap below "unlimited" turns on the kernel's internal TCP pacing (since 4.13), no fq
+# qdisc needed; this cap (~17 Gbit/s) never binds, so the rate is the kernel's own
+# tcp_pacing_ss_ratio / ca_ratio (200 % / 120 %) × cwnd / srtt.
+SO_MAX_PACING_RATE = getattr(socket, "SO_MAX_PACING_RATE", 47)
+PACING_CAP_BYTES_PER_S = 0x7FFFFFFF
+
 
 @dataclass(frozen=True)
 class ServerOptions:
     tls: bool
     h3_port: int | None = None  # advertised in Alt-Svc on TLS ports
     nagle_trap: bool = False  # calibration: Nagle on + response split in two writes
+    # Pace TCP as QUIC stacks pace (quic-go: 2 × cwnd/srtt in slow start), so h1/h2 and h3
+    # differ by protocol, not by whether the sender bursts its window (docs/methodology.md).
+    tcp_pacing: bool = True
 
     def common_headers(self) -> list[tuple[str, str]]:
         if self.tls and self.h3_port:
@@ -55,6 +65,8 @@ class TargetProtocol(asyncio.Protocol):
         if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
             # asyncio turns NODELAY on by default; the trap needs Nagle back on.
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 0 if self.options.nagle_trap else 1)
+            if self.options.tcp_pacing:
+                sock.setsockopt(socket.SOL_SOCKET, SO_MAX_PACING_RATE, PACING_CAP_BYTES_PER_S)
         # Large write buffer: a 300 KB file is queued in one go; back-pressure beyond that.
         transport.set_write_buffer_limits(high=1 << 20)
         alpn = None

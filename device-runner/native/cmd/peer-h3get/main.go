@@ -1,0 +1,58 @@
+// peer-h3get is a production HTTP/3 client for the benchmarks' peer cross-checks: quic-go's
+// own http3.Transport with its defaults, nothing of LatencyLab's. Like `curl -w
+// '%{time_total}'`, it fetches the URLs in order (one connection per origin, reused) and
+// prints each transfer's total milliseconds and body bytes.
+//
+//	peer-h3get --cacert ca.pem https://198.18.0.2:8443/files/mid-01 ...
+package main
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/quic-go/quic-go/http3"
+)
+
+func main() {
+	caFile := flag.String("cacert", "", "PEM file of trusted CAs (default: the system's roots)")
+	flag.Parse()
+	tlsConf := &tls.Config{}
+	if *caFile != "" {
+		pem, err := os.ReadFile(*caFile)
+		if err != nil {
+			fail(err)
+		}
+		tlsConf.RootCAs = x509.NewCertPool()
+		tlsConf.RootCAs.AppendCertsFromPEM(pem)
+	}
+	transport := &http3.Transport{TLSClientConfig: tlsConf}
+	defer transport.Close()
+	client := &http.Client{Transport: transport}
+	for _, url := range flag.Args() {
+		start := time.Now()
+		resp, err := client.Get(url)
+		if err != nil {
+			fail(err)
+		}
+		n, err := io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			fail(err)
+		}
+		if resp.StatusCode != http.StatusOK {
+			fail(fmt.Errorf("%s: HTTP %d", url, resp.StatusCode))
+		}
+		fmt.Printf("%.3f %d\n", float64(time.Since(start).Microseconds())/1000, n)
+	}
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "peer-h3get:", err)
+	os.Exit(1)
+}
