@@ -3,6 +3,7 @@ checkout's native/bin (what `make bootstrap` builds), else $PATH for an installe
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -17,7 +18,7 @@ def native_program(name: str) -> str:
     """Absolute path of the program `name` (e.g. latencylab-h3-probe); raises
     NativeProgramMissing, saying how to build it, when neither place has it."""
     built = CHECKOUT_BIN / name
-    if built.is_file():
+    if built.is_file() and os.access(built, os.X_OK):
         return str(built)
     found = shutil.which(name)
     if found:

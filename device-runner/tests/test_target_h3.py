@@ -30,6 +30,7 @@ from aioquic.quic.events import QuicEvent
 from conftest import launch_target
 from probe_helpers import origin_for
 
+from latencylab_runner import native
 from latencylab_runner.probe import ProbeRequest, open_session
 from latencylab_runner.target import content, http3, serve_target, start_target
 
@@ -239,9 +240,9 @@ def test_udp_port_in_use_is_an_address_in_use_error(tls_dir):
 
 
 def test_missing_binary_says_how_to_build_it(tls_dir, tmp_path, monkeypatch):
-    monkeypatch.setattr(http3, "CHECKOUT_BIN", tmp_path)
+    monkeypatch.setattr(native, "CHECKOUT_BIN", tmp_path)
     monkeypatch.setenv("PATH", str(tmp_path))
-    with pytest.raises(http3.NativeServerMissing, match="make bootstrap"):
+    with pytest.raises(native.NativeProgramMissing, match="make bootstrap.*--no-h3"):
         asyncio.run(serve_target("127.0.0.1", None, 0, tls_dir.dir))
 
 

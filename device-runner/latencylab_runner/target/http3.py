@@ -13,37 +13,23 @@ import asyncio
 import contextlib
 import errno
 import json
-import os
-import shutil
 import signal
 from pathlib import Path
 
+from ..native import NativeProgramMissing, native_program
 from . import content
 
 BINARY = "latencylab-h3-target"
-# A source checkout: bootstrap builds device-runner/native/cmd/... into native/bin.
-CHECKOUT_BIN = Path(__file__).resolve().parents[2] / "native" / "bin"
 READY_TIMEOUT_S = 30.0
 STOP_TIMEOUT_S = 5.0
 
 
-class NativeServerMissing(RuntimeError):
-    pass
-
-
 def find_binary() -> str:
-    """The checkout's build first (what bootstrap just built), then $PATH (installed runners)."""
-    built = CHECKOUT_BIN / BINARY
-    if built.is_file() and os.access(built, os.X_OK):
-        return str(built)
-    on_path = shutil.which(BINARY)
-    if on_path:
-        return on_path
-    raise NativeServerMissing(
-        f"{BINARY} (the target's HTTP/3 server, quic-go) is not built: run `make bootstrap` "
-        f"(or infra/bin/bootstrap.sh), which builds it into {CHECKOUT_BIN}, or put it on $PATH; "
-        "or start the target without HTTP/3 (--no-h3)"
-    )
+    """The checkout's build (what bootstrap built), else $PATH (installed runners)."""
+    try:
+        return native_program(BINARY)
+    except NativeProgramMissing as e:
+        raise NativeProgramMissing(f"{e}; or start the target without HTTP/3 (--no-h3)") from e
 
 
 def write_content(directory: Path) -> None:
