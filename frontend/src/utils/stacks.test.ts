@@ -1,9 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { armLegend, clientLabel, clientStacksText, serverHeaderNote, serverLabel, serverStacksText } from './stacks';
+import {
+  armLegend,
+  clientLabel,
+  clientStackEntries,
+  serverHeaderNote,
+  serverLabel,
+  serverStackEntries,
+  stackEntriesText,
+} from './stacks';
 
 const hostH3 = { platform: 'host', device: 'Linux x86_64', stack: 'latencylab-probe 0.1.0 (aioquic 1.2.0)' };
 const pixelH3 = { platform: 'android', device: 'Pixel 8', stack: 'cronet 128' };
-const reference = { target: 'reference', software: 'latencylab-target 0.1.0 (aioquic 1.2.0)', server_headers: null };
+const reference = { target: 'reference', software: 'latencylab-target 0.1.0 (quic-go 0.65.0)', server_headers: null };
 const nginx = { target: 'customer', software: null, server_headers: ['nginx/1.25.3'] };
 
 describe('stack labels', () => {
@@ -13,7 +21,7 @@ describe('stack labels', () => {
   });
 
   it('tells the reference target from a customer server, by its Server header when it sent one', () => {
-    expect(serverLabel(reference)).toBe('reference target (aioquic 1.2.0)');
+    expect(serverLabel(reference)).toBe('reference target (quic-go 0.65.0)');
     expect(serverLabel({ ...reference, software: null })).toBe('reference target');
     expect(serverLabel(nginx)).toBe('your server: nginx/1.25.3');
     expect(serverLabel({ ...nginx, server_headers: [] })).toBe('your server');
@@ -24,18 +32,24 @@ describe('stack labels', () => {
 
   it('says an arm in one quotable line', () => {
     expect(armLegend('h3', [hostH3, pixelH3, { ...pixelH3, device: 'Pixel 8' }], [reference])).toBe(
-      'h3 — aioquic 1.2.0 (host) · cronet 128 (Pixel 8) → reference target (aioquic 1.2.0)',
+      'h3 — aioquic 1.2.0 (host) · cronet 128 (Pixel 8) → reference target (quic-go 0.65.0)',
     );
     expect(armLegend('mine', [], [])).toBe('mine — client not reported yet');
   });
 
   it("reads a run's fingerprint fields, ignoring what is not a stack", () => {
-    expect(clientStacksText({ h2: 'okhttp 5.1.0', h3: 'cronet 128' })).toBe('h2 okhttp 5.1.0 · h3 cronet 128');
-    expect(clientStacksText(undefined)).toBeNull();
-    expect(clientStacksText(['okhttp'])).toBeNull();
-    expect(serverStacksText({ h3: reference, mine: nginx, junk: 'x' })).toBe(
-      'h3 reference target (aioquic 1.2.0) · mine your server: nginx/1.25.3',
-    );
-    expect(serverStacksText({})).toBeNull();
+    const clients = clientStackEntries({ h2: 'okhttp 5.1.0', h3: 'cronet 128', h1: 7 });
+    expect(clients).toEqual([
+      ['h2', 'okhttp 5.1.0'],
+      ['h3', 'cronet 128'],
+    ]);
+    expect(stackEntriesText(clients)).toBe('h2 okhttp 5.1.0 · h3 cronet 128');
+    expect(clientStackEntries(undefined)).toEqual([]);
+    expect(clientStackEntries(['okhttp'])).toEqual([]);
+    expect(serverStackEntries({ h3: reference, mine: nginx, junk: 'x' })).toEqual([
+      ['h3', 'reference target (quic-go 0.65.0)'],
+      ['mine', 'your server: nginx/1.25.3'],
+    ]);
+    expect(stackEntriesText(serverStackEntries({}))).toBeNull();
   });
 });

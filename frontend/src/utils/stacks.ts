@@ -44,17 +44,22 @@ export function armLegend(arm: string, clients: ClientStackLike[], servers: Serv
   return `${arm} — ${client}${server}`;
 }
 
-/** A fingerprint's client_stacks ({"h2": "okhttp 5.1.0"}) as "h2 okhttp 5.1.0 · h3 cronet 128"; null if absent. */
-export function clientStacksText(value: unknown): string | null {
-  const entries = plainEntries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string');
-  return entries.length > 0 ? entries.map(([protocol, stack]) => `${protocol} ${stack}`).join(' · ') : null;
+/** A fingerprint's client_stacks ({"h2": "okhttp 5.1.0"}) as [protocol, stack] pairs; [] if absent. */
+export function clientStackEntries(value: unknown): [string, string][] {
+  return plainEntries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string');
 }
 
-/** A fingerprint's server_stacks ({arm: {target, software, server_headers}}) as "h3 reference target (quic-go
- * 0.65.0) · mine your server: nginx/1.25.3"; null if absent. */
-export function serverStacksText(value: unknown): string | null {
-  const entries = plainEntries(value).filter((entry): entry is [string, ServerStackLike] => isServer(entry[1]));
-  return entries.length > 0 ? entries.map(([arm, server]) => `${arm} ${serverLabel(server)}`).join(' · ') : null;
+/** A fingerprint's server_stacks ({arm: {target, software, server_headers}}) as [arm, server in words]
+ * pairs, e.g. ["mine", "your server: nginx/1.25.3"]; [] if absent. */
+export function serverStackEntries(value: unknown): [string, string][] {
+  return plainEntries(value)
+    .filter((entry): entry is [string, ServerStackLike] => isServer(entry[1]))
+    .map(([arm, server]) => [arm, serverLabel(server)]);
+}
+
+/** Either as one line: "h2 okhttp 5.1.0 · h3 cronet 128"; null when there is none. */
+export function stackEntriesText(entries: [string, string][]): string | null {
+  return entries.length > 0 ? entries.map(([key, text]) => `${key} ${text}`).join(' · ') : null;
 }
 
 function isServer(value: unknown): value is ServerStackLike {

@@ -31,8 +31,16 @@ describe('runs table', () => {
     expect(row).toHaveTextContent('18.2 KB · attempt 1 on host-lab-1');
     expect(within(row).getByText('Fingerprint')).toBeInTheDocument();
     // The stacks read as words, on the row and in the fingerprint, not as JSON.
-    expect(row).toHaveTextContent('Client: h1 okhttp 5.0.0 · h2 okhttp 5.0.0');
-    expect(row).toHaveTextContent('Server: h2 reference target (h2 4.2.0) · mine your server: nginx/1.25.3');
+    const clientLines = within(row).getByRole('list', { name: 'Client stacks' });
+    expect(within(clientLines).getAllByRole('listitem').map((li) => li.textContent)).toEqual([
+      'Client h1: okhttp 5.0.0',
+      'Client h2: okhttp 5.0.0',
+    ]);
+    const serverLines = within(row).getByRole('list', { name: 'Server stacks' });
+    expect(within(serverLines).getAllByRole('listitem').map((li) => li.textContent)).toEqual([
+      'Server h2: reference target (h2 4.2.0)',
+      'Server mine: your server: nginx/1.25.3',
+    ]);
     expect(row).toHaveTextContent('client_stacksh1 okhttp 5.0.0 · h2 okhttp 5.0.0');
     expect(row).not.toHaveTextContent('{"h2"');
     expect(screen.getByTestId(`run-${done.id}`)).toHaveTextContent('none');

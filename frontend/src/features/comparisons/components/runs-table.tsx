@@ -1,6 +1,6 @@
 import type { Run, RunArtifact } from '@/lib/api-types';
 import { formatBytes } from '@/utils/format';
-import { clientStacksText, serverStacksText } from '@/utils/stacks';
+import { clientStackEntries, serverStackEntries, stackEntriesText } from '@/utils/stacks';
 
 /** A comparison's runs: where each ran (device and its fingerprint), how it went, its artifacts. */
 export function RunsTable({ runs }: { runs: Run[] }) {
@@ -74,25 +74,33 @@ function Artifacts({ artifacts, runDevice }: { artifacts: RunArtifact[]; runDevi
   );
 }
 
-/** Which client measured each protocol on this run and which server answered each arm, in words. */
+/** Which client measured each protocol on this run and which server answered each arm, one line each. */
 function Stacks({ fingerprint }: { fingerprint: unknown }) {
   const fields = fingerprintFields(fingerprint);
-  const clients = clientStacksText(fields.client_stacks);
-  const servers = serverStacksText(fields.server_stacks);
-  if (!clients && !servers) return null;
+  const clients = clientStackEntries(fields.client_stacks);
+  const servers = serverStackEntries(fields.server_stacks);
+  if (clients.length === 0 && servers.length === 0) return null;
   return (
     <div className="small stacks-line">
-      {clients && (
-        <div>
-          <span className="muted">Client:</span> {clients}
-        </div>
-      )}
-      {servers && (
-        <div>
-          <span className="muted">Server:</span> {servers}
-        </div>
-      )}
+      <StackLines title="Client" entries={clients} />
+      <StackLines title="Server" entries={servers} />
     </div>
+  );
+}
+
+function StackLines({ title, entries }: { title: string; entries: [string, string][] }) {
+  if (entries.length === 0) return null;
+  return (
+    <ul className="plain-list" aria-label={`${title} stacks`}>
+      {entries.map(([key, text]) => (
+        <li key={key}>
+          <span className="muted">
+            {title} {key}:
+          </span>{' '}
+          {text}
+        </li>
+      ))}
+    </ul>
   );
 }
 
@@ -102,7 +110,9 @@ function fingerprintFields(fingerprint: unknown): Record<string, unknown> {
 
 /** How a fingerprint field reads: the stacks in words, other objects as JSON. */
 function fieldText(key: string, value: unknown): string {
-  const readable = key === 'client_stacks' ? clientStacksText(value) : key === 'server_stacks' ? serverStacksText(value) : null;
+  const entries =
+    key === 'client_stacks' ? clientStackEntries(value) : key === 'server_stacks' ? serverStackEntries(value) : [];
+  const readable = stackEntriesText(entries);
   if (readable) return readable;
   return typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value);
 }
