@@ -84,7 +84,8 @@ PRESETS: dict[str, dict[str, Any]] = {
     "payload-sweep": {
         "title": "Payload sweep (seeds/004)",
         "description": "800-byte request, responses log-spaced 1 KB … 2 MB; latency as a multiple of the "
-        "baseline RTT per size, flagging size bands slower than 2× RTT (the Nagle/delayed-ACK class). 6 blocks "
+        "baseline RTT per size, flagging size bands slower than RTT, handshakes, slow start and the path's rate "
+        "explain, or slower than a larger size (the Nagle/delayed-ACK class). 6 blocks "
         "of 160 requests per arm: enough to call +20 % a regression on one device (every simulated run).",
         "spec": {
             "name": "Payload sweep",

@@ -15,7 +15,7 @@ read through the COPY; the result is the same (tests/test_loader_block_columns.p
 """
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -98,6 +98,9 @@ def _row_dtype(names: list[str]) -> np.dtype:
 class LoadedComparison:
     table: SampleTable
     baselines: BlockBaselines
+    # The emulated link's measured downstream goodput (kbit/s) per (device, profile) label,
+    # where a run measured one: the payload sweep's stall model falls back on it.
+    link_rates: dict[tuple[str, str], float] = field(default_factory=dict)
     # Only with load_comparison(..., phases=True): run code of each row (index into
     # run_ids), and each phase's duration in µs (PHASE_NULL where the phase did not happen).
     run: np.ndarray | None = None
@@ -157,6 +160,7 @@ def load_comparison(comparison: Comparison, *, phases: bool = False) -> LoadedCo
     parts: list[dict[str, np.ndarray]] = []
     base_rows: list[tuple[int, int, int, float, float, float]] = []
     run_ids: list[object] = []
+    link_rates: dict[tuple[str, str], float] = {}
     runs = list(comparison.runs.select_related("device").prefetch_related("blocks").order_by("slot", "network_profile"))
     stored = _blocks_read([run.id for run in runs])
     phase_names = [name for name, _ in _PHASE_COLUMNS] if phases else []
@@ -170,6 +174,8 @@ def load_comparison(comparison: Comparison, *, phases: bool = False) -> LoadedCo
         if profile not in profile_labels:
             profile_labels.append(profile)
         d, p = device_labels.index(device), profile_labels.index(profile)
+        if (rate := _measured_down_kbit(run.link)) is not None:
+            link_rates[(device, profile)] = rate
         for block in run.blocks.all():
             tcp = (block.baseline or {}).get("tcp") or {}
             if tcp.get("avg_ms") is not None:
@@ -202,10 +208,18 @@ def load_comparison(comparison: Comparison, *, phases: bool = False) -> LoadedCo
                                block=b[:, 2].astype(np.int32), rtt_avg_us=b[:, 3], rtt_stddev_us=b[:, 4],
                                loss_pct=b[:, 5])
     if not phases:
-        return LoadedComparison(table=table, baselines=baselines)
-    return LoadedComparison(table=table, baselines=baselines, run=merged["run"], run_ids=tuple(run_ids),
+        return LoadedComparison(table=table, baselines=baselines, link_rates=link_rates)
+    return LoadedComparison(table=table, baselines=baselines, link_rates=link_rates, run=merged["run"],
+                            run_ids=tuple(run_ids),
                             phase_us={name[:-3]: merged[name] for name, _ in _PHASE_COLUMNS},
                             ttfb_null=merged["ttfb_null"])
+
+
+def _measured_down_kbit(link: dict[str, Any] | None) -> float | None:
+    """A run's link report: measured.goodput_kbit.down (netlab's measure), when present."""
+    measured = (link or {}).get("measured") or {}
+    down = (measured.get("goodput_kbit") or {}).get("down") if isinstance(measured, dict) else None
+    return float(down) if isinstance(down, (int, float)) and down > 0 else None
 
 
 def _empty(name: str) -> np.ndarray:

@@ -100,7 +100,7 @@ def analysis_compute(*, comparison: Comparison, timings: dict[str, float] | None
     arms = list(table.arm_labels)
     step("load")
     analysis = analyze_comparison(table, baseline_arm=comparison.baseline_arm, baselines=loaded.baselines,
-                                  config=config or verdict_config(comparison.spec))
+                                  link_rates=loaded.link_rates, config=config or verdict_config(comparison.spec))
     step("engine")
     # Request statistics per arm over every period: the same describe() with periods folded.
     folded = dataclasses.replace(table, period=np.full(len(table), -1, dtype=np.int32))

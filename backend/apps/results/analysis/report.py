@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import cast
 
 import numpy as np
@@ -25,6 +25,7 @@ def analyze_comparison(
     *,
     baseline_arm: str,
     baselines: BlockBaselines | None = None,
+    link_rates: Mapping[tuple[str, str], float] | None = None,
     metrics: Sequence[str] = ("total_ms", "ttfb_ms"),
     config: VerdictConfig | None = None,
 ) -> dict:
@@ -44,7 +45,7 @@ def analyze_comparison(
         if (table.period >= 0).any() else [],
         "first_vs_rest": first_vs_rest(table) if table.first_on_connection.any() else [],
         "delay_sweep": delay_sweep(table) if (table.server_delay_us >= 0).any() else [],
-        "payload_sweep": payload_sweep(table, baselines) if baselines is not None else [],
+        "payload_sweep": payload_sweep(table, baselines, link_rates=link_rates) if baselines is not None else [],
         "comparisons": [c.to_dict() for c in comparisons],
     }
     return cast(dict, to_jsonable(result))

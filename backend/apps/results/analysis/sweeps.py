@@ -59,9 +59,9 @@ def payload_sweep(
     ``stall`` flags bands slower than the network explains (``expected_ms``, from the
     RTT, handshakes, slow start and the rate; ``stall_reasons`` says which test fired).
     ``link_rates``: the link's measured downstream rate (kbit/s) per (device, profile)
-    label, where the run measured one: the model's rate when the sweep shows none. ``slow`` is the older rule, kept with its
-    meaning (median above ``slow_multiple`` × RTT): on a fast path every size has it,
-    so it is no stall verdict. ``slower_than_next_size`` flags a band slower than the
+    label, where the run measured one: the model's rate when the sweep shows none.
+    ``slow`` is the older rule, kept with its meaning (median above ``slow_multiple`` × RTT):
+    on a fast path every size has it, so it is no stall verdict. ``slower_than_next_size`` flags a band slower than the
     next larger one.
     """
     selected = table.measured_ok & (table.resp_bytes > 0)

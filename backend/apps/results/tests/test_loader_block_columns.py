@@ -144,3 +144,19 @@ def test_devices_of_one_platform_and_model_form_one_class():
     # A device alone in its model, or of no known model, keeps its own label (its own class).
     assert device_classes(["p8-a", "ip15", "p8-b", "host-1"], model_of) == (
         "android / Pixel 8", "ip15", "android / Pixel 8", "host-1")
+
+
+@pytest.mark.django_db
+def test_the_links_measured_rate_reaches_the_analysis(runner_api, org, pool):
+    """The payload sweep's stall model falls back on the link's measured goodput: the
+    loader hands each run's measured.goodput_kbit.down on, by (device, profile) label."""
+    comparison = comparison_create(organization=org, submitted_spec=SPEC2)
+    comparison_plan(comparison_id=str(comparison.id))
+    run = comparison.runs.get()
+    assert loader.load_comparison(comparison).link_rates == {}  # nothing measured: nothing invented
+    run.link = {"profile": "lte", "measured": {"goodput_kbit": {"down": 11800.5, "up": 11650.0}}}
+    run.save(update_fields=["link"])
+    upload(runner_api, lease(runner_api).json()["runs"][0], 0, samples=varied(0))
+    got = loader.load_comparison(comparison)
+    run.refresh_from_db()  # the lease gave it its device
+    assert got.link_rates == {(loader.run_device_label(run), run.network_profile): 11800.5}
