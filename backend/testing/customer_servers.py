@@ -58,7 +58,8 @@ class CustomerServer:
 
 def start_nginx(workdir: Path, root: Path, *, cert: Path, key: Path, delays_ms: Iterable[int] = ()) -> CustomerServer:
     """nginx on TLS (h1 + h2 by ALPN). `/slow/<ms>` answers after that many milliseconds for
-    each of `delays_ms` (echo_sleep takes seconds, so the config maps each path to its value)."""
+    each of `delays_ms` (echo_sleep takes seconds, so the config maps each path to its value);
+    `/api/ping` answers any method with "pong" (an API call that ignores its body)."""
     binary = shutil.which("nginx") or "/usr/sbin/nginx"
     workdir.mkdir(parents=True, exist_ok=True)
     port = free_port()
@@ -80,6 +81,7 @@ http {{
     listen 127.0.0.1:{port} ssl http2; root {root};
     ssl_certificate {cert}; ssl_certificate_key {key}; ssl_protocols TLSv1.2 TLSv1.3;
     {slow_location}
+    location = /api/ping {{ default_type text/plain; return 200 "pong"; }}
   }}
 }}
 """)

@@ -47,6 +47,17 @@ def test_templates_fill_the_swept_value_and_default_to_the_reference_paths():
         ("/img/b.jpg", None)]  # wraps around like seed-mid-24
     assert plan[0].phase == "warmup"
     assert plan[0].path == "/img/a.jpg"
+    mixed = {"kind": "mixed", "rounds": 1, "calls": 2, "request_bytes": 64, "warmup": 1, "files": "seed-unity-5",
+             "path": "/v2/ping?build=b", "file_paths": ["/img/a.jpg", "https://cdn.example.com/c.jpg"]}
+    plan = plan_block(spec(mixed, arms), run_id="r", block=0)
+    assert [(p.part, p.method, p.path, p.url) for p in plan if p.phase == "measure"] == [
+        ("A", "POST", "/v2/ping?build=b", None), ("A", "POST", "/v2/ping?build=b", None),
+        ("B", "GET", "/img/a.jpg", None), ("B", "GET", "/", "https://cdn.example.com/c.jpg"),
+        ("B", "POST", "/v2/ping?build=b", None), ("B", "POST", "/v2/ping?build=b", None)]
+    assert (plan[0].phase, plan[0].path) == ("warmup", "/v2/ping?build=b")
+    without = {k: v for k, v in mixed.items() if k not in ("path", "file_paths")}
+    reference = plan_block(spec(without, arms), run_id="r", block=0)
+    assert {p.path for p in reference if p.phase == "measure"} == {"/echo"} | {f"/files/unity-{i}" for i in range(1, 6)}
 
 
 @pytest.fixture

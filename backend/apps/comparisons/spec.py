@@ -115,6 +115,16 @@ def concurrency_label(concurrency: str | dict[str, int]) -> str:
     return f"parallel {concurrency['parallel']}" if isinstance(concurrency, dict) else str(concurrency)
 
 
+def validate_object_list(paths: list[str] | None) -> list[str] | None:
+    """A customer's objects: each a path (appended to each arm's endpoint) or an http(s) URL."""
+    for index, path in enumerate(paths or []):
+        problem = check_request_url(path) if not path.startswith("/") else (
+            "Must contain no spaces, CR or LF." if PATH_ONLY.match(path) is None else None)
+        if problem:
+            raise serializers.ValidationError({str(index): [f"A path (/…) or an http(s) URL: {problem}"]})
+    return paths
+
+
 class SeriesWorkloadSpec(serializers.Serializer):
     kind = serializers.ChoiceField(choices=["series"])
     objects = serializers.ChoiceField(choices=sorted(SERIES_OBJECTS), default="seed-mid-24")
@@ -132,12 +142,7 @@ class SeriesWorkloadSpec(serializers.Serializer):
         child=serializers.CharField(max_length=2048), min_length=1, max_length=100, required=False)
 
     def validate_object_paths(self, paths: list[str] | None) -> list[str] | None:
-        for index, path in enumerate(paths or []):
-            problem = check_request_url(path) if not path.startswith("/") else (
-                "Must contain no spaces, CR or LF." if PATH_ONLY.match(path) is None else None)
-            if problem:
-                raise serializers.ValidationError({str(index): [f"A path (/…) or an http(s) URL: {problem}"]})
-        return paths
+        return validate_object_list(paths)
 
 
 class ApiWorkloadSpec(serializers.Serializer):
@@ -147,12 +152,23 @@ class ApiWorkloadSpec(serializers.Serializer):
     request_bytes = serializers.IntegerField(min_value=0, max_value=1_000_000, default=64)
     warmup = serializers.IntegerField(min_value=0, max_value=10, default=0)
     concurrency = ConcurrencyField(required=False)
+    # The API call: a POST of request_bytes to the reference target's /echo, or to a
+    # customer's own path (query allowed). Absent unless given, like the sweeps' templates.
+    path = serializers.RegexField(
+        r"^/[^\s{}]*$", max_length=2048, required=False,
+        error_messages={"invalid": "A path starting with / (query allowed; no spaces, CR, LF or {…})."})
 
 
 class MixedWorkloadSpec(ApiWorkloadSpec):
     kind = serializers.ChoiceField(choices=["mixed"])
     concurrency = None  # type: ignore[assignment]  # in order on one connection (seeds/003)
     files = serializers.ChoiceField(choices=sorted(FILE_SETS), default="seed-unity-5")
+    # A customer's own downloads instead of `files`: paths (each arm's endpoint) or URLs.
+    file_paths = serializers.ListField(
+        child=serializers.CharField(max_length=2048), min_length=1, max_length=100, required=False)
+
+    def validate_file_paths(self, paths: list[str] | None) -> list[str] | None:
+        return validate_object_list(paths)
 
 
 def path_template(placeholder: str) -> serializers.RegexField:
@@ -511,16 +527,17 @@ def _check_requests_fit_arms(workload: dict[str, Any], arms: list[dict[str, Any]
     """A request list is HTTP: no gRPC arm. An absolute `url` is sent by every arm: its
     scheme must be the one each arm's protocol speaks (http:// for h1c, https:// otherwise)."""
     custom_paths = (workload["kind"] == "series" and workload.get("object_paths")) or (
-        workload["kind"] in ("delay_sweep", "payload_sweep") and "path" in workload)
+        workload["kind"] in ("delay_sweep", "payload_sweep", "api", "mixed") and "path" in workload) or (
+        workload["kind"] == "mixed" and workload.get("file_paths"))
     if custom_paths:
         for index, arm in enumerate(arms):
             if arm["protocol"] == "grpc":
                 raise serializers.ValidationError({"arms": {str(index): {"protocol": [
                     "Custom paths are HTTP: a gRPC arm runs the reference target's calls only."]}}})
-    if workload["kind"] == "series":
-        for index, path in enumerate(workload.get("object_paths") or []):
+    for field in ("object_paths", "file_paths"):
+        for index, path in enumerate(workload.get(field) or []):
             if not path.startswith("/"):
-                _check_url_fits_arms(path, arms, ("workload", "object_paths", str(index)))
+                _check_url_fits_arms(path, arms, ("workload", field, str(index)))
     if workload["kind"] != "requests":
         return
     for index, arm in enumerate(arms):
@@ -571,9 +588,8 @@ def requests_per_run(workload: dict[str, Any], *, arms: int) -> int:
     elif kind == "api":
         per_arm = workload["rounds"] * workload["calls"]
     elif kind == "mixed":
-        per_arm = workload["rounds"] * workload["calls"] + workload["rounds"] * (
-            FILE_SETS[workload["files"]] + workload["calls"]
-        )
+        files = len(workload.get("file_paths") or ()) or FILE_SETS[workload["files"]]
+        per_arm = workload["rounds"] * workload["calls"] + workload["rounds"] * (files + workload["calls"])
     elif kind == "delay_sweep":
         steps = (workload["stop_ms"] - workload["start_ms"]) // workload["step_ms"] + 1
         per_arm = steps * workload["trials"]

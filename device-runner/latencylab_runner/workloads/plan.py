@@ -74,10 +74,20 @@ def series_object(workload: dict[str, Any], step: int) -> PlannedRequest:
     if not paths:
         name = f"mid-{step % SERIES_OBJECT_COUNT[workload['objects']] + 1:02d}"
         return PlannedRequest("", "", "file", "GET", f"/files/{name}")
-    path = paths[step % len(paths)]
+    return object_request(paths[step % len(paths)])
+
+
+def object_request(path: str) -> PlannedRequest:
+    """A customer's object (arm and phase filled in by the caller): a path on each arm's
+    endpoint, or an absolute URL, the same for every arm."""
     if path.startswith("/"):
         return PlannedRequest("", "", "get", "GET", path)
     return PlannedRequest("", "", "get", "GET", "/", url=path)
+
+
+def api_path(workload: dict[str, Any]) -> str:
+    """The API call's endpoint: the reference target's /echo, or the customer's `path`."""
+    return workload.get("path", "/echo")
 
 
 def _first_request(workload: dict[str, Any]) -> PlannedRequest:
@@ -91,7 +101,7 @@ def _first_request(workload: dict[str, Any]) -> PlannedRequest:
         method = workload.get("method", "POST")
         return PlannedRequest("", "", "bytes", method, size_path(workload, workload["sizes"][0]),
                               workload["request_bytes"] if method == "POST" else 0)
-    return PlannedRequest("", "", "echo", "POST", "/echo", workload.get("request_bytes", 64))
+    return PlannedRequest("", "", "echo", "POST", api_path(workload), workload.get("request_bytes", 64))
 
 
 def listed_request(arm: str, phase: str, request: dict[str, Any], **where: Any) -> PlannedRequest:
@@ -175,20 +185,21 @@ def _series(workload: dict[str, Any], *, order: list[str], blocks: int, block: i
 def _api(workload: dict[str, Any], *, order: list[str], blocks: int, block: int,
          **_: Any) -> Iterator[PlannedRequest]:
     """`api` and `mixed`: part A is the API calls; `mixed` adds part B, the files then the calls."""
-    body = workload["request_bytes"]
+    body, path = workload["request_bytes"], api_path(workload)
     for i, rnd in enumerate(_block_repetitions(workload["rounds"], blocks, block)):
         for arm in _abba(order, i):
             for call in range(workload["calls"]):
-                yield PlannedRequest(arm, "measure", "echo", "POST", "/echo", body, repetition=rnd, step=call,
+                yield PlannedRequest(arm, "measure", "echo", "POST", path, body, repetition=rnd, step=call,
                                      part="A", new_connection=call == 0)
         if workload["kind"] == "mixed":
-            files = FILE_SETS[workload["files"]]
+            files = ([object_request(p) for p in workload["file_paths"]] if workload.get("file_paths") else
+                     [PlannedRequest("", "", "file", "GET", f"/files/{name}") for name in FILE_SETS[workload["files"]]])
             for arm in _abba(order, i + 1):
-                for step, name in enumerate(files):
-                    yield PlannedRequest(arm, "measure", "file", "GET", f"/files/{name}", repetition=rnd,
-                                         step=step, part="B", new_connection=step == 0)
+                for step, download in enumerate(files):
+                    yield replace(download, arm=arm, phase="measure", repetition=rnd, step=step, part="B",
+                                  new_connection=step == 0)
                 for call in range(workload["calls"]):
-                    yield PlannedRequest(arm, "measure", "echo", "POST", "/echo", body, repetition=rnd,
+                    yield PlannedRequest(arm, "measure", "echo", "POST", path, body, repetition=rnd,
                                          step=len(files) + call, part="B")
 
 

@@ -724,6 +724,7 @@ export interface components {
             concurrency?: ("sequential" | "parallel" | "all") | {
                 parallel: number;
             };
+            path?: string;
         };
         /**
          * @description compare.py `ArmComparison`: one arm against the baseline arm on one metric, device
@@ -1737,8 +1738,10 @@ export interface components {
             request_bytes?: number;
             /** @description Default: 0. */
             warmup?: number;
+            path?: string;
             /** @description Default: "seed-unity-5". */
             files?: "seed-unity-5";
+            file_paths?: string[];
         };
         NetworkProfileInputRequest: {
             name: string;

@@ -17,9 +17,10 @@ def spec(workload: dict, arms: list | None = None) -> dict:
 
 
 def test_without_templates_the_normalized_workload_is_unchanged():
-    for workload in ({"kind": "series"}, {"kind": "delay_sweep"}, {"kind": "payload_sweep", "sizes": [1]}):
+    for workload in ({"kind": "series"}, {"kind": "delay_sweep"}, {"kind": "payload_sweep", "sizes": [1]},
+                     {"kind": "api"}, {"kind": "mixed"}):
         normalized = normalize_spec(spec(workload))["workload"]
-        assert not {"path", "method", "object_paths"} & set(normalized), normalized
+        assert not {"path", "method", "object_paths", "file_paths"} & set(normalized), normalized
     series = normalize_spec(spec({"kind": "series"}))
     assert spec_fingerprint(series) == spec_fingerprint(normalize_spec(spec({"kind": "series"})))
 
@@ -28,6 +29,8 @@ GOOD = [
     {"kind": "payload_sweep", "sizes": [1000], "path": "/download?bytes={size}", "method": "GET"},
     {"kind": "delay_sweep", "path": "/v1/slow/{delay_ms}/done"},
     {"kind": "series", "object_paths": ["/img/1.jpg", "https://cdn.example.com/2.jpg?w=64"]},
+    {"kind": "api", "path": "/v2/echo?build=a"},
+    {"kind": "mixed", "path": "/v2/echo", "file_paths": ["/img/1.jpg", "https://cdn.example.com/2.jpg"]},
 ]
 
 
@@ -51,6 +54,12 @@ BAD = [
     ({"kind": "series", "object_paths": ["https://u:p@cdn.example.com/a"]}, "object_paths", False),
     ({"kind": "series", "object_paths": ["/a b"]}, "object_paths", False),
     ({"kind": "series", "object_paths": ["http://cdn.example.com/a"]}, "object_paths", False),  # h1/h2 arms: https
+    ({"kind": "api", "path": "v2/echo"}, "path", True),
+    ({"kind": "api", "path": "/v2/{echo}"}, "path", True),
+    ({"kind": "api", "path": "/v2/echo\r\nHost: x"}, "path", True),
+    ({"kind": "mixed", "file_paths": []}, "file_paths", True),
+    ({"kind": "mixed", "file_paths": ["ftp://cdn.example.com/a"]}, "file_paths", False),
+    ({"kind": "mixed", "file_paths": ["http://cdn.example.com/a"]}, "file_paths", False),
 ]
 
 

@@ -1,6 +1,6 @@
 """Acceptance against servers nobody here wrote: a customer's "two builds" are Debian's
 nginx and Caddy serving the customer's own paths. The seed experiments — the MID image
-series, a payload sweep and a delay sweep — and a 50-request HAR replay through h1, h2 and
+series, a payload sweep, a delay sweep and API calls with downloads — and a 50-request HAR replay through h1, h2 and
 h3 run through the service with the real runner agent and host probe, and every sample
 must be what those servers really sent: the recorded status and the file's exact size,
 over the arm's protocol. The reference target is not involved at all."""
@@ -142,6 +142,11 @@ def test_seed_experiments_and_a_har_replay_against_nginx_and_caddy(live_server, 
             "workload": {"kind": "delay_sweep", "start_ms": DELAYS_MS[0], "stop_ms": DELAYS_MS[-1],
                          "step_ms": DELAYS_MS[1] - DELAYS_MS[0], "trials": 2, "path": "/slow/{delay_ms}"},
             "arms": [_arm("build-a", "h1", a, ca), _arm("build-b", "h2", b, ca)]}),
+        "api": _submit(api, {
+            "name": "API calls and downloads: build A vs build B",
+            "workload": {"kind": "mixed", "rounds": 2, "calls": 3, "path": "/api/ping?v=1",
+                         "file_paths": [f"/img/{name}.jpg" for name in IMAGES[:5]]},
+            "arms": [_arm("build-a", "h1", a, ca), _arm("build-b", "h2", b, ca)]}),
         "har": _submit(api, {
             "name": "HAR replay over h1, h2 and h3",
             "workload": {**har_workload, "warmup": 1},
@@ -168,6 +173,15 @@ def test_seed_experiments_and_a_har_replay_against_nginx_and_caddy(live_server, 
         assert sample.server_delay_ms == float(sample.path.rsplit("/", 1)[1])
         # nginx really waited: the response cannot come before the requested delay.
         assert sample.resp_first_byte - sample.req_end >= sample.server_delay_ms * 1000 * 0.9, sample.path
+
+    _assert_finished_with_verdict(api, ids["api"], ["build-a", "build-b"])
+    calls_and_files = list(_measured(ids["api"]))
+    assert len(calls_and_files) == 2 * 2 * (3 + 5 + 3)  # arms × rounds × (part A calls + part B files and calls)
+    for sample in calls_and_files:
+        if sample.op == "echo":  # the customer's API call: POSTed to its own path
+            assert (sample.path, sample.status, sample.resp_bytes) == ("/api/ping?v=1", 200, 4), sample.arm.label
+        else:
+            assert (sample.status, sample.resp_bytes) == (200, sizes[sample.path]), sample.path
 
     _assert_finished_with_verdict(api, ids["har"], ["h1-nginx", "h2-nginx", "h3-caddy"])
     har = list(_measured(ids["har"]))

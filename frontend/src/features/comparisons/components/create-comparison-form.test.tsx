@@ -271,6 +271,31 @@ describe('CreateComparisonForm', () => {
     expect(screen.getByLabelText('Path on your server (optional)')).toHaveAttribute('aria-invalid', 'true');
   });
 
+  it("runs API calls and downloads against the user's own server: the call's path and the files", async () => {
+    const sent = vi.fn<(body: { workload?: unknown }) => void>();
+    server.use(
+      http.post('*/api/v1/comparisons', async ({ request }) => {
+        sent((await request.json()) as { workload?: unknown });
+        return HttpResponse.json({ workload: { file_paths: { '1': ['A path (/…) or an http(s) URL.'] } } }, { status: 400 });
+      }),
+    );
+    const { user } = renderForm();
+    await user.click(await screen.findByRole('radio', { name: /API calls and downloads/ }));
+    await user.type(screen.getByLabelText('API call path on your server (optional)'), '/v2/ping?build=a');
+    await user.type(screen.getByLabelText('Downloads on your server (optional)'), '/img/1.jpg{enter}ftp://x/2.jpg');
+    await user.click(screen.getByRole('button', { name: 'Create comparison' }));
+
+    expect(await screen.findAllByText('A path (/…) or an http(s) URL.')).not.toHaveLength(0);
+    expect(sent.mock.calls[0]?.[0]?.workload).toEqual({
+      kind: 'mixed',
+      path: '/v2/ping?build=a',
+      file_paths: ['/img/1.jpg', 'ftp://x/2.jpg'],
+    });
+    // The server's refusal sits at the downloads, not at the call's path.
+    expect(screen.getByLabelText('Downloads on your server (optional)')).toHaveAttribute('aria-invalid', 'true');
+    expect(screen.getByLabelText('API call path on your server (optional)')).not.toHaveAttribute('aria-invalid');
+  });
+
   it('leaves the workload to the preset when no path is given', async () => {
     const { user, onCreated } = renderForm();
     await user.click(await screen.findByRole('radio', { name: /OS-added latency/ }));

@@ -17,6 +17,7 @@ import { ErrorSummary, FieldMessages, fieldMessages } from '@/components/field-m
 import {
   buildSpec,
   CONCURRENCY_CHOICES,
+  CUSTOM_FILES,
   CUSTOM_PATHS,
   defaultName,
   draftFromPreset,
@@ -27,8 +28,9 @@ import {
 } from './spec-draft';
 
 const PREFERRED_PRESET = 'mid-image-series';
-// Where the server reports a problem with the custom paths field.
+// Where the server reports a problem with the custom paths field, and with the downloads field.
 const PATH_FIELDS = ['workload.object_paths', 'workload.path'];
+const FILE_FIELDS = ['workload.file_paths'];
 
 type CreateComparisonFormProps = { onCreated: (comparison: ComparisonDetail) => void };
 
@@ -125,6 +127,10 @@ function SpecForm({ presets, profiles, onCreated }: SpecFormProps) {
   const customPaths = typeof workload['kind'] === 'string' ? CUSTOM_PATHS[workload['kind']] : undefined;
   const pathMessages = errors
     .filter((error) => PATH_FIELDS.some((field) => error.path.startsWith(field)))
+    .map((error) => error.message);
+  const customFiles = typeof workload['kind'] === 'string' ? CUSTOM_FILES[workload['kind']] : undefined;
+  const fileMessages = errors
+    .filter((error) => FILE_FIELDS.some((field) => error.path.startsWith(field)))
     .map((error) => error.message);
 
   return (
@@ -235,7 +241,7 @@ function SpecForm({ presets, profiles, onCreated }: SpecFormProps) {
                 </select>
                 <p className="hint">
                   How the app issues a series: one request after another, or all at once over up to N HTTP/1.1
-                  connections per host (HTTP/2, HTTP/3 and gRPC multiplex them on one). Phones run sequential only.
+                  connections per host (HTTP/2, HTTP/3 and gRPC multiplex them on one), on hosts and phones alike.
                 </p>
                 <FieldMessages id="workload-concurrency-error" messages={messages('workload.concurrency')} />
               </div>
@@ -270,6 +276,21 @@ function SpecForm({ presets, profiles, onCreated }: SpecFormProps) {
             <FieldMessages id="workload-paths-error" messages={pathMessages} />
           </div>
         )}
+        {customFiles && (
+          <div className="field">
+            <label htmlFor="spec-file-paths">{customFiles.label}</label>
+            <textarea
+              id="spec-file-paths"
+              rows={3}
+              placeholder={customFiles.placeholder}
+              value={draft.filePaths}
+              onChange={(event) => update({ filePaths: event.target.value })}
+              aria-invalid={fileMessages.length > 0 || undefined}
+            />
+            <p className="hint">{customFiles.hint}</p>
+            <FieldMessages id="workload-file-paths-error" messages={fileMessages} />
+          </div>
+        )}
         <FieldMessages
           id="workload-error"
           messages={errors
@@ -279,7 +300,7 @@ function SpecForm({ presets, profiles, onCreated }: SpecFormProps) {
                 !error.path.startsWith('workload.periods') &&
                 !error.path.startsWith('workload.repetitions') &&
                 !error.path.startsWith('workload.concurrency') &&
-                !PATH_FIELDS.some((field) => error.path.startsWith(field)),
+                ![...PATH_FIELDS, ...FILE_FIELDS].some((field) => error.path.startsWith(field)),
             )
             .map((error) => error.message)}
         />

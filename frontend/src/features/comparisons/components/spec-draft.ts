@@ -37,6 +37,8 @@ export type SpecDraft = {
    * the preset's. See CUSTOM_PATHS.
    */
   paths: string;
+  /** Only for `mixed` (API calls and downloads): the downloads on the customer's server, one per line. */
+  filePaths: string;
   devices: DevicesDraft;
 };
 
@@ -56,6 +58,25 @@ export const CUSTOM_PATHS: Record<string, { label: string; hint: string; placeho
     label: 'Path on your server (optional)',
     hint: 'Must contain {delay_ms}: your server answers after that many milliseconds. Empty: the reference target’s /delay/{delay_ms}.',
     placeholder: '/v1/slow/{delay_ms}',
+  },
+  api: {
+    label: 'API call path on your server (optional)',
+    hint: 'Each call POSTs the preset’s request body to it (query allowed); any status below 400 succeeds. Empty: the reference target’s /echo.',
+    placeholder: '/v2/ping',
+  },
+  mixed: {
+    label: 'API call path on your server (optional)',
+    hint: 'Each call POSTs the preset’s request body to it (query allowed); any status below 400 succeeds. Empty: the reference target’s /echo.',
+    placeholder: '/v2/ping',
+  },
+};
+
+/** The workload kinds that also download files the customer can name (seeds/003's part B). */
+export const CUSTOM_FILES: Record<string, { label: string; hint: string; placeholder: string }> = {
+  mixed: {
+    label: 'Downloads on your server (optional)',
+    hint: 'One path or https:// URL per line, fetched in order on the connection the calls then use; empty: the reference target’s five files.',
+    placeholder: '/img/1.jpg\n/img/2.jpg',
   },
 };
 
@@ -140,6 +161,7 @@ export function draftFromPreset(preset: Preset | undefined): SpecDraft {
     repetitions: typeof workload['repetitions'] === 'number' ? String(workload['repetitions']) : '',
     concurrency: concurrencyText(workload['concurrency']),
     paths: '',
+    filePaths: '',
     devices: devicesDraft(spec['devices']),
   };
 }
@@ -219,14 +241,11 @@ export function buildSpec(
     if (draft.concurrency !== concurrencyText(presetWorkload(preset)['concurrency'])) {
       workload.concurrency = parseConcurrency(draft.concurrency);
     }
-    const objectPaths = draft.paths
-      .split('\n')
-      .map((line) => line.trim())
-      .filter(Boolean);
+    const objectPaths = lines(draft.paths);
     if (objectPaths.length) workload.object_paths = objectPaths;
     spec.workload = workload;
   } else {
-    const customPaths = customPathWorkload(presetWorkload(preset)['kind'], draft.paths.trim());
+    const customPaths = customPathWorkload(presetWorkload(preset)['kind'], draft.paths.trim(), lines(draft.filePaths));
     if (customPaths) spec.workload = customPaths;
   }
   const devices = buildDevices(draft.devices, errors);
@@ -247,10 +266,23 @@ function buildDevices(draft: DevicesDraft, errors: FieldError[]): SpecDevices | 
   return { ...(draft.pool ? { pool: draft.pool } : {}), platforms: draft.platforms, count: Number(count) };
 }
 
-/** A sweep's path template on the customer's server, merged key by key into the preset's workload. */
-function customPathWorkload(kind: unknown, path: string): Json | undefined {
-  if (!path) return undefined;
-  if (kind === 'payload_sweep') return { kind, path, method: 'GET' };
-  if (kind === 'delay_sweep') return { kind, path };
+/** Non-empty trimmed lines of a textarea. */
+function lines(text: string): string[] {
+  return text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
+}
+
+/**
+ * The customer's own paths for a workload (a sweep's template, the API call's path, the
+ * downloads), merged key by key into the preset's workload; undefined when none is given.
+ */
+function customPathWorkload(kind: unknown, path: string, filePaths: string[]): Json | undefined {
+  if (kind === 'payload_sweep' && path) return { kind, path, method: 'GET' };
+  if ((kind === 'delay_sweep' || kind === 'api') && path) return { kind, path };
+  if (kind === 'mixed' && (path || filePaths.length)) {
+    return { kind, ...(path ? { path } : {}), ...(filePaths.length ? { file_paths: filePaths } : {}) };
+  }
   return undefined;
 }
