@@ -197,10 +197,24 @@ def medians_by_object(times: list[float], measured: list[str]) -> dict[str, floa
 
 
 def measure(link: EmulatedLink, servers: Servers, combos: list[tuple[str, str, str]], objects: list[str], *,
-            rounds: int, warmups: int) -> dict[tuple[str, str, str], dict[str, float]]:
-    """(client, protocol, server) → object → median total ms."""
-    order, measured = object_order(objects, rounds, warmups)
-    return {combo: medians_by_object(fetch_all(link, servers, *combo, order), measured) for combo in combos}
+            rounds: int, warmups: int, fresh_per_round: bool = False) -> dict[tuple[str, str, str], dict[str, float]]:
+    """(client, protocol, server) → object → median total ms.
+
+    fresh_per_round: each round on a new connection (its own warm-ups). On a lossy link a
+    warm connection's times depend on its own loss history (after a loss, an app-limited
+    connection regrows its window only slowly), so one connection per client would compare
+    two histories, not two clients; new connections per round average over histories."""
+    if not fresh_per_round:
+        order, measured = object_order(objects, rounds, warmups)
+        return {combo: medians_by_object(fetch_all(link, servers, *combo, order), measured) for combo in combos}
+    order, measured = object_order(objects, 1, warmups)
+    out = {}
+    for combo in combos:
+        times: list[float] = []
+        for _ in range(rounds):
+            times += fetch_all(link, servers, *combo, order)[-len(measured):]
+        out[combo] = medians_by_object(times, measured * rounds)
+    return out
 
 
 def peer_combos(protocol: str, *, h3_server: str = "quic-go") -> dict[str, tuple[str, str, str]]:

@@ -50,9 +50,12 @@ def go_module_version(module: str) -> str:
 
 
 def reference_target_software(protocol: str) -> str:
-    """The reference target ships in this package, so the runner knows what it serves."""
+    """The reference target ships in this package, so the runner knows what it serves. The
+    runner starts it with TCP paced like QUIC (target/transport.py), which a reader of h1/h2
+    figures must know: a default Linux server bursts its window instead."""
     library = TARGET_LIBRARY[protocol]
-    return f"latencylab-target {__version__} ({library} {library_version(library)})"
+    pacing = "" if protocol == "h3" else "; TCP paced"
+    return f"latencylab-target {__version__} ({library} {library_version(library)}{pacing})"
 
 
 def server_header_list(values: Iterable[str | None] | None) -> list[str] | None:
