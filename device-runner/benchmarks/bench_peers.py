@@ -12,8 +12,8 @@ one round trip on every protocol.
 Part 2 — the peer matrix (peer_matrix.py): per profile × protocol × object, the medians of
 (a) our probe → our target, (b) a production client → our target, (c) our probe → a production
 server, (d) production client → production server, and the ratios to (d). Target: (a)/(d)
-within 5 % (or 2 ms). For h1/h2, (a) and (b) use our target without TCP pacing (as nginx
-runs here); the last column shows our probe against the target's default, paced.
+within 5 % (or 2 ms). The last column: our probe against the target with --tcp-pacing (TCP
+paced like QUIC; h3 is paced either way).
 """
 from __future__ import annotations
 
@@ -62,14 +62,15 @@ def size_of(name: str) -> int:
     return content.file_sizes()[name]
 
 
-def series_table(profile: LinkProfile, blocks: int) -> None:
+def series_table(profile: LinkProfile, blocks: int, *, paced: bool = False) -> None:
     print(f"\n== Part 1: MID series through the workload path, {profile.name} ({2 * profile.down.delay_ms:.0f} ms RTT, "
           f"{profile.down.loss_pct} % loss), sequential, warm, {blocks} blocks (new connections each) of one series "
-          "per arm: median total ms per object ==")
+          f"per arm, target {'with --tcp-pacing' if paced else 'as it runs'}: median total ms per object ==")
     with ExitStack() as stack, workdir() as wd:
         link = stack.enter_context(EmulatedLink(profile, backend="userspace"))
         servers = start_servers(link, stack, Path(wd))
-        cfg = {"blocks": blocks, "host": servers.host, "port": servers.ports["target"], "ca_file": servers.ca_file}
+        cfg = {"blocks": blocks, "host": servers.host, "port": servers.ports["target-paced" if paced else "target"],
+               "ca_file": servers.ca_file}
         p = link.run_in_client([sys.executable, "-c", SERIES_SCRIPT, json.dumps(cfg)], timeout=1800, cwd=DEVICE_RUNNER)
         if p.returncode != 0:
             print("(failed)", p.stderr[-1500:])
@@ -106,7 +107,7 @@ def matrix(profile: str, objects: list[str], rounds: int, warmups: int, *, fresh
             if protocol == "h3":
                 extra = {"Caddy 2.6: probe": ("probe", "h3", "caddy"), "quic-go client": ("peer-h3get", "h3", "caddy")}
             else:
-                extra = {"probe → target (paced, its default)": ("probe", protocol, "target")}
+                extra = {"probe → target --tcp-pacing": ("probe", protocol, "target-paced")}
             got = measure(link, servers, [*ways.values(), *extra.values()], objects, rounds=rounds, warmups=warmups,
                           fresh_per_round=fresh_per_round)
             for name in sorted(objects, key=size_of):
@@ -127,8 +128,9 @@ def main() -> None:
     transatlantic = PRESETS["transatlantic"]
     lossless = replace(transatlantic, name="transatlantic-lossless", down=replace(transatlantic.down, loss_pct=0.0),
                        up=replace(transatlantic.up, loss_pct=0.0))
-    series_table(lossless, blocks=2 if q else 4)  # the physics: every protocol ~1 RTT per object
+    series_table(lossless, blocks=2 if q else 4)  # the issue's table without loss: physics
     series_table(transatlantic, blocks=3 if q else 8)  # the issue's link: losses add round trips at random
+    series_table(lossless, blocks=2 if q else 4, paced=True)  # the sender policy aligned
     matrix("none", SIX, rounds=3 if q else 7, warmups=3)
     # Lossy links: a new connection per round (peer_matrix.measure says why).
     matrix("transatlantic", SIX, rounds=3 if q else 9, warmups=3, fresh_per_round=True)

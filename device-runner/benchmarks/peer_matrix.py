@@ -7,10 +7,10 @@ The same objects, over the same emulated link, fetched four ways per protocol:
     (c) our probe          → a production server
     (d) a production client → a production server          (the peer)
 
-Sender policy, like for like: our target paces TCP as QUIC stacks pace (its default, so that
-h1/h2 and h3 differ by protocol; docs/methodology.md), Debian's nginx does not (no fq
-qdisc). So for h1 and h2 the peer comparison uses a second instance of our target started
-with --no-tcp-pacing ("target-unpaced"); for h3 both ends pace (quic-go).
+Sender policy: our target, like Debian's nginx (no fq qdisc), lets TCP burst its window,
+while QUIC stacks pace (quic-go as it ships); the peer comparison runs it so. A second
+instance started with --tcp-pacing ("target-paced") paces TCP like QUIC, so that h1/h2 and
+h3 can be compared with the sender policy aligned (docs/methodology.md §5, the physics test).
 
 Production clients: curl (libcurl + nghttp2) for HTTP/1.1 and HTTP/2; peer-h3get (quic-go's
 own http3.Transport, native/cmd/peer-h3get) for HTTP/3. Production servers: Debian's nginx
@@ -47,7 +47,7 @@ from latencylab_runner.netlab import EmulatedLink
 from latencylab_runner.target import content
 
 DEVICE_RUNNER = Path(__file__).resolve().parent.parent
-NGINX_PORT, CADDY_PORT, QUICGO_PORT, TARGET_PORT, UNPACED_TARGET_PORT = 9443, 9444, 9445, 8443, 8444
+NGINX_PORT, CADDY_PORT, QUICGO_PORT, TARGET_PORT, PACED_TARGET_PORT = 9443, 9444, 9445, 8443, 8444
 CLIENTS = {"probe": "our probe", "curl": "curl", "peer-h3get": "quic-go client"}
 
 # Runs in the client namespace: one warm session, every fetch's total ms on stdout.
@@ -100,12 +100,12 @@ def start_servers(link: EmulatedLink, stack: ExitStack, workdir: Path) -> Server
         stdout=subprocess.PIPE, text=True, cwd=DEVICE_RUNNER)
     stack.callback(_stop, target)
     ready = json.loads(target.stdout.readline()) if target.stdout else {}
-    unpaced = link.spawn_in_server(
-        [sys.executable, "-m", "latencylab_runner.target", "--host", host, "--plain-port", "-1", "--no-h3",
-         "--no-tcp-pacing", "--tls-port", str(UNPACED_TARGET_PORT), "--tls-dir", str(tls_dir)],
+    paced = link.spawn_in_server(
+        [sys.executable, "-m", "latencylab_runner.target", "--host", host, "--plain-port", "-1", "--tcp-pacing",
+         "--tls-port", str(PACED_TARGET_PORT), "--tls-dir", str(tls_dir)],
         stdout=subprocess.PIPE, text=True, cwd=DEVICE_RUNNER)
-    stack.callback(_stop, unpaced)
-    unpaced_ready = json.loads(unpaced.stdout.readline()) if unpaced.stdout else {}
+    stack.callback(_stop, paced)
+    paced_ready = json.loads(paced.stdout.readline()) if paced.stdout else {}
     cert, key = tls_dir / "server.pem", tls_dir / "server.key"
     (workdir / "nginx.conf").write_text(textwrap.dedent(f"""
         daemon off; worker_processes 1; pid {workdir}/nginx.pid; error_log {workdir}/nginx.log warn;
@@ -136,7 +136,7 @@ def start_servers(link: EmulatedLink, stack: ExitStack, workdir: Path) -> Server
          "--key", str(key), "--root", str(root)], stdin=subprocess.PIPE)
     stack.callback(_stop, quicgo)
     servers = Servers(host, str(ready["ca_file"]),
-                      {"target": int(ready["tls_port"]), "target-unpaced": int(unpaced_ready["tls_port"]),
+                      {"target": int(ready["tls_port"]), "target-paced": int(paced_ready["tls_port"]),
                        "nginx": NGINX_PORT, "caddy": CADDY_PORT, "quic-go": QUICGO_PORT})
     _wait_servers(link, servers)
     return servers
@@ -144,7 +144,7 @@ def start_servers(link: EmulatedLink, stack: ExitStack, workdir: Path) -> Server
 
 def _wait_servers(link: EmulatedLink, servers: Servers) -> None:
     """Every server answers /files/mid-01 over the protocols it is used for."""
-    checks = [("curl", "h2", "nginx"), ("curl", "h1", "target"), ("curl", "h1", "target-unpaced"),
+    checks = [("curl", "h2", "nginx"), ("curl", "h1", "target"), ("curl", "h1", "target-paced"),
               ("peer-h3get", "h3", "caddy"),
               ("peer-h3get", "h3", "quic-go"), ("peer-h3get", "h3", "target")]
     deadline = time.monotonic() + 20
@@ -218,11 +218,10 @@ def measure(link: EmulatedLink, servers: Servers, combos: list[tuple[str, str, s
 
 
 def peer_combos(protocol: str, *, h3_server: str = "quic-go") -> dict[str, tuple[str, str, str]]:
-    """The four ways (a)–(d) for one protocol, our target in the peer server's sender policy."""
+    """The four ways (a)–(d) for one protocol."""
     peer_client = "peer-h3get" if protocol == "h3" else "curl"
     peer_server = h3_server if protocol == "h3" else "nginx"
-    target = "target" if protocol == "h3" else "target-unpaced"
-    return {"a": ("probe", protocol, target), "b": (peer_client, protocol, target),
+    return {"a": ("probe", protocol, "target"), "b": (peer_client, protocol, "target"),
             "c": ("probe", protocol, peer_server), "d": (peer_client, protocol, peer_server)}
 
 

@@ -50,12 +50,9 @@ def go_module_version(module: str) -> str:
 
 
 def reference_target_software(protocol: str) -> str:
-    """The reference target ships in this package, so the runner knows what it serves. The
-    runner starts it with TCP paced like QUIC (target/transport.py), which a reader of h1/h2
-    figures must know: a default Linux server bursts its window instead."""
+    """The reference target ships in this package, so the runner knows what it serves."""
     library = TARGET_LIBRARY[protocol]
-    pacing = "" if protocol == "h3" else "; TCP paced"
-    return f"latencylab-target {__version__} ({library} {library_version(library)}{pacing})"
+    return f"latencylab-target {__version__} ({library} {library_version(library)})"
 
 
 def server_header_list(values: Iterable[str | None] | None) -> list[str] | None:

@@ -46,8 +46,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--tls-port", type=int, default=8443, help="TLS h1/h2/gRPC port; h3 on the same UDP port (0 = free)")
     p.add_argument("--tls-dir", type=Path, default=Path("var/tls"), help="CA + server cert, created if missing")
     p.add_argument("--nagle-trap", action="store_true", help="calibration: Nagle on and responses split in two writes")
-    p.add_argument("--no-tcp-pacing", dest="tcp_pacing", action="store_false",
-                   help="let TCP burst its window as a default Linux server does (h3 is always paced)")
+    p.add_argument("--tcp-pacing", action="store_true",
+                   help="pace TCP as QUIC is paced (the kernel's internal pacing); default: burst the window "
+                        "as a default Linux server does (h3 is always paced)")
     p.add_argument("--no-h3", action="store_true", help="do not serve HTTP/3 (needs no native latencylab-h3-target)")
     p.add_argument("--workers", type=int, default=None,
                    help="processes serving the TCP ports (SO_REUSEPORT); default: CPU count; 1 = one process")
@@ -119,8 +120,8 @@ def _worker_command(args: argparse.Namespace, plain_port: int | None, tls_port: 
            "--tls-port", str(-1 if tls_port is None else tls_port), "--tls-dir", str(args.tls_dir)]
     if args.nagle_trap:
         cmd.append("--nagle-trap")
-    if not args.tcp_pacing:
-        cmd.append("--no-tcp-pacing")
+    if args.tcp_pacing:
+        cmd.append("--tcp-pacing")
     if h3_port is not None:
         cmd += ["--advertise-h3-port", str(h3_port)]
     return cmd

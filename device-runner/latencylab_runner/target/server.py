@@ -85,7 +85,7 @@ class RunningTarget:
     h3_port: int | None
     tls: TlsPaths
     nagle_trap: bool
-    tcp_pacing: bool = True
+    tcp_pacing: bool = False
     # The HTTP/3 server's implementation ("quic-go <version>"), None without h3: runs record it.
     h3_server: str | None = None
     _servers: list[asyncio.base_events.Server] = field(default_factory=list, repr=False)
@@ -192,7 +192,7 @@ async def serve_target(
     tls_dir: Path | str = Path("var/tls"),
     *,
     nagle_trap: bool = False,
-    tcp_pacing: bool = True,
+    tcp_pacing: bool = False,
     h3: bool = True,
     reuse_port: bool = False,
     listen: bool = True,
@@ -303,7 +303,7 @@ def start_target(
     tls_dir: Path | str = Path("var/tls"),
     *,
     nagle_trap: bool = False,
-    tcp_pacing: bool = True,
+    tcp_pacing: bool = False,
     h3: bool = True,
 ) -> TargetThread:
     """Start the target in a background thread; returns once every port is bound."""

@@ -24,9 +24,9 @@ class ServerOptions:
     tls: bool
     h3_port: int | None = None  # advertised in Alt-Svc on TLS ports
     nagle_trap: bool = False  # calibration: Nagle on + response split in two writes
-    # Pace TCP as QUIC stacks pace (quic-go: 2 × cwnd/srtt in slow start), so h1/h2 and h3
-    # differ by protocol, not by whether the sender bursts its window (docs/methodology.md).
-    tcp_pacing: bool = True
+    # Pace TCP as QUIC stacks pace (quic-go: 2 × cwnd/srtt in slow start). Off by default, as
+    # on a default Linux server (no fq qdisc): docs/methodology.md §5 says when to turn it on.
+    tcp_pacing: bool = False
 
     def common_headers(self) -> list[tuple[str, str]]:
         if self.tls and self.h3_port:
