@@ -24,8 +24,6 @@ have adb || missing+=(adb)
 have javac || missing+=(default-jdk-headless)
 have mvn || missing+=(maven)
 python3 -c "import ensurepip, venv" 2>/dev/null || missing+=(python3-venv)
-# The host probe's and the reference target's HTTP/3 are native (quic-go, device-runner/native).
-have go || missing+=(golang-go)
 have node || missing+=(nodejs npm)
 
 if [ ${#missing[@]} -gt 0 ]; then
@@ -67,17 +65,29 @@ fi
 
 # Native HTTP/3 client and server (quic-go from the Go module proxy, versions pinned by go.sum):
 # aioquic in Python spends more CPU per packet than a long link's round trip allows (docs/methodology.md).
+# Go: the machine's when it is new enough, else the toolchain go.mod names, fetched once from the
+# Go module proxy (the same zip GOTOOLCHAIN would fetch; Debian 12's golang-go is too old).
 go_need=$(sed -n 's/^go \([0-9.]*\).*/\1/p' device-runner/native/go.mod)
-go_have=$(go env GOVERSION 2>/dev/null | sed 's/^go//')
+go_have=$( (command -v go >/dev/null && go env GOVERSION 2>/dev/null || true) | sed 's/^go//')
+GO=go
 if [ "$(printf '%s\n%s\n' "$go_need" "$go_have" | sort -V | head -1)" != "$go_need" ]; then
-  echo "bootstrap: Go >= $go_need is required for device-runner/native (found ${go_have:-none})" >&2
-  exit 1
+  GO=$(pwd)/var/go/go$go_need/bin/go
+  if [ ! -x "$GO" ]; then
+    echo "bootstrap: fetching Go $go_need from the Go module proxy (found ${go_have:-no Go})"
+    proxy=${GOPROXY:-https://proxy.golang.org}; proxy=${proxy%%,*}
+    if [ "$proxy" = direct ] || [ "$proxy" = off ]; then proxy=https://proxy.golang.org; fi
+    arch=$(dpkg --print-architecture 2>/dev/null || echo amd64)
+    mkdir -p var/go
+    curl -fsSL -o var/go/toolchain.zip "$proxy/golang.org/toolchain/@v/v0.0.1-go$go_need.linux-$arch.zip"
+    python3 infra/bin/unpack_go.py var/go/toolchain.zip "var/go/go$go_need"
+    rm -f var/go/toolchain.zip
+  fi
 fi
 nstamp=device-runner/native/bin/.source.sha
 nwant=$(cat device-runner/native/go.mod device-runner/native/go.sum $(find device-runner/native/cmd device-runner/native/internal -name '*.go' 2>/dev/null | sort) | sha256sum | cut -d' ' -f1)
 if [ "$(cat $nstamp 2>/dev/null)" != "$nwant" ]; then
   echo "bootstrap: building the native HTTP/3 client and server (device-runner/native)"
-  (cd device-runner/native && go build -trimpath -o bin/ ./cmd/...)
+  (cd device-runner/native && "$GO" build -trimpath -o bin/ ./cmd/...)
   echo "$nwant" > $nstamp
 fi
 
