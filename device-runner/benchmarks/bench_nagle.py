@@ -29,7 +29,6 @@ import json
 import math
 import os
 import random
-import socket
 import statistics
 import subprocess
 import sys
@@ -42,6 +41,7 @@ from _servers import Target, bench_tls
 
 from apps.results.analysis.sweeps import payload_sweep
 from apps.results.analysis.table import BlockBaselines, SampleTable
+from latencylab_runner.agent.baseline import tcp_connect_rtt
 from latencylab_runner.probe import Origin, ProbeRequest, open_session
 from latencylab_runner.target.http1 import SMALL_RESPONSE
 
@@ -102,22 +102,12 @@ def run_sweep(host: str, ports: dict[str, int], sizes: list[int], reps: int, see
     return results
 
 
-def tcp_rtt_ms(host: str, port: int, n: int = 20) -> float:
-    """Baseline TCP-connect RTT (mean of n connects), as the runner measures it."""
-    out = []
-    for _ in range(n):
-        t = time.perf_counter_ns()
-        socket.create_connection((host, port), 2).close()
-        out.append((time.perf_counter_ns() - t) / 1e6)
-    return statistics.fmean(out)
-
-
 def measure_loopback(sizes: list[int], reps: int, seed: int) -> tuple[dict, float, float | None]:
     tls = bench_tls()
     targets = {"trap-off": Target(tls, "--no-h3"), "trap-on": Target(tls, "--no-h3", "--nagle-trap")}
     try:
         ports = {arm: t.plain_port for arm, t in targets.items()}
-        rtt = statistics.median(tcp_rtt_ms("127.0.0.1", p) for p in ports.values())
+        rtt = statistics.median(tcp_connect_rtt("127.0.0.1", p, count=20)["avg_ms"] for p in ports.values())
         return run_sweep("127.0.0.1", ports, sizes, reps, seed), rtt, None
     finally:
         for t in targets.values():

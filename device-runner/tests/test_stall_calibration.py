@@ -15,18 +15,16 @@ from __future__ import annotations
 import json
 import math
 import os
-import socket
-import statistics
 import subprocess
 import sys
 import tempfile
 import textwrap
-import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from latencylab_runner.agent.baseline import tcp_connect_rtt
 from latencylab_runner.drivers.probe_harness import execute_job
 from latencylab_runner.drivers.targets import ReferenceTarget
 from latencylab_runner.target.http1 import SMALL_RESPONSE
@@ -72,16 +70,6 @@ def flagged(samples: list[dict], rtt_ms: float) -> dict[str, list[int]]:
     return {arm: [row["resp_bytes"] for row in rows if row["arm"] == arm and row["stall"]] for arm in arms}
 
 
-def tcp_connect_rtt_ms(host: str, port: int, n: int = 10) -> float:
-    """The run's baseline: mean TCP-connect time."""
-    times = []
-    for _ in range(n):
-        start = time.perf_counter_ns()
-        socket.create_connection((host, port), 5).close()
-        times.append((time.perf_counter_ns() - start) / 1e6)
-    return statistics.fmean(times)
-
-
 def assert_calibrated(stalls: dict[str, list[int]]) -> None:
     caught = [n for n in stalls["trap"] if n in TRAP_SIZES]
     print(f"\nstall detector: healthy flagged {len(stalls['healthy'])}/{len(SIZES)} {stalls['healthy']}, "
@@ -93,7 +81,7 @@ def assert_calibrated(stalls: dict[str, list[int]]) -> None:
 def test_loopback_flags_the_trap_and_nothing_healthy(target_server, nagle_target):
     healthy = f"http://127.0.0.1:{target_server.plain_port}"
     trapped = f"http://127.0.0.1:{nagle_target.plain_port}"
-    rtt_ms = tcp_connect_rtt_ms("127.0.0.1", target_server.plain_port)
+    rtt_ms = tcp_connect_rtt("127.0.0.1", target_server.plain_port)["avg_ms"]
     samples = execute_job(sweep_job(healthy, trapped, repetitions=7))["samples"]
     assert_calibrated(flagged(samples, rtt_ms))
 
