@@ -125,13 +125,11 @@ function SpecForm({ presets, profiles, onCreated }: SpecFormProps) {
   const series = isSeriesWorkload(preset);
   const workload = presetWorkload(preset);
   const customPaths = typeof workload['kind'] === 'string' ? CUSTOM_PATHS[workload['kind']] : undefined;
-  const pathMessages = errors
-    .filter((error) => PATH_FIELDS.some((field) => error.path.startsWith(field)))
-    .map((error) => error.message);
+  const messagesAt = (fields: string[]) =>
+    errors.filter((error) => fields.some((field) => error.path.startsWith(field))).map((error) => error.message);
+  const pathMessages = messagesAt(PATH_FIELDS);
   const customFiles = typeof workload['kind'] === 'string' ? CUSTOM_FILES[workload['kind']] : undefined;
-  const fileMessages = errors
-    .filter((error) => FILE_FIELDS.some((field) => error.path.startsWith(field)))
-    .map((error) => error.message);
+  const fileMessages = messagesAt(FILE_FIELDS);
 
   return (
     <form className="form form-wide" onSubmit={handleSubmit} aria-label="New comparison" noValidate>
@@ -252,44 +250,26 @@ function SpecForm({ presets, profiles, onCreated }: SpecFormProps) {
           <p className="hint">Workload: {workload['kind']} (as defined by the preset).</p>
         )}
         {customPaths && (
-          <div className="field">
-            <label htmlFor="spec-paths">{customPaths.label}</label>
-            {series ? (
-              <textarea
-                id="spec-paths"
-                rows={3}
-                placeholder={customPaths.placeholder}
-                value={draft.paths}
-                onChange={(event) => update({ paths: event.target.value })}
-                aria-invalid={pathMessages.length > 0 || undefined}
-              />
-            ) : (
-              <input
-                id="spec-paths"
-                placeholder={customPaths.placeholder}
-                value={draft.paths}
-                onChange={(event) => update({ paths: event.target.value })}
-                aria-invalid={pathMessages.length > 0 || undefined}
-              />
-            )}
-            <p className="hint">{customPaths.hint} Give each arm the endpoint of one of your builds under Arms.</p>
-            <FieldMessages id="workload-paths-error" messages={pathMessages} />
-          </div>
+          <PathsField
+            id="spec-paths"
+            ask={customPaths}
+            hint={`${customPaths.hint} Give each arm the endpoint of one of your builds under Arms.`}
+            multiline={series}
+            value={draft.paths}
+            onChange={(paths) => update({ paths })}
+            messages={pathMessages}
+          />
         )}
         {customFiles && (
-          <div className="field">
-            <label htmlFor="spec-file-paths">{customFiles.label}</label>
-            <textarea
-              id="spec-file-paths"
-              rows={3}
-              placeholder={customFiles.placeholder}
-              value={draft.filePaths}
-              onChange={(event) => update({ filePaths: event.target.value })}
-              aria-invalid={fileMessages.length > 0 || undefined}
-            />
-            <p className="hint">{customFiles.hint}</p>
-            <FieldMessages id="workload-file-paths-error" messages={fileMessages} />
-          </div>
+          <PathsField
+            id="spec-file-paths"
+            ask={customFiles}
+            hint={customFiles.hint}
+            multiline
+            value={draft.filePaths}
+            onChange={(filePaths) => update({ filePaths })}
+            messages={fileMessages}
+          />
         )}
         <FieldMessages
           id="workload-error"
@@ -478,4 +458,36 @@ function protocolLabel(protocol: string): string {
     default:
       return protocol;
   }
+}
+
+type PathsFieldProps = {
+  id: string;
+  ask: { label: string; placeholder: string };
+  hint: string;
+  multiline: boolean;
+  value: string;
+  onChange: (value: string) => void;
+  messages: string[];
+};
+
+/** A field for paths on the customer's own server (one path, or one per line), with the server's messages. */
+function PathsField({ id, ask, hint, multiline, value, onChange, messages }: PathsFieldProps) {
+  const common = {
+    id,
+    placeholder: ask.placeholder,
+    value,
+    'aria-invalid': messages.length > 0 || undefined,
+  };
+  return (
+    <div className="field">
+      <label htmlFor={id}>{ask.label}</label>
+      {multiline ? (
+        <textarea {...common} rows={3} onChange={(event) => onChange(event.target.value)} />
+      ) : (
+        <input {...common} onChange={(event) => onChange(event.target.value)} />
+      )}
+      <p className="hint">{hint}</p>
+      <FieldMessages id={`${id}-error`} messages={messages} />
+    </div>
+  );
 }
