@@ -10,8 +10,9 @@ from apps.accounts.models import Organization
 from apps.devices.models import Device
 
 from .models import Comparison, Run, RunBlock
+from .planning import measured_requests, planned_runs
 from .platforms import device_protocols, run_protocols
-from .spec import blocks_range
+from .spec import blocks_range, spec_fingerprint
 
 
 def _per_comparison(rows: QuerySet[Any], aggregate: Aggregate) -> Coalesce:
@@ -78,6 +79,61 @@ def comparison_progress(comparison: Comparison) -> dict[str, Any]:
             "seconds_per_block": None if pace is None else round(pace, 1),
             "device_seconds_left_min": round(max(blocks_min - counts["blocks_done"], 0) * pace) if live else None,
             "device_seconds_left_max": round(max(blocks_max - counts["blocks_done"], 0) * pace) if live else None}
+
+
+# How many of the organization's latest finished comparisons the estimate's pace is taken from.
+_PACE_SAMPLE = 20
+
+
+def _seconds_per_request(comparison: Comparison) -> float | None:
+    """Device seconds one measured request took in a finished comparison (its measured
+    seconds per block over the requests a block holds); None when it stored too few blocks."""
+    pace = getattr(comparison, "seconds_per_block", None)
+    bounds = blocks_range(comparison.spec)
+    first = bounds[0] if bounds else int(comparison.spec.get("blocks") or 0)
+    if pace is None or first <= 0:
+        return None
+    per_block = measured_requests(comparison.spec, blocks=first) / first
+    return pace / per_block if per_block > 0 else None
+
+
+def _median(values: list[float]) -> float:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def comparison_estimate(*, organization: Organization, spec: dict[str, Any]) -> dict[str, Any]:
+    """What a normalized spec would book, from the plan the scheduler creates
+    (planning.planned_runs): runs, blocks and measured requests (warm-ups excluded), the
+    lower bound when every run stops at min blocks and the upper when every run goes to
+    max (equal for fixed blocks). Device-minutes apply the pace measured in the
+    organization's latest finished comparisons, those of the same spec (fingerprint) first;
+    null before any has finished."""
+    runs = planned_runs(spec)
+    blocks_min = sum(run.blocks_first for run in runs)
+    blocks_max = sum(run.blocks_max for run in runs)
+    requests_min = sum(measured_requests(spec, blocks=run.blocks_first) for run in runs)
+    requests_max = sum(measured_requests(spec, blocks=run.blocks_max) for run in runs)
+    recent = list(comparisons_for(organization=organization).filter(status=Comparison.Status.FINISHED)
+                  .order_by("-created_at")[:_PACE_SAMPLE])
+    fingerprint = spec_fingerprint(spec)
+    basis, paces = None, []
+    for candidates, name in (([c for c in recent if c.spec_hash == fingerprint], "same_spec"), (recent, "recent")):
+        paces = [pace for c in candidates if (pace := _seconds_per_request(c)) is not None]
+        if paces:
+            basis = name
+            break
+    per_request = _median(paces) if paces else None
+
+    def minutes(requests: int) -> float | None:
+        return None if per_request is None else round(requests * per_request / 60, 1)
+
+    return {"runs": len(runs), "blocks_min": blocks_min, "blocks_max": blocks_max,
+            "requests_min": requests_min, "requests_max": requests_max,
+            "device_minutes_min": minutes(requests_min), "device_minutes_max": minutes(requests_max),
+            "seconds_per_request": None if per_request is None else round(per_request, 4),
+            "pace_basis": basis, "pace_comparisons": len(paces)}
 
 
 # Device states as strings: a waiting reason reads whatever states the devices app has.

@@ -15,15 +15,15 @@ from apps.network.selectors import network_profile_names, network_profile_wire_s
 
 from .events import COMPARISON_CREATED, COMPARISON_ENDED, COMPARISON_RUNS_DONE
 from .models import Arm, Comparison, Run
+from .planning import planned_runs
 from .platforms import spec_platform_errors
 from .secret_refs import referenced_secret_names, unknown_secret_errors
-from .spec import blocks_range, normalize_spec, spec_fingerprint
+from .spec import normalize_spec, spec_fingerprint
 
 
-@transaction.atomic
-def comparison_create(
-    *, organization: Organization, submitted_spec: Any, created_by: User | AnonymousUser | None = None
-) -> Comparison:
+def comparison_spec_check(*, organization: Organization, submitted_spec: Any) -> dict[str, Any]:
+    """Every check comparison_create makes, creating nothing: the normalized spec, or
+    serializers.ValidationError with the field map. The builder's dry run calls it too."""
     spec = normalize_spec(submitted_spec)
     known = network_profile_names(organization=organization)
     unknown = {str(i): [f"{name!r} is not a valid choice; known profiles: {', '.join(known)}."]
@@ -42,6 +42,14 @@ def comparison_create(
     pool_slug = spec["devices"]["pool"]
     if not pools_visible_to(organization=organization).filter(slug=pool_slug).exists():
         raise serializers.ValidationError({"devices": {"pool": [f"No device pool named {pool_slug!r} is visible."]}})
+    return spec
+
+
+@transaction.atomic
+def comparison_create(
+    *, organization: Organization, submitted_spec: Any, created_by: User | AnonymousUser | None = None
+) -> Comparison:
+    spec = comparison_spec_check(organization=organization, submitted_spec=submitted_spec)
     comparison = Comparison.objects.create(
         organization=organization,
         created_by=created_by if isinstance(created_by, User) else None,  # an anonymous user creates nothing
@@ -78,19 +86,18 @@ def comparison_plan(*, comparison_id: str) -> int:
         return 0
     spec = comparison.spec
     pool = pools_visible_to(organization=comparison.organization).get(slug=spec["devices"]["pool"])
-    bounds = blocks_range(spec)  # run until decided: min blocks first, extended at each look
     runs = [
         Run(
             comparison=comparison,
-            slot=slot,
+            slot=planned.slot,
             pool=pool,
             platforms=spec["devices"]["platforms"],
-            network_profile=profile,
-            network_profile_spec=network_profile_wire_spec(organization=comparison.organization, name=profile),
-            blocks_total=spec["blocks"] if bounds is None else bounds[0],
+            network_profile=planned.network_profile,
+            network_profile_spec=network_profile_wire_spec(organization=comparison.organization,
+                                                           name=planned.network_profile),
+            blocks_total=planned.blocks_first,  # run until decided: min blocks first, extended at each look
         )
-        for slot in range(spec["devices"]["count"])
-        for profile in spec["network_profiles"]
+        for planned in planned_runs(spec)
     ]
     Run.objects.bulk_create(runs)
     return len(runs)

@@ -357,6 +357,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/comparisons/validate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Validate a spec and estimate what it books, creating nothing (400 with the field map as create)
+         * @description The builder's dry run: the checks create makes, nothing created.
+         */
+        post: operations["v1_comparisons_validate_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/devices": {
         parameters: {
             query?: never;
@@ -620,6 +640,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's API tokens (owners and admins, signed in; secrets never shown again) */
+        get: operations["v1_tokens_list"];
+        put?: never;
+        /** Create an API token (the secret is returned only here) */
+        post: operations["v1_tokens_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tokens/{token_id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Revoke an API token (refused from its next request on; revoking twice is harmless) */
+        post: operations["v1_tokens_revoke_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/webhooks": {
         parameters: {
             query?: never;
@@ -710,6 +765,58 @@ export interface components {
             phases?: components["schemas"]["PhaseRow"][];
             /** @description a `requests` workload only: each listed request on its own */
             per_request?: components["schemas"]["PerRequestRow"][];
+        };
+        /** @description An API token as listed: never its secret, which only the create response carries. */
+        ApiTokenCreated: {
+            /** Format: uuid */
+            readonly id: string;
+            readonly name: string;
+            readonly prefix: string;
+            scopes: components["schemas"]["ScopesEnum"][];
+            readonly created_by: string | null;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly last_used_at: string | null;
+            /**
+             * Format: date-time
+             * @description refused from then on; null: never expires
+             */
+            readonly expires_at: string | null;
+            /** Format: date-time */
+            readonly revoked_at: string | null;
+            readonly status: components["schemas"]["EnrollmentTokenStatusEnum"];
+            /** @description `Authorization: Bearer <token>`; shown only here, never again */
+            token: string;
+        };
+        ApiTokenInputRequest: {
+            /** @description a label: what or who uses the token */
+            name: string;
+            /** @description read: GET anything; write: create and change; ci: what the CLI needs (submit, wait, gate) */
+            scopes: components["schemas"]["ScopesEnum"][];
+            /** @description 1–365; null or absent: the token never expires (revoke it instead) */
+            expires_in_days?: number | null;
+        };
+        /** @description An API token as listed: never its secret, which only the create response carries. */
+        ApiTokenOutput: {
+            /** Format: uuid */
+            readonly id: string;
+            readonly name: string;
+            readonly prefix: string;
+            scopes: components["schemas"]["ScopesEnum"][];
+            readonly created_by: string | null;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly last_used_at: string | null;
+            /**
+             * Format: date-time
+             * @description refused from then on; null: never expires
+             */
+            readonly expires_at: string | null;
+            /** Format: date-time */
+            readonly revoked_at: string | null;
+            readonly status: components["schemas"]["EnrollmentTokenStatusEnum"];
         };
         ApiWorkload: {
             kind?: "api";
@@ -941,6 +1048,38 @@ export interface components {
             /** Format: date-time */
             readonly started_at: string | null;
         };
+        ComparisonEstimate: {
+            /** @description device slots × network profiles, as the scheduler plans them */
+            runs: number;
+            /** @description blocks over all runs if every run stops at its first blocks */
+            blocks_min: number;
+            /** @description blocks over all runs if every run goes to max (run until decided); equal to blocks_min for fixed blocks */
+            blocks_max: number;
+            /** @description measured requests over all runs and arms (warm-ups excluded) */
+            requests_min: number;
+            requests_max: number;
+            /**
+             * Format: double
+             * @description requests_min at the pace measured in the organization's latest finished comparisons; null before one has finished
+             */
+            device_minutes_min: number | null;
+            /** Format: double */
+            device_minutes_max: number | null;
+            /**
+             * Format: double
+             * @description the pace applied (device seconds)
+             */
+            seconds_per_request: number | null;
+            /**
+             * @description same_spec: comparisons of the same fingerprint; recent: the organization's latest finished ones
+             *
+             *     * `same_spec` - same_spec
+             *     * `recent` - recent
+             */
+            pace_basis: (components["schemas"]["PaceBasisEnum"] | components["schemas"]["NullEnum"]) | null;
+            /** @description how many comparisons the pace is the median of */
+            pace_comparisons: number;
+        };
         /** @enum {string} */
         ComparisonMode: "ab" | "aa";
         ComparisonProgress: {
@@ -1043,6 +1182,11 @@ export interface components {
             readonly created_at: string;
             /** Format: date-time */
             readonly finished_at: string | null;
+        };
+        ComparisonValidation: {
+            /** @description the normalized spec create would store (seed drawn if absent) */
+            spec: unknown;
+            estimate: components["schemas"]["ComparisonEstimate"];
         };
         ComparisonVerdict: {
             /** Format: uuid */
@@ -1775,6 +1919,12 @@ export interface components {
          * @enum {string}
          */
         OverallOutcome: "regression" | "inconclusive" | "improvement" | "equivalent" | "no_data";
+        /**
+         * @description * `same_spec` - same_spec
+         *     * `recent` - recent
+         * @enum {string}
+         */
+        PaceBasisEnum: "same_spec" | "recent";
         PaginatedComparisonSummaryList: {
             /** @example 123 */
             count: number;
@@ -2200,6 +2350,13 @@ export interface components {
             readonly id: string;
             readonly name: string;
         };
+        /**
+         * @description * `ci` - ci
+         *     * `read` - read
+         *     * `write` - write
+         * @enum {string}
+         */
+        ScopesEnum: "ci" | "read" | "write";
         SecretCreateInputRequest: {
             /** @description referenced in specs as {{secret.NAME}}: 1–64 of A-Z, 0-9 and _, starting with a letter */
             name: string;
@@ -2976,6 +3133,31 @@ export interface operations {
             };
         };
     };
+    v1_comparisons_validate_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ComparisonSpecRequest"];
+                "application/yaml": components["schemas"]["ComparisonSpecRequest"];
+                "text/yaml": components["schemas"]["ComparisonSpecRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ComparisonValidation"];
+                };
+            };
+        };
+    };
     v1_devices_list: {
         parameters: {
             query?: {
@@ -3420,6 +3602,71 @@ export interface operations {
             };
         };
     };
+    v1_tokens_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiTokenOutput"][];
+                };
+            };
+        };
+    };
+    v1_tokens_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApiTokenInputRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["ApiTokenInputRequest"];
+                "multipart/form-data": components["schemas"]["ApiTokenInputRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiTokenCreated"];
+                };
+            };
+        };
+    };
+    v1_tokens_revoke_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiTokenOutput"];
+                };
+            };
+        };
+    };
     v1_webhooks_list: {
         parameters: {
             query?: {
@@ -3525,6 +3772,7 @@ export const metricValues: ReadonlyArray<FlattenedDeepRequired<components>["sche
 export const mixedWorkloadKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MixedWorkload"]["kind"]> = ["mixed"];
 export const mixedWorkloadFilesValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MixedWorkload"]["files"]> = ["seed-unity-5"];
 export const overallOutcomeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OverallOutcome"]> = ["regression", "inconclusive", "improvement", "equivalent", "no_data"];
+export const paceBasisEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PaceBasisEnum"]> = ["same_spec", "recent"];
 export const payloadSweepWorkloadKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PayloadSweepWorkload"]["kind"]> = ["payload_sweep"];
 export const platformValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Platform"]> = ["host", "android", "ios"];
 export const platformEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PlatformEnum"]> = ["ios", "android", "host"];
@@ -3536,6 +3784,7 @@ export const roleEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["sc
 export const runErrorKindEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunErrorKindEnum"]> = ["device_lost", "device_not_ready", "build_failure", "timeout", "malformed_result", "link_unavailable", "runner_fault", "test_failure", "lease_expired"];
 export const runStatusEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunStatusEnum"]> = ["queued", "leased", "done", "failed", "cancelled"];
 export const runnerDeviceStateEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunnerDeviceStateEnum"]> = ["available", "busy", "not_ready", "unauthorized", "offline"];
+export const scopesEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ScopesEnum"]> = ["ci", "read", "write"];
 export const seriesWorkloadKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeriesWorkload"]["kind"]> = ["series"];
 export const seriesWorkloadObjectsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeriesWorkload"]["objects"]> = ["seed-mid-24"];
 export const seriesWorkloadConcurrencyOneOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeriesWorkload"]["concurrency"]> = ["sequential", "parallel", "all"];

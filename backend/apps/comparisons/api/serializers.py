@@ -139,3 +139,26 @@ class PresetSerializer(serializers.Serializer):
     title = serializers.CharField()
     description = serializers.CharField()
     spec = serializers.JSONField()
+
+
+class ComparisonEstimateSerializer(serializers.Serializer):
+    runs = serializers.IntegerField(help_text="device slots × network profiles, as the scheduler plans them")
+    blocks_min = serializers.IntegerField(help_text="blocks over all runs if every run stops at its first blocks")
+    blocks_max = serializers.IntegerField(help_text="blocks over all runs if every run goes to max (run until "
+                                          "decided); equal to blocks_min for fixed blocks")
+    requests_min = serializers.IntegerField(help_text="measured requests over all runs and arms (warm-ups excluded)")
+    requests_max = serializers.IntegerField()
+    device_minutes_min = serializers.FloatField(
+        allow_null=True, help_text="requests_min at the pace measured in the organization's latest finished "
+        "comparisons; null before one has finished")
+    device_minutes_max = serializers.FloatField(allow_null=True)
+    seconds_per_request = serializers.FloatField(allow_null=True, help_text="the pace applied (device seconds)")
+    pace_basis = serializers.ChoiceField(choices=["same_spec", "recent"], allow_null=True,
+                                         help_text="same_spec: comparisons of the same fingerprint; recent: the "
+                                         "organization's latest finished ones")
+    pace_comparisons = serializers.IntegerField(help_text="how many comparisons the pace is the median of")
+
+
+class ComparisonValidationSerializer(serializers.Serializer):
+    spec = serializers.JSONField(help_text="the normalized spec create would store (seed drawn if absent)")
+    estimate = ComparisonEstimateSerializer()

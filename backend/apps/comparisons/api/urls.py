@@ -4,6 +4,7 @@ from . import artifact_views, device_views, har_views, spec_schema_views, views
 
 urlpatterns = [
     path("comparisons", views.ComparisonListCreateView.as_view(), name="comparison-list"),
+    path("comparisons/validate", views.ComparisonValidateView.as_view(), name="comparison-validate"),
     path("comparisons/<uuid:comparison_id>", views.ComparisonDetailView.as_view(), name="comparison-detail"),
     path("comparisons/<uuid:comparison_id>/cancel", views.ComparisonCancelView.as_view(), name="comparison-cancel"),
     path("comparisons/<uuid:comparison_id>/runs/<uuid:run_id>/artifacts",

@@ -13,9 +13,14 @@ from apps.core.parsers import TextYAMLParser, YAMLParser
 
 from ..models import Comparison
 from ..presets import PRESETS
-from ..selectors import comparisons_for
-from ..services import comparison_cancel, comparison_create
-from .serializers import ComparisonDetailSerializer, ComparisonSummarySerializer, PresetSerializer
+from ..selectors import comparison_estimate, comparisons_for
+from ..services import comparison_cancel, comparison_create, comparison_spec_check
+from .serializers import (
+    ComparisonDetailSerializer,
+    ComparisonSummarySerializer,
+    ComparisonValidationSerializer,
+    PresetSerializer,
+)
 from .spec_schema_views import ComparisonSpecBody
 
 
@@ -43,6 +48,22 @@ class ComparisonListCreateView(ListAPIView):
         )
         comparison = get_object_or_404(comparisons_for(organization=organization_of(request)), pk=comparison.pk)
         return Response(ComparisonDetailSerializer(comparison).data, status=status.HTTP_201_CREATED)
+
+
+class ComparisonValidateView(APIView):
+    """The builder's dry run: the checks create makes, nothing created."""
+
+    parser_classes = [JSONParser, YAMLParser, TextYAMLParser]
+
+    @extend_schema(
+        request=ComparisonSpecBody,
+        responses={200: ComparisonValidationSerializer},
+        summary="Validate a spec and estimate what it books, creating nothing (400 with the field map as create)",
+    )
+    def post(self, request: Request) -> Response:
+        organization = organization_of(request)
+        spec = comparison_spec_check(organization=organization, submitted_spec=request.data)
+        return Response({"spec": spec, "estimate": comparison_estimate(organization=organization, spec=spec)})
 
 
 class ComparisonDetailView(APIView):

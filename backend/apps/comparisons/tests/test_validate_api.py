@@ -1,0 +1,99 @@
+"""POST /api/v1/comparisons/validate: the builder's dry run. The same checks as create,
+nothing created, and an estimate from the plan the scheduler makes."""
+
+from datetime import timedelta
+
+import pytest
+
+from apps.comparisons.models import Arm, Comparison, Run, RunBlock
+from apps.comparisons.services import comparison_create, comparison_plan
+
+from .test_spec_api import BAD_SPECS, VALID
+
+
+def _counts() -> tuple[int, int, int]:
+    return Comparison.objects.count(), Arm.objects.count(), Run.objects.count()
+
+
+@pytest.mark.django_db
+def test_validate_answers_the_normalized_spec_and_an_estimate_and_creates_nothing(api, pool):
+    spec = {**VALID, "network_profiles": ["none", "lte"], "devices": {"count": 2}}
+    before = _counts()
+    response = api.post("/api/v1/comparisons/validate", spec, format="json")
+    assert response.status_code == 200, response.content
+    assert _counts() == before == (0, 0, 0)
+    body = response.json()
+    assert body["spec"]["arms"][1]["label"] == "h2"
+    assert body["spec"]["workload"]["repetitions"] == 2
+    # Two arms × (3 + 6 requests) × 2 repetitions per run; 2 devices × 2 profiles.
+    assert body["estimate"] == {
+        "runs": 4, "blocks_min": 8, "blocks_max": 8, "requests_min": 4 * 36, "requests_max": 4 * 36,
+        "device_minutes_min": None, "device_minutes_max": None, "seconds_per_request": None,
+        "pace_basis": None, "pace_comparisons": 0,
+    }
+    # The scheduler plans exactly the runs the estimate counted.
+    created = api.post("/api/v1/comparisons", spec, format="json").json()
+    assert comparison_plan(comparison_id=created["id"]) == body["estimate"]["runs"]
+    assert sum(Run.objects.filter(comparison_id=created["id"]).values_list("blocks_total", flat=True)) == 8
+
+
+@pytest.mark.django_db
+def test_validate_takes_yaml_like_create(api, pool):
+    response = api.post("/api/v1/comparisons/validate",
+                        b"name: y\npreset: mid-image-series\nblocks: {min: 4, max: 12}\n",
+                        content_type="application/yaml")
+    assert response.status_code == 200, response.content
+    estimate = response.json()["estimate"]
+    assert (estimate["runs"], estimate["blocks_min"], estimate["blocks_max"]) == (1, 4, 12)
+    # Run until decided: each block holds what a min block holds, so max blocks book 3× the requests.
+    assert estimate["requests_max"] == 3 * estimate["requests_min"] > 0
+    assert Comparison.objects.count() == 0
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("spec, path, message", BAD_SPECS)
+def test_validate_refuses_what_create_refuses_with_the_same_field_map(api, pool, spec, path, message):
+    dry = api.post("/api/v1/comparisons/validate", spec, format="json")
+    assert dry.status_code == 400, dry.content
+    assert _counts() == (0, 0, 0)
+    real = api.post("/api/v1/comparisons", spec, format="json")
+    assert real.status_code == 400
+    assert dry.json() == real.json()
+    node = dry.json()
+    for key in path:
+        node = node[key]
+    assert message in str(node)
+    assert _counts() == (0, 0, 0)
+
+
+@pytest.mark.django_db
+def test_device_minutes_use_the_pace_of_finished_comparisons(api, pool, org):
+    finished = comparison_create(organization=org, submitted_spec=VALID)  # 2 blocks, 36 requests per run
+    comparison_plan(comparison_id=str(finished.pk))
+    run = Run.objects.get(comparison=finished)
+    blocks = [RunBlock.objects.create(run=run, block=b, attempt=0, batch_seq=b, sample_count=18) for b in (0, 1)]
+    # The second block stored 90 s after the first: 90 s per block of 18 requests = 5 s per request.
+    RunBlock.objects.filter(pk=blocks[1].pk).update(stored_at=blocks[0].stored_at + timedelta(seconds=90))
+    Comparison.objects.filter(pk=finished.pk).update(status=Comparison.Status.FINISHED)
+    before = _counts()
+
+    estimate = api.post("/api/v1/comparisons/validate", {**VALID, "blocks": 4}, format="json").json()["estimate"]
+    assert estimate["seconds_per_request"] == 5.0
+    assert estimate["pace_basis"] == "recent"  # 4 blocks: another fingerprint
+    assert estimate["device_minutes_min"] == estimate["device_minutes_max"] == 36 * 5 / 60
+    same = api.post("/api/v1/comparisons/validate", VALID, format="json").json()["estimate"]
+    assert (same["pace_basis"], same["pace_comparisons"]) == ("same_spec", 1)
+    assert _counts() == before
+
+
+@pytest.mark.django_db
+def test_validate_needs_a_writing_token(org, pool):
+    from rest_framework.test import APIClient
+
+    from apps.accounts.services import api_token_create
+
+    _, secret = api_token_create(organization=org, name="ro", scopes=["read"])
+    reader = APIClient()
+    reader.credentials(HTTP_AUTHORIZATION=f"Bearer {secret}")
+    assert reader.post("/api/v1/comparisons/validate", VALID, format="json").status_code == 403
+    assert APIClient().post("/api/v1/comparisons/validate", VALID, format="json").status_code in (401, 403)
