@@ -826,7 +826,8 @@ def test_entry_point_draws_a_progress_bar_on_a_terminal(api: FakeApi) -> None:
     comparison = api.add(scenario)
     scenario.verdicts[None] = verdict_document(comparison, api.base_url, [verdict_row("h2", "improvement")],
                                                outcome="improvement")
-    env = {**os.environ, "LATENCYLAB_SERVER": api.base_url, "LATENCYLAB_TOKEN": TOKEN}
+    env = {**os.environ, "LATENCYLAB_SERVER": api.base_url, "LATENCYLAB_TOKEN": TOKEN, "TERM": "xterm"}
+    env.pop("CI", None)  # CI=true means a log, even behind a pseudo-terminal
     leader, follower = pty.openpty()
     try:
         process = subprocess.Popen([entry_point(), "verdict", comparison, "--wait", "--poll-interval", "0.05"],
@@ -852,6 +853,7 @@ def test_entry_point_draws_a_progress_bar_on_a_terminal(api: FakeApi) -> None:
     assert "\r\x1b[K[#####" in terminal
     assert "running 50% (5/10 blocks)" in terminal
     assert "[########################] finished 100%" in terminal
+    assert "ETA " in terminal and "elapsed " in terminal
     assert out.decode().strip().endswith("verdict: improvement (exit 0)")
 
 

@@ -1,13 +1,28 @@
-"""Progress while waiting: a redrawn bar on a terminal, plain lines in CI logs."""
+"""Progress while waiting: a redrawn bar with percentage and ETA on a terminal, plain lines in CI logs."""
 
 from __future__ import annotations
 
+import os
 import time
+from collections.abc import Mapping
 from typing import Any, TextIO
 
 BAR_WIDTH = 24
 # In a log, repeat an unchanged state at most this often so the job visibly lives.
 LOG_HEARTBEAT_S = 60.0
+# CI systems that set CI to one of these run the job in a log, even behind a pseudo-terminal.
+_CI_FALSE = {"", "0", "false", "no"}
+
+
+def is_interactive(stream: TextIO, environ: Mapping[str, str] | None = None) -> bool:
+    """A terminal that redraws lines: a TTY, outside CI (CI=true), and not TERM=dumb."""
+    env = os.environ if environ is None else environ
+    if env.get("CI", "").strip().lower() not in _CI_FALSE or env.get("TERM") == "dumb":
+        return False
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # a closed or unusual stream
+        return False
 
 
 def describe(detail: dict[str, Any]) -> str:
@@ -49,16 +64,89 @@ def _duration(seconds: int) -> str:
 
 
 def _elapsed(seconds: float) -> str:
-    minutes, secs = divmod(int(seconds), 60)
+    hours, rest = divmod(int(seconds), 3600)
+    minutes, secs = divmod(rest, 60)
+    if hours:
+        return f"{hours}h{minutes:02d}m"
     return f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
 
 
+class EtaEstimator:
+    """Wall-clock time left, from the rate at which blocks were stored while we watched.
+
+    The server's device_seconds_left is device time summed over devices; devices run in
+    parallel, so the wall-clock time is estimated from the blocks observed per second
+    instead. Before a second distinct block count has been seen there is no rate, and no
+    ETA is claimed.
+    """
+
+    def __init__(self) -> None:
+        self._first: tuple[float, int] | None = None  # (when, blocks_done) at the first observed change
+        self._last: tuple[float, int] | None = None
+
+    def observe(self, now: float, blocks_done: Any) -> None:
+        if not isinstance(blocks_done, int):
+            return
+        if self._last is None:
+            self._last = (now, blocks_done)
+            return
+        if blocks_done < self._last[1]:  # a reset (should not happen): start over
+            self._first, self._last = None, (now, blocks_done)
+            return
+        if blocks_done > self._last[1]:
+            self._last = (now, blocks_done)
+            if self._first is None:
+                # The rate runs from the first change seen, so neither time spent queued nor the
+                # unknown start of the block in progress when we began watching is counted.
+                self._first = self._last
+
+    def seconds_left(self, now: float, blocks_done: Any, blocks_total: Any) -> float | None:
+        if self._first is None or self._last is None:
+            return None
+        if not isinstance(blocks_done, int) or not isinstance(blocks_total, int):
+            return None
+        (t0, b0), (t1, b1) = self._first, self._last
+        if b1 <= b0 or t1 <= t0:
+            return None
+        rate = (b1 - b0) / (t1 - t0)
+        left = max(blocks_total - blocks_done, 0) / rate
+        # Time since the last block counts against the estimate: a stalled run's ETA does not freeze.
+        return max(left - (now - t1), 0.0)
+
+
+def eta_text(seconds: float | None, *, upper_bound: bool = False) -> str:
+    if seconds is None:
+        return "ETA --"
+    return f"ETA {'≤ ' if upper_bound else ''}{_elapsed(seconds)}"
+
+
+def estimate(eta: EtaEstimator, now: float, detail: dict[str, Any]) -> tuple[float | None, bool]:
+    """(seconds left, whether that is only an upper bound). The observed block rate first; before
+    there is one, the server's device time left, which bounds the wall-clock time from above
+    while devices work in parallel (it is summed over them)."""
+    if detail.get("status") not in ("queued", "running", "analysing"):
+        return None, False
+    counts = detail.get("progress") or {}
+    left = eta.seconds_left(now, counts.get("blocks_done"), counts.get("blocks_total"))
+    if left is not None:
+        return left, False
+    device_left = counts.get("device_seconds_left_max")
+    if isinstance(device_left, (int, float)) and device_left > 0:
+        return float(device_left), True
+    return None, False
+
+
 class Progress:
-    def __init__(self, stream: TextIO, *, tty: bool | None = None, clock: Any = time.monotonic) -> None:
+    """On a terminal: `[#########...............] running 37% (…)  ETA 2m10s  elapsed 1m05s`, redrawn in place.
+    In a log (not a TTY, or CI=true): one plain line per change, no carriage returns."""
+
+    def __init__(self, stream: TextIO, *, tty: bool | None = None, clock: Any = time.monotonic,
+                 environ: Mapping[str, str] | None = None) -> None:
         self.stream = stream
-        self.tty = stream.isatty() if tty is None else tty
+        self.tty = is_interactive(stream, environ) if tty is None else tty
         self.clock = clock
         self.started = clock()
+        self.eta = EtaEstimator()
         self._last_line: str | None = None
         self._last_print = 0.0
         self._bar_shown = False
@@ -66,15 +154,22 @@ class Progress:
     def update(self, detail: dict[str, Any]) -> None:
         line = describe(detail)
         now = self.clock()
+        counts = detail.get("progress") or {}
+        active = detail.get("status") in ("queued", "running", "analysing")
+        self.eta.observe(now, counts.get("blocks_done"))
+        left, bound = estimate(self.eta, now, detail)
         if self.tty:
-            percent = (detail.get("progress") or {}).get("percent") or 0
-            filled = max(0, min(BAR_WIDTH, round(BAR_WIDTH * float(percent) / 100)))
+            percent = float(counts.get("percent") or 0)
+            filled = max(0, min(BAR_WIDTH, round(BAR_WIDTH * percent / 100)))
             bar = "#" * filled + "." * (BAR_WIDTH - filled)
-            self.stream.write(f"\r\x1b[K[{bar}] {line}  {_elapsed(now - self.started)}")
+            eta = f"  {eta_text(left, upper_bound=bound)}" if active else ""
+            self.stream.write(f"\r\x1b[K[{bar}] {line}{eta}  elapsed {_elapsed(now - self.started)}")
             self.stream.flush()
             self._bar_shown = True
         elif line != self._last_line or now - self._last_print >= LOG_HEARTBEAT_S:
-            self.stream.write(line + "\n")
+            # Only the observed rate is worth a log line's space; the device time is in `line` already.
+            suffix = f", {eta_text(left)}" if left is not None and not bound else ""
+            self.stream.write(f"{line}{suffix}\n")
             self.stream.flush()
             self._last_print = now
         self._last_line = line
