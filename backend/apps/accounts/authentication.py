@@ -27,7 +27,11 @@ class ApiTokenAuthentication(authentication.BaseAuthentication):
         )
         if token is None:
             raise exceptions.AuthenticationFailed("Invalid or revoked API token.")
-        ApiToken.objects.filter(pk=token.pk).update(last_used_at=timezone.now())
+        now = timezone.now()
+        if token.expires_at is not None and token.expires_at <= now:
+            raise exceptions.AuthenticationFailed(
+                f"API token expired at {token.expires_at.isoformat().replace('+00:00', 'Z')}; create a new one.")
+        ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
         return (token.created_by or AnonymousUser(), token)
 
     def authenticate_header(self, request: Request) -> str:

@@ -41,6 +41,7 @@ class ApiToken(TimeStampedModel):
     scopes = models.JSONField(default=list)
     last_used_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
+    expires_at = models.DateTimeField(null=True, blank=True, help_text="refused from then on; null: never expires")
 
 
 # What `{{secret.NAME}}` may name: upper-case, as environment variables are.

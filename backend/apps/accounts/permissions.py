@@ -75,3 +75,13 @@ class IsOrganizationAdminForWrites(IsOrganizationMember):
         if not super().has_permission(request, view):
             return False
         return request.method in SAFE_METHODS or is_organization_admin(request)
+
+
+class IsOrganizationAdminSignedIn(IsOrganizationAdmin):
+    """Owners and admins in a signed-in session; never an API token (managing API tokens:
+    a leaked token must not mint wider or longer-lived ones)."""
+
+    message = "Only an owner or admin of the organization, signed in, may do this; API tokens cannot."
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        return not isinstance(request.auth, ApiToken) and super().has_permission(request, view)

@@ -23,6 +23,11 @@ def organization_for_request(request: HttpRequest) -> Organization | None:
     return membership.organization if membership else None
 
 
+def api_tokens_of(*, organization: Organization) -> QuerySet[ApiToken]:
+    """An organization's API tokens, newest first (another organization's id is simply not in it)."""
+    return ApiToken.objects.filter(organization=organization).select_related("created_by").order_by("-created_at")
+
+
 def secrets_of(*, organization: Organization) -> QuerySet[Secret]:
     """An organization's secrets by name, without their sealed values (listing never decrypts)."""
     return (Secret.objects.filter(organization=organization).defer("sealed_value")

@@ -1,7 +1,9 @@
 import re
+from datetime import timedelta
 
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.utils import timezone
 
 from apps.core.errors import ApplicationError, Conflict
 from apps.core.tokens import digest, new_secret, visible_prefix
@@ -28,26 +30,50 @@ def user_ensure_member(
     return user
 
 
+# An API token lives at most this long when it expires at all (None: until revoked).
+API_TOKEN_MAX_DAYS = 365
+API_TOKEN_NAME_MAX = 100
+
+
 @transaction.atomic
 def api_token_create(
-    *, organization: Organization, name: str, scopes: list[str], created_by: User | None = None
+    *, organization: Organization, name: str, scopes: list[str], created_by: User | None = None,
+    expires_in_days: int | None = None,
 ) -> tuple[ApiToken, str]:
     """Returns the token row and the secret, which is shown once and never stored."""
-    unknown = sorted(set(scopes) - set(ApiToken.Scope.values))
+    allowed = sorted(ApiToken.Scope.values)
+    unknown = sorted(set(scopes) - set(allowed))
     if not scopes or unknown:
         raise ApplicationError(
-            f"scopes: must be a non-empty subset of {sorted(ApiToken.Scope.values)}; got unknown {unknown}"
+            f"scopes: must be a non-empty subset of {allowed}; got unknown {unknown}",
+            extra={"scopes": [f"Choose one or more of {', '.join(allowed)}."]},
         )
+    if not name.strip() or len(name) > API_TOKEN_NAME_MAX:
+        raise ApplicationError(f"name: 1–{API_TOKEN_NAME_MAX} characters",
+                               extra={"name": [f"1–{API_TOKEN_NAME_MAX} characters."]})
+    if expires_in_days is not None and not 1 <= expires_in_days <= API_TOKEN_MAX_DAYS:
+        raise ApplicationError(f"expires_in_days: between 1 and {API_TOKEN_MAX_DAYS}, or null for no expiry",
+                               extra={"expires_in_days": [f"Between 1 and {API_TOKEN_MAX_DAYS}, or null for no "
+                                                          "expiry."]})
     secret = new_secret("t")
     token = ApiToken.objects.create(
         organization=organization,
         created_by=created_by,
-        name=name,
+        name=name.strip(),
         prefix=visible_prefix(secret),
         token_hash=digest(secret),
         scopes=sorted(set(scopes)),
+        expires_at=timezone.now() + timedelta(days=expires_in_days) if expires_in_days is not None else None,
     )
     return token, secret
+
+
+@transaction.atomic
+def api_token_revoke(*, token: ApiToken) -> ApiToken:
+    """Idempotent: revoking twice keeps the first revocation time. Refused from the next request on."""
+    ApiToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(revoked_at=timezone.now())
+    token.refresh_from_db()
+    return token
 
 
 def _secret_value_problem(value: str) -> str | None:
