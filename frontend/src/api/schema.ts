@@ -1041,6 +1041,8 @@ export interface components {
             /** Format: date-time */
             readonly finished_at: string | null;
             spec: unknown;
+            /** @description the spec as it was sent (preset unmerged, no seed unless given): what re-run and edit-a-copy start from */
+            submitted_spec: unknown;
             readonly baseline_arm: string;
             arms: components["schemas"]["ArmOutput"][];
             runs: components["schemas"]["RunOutput"][];

@@ -127,10 +127,12 @@ class ComparisonDetailSerializer(ComparisonSummarySerializer):
     arms = ArmOutputSerializer(many=True)
     runs = RunOutputSerializer(many=True)
     spec = serializers.JSONField()
+    submitted_spec = serializers.JSONField(help_text="the spec as it was sent (preset unmerged, no seed unless given): "
+                                           "what re-run and edit-a-copy start from")
 
     class Meta(ComparisonSummarySerializer.Meta):
         fields = [*ComparisonSummarySerializer.Meta.fields,
-                  "spec", "baseline_arm", "arms", "runs", "error", "started_at"]
+                  "spec", "submitted_spec", "baseline_arm", "arms", "runs", "error", "started_at"]
         read_only_fields = fields
 
 

@@ -97,3 +97,15 @@ def test_validate_needs_a_writing_token(org, pool):
     reader.credentials(HTTP_AUTHORIZATION=f"Bearer {secret}")
     assert reader.post("/api/v1/comparisons/validate", VALID, format="json").status_code == 403
     assert APIClient().post("/api/v1/comparisons/validate", VALID, format="json").status_code in (401, 403)
+
+
+@pytest.mark.django_db
+def test_detail_carries_the_submitted_spec_a_rerun_sends_again(api, pool):
+    submitted = {k: v for k, v in VALID.items() if k != "seed"}
+    first = api.post("/api/v1/comparisons", submitted, format="json").json()
+    detail = api.get(f"/api/v1/comparisons/{first['id']}").json()
+    assert detail["submitted_spec"] == submitted
+    again = api.post("/api/v1/comparisons", detail["submitted_spec"], format="json").json()
+    assert again["id"] != first["id"]
+    assert {k: v for k, v in again["spec"].items() if k != "seed"} == {
+        k: v for k, v in first["spec"].items() if k != "seed"}
