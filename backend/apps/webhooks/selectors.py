@@ -18,3 +18,9 @@ def webhook_get(*, organization: Organization, webhook_id: Any) -> Webhook:
 
 def webhook_deliveries_for(*, organization: Organization) -> QuerySet[WebhookDelivery]:
     return WebhookDelivery.objects.filter(webhook__organization=organization)
+
+
+def webhook_deliveries_of(*, webhook: Webhook) -> QuerySet[WebhookDelivery]:
+    """One webhook's deliveries, newest first (get the webhook with webhook_get: it is org-scoped)."""
+    return (WebhookDelivery.objects.filter(webhook=webhook).select_related("comparison")
+            .defer("payload", "comparison__submitted_spec").order_by("-created_at"))

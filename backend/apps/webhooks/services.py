@@ -73,21 +73,56 @@ def webhook_url_validate(url: str) -> str:
 def webhook_create(*, organization: Organization, url: str, events: list[str]) -> tuple[Webhook, str]:
     """Returns the webhook and its secret: the only time the secret leaves the service."""
     webhook_url_validate(url)
-    unknown = [e for e in events if e not in EVENTS]
-    if not events or unknown:
-        raise serializers.ValidationError({"events": [f"Choose one or more of {EVENTS}."]})
+    events = _check_events(events)
     if Webhook.objects.filter(organization=organization).count() >= MAX_WEBHOOKS_PER_ORGANIZATION:
         raise serializers.ValidationError(
             {"non_field_errors": [f"At most {MAX_WEBHOOKS_PER_ORGANIZATION} webhooks per organization."]})
     secret = f"whsec_{secrets.token_urlsafe(32)}"
-    webhook = Webhook.objects.create(organization=organization, url=url, secret=secret,
-                                     events=list(dict.fromkeys(events)))
+    webhook = Webhook.objects.create(organization=organization, url=url, secret=secret, events=events)
     return webhook, secret
+
+
+def _check_events(events: list[str]) -> list[str]:
+    unknown = [e for e in events if e not in EVENTS]
+    if not events or unknown:
+        raise serializers.ValidationError({"events": [f"Choose one or more of {EVENTS}."]})
+    return list(dict.fromkeys(events))
+
+
+@transaction.atomic
+def webhook_update(*, webhook: Webhook, active: bool | None = None, events: list[str] | None = None) -> Webhook:
+    """Turn a webhook on or off, or change its events; the URL and secret stay (register a
+    new webhook for a new URL, so the URL is checked once, at creation)."""
+    fields = ["updated_at"]
+    if active is not None:
+        webhook.active = active
+        fields.append("active")
+    if events is not None:
+        webhook.events = _check_events(events)
+        fields.append("events")
+    webhook.save(update_fields=fields)
+    return webhook
 
 
 @transaction.atomic
 def webhook_delete(*, webhook: Webhook) -> None:
     webhook.delete()
+
+
+@transaction.atomic
+def webhook_delivery_redeliver(*, delivery_id: str) -> bool:
+    """Put a settled (succeeded or failed) delivery back in the queue for a new attempt,
+    with the same payload and delivery id, and retries while it is under MAX_ATTEMPTS in
+    all. True when it was re-queued: the caller sends the deliver task. False when it is
+    still pending: its own attempts go on, and asking again adds none."""
+    delivery = WebhookDelivery.objects.select_for_update().get(pk=delivery_id)
+    if delivery.status == WebhookDelivery.Status.PENDING:
+        return False
+    delivery.status = WebhookDelivery.Status.PENDING
+    delivery.next_attempt_at = None
+    delivery.delivered_at = None
+    delivery.save(update_fields=["status", "next_attempt_at", "delivered_at", "updated_at"])
+    return True
 
 
 def comparison_event_payload(comparison: Comparison) -> dict[str, Any]:
