@@ -49,3 +49,42 @@ class LinkSpec(serializers.Serializer):
     up = DirectionSpec()
     blackouts = BlackoutSpec(many=True, required=False, default=list, max_length=10)  # type: ignore[call-arg]
     seed = serializers.IntegerField(min_value=0, max_value=2**31 - 1, required=False, allow_null=True)
+
+
+
+def _field_bounds(field: serializers.Field) -> dict[str, Any]:
+    """One field's type, bounds, default and choices, read from the validator itself."""
+    kind = ("boolean" if isinstance(field, serializers.BooleanField)
+            else "choice" if isinstance(field, serializers.ChoiceField)
+            else "integer" if isinstance(field, serializers.IntegerField)
+            else "number")
+    bounds: dict[str, Any] = {"type": kind, "required": field.required, "nullable": field.allow_null}
+    for attr, key in (("min_value", "minimum"), ("max_value", "maximum")):
+        if getattr(field, attr, None) is not None:
+            bounds[key] = getattr(field, attr)
+    if isinstance(field, serializers.ChoiceField):
+        bounds["choices"] = list(field.choices)
+    if field.default is not serializers.empty:
+        bounds["default"] = field.default
+    if field.help_text:
+        bounds["help"] = str(field.help_text)
+    return bounds
+
+
+def _fields_bounds(serializer: serializers.Serializer) -> dict[str, dict[str, Any]]:
+    return {name: _field_bounds(field) for name, field in serializer.fields.items()
+            if not isinstance(field, serializers.BaseSerializer)}
+
+
+def link_spec_bounds() -> dict[str, Any]:
+    """The bounds of every field of a custom profile's spec, for forms that show them
+    (GET /api/v1/network-profiles/bounds): read from LinkSpec's own fields, so they cannot drift."""
+    link = LinkSpec()
+    max_blackouts: int = getattr(link.fields["blackouts"], "max_length")  # noqa: B009  (not in the stubs)
+    return {
+        "direction": _fields_bounds(DirectionSpec()),
+        "gilbert": _fields_bounds(GilbertElliottSpec()),
+        "blackout": _fields_bounds(BlackoutSpec()),
+        "max_blackouts": max_blackouts,
+        "seed": _field_bounds(link.fields["seed"]),
+    }

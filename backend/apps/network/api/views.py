@@ -8,7 +8,7 @@ from apps.accounts.permissions import organization_of
 
 from ..selectors import network_profiles_listing
 from ..services import network_profile_create
-from ..validation import LinkSpec
+from ..validation import LinkSpec, link_spec_bounds
 
 
 class NetworkProfileOutputSerializer(serializers.Serializer):
@@ -29,6 +29,25 @@ class NetworkProfileInputSerializer(serializers.Serializer):
     spec = LinkSpec()
 
 
+class FieldBoundsSerializer(serializers.Serializer):
+    type = serializers.ChoiceField(choices=["number", "integer", "boolean", "choice"])
+    required = serializers.BooleanField()  # type: ignore[assignment]  # a declared field, not Field.required
+    nullable = serializers.BooleanField()
+    minimum = serializers.FloatField(required=False)
+    maximum = serializers.FloatField(required=False)
+    default = serializers.JSONField(required=False)
+    choices = serializers.ListField(child=serializers.CharField(), required=False)
+    help = serializers.CharField(required=False)
+
+
+class NetworkProfileBoundsSerializer(serializers.Serializer):
+    direction = serializers.DictField(child=FieldBoundsSerializer(), help_text="each of `down` and `up`")
+    gilbert = serializers.DictField(child=FieldBoundsSerializer(), help_text="a direction's Gilbert-Elliott loss")
+    blackout = serializers.DictField(child=FieldBoundsSerializer(), help_text="one entry of `blackouts`")
+    max_blackouts = serializers.IntegerField()
+    seed = FieldBoundsSerializer()
+
+
 class NetworkProfileListCreateView(APIView):
     @extend_schema(responses={200: NetworkProfileOutputSerializer(many=True)},
                    summary="Built-in and this organization's network profiles")
@@ -45,3 +64,11 @@ class NetworkProfileListCreateView(APIView):
                                          spec=body.initial_data.get("spec"))
         listing = network_profiles_listing(organization=organization_of(request))
         return Response(next(p for p in listing if p["name"] == profile.name), status=status.HTTP_201_CREATED)
+
+
+class NetworkProfileBoundsView(APIView):
+    @extend_schema(responses={200: NetworkProfileBoundsSerializer},
+                   summary="The bounds of a custom profile's spec: per field its type, minimum, maximum, default, "
+                           "choices (what POST /api/v1/network-profiles accepts)")
+    def get(self, request: Request) -> Response:
+        return Response(link_spec_bounds())

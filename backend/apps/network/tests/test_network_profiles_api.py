@@ -57,3 +57,30 @@ def test_bad_profiles_are_rejected_with_field_paths(api, body, path, message):
         node = node[key]
     assert message in str(node)
     assert [p for p in api.get("/api/v1/network-profiles").json() if not p["built_in"]] == []
+
+
+@pytest.mark.django_db
+def test_bounds_come_from_the_validator_and_hold_on_create(api):
+    bounds = api.get("/api/v1/network-profiles/bounds")
+    assert bounds.status_code == 200, bounds.content
+    body = bounds.json()
+    assert body["direction"]["delay_ms"] == {"type": "number", "required": False, "nullable": False,
+                                             "minimum": 0, "maximum": 60_000, "default": 0}
+    assert body["direction"]["rate_kbit"]["minimum"] == 8
+    assert body["direction"]["rate_kbit"]["nullable"] is True
+    assert body["direction"]["queue_packets"]["type"] == "integer"
+    assert body["direction"]["loss_model"]["choices"] == ["random", "gilbert_elliott"]
+    assert body["blackout"]["duration_s"]["minimum"] == 0.01
+    assert body["gilbert"]["p"]["maximum"] == 100
+    assert body["max_blackouts"] == 10
+    # One past each bound is refused, naming the field; the bound itself is accepted.
+    for field, spec in body["direction"].items():
+        if "maximum" not in spec:
+            continue
+        too_big = api.post("/api/v1/network-profiles", {"name": f"big-{field.replace('_', '-')}", "spec": {
+            "down": {field: spec["maximum"] + 1}, "up": {}}}, format="json")
+        assert too_big.status_code == 400, field
+        assert str(spec["maximum"]) in str(too_big.json()["spec"]["down"][field]), too_big.json()
+    at_bound = api.post("/api/v1/network-profiles", {"name": "at-bounds", "spec": {
+        "down": {"delay_ms": 60_000, "rate_kbit": 8}, "up": {"queue_packets": 1}}}, format="json")
+    assert at_bound.status_code == 201, at_bound.content
