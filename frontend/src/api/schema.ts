@@ -245,6 +245,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/comparisons/{comparison_id}/report.html": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The comparison's report as one self-contained HTML file (opens offline) */
+        get: operations["v1_comparisons_report.html_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/comparisons/{comparison_id}/report.pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The comparison's report as PDF (A4) */
+        get: operations["v1_comparisons_report.pdf_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/comparisons/{comparison_id}/results": {
         parameters: {
             query?: never;
@@ -310,6 +344,41 @@ export interface paths {
         get: operations["v1_comparisons_samples._retrieve"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/comparisons/{comparison_id}/shares": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A comparison's share links: who created each, when it was last opened */
+        get: operations["v1_comparisons_shares_list"];
+        put?: never;
+        /** Create a share link (its URL is shown once) */
+        post: operations["v1_comparisons_shares_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/comparisons/{comparison_id}/shares/{share_id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Revoke a share link (its creator, or an owner or admin) */
+        post: operations["v1_comparisons_shares_revoke_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -445,6 +514,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/home": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Home: recent comparisons with their headline verdict and a sparkline, the ones in flight with progress, and the device farm */
+        get: operations["v1_home_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/imports": {
         parameters: {
             query?: never;
@@ -474,6 +560,23 @@ export interface paths {
         put?: never;
         /** Create a custom network profile */
         post: operations["v1_network_profiles_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/network-profiles/bounds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The bounds of a custom profile's spec: per field its type, minimum, maximum, default, choices (what POST /api/v1/network-profiles accepts) */
+        get: operations["v1_network_profiles_bounds_retrieve"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -566,6 +669,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/public/reports/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A shared comparison's report (no authentication) */
+        get: operations["v1_public_reports_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/public/reports/{token}/card.png": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The report's 1200×630 preview image (OpenGraph / Twitter card) */
+        get: operations["v1_public_reports_card.png_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/public/reports/{token}/report.html": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The report as one self-contained HTML file that opens offline */
+        get: operations["v1_public_reports_report.html_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/public/reports/{token}/report.pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The report as PDF (A4) */
+        get: operations["v1_public_reports_report.pdf_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/runners": {
         parameters: {
             query?: never;
@@ -640,6 +811,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/shares": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every share link of the organization, newest first */
+        get: operations["v1_shares_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/tokens": {
         parameters: {
             query?: never;
@@ -675,6 +863,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/trends": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One metric of one arm across the comparisons of a branch (the latest 500) */
+        get: operations["v1_trends_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/trends.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The same trend as CSV, one row per point */
+        get: operations["v1_trends.csv_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/trends/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What the trend filters can choose from */
+        get: operations["v1_trends_options_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/webhooks": {
         parameters: {
             query?: never;
@@ -700,11 +939,47 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** A webhook (its secret is never shown again) */
+        get: operations["v1_webhooks_retrieve"];
         put?: never;
         post?: never;
         /** Delete a webhook */
         delete: operations["v1_webhooks_destroy"];
+        options?: never;
+        head?: never;
+        /** Turn a webhook on or off, or change its events */
+        patch: operations["v1_webhooks_partial_update"];
+        trace?: never;
+    };
+    "/api/v1/webhooks/{webhook_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A webhook's deliveries, newest first: status, attempts, the receiver's last answer */
+        get: operations["v1_webhooks_deliveries_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a delivery again: a new attempt with the same payload and delivery id (nothing new while it is still pending) */
+        post: operations["v1_webhooks_deliveries_redeliver_create"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1252,6 +1527,11 @@ export interface components {
             /** @description Default: 1. */
             warmup?: number;
         };
+        DeliveryComparison: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+        };
         /**
          * @description descriptive.py `describe`: per arm × period × device × profile. A group where every
          *     request failed has only n = 0 and errors.
@@ -1592,6 +1872,26 @@ export interface components {
          * @enum {string}
          */
         ExpectedRateSource: "sweep" | "link";
+        FieldBounds: {
+            type: components["schemas"]["FieldBoundsTypeEnum"];
+            required: boolean;
+            nullable: boolean;
+            /** Format: double */
+            minimum?: number;
+            /** Format: double */
+            maximum?: number;
+            default?: unknown;
+            choices?: string[];
+            help?: string;
+        };
+        /**
+         * @description * `number` - number
+         *     * `integer` - integer
+         *     * `boolean` - boolean
+         *     * `choice` - choice
+         * @enum {string}
+         */
+        FieldBoundsTypeEnum: "number" | "integer" | "boolean" | "choice";
         /**
          * @description * `device_lost` - device_lost
          *     * `device_not_ready` - device_not_ready
@@ -1709,6 +2009,15 @@ export interface components {
             /** @description indexes into workload.requests that overlapped in the recording */
             concurrency_groups: number[][];
         };
+        /**
+         * @description * `regression` - regression
+         *     * `inconclusive` - inconclusive
+         *     * `improvement` - improvement
+         *     * `equivalent` - equivalent
+         *     * `no_data` - no_data
+         * @enum {string}
+         */
+        HeadlineVerdictEnum: "regression" | "inconclusive" | "improvement" | "equivalent" | "no_data";
         HeartbeatInputRequest: {
             /** @description every device the runner sees; one it no longer lists is offline */
             devices: components["schemas"]["DeviceDescriptorRequest"][];
@@ -1776,6 +2085,83 @@ export interface components {
             heartbeat_interval_s: number;
             lease_wait_s: number;
             devices: components["schemas"]["RunnerDeviceRef"][];
+        };
+        Home: {
+            recent: components["schemas"]["HomeRecentComparison"][];
+            /** @description queued, running or analysing, newest first */
+            in_flight: components["schemas"]["HomeComparison"][];
+            farm: components["schemas"]["HomeFarm"];
+        };
+        HomeComparison: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            preset: string | null;
+            status: components["schemas"]["ComparisonStatusEnum"];
+            tags: {
+                [key: string]: string;
+            };
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            finished_at: string | null;
+            progress: components["schemas"]["ComparisonProgress"];
+        };
+        HomeFarm: {
+            devices: number;
+            platforms: components["schemas"]["HomeFarmPlatform"][];
+        };
+        HomeFarmPlatform: {
+            platform: components["schemas"]["PlatformEnum"];
+            total: number;
+            states: components["schemas"]["HomeFarmState"][];
+        };
+        HomeFarmState: {
+            state: components["schemas"]["DeviceStateEnum"];
+            count: number;
+        };
+        HomeRecentComparison: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            preset: string | null;
+            status: components["schemas"]["ComparisonStatusEnum"];
+            tags: {
+                [key: string]: string;
+            };
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            finished_at: string | null;
+            progress: components["schemas"]["ComparisonProgress"];
+            gate_metric: string;
+            /**
+             * @description the worst verdict of the arms on the gate's metric; null until analysed
+             *
+             *     * `regression` - regression
+             *     * `inconclusive` - inconclusive
+             *     * `improvement` - improvement
+             *     * `equivalent` - equivalent
+             *     * `no_data` - no_data
+             */
+            headline_verdict: (components["schemas"]["HeadlineVerdictEnum"] | components["schemas"]["NullEnum"]) | null;
+            sparkline: components["schemas"]["HomeSparkline"] | null;
+        };
+        HomeSparkline: {
+            /** @description periods: each arm's median per period (x holds the periods); arms: each arm's median over the run (one value each) */
+            kind: string;
+            metric: string;
+            statistic: string;
+            unit: string;
+            /** @description the device the values are of (the analysis's first) */
+            device: string;
+            profile: string;
+            x: number[];
+            series: components["schemas"]["HomeSparklineSeries"][];
+        };
+        HomeSparklineSeries: {
+            arm: string;
+            values: (number | null)[];
         };
         /** @enum {string} */
         HttpMethod: "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD" | "OPTIONS";
@@ -1889,6 +2275,22 @@ export interface components {
             files?: "seed-unity-5";
             file_paths?: string[];
         };
+        NetworkProfileBounds: {
+            /** @description each of `down` and `up` */
+            direction: {
+                [key: string]: components["schemas"]["FieldBounds"];
+            };
+            /** @description a direction's Gilbert-Elliott loss */
+            gilbert: {
+                [key: string]: components["schemas"]["FieldBounds"];
+            };
+            /** @description one entry of `blackouts` */
+            blackout: {
+                [key: string]: components["schemas"]["FieldBounds"];
+            };
+            max_blackouts: number;
+            seed: components["schemas"]["FieldBounds"];
+        };
         NetworkProfileInputRequest: {
             name: string;
             /** @default  */
@@ -1972,6 +2374,36 @@ export interface components {
             previous?: string | null;
             results: components["schemas"]["RunnerOutput"][];
         };
+        PaginatedShareLinkOutputList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["ShareLinkOutput"][];
+        };
+        PaginatedWebhookDeliveryOutputList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["WebhookDeliveryOutput"][];
+        };
         PaginatedWebhookOutputList: {
             /** @example 123 */
             count: number;
@@ -1986,6 +2418,11 @@ export interface components {
              */
             previous?: string | null;
             results: components["schemas"]["WebhookOutput"][];
+        };
+        PatchedWebhookUpdateInputRequest: {
+            /** @description off: no new deliveries (pending ones still go out) */
+            active?: boolean;
+            events?: components["schemas"]["EventsEnum"][];
         };
         /**
          * @description sweeps.py `payload_sweep`: latency ÷ the block's baseline RTT per response size, and the
@@ -2165,6 +2602,28 @@ export interface components {
         PresetName: "aa-calibration" | "api-and-download" | "mid-image-series" | "mid-image-series-transatlantic" | "os-added-latency" | "payload-sweep";
         /** @enum {string} */
         Protocol: "h1c" | "h1" | "h2" | "h3" | "grpc";
+        PublicReport: {
+            name: string;
+            tags: {
+                [key: string]: string;
+            };
+            status: components["schemas"]["ComparisonStatusEnum"];
+            preset: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            started_at: string | null;
+            /** Format: date-time */
+            finished_at: string | null;
+            /** Format: date-time */
+            generated_at: string;
+            /** @description the outcome and its deciding row, as previews show it */
+            verdict_line: string;
+            results: components["schemas"]["ComparisonResults"];
+            /** @description null until the comparison is finished */
+            verdict: components["schemas"]["ComparisonVerdict"] | null;
+            method: components["schemas"]["ReportMethod"];
+        };
         RegisterInputRequest: {
             name: string;
             /** @default  */
@@ -2180,6 +2639,43 @@ export interface components {
             runner_token: string;
             /** @description the pool's slug */
             pool: string;
+        };
+        ReportArm: {
+            label: string;
+            protocol: string;
+            connection: string;
+            /** @description without credentials or query; empty: the reference target */
+            endpoint: string;
+        };
+        ReportMethod: {
+            /** @description the normalized spec without header values, bodies, URL credentials or query strings */
+            spec: {
+                [key: string]: unknown;
+            };
+            baseline_arm: string;
+            arms: components["schemas"]["ReportArm"][];
+            runs: components["schemas"]["ReportRun"][];
+            sample_count: number;
+        };
+        ReportRun: {
+            device: string;
+            platforms: string[];
+            status: string;
+            network_profile: string;
+            /** @description the profile the link emulated */
+            network_profile_applied: {
+                [key: string]: unknown;
+            };
+            /** @description what the runner measured of the link */
+            network_measured: {
+                [key: string]: unknown;
+            };
+            /** @description the device's and runner's fingerprint */
+            fingerprint: {
+                [key: string]: unknown;
+            };
+            blocks: number;
+            samples: number;
         };
         RequestStats: {
             n: number;
@@ -2296,10 +2792,15 @@ export interface components {
          */
         RunStatusEnum: "queued" | "leased" | "done" | "failed" | "cancelled";
         RunnerCommand: {
-            type: components["schemas"]["TypeEnum"];
+            type: components["schemas"]["RunnerCommandTypeEnum"];
             /** Format: uuid */
             run_id: string;
         };
+        /**
+         * @description * `cancel_run` - cancel_run
+         * @enum {string}
+         */
+        RunnerCommandTypeEnum: "cancel_run";
         RunnerDeviceRef: {
             serial: string;
             /** Format: uuid */
@@ -2451,6 +2952,63 @@ export interface components {
              */
             role: (components["schemas"]["RoleEnum"] | components["schemas"]["NullEnum"]) | null;
         };
+        ShareLinkComparison: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+        };
+        ShareLinkCreated: {
+            /** Format: uuid */
+            readonly id: string;
+            readonly prefix: string;
+            comparison: components["schemas"]["ShareLinkComparison"];
+            /** @description the username of whoever created the link */
+            readonly created_by: string | null;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly expires_at: string | null;
+            /** Format: date-time */
+            readonly revoked_at: string | null;
+            /** Format: date-time */
+            readonly last_opened_at: string | null;
+            readonly open_count: number;
+            readonly state: components["schemas"]["EnrollmentTokenStatusEnum"];
+            /** @description the link's secret; shown only in this answer, never again */
+            token: string;
+            /**
+             * Format: uri
+             * @description the public report, /r/<token>: copy it now, it is shown only once
+             */
+            url: string;
+        };
+        ShareLinkInputRequest: {
+            /** @description 1–365; omit both for a link that does not expire */
+            expires_in_days?: number | null;
+            /**
+             * Format: date-time
+             * @description between 1 hour and 365 days from now
+             */
+            expires_at?: string | null;
+        };
+        ShareLinkOutput: {
+            /** Format: uuid */
+            readonly id: string;
+            readonly prefix: string;
+            comparison: components["schemas"]["ShareLinkComparison"];
+            /** @description the username of whoever created the link */
+            readonly created_by: string | null;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly expires_at: string | null;
+            /** Format: date-time */
+            readonly revoked_at: string | null;
+            /** Format: date-time */
+            readonly last_opened_at: string | null;
+            readonly open_count: number;
+            readonly state: components["schemas"]["EnrollmentTokenStatusEnum"];
+        };
         /** @description An h1c arm's endpoint is http://, any other arm's https://. */
         SpecArm: {
             label: string;
@@ -2505,11 +3063,88 @@ export interface components {
         StallReason: "above_expected" | "slower_than_larger_size";
         /** @enum {string} */
         SweepMethod: "POST" | "GET";
-        /**
-         * @description * `cancel_run` - cancel_run
-         * @enum {string}
-         */
-        TypeEnum: "cancel_run";
+        Trend: {
+            metric: string;
+            statistic: string;
+            unit: string;
+            arm: string;
+            branch: string | null;
+            device_model: string | null;
+            platform: string | null;
+            profile: string | null;
+            order: string;
+            /** @description at most this many comparisons, the latest */
+            limit: number;
+            /** @description older comparisons were left out */
+            truncated: boolean;
+            points: components["schemas"]["TrendPoint"][];
+        };
+        TrendDeviceModel: {
+            platform: string;
+            model: string;
+        };
+        TrendOptions: {
+            branch: string | null;
+            branches: string[];
+            arms: string[];
+            baseline_arms: string[];
+            device_models: components["schemas"]["TrendDeviceModel"][];
+            profiles: string[];
+            platforms: string[];
+            metrics: string[];
+            statistics: string[];
+            orders: string[];
+            /** @description analysed comparisons (of the branch) */
+            comparisons: number;
+        };
+        TrendPoint: {
+            /** Format: uuid */
+            comparison_id: string;
+            comparison_name: string;
+            status: string;
+            /** Format: date-time */
+            created_at: string;
+            branch: string | null;
+            commit: string | null;
+            version: string | null;
+            tags: {
+                [key: string]: string;
+            };
+            /** @description the device's serial (or label) in the analysis */
+            device: string;
+            device_model: string;
+            platform: string | null;
+            profile: string;
+            /**
+             * Format: double
+             * @description the statistic of the metric, in ms, over every period of the run
+             */
+            value: number;
+            /** @description 95 % bootstrap CI of the median; null for other statistics */
+            ci95: number[] | null;
+            /** @description measured requests without error */
+            n: number;
+            /** @description measured requests that failed */
+            failed_requests: number;
+            baseline_arm: string;
+            /**
+             * @description the arm against this comparison's baseline arm on this metric, device and profile; 'baseline' when the arm is the baseline arm; null when not compared
+             *
+             *     * `regression` - regression
+             *     * `improvement` - improvement
+             *     * `equivalent` - equivalent
+             *     * `inconclusive` - inconclusive
+             *     * `baseline` - baseline
+             */
+            verdict: (components["schemas"]["VerdictEnum"] | components["schemas"]["NullEnum"]) | null;
+            verdict_summary: string | null;
+            /**
+             * Format: double
+             * @description median change against the baseline arm
+             */
+            change_pct: number | null;
+            change_ci95_pct: number[] | null;
+        };
         /** @description verdict.py `Verdict`. */
         Verdict: {
             outcome: components["schemas"]["VerdictOutcome"];
@@ -2555,6 +3190,15 @@ export interface components {
             n_boot: number;
             seed: number;
         };
+        /**
+         * @description * `regression` - regression
+         *     * `improvement` - improvement
+         *     * `equivalent` - equivalent
+         *     * `inconclusive` - inconclusive
+         *     * `baseline` - baseline
+         * @enum {string}
+         */
+        VerdictEnum: "regression" | "improvement" | "equivalent" | "inconclusive" | "baseline";
         VerdictGate: {
             statistic: components["schemas"]["GateStatistic"];
             metric: components["schemas"]["Metric"];
@@ -2620,6 +3264,30 @@ export interface components {
             /** @description HMAC-SHA256 key for X-LatencyLab-Signature; shown only once */
             secret: string;
         };
+        WebhookDeliveryOutput: {
+            /** Format: uuid */
+            readonly id: string;
+            readonly event: string;
+            /** @description the comparison whose event this is */
+            comparison: components["schemas"]["DeliveryComparison"];
+            status: components["schemas"]["WebhookDeliveryOutputStatusEnum"];
+            readonly attempts: number;
+            readonly last_status_code: number | null;
+            readonly last_error: string;
+            /** Format: date-time */
+            readonly next_attempt_at: string | null;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly delivered_at: string | null;
+        };
+        /**
+         * @description * `pending` - Pending
+         *     * `succeeded` - Succeeded
+         *     * `failed` - Failed
+         * @enum {string}
+         */
+        WebhookDeliveryOutputStatusEnum: "pending" | "succeeded" | "failed";
         WebhookInputRequest: {
             /** Format: uri */
             url: string;
@@ -3001,6 +3669,62 @@ export interface operations {
             };
         };
     };
+    "v1_comparisons_report.html_retrieve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                comparison_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description the frontend is not built */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "v1_comparisons_report.pdf_retrieve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                comparison_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                };
+            };
+            /** @description no Chromium, or the frontend is not built */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     v1_comparisons_results_retrieve: {
         parameters: {
             query?: never;
@@ -3086,6 +3810,79 @@ export interface operations {
                 content: {
                     "text/csv": string;
                     "application/x-ndjson": string;
+                };
+            };
+        };
+    };
+    v1_comparisons_shares_list: {
+        parameters: {
+            query?: {
+                /** @description A page number within the paginated result set. */
+                page?: number;
+            };
+            header?: never;
+            path: {
+                comparison_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedShareLinkOutputList"];
+                };
+            };
+        };
+    };
+    v1_comparisons_shares_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                comparison_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ShareLinkInputRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["ShareLinkInputRequest"];
+                "multipart/form-data": components["schemas"]["ShareLinkInputRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShareLinkCreated"];
+                };
+            };
+        };
+    };
+    v1_comparisons_shares_revoke_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                comparison_id: string;
+                share_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShareLinkOutput"];
                 };
             };
         };
@@ -3262,6 +4059,25 @@ export interface operations {
             };
         };
     };
+    v1_home_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Home"];
+                };
+            };
+        };
+    };
     v1_imports_create: {
         parameters: {
             query?: never;
@@ -3326,6 +4142,25 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["NetworkProfileOutput"];
+                };
+            };
+        };
+    };
+    v1_network_profiles_bounds_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NetworkProfileBounds"];
                 };
             };
         };
@@ -3456,6 +4291,132 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Preset"][];
                 };
+            };
+        };
+    };
+    v1_public_reports_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicReport"];
+                };
+            };
+            /** @description This share link is no longer valid: it was revoked, it expired, or it never existed. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "v1_public_reports_card.png_retrieve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": string;
+                };
+            };
+            /** @description This share link is no longer valid: it was revoked, it expired, or it never existed. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "v1_public_reports_report.html_retrieve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description This share link is no longer valid: it was revoked, it expired, or it never existed. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the frontend is not built */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "v1_public_reports_report.pdf_retrieve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                };
+            };
+            /** @description This share link is no longer valid: it was revoked, it expired, or it never existed. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description no Chromium, or the frontend is not built */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -3604,6 +4565,28 @@ export interface operations {
             };
         };
     };
+    v1_shares_list: {
+        parameters: {
+            query?: {
+                /** @description A page number within the paginated result set. */
+                page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedShareLinkOutputList"];
+                };
+            };
+        };
+    };
     v1_tokens_list: {
         parameters: {
             query?: never;
@@ -3669,6 +4652,140 @@ export interface operations {
             };
         };
     };
+    v1_trends_retrieve: {
+        parameters: {
+            query: {
+                /** @description the arm's label, e.g. h2 */
+                arm: string;
+                /** @description tags.branch of the comparisons; every comparison when absent */
+                branch?: string;
+                /** @description the device's model as the Devices page shows it, e.g. Pixel 8 */
+                device_model?: string;
+                /**
+                 * @description * `total_ms` - total_ms
+                 *     * `ttfb_ms` - ttfb_ms
+                 */
+                metric?: "total_ms" | "ttfb_ms";
+                /**
+                 * @description time: oldest first; commit: the comparisons of one tags.commit together, commits in the order they were first measured
+                 *
+                 *     * `time` - time
+                 *     * `commit` - commit
+                 */
+                order?: "time" | "commit";
+                /**
+                 * @description * `android` - android
+                 *     * `ios` - ios
+                 *     * `host` - host
+                 */
+                platform?: "android" | "ios" | "host";
+                /** @description network profile name, e.g. lte */
+                profile?: string;
+                /** @description ISO 8601 date or date-time: comparisons created then or later */
+                since?: string;
+                /**
+                 * @description * `median` - median
+                 *     * `mean` - mean
+                 *     * `p90` - p90
+                 *     * `p95` - p95
+                 *     * `p99` - p99
+                 */
+                statistic?: "median" | "mean" | "p90" | "p95" | "p99";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Trend"];
+                };
+            };
+        };
+    };
+    "v1_trends.csv_retrieve": {
+        parameters: {
+            query: {
+                /** @description the arm's label, e.g. h2 */
+                arm: string;
+                /** @description tags.branch of the comparisons; every comparison when absent */
+                branch?: string;
+                /** @description the device's model as the Devices page shows it, e.g. Pixel 8 */
+                device_model?: string;
+                /**
+                 * @description * `total_ms` - total_ms
+                 *     * `ttfb_ms` - ttfb_ms
+                 */
+                metric?: "total_ms" | "ttfb_ms";
+                /**
+                 * @description time: oldest first; commit: the comparisons of one tags.commit together, commits in the order they were first measured
+                 *
+                 *     * `time` - time
+                 *     * `commit` - commit
+                 */
+                order?: "time" | "commit";
+                /**
+                 * @description * `android` - android
+                 *     * `ios` - ios
+                 *     * `host` - host
+                 */
+                platform?: "android" | "ios" | "host";
+                /** @description network profile name, e.g. lte */
+                profile?: string;
+                /** @description ISO 8601 date or date-time: comparisons created then or later */
+                since?: string;
+                /**
+                 * @description * `median` - median
+                 *     * `mean` - mean
+                 *     * `p90` - p90
+                 *     * `p95` - p95
+                 *     * `p99` - p99
+                 */
+                statistic?: "median" | "mean" | "p90" | "p95" | "p99";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+        };
+    };
+    v1_trends_options_retrieve: {
+        parameters: {
+            query?: {
+                /** @description narrow the arms, devices and profiles to this branch's comparisons */
+                branch?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrendOptions"];
+                };
+            };
+        };
+    };
     v1_webhooks_list: {
         parameters: {
             query?: {
@@ -3716,6 +4833,27 @@ export interface operations {
             };
         };
     };
+    v1_webhooks_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookOutput"];
+                };
+            };
+        };
+    };
     v1_webhooks_destroy: {
         parameters: {
             query?: never;
@@ -3736,6 +4874,79 @@ export interface operations {
             };
         };
     };
+    v1_webhooks_partial_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedWebhookUpdateInputRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["PatchedWebhookUpdateInputRequest"];
+                "multipart/form-data": components["schemas"]["PatchedWebhookUpdateInputRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookOutput"];
+                };
+            };
+        };
+    };
+    v1_webhooks_deliveries_list: {
+        parameters: {
+            query?: {
+                /** @description A page number within the paginated result set. */
+                page?: number;
+            };
+            header?: never;
+            path: {
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedWebhookDeliveryOutputList"];
+                };
+            };
+        };
+    };
+    v1_webhooks_deliveries_redeliver_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                delivery_id: string;
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryOutput"];
+                };
+            };
+        };
+    };
 }
 type FlattenedDeepRequired<T> = {
     [K in keyof T]-?: FlattenedDeepRequired<T[K] extends unknown[] | undefined | null ? Extract<T[K], unknown[]>[number] : T[K]>;
@@ -3747,6 +4958,14 @@ type ReadonlyArray<T> = [
 ] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
 export const pathsApiV1DevicesGetParametersQueryPlatformValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/devices"]["get"]["parameters"]["query"]["platform"]> = ["android", "host", "ios"];
 export const pathsApiV1DevicesGetParametersQueryStateValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/devices"]["get"]["parameters"]["query"]["state"]> = ["available", "busy", "not_ready", "offline", "quarantined", "unauthorized"];
+export const pathsApiV1TrendsGetParametersQueryMetricValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/trends"]["get"]["parameters"]["query"]["metric"]> = ["total_ms", "ttfb_ms"];
+export const pathsApiV1TrendsGetParametersQueryOrderValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/trends"]["get"]["parameters"]["query"]["order"]> = ["time", "commit"];
+export const pathsApiV1TrendsGetParametersQueryPlatformValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/trends"]["get"]["parameters"]["query"]["platform"]> = ["android", "ios", "host"];
+export const pathsApiV1TrendsGetParametersQueryStatisticValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/trends"]["get"]["parameters"]["query"]["statistic"]> = ["median", "mean", "p90", "p95", "p99"];
+export const pathsApiV1TrendsCsvGetParametersQueryMetricValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/trends.csv"]["get"]["parameters"]["query"]["metric"]> = ["total_ms", "ttfb_ms"];
+export const pathsApiV1TrendsCsvGetParametersQueryOrderValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/trends.csv"]["get"]["parameters"]["query"]["order"]> = ["time", "commit"];
+export const pathsApiV1TrendsCsvGetParametersQueryPlatformValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/trends.csv"]["get"]["parameters"]["query"]["platform"]> = ["android", "ios", "host"];
+export const pathsApiV1TrendsCsvGetParametersQueryStatisticValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/trends.csv"]["get"]["parameters"]["query"]["statistic"]> = ["median", "mean", "p90", "p95", "p99"];
 export const apiWorkloadKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ApiWorkload"]["kind"]> = ["api"];
 export const apiWorkloadConcurrencyOneOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ApiWorkload"]["concurrency"]> = ["sequential", "parallel", "all"];
 export const cliffsLabelValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CliffsLabel"]> = ["negligible", "small", "medium", "large"];
@@ -3762,10 +4981,12 @@ export const deviceStateEnumValues: ReadonlyArray<FlattenedDeepRequired<componen
 export const enrollmentTokenStatusEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EnrollmentTokenStatusEnum"]> = ["active", "expired", "revoked"];
 export const eventsEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EventsEnum"]> = ["comparison.finished", "comparison.failed"];
 export const expectedRateSourceValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ExpectedRateSource"]> = ["sweep", "link"];
+export const fieldBoundsTypeEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FieldBoundsTypeEnum"]> = ["number", "integer", "boolean", "choice"];
 export const finishErrorKindEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FinishErrorKindEnum"]> = ["device_lost", "device_not_ready", "build_failure", "timeout", "malformed_result", "link_unavailable", "runner_fault", "test_failure"];
 export const finishInputStatusEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FinishInputStatusEnum"]> = ["ok", "failed", "infra_error"];
 export const gateMetricValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["GateMetric"]> = ["total_ms", "ttfb_ms"];
 export const gateStatisticValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["GateStatistic"]> = ["median"];
+export const headlineVerdictEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HeadlineVerdictEnum"]> = ["regression", "inconclusive", "improvement", "equivalent", "no_data"];
 export const httpMethodValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HttpMethod"]> = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"];
 export const kindEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["KindEnum"]> = ["private", "hosted"];
 export const lookDecisionValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LookDecision"]> = ["stop", "continue"];
@@ -3785,6 +5006,7 @@ export const requestsWorkloadConcurrencyOneOf0Values: ReadonlyArray<FlattenedDee
 export const roleEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoleEnum"]> = ["owner", "admin", "member", "viewer"];
 export const runErrorKindEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunErrorKindEnum"]> = ["device_lost", "device_not_ready", "build_failure", "timeout", "malformed_result", "link_unavailable", "runner_fault", "test_failure", "lease_expired"];
 export const runStatusEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunStatusEnum"]> = ["queued", "leased", "done", "failed", "cancelled"];
+export const runnerCommandTypeEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunnerCommandTypeEnum"]> = ["cancel_run"];
 export const runnerDeviceStateEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunnerDeviceStateEnum"]> = ["available", "busy", "not_ready", "unauthorized", "offline"];
 export const scopesEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ScopesEnum"]> = ["ci", "read", "write"];
 export const seriesWorkloadKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeriesWorkload"]["kind"]> = ["series"];
@@ -3794,6 +5016,7 @@ export const serverTargetValues: ReadonlyArray<FlattenedDeepRequired<components>
 export const specGateStatisticValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SpecGate"]["statistic"]> = ["median"];
 export const stallReasonValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["StallReason"]> = ["above_expected", "slower_than_larger_size"];
 export const sweepMethodValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SweepMethod"]> = ["POST", "GET"];
-export const typeEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TypeEnum"]> = ["cancel_run"];
 export const verdictBaselineKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VerdictBaselineKind"]> = ["arm", "comparison"];
+export const verdictEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VerdictEnum"]> = ["regression", "improvement", "equivalent", "inconclusive", "baseline"];
 export const verdictOutcomeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VerdictOutcome"]> = ["regression", "improvement", "equivalent", "inconclusive"];
+export const webhookDeliveryOutputStatusEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookDeliveryOutputStatusEnum"]> = ["pending", "succeeded", "failed"];

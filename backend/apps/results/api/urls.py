@@ -1,6 +1,6 @@
 from django.urls import path, re_path
 
-from . import comparison_views, views
+from . import comparison_views, home_views, trend_views, views
 from .aa_report import PoolAAReportView
 
 urlpatterns = [
@@ -13,5 +13,9 @@ urlpatterns = [
          name="comparison-verdict"),
     path("comparisons/<uuid:comparison_id>/verdict/history", comparison_views.ComparisonVerdictHistoryView.as_view(),
          name="comparison-verdict-history"),
+    path("trends", trend_views.TrendView.as_view(), name="trends"),
+    path("trends.csv", trend_views.TrendCsvView.as_view(), name="trends-csv"),
+    path("trends/options", trend_views.TrendOptionsView.as_view(), name="trend-options"),
+    path("home", home_views.HomeView.as_view(), name="home"),
     path("pools/<slug:slug>/aa-report", PoolAAReportView.as_view(), name="pool-aa-report"),
 ]
