@@ -21,6 +21,7 @@ from typing import Any, NoReturn, TextIO
 
 import yaml
 
+from . import comment as comment_api
 from .client import ApiClient
 from .errors import EXIT_INFRA, EXIT_PASS, CliError, InfraError, UsageError
 from .gate import FAIL_ON_CHOICES, GateResult, evaluate
@@ -122,6 +123,28 @@ def build_parser() -> argparse.ArgumentParser:
     kind.add_argument("--json", dest="export_format", action="store_const", const="json", help="samples.json")
     export.add_argument("--output", "-o", metavar="FILE", help="write to FILE instead of stdout")
     _common_options(export, suppress=True)
+
+    comment = commands.add_parser(
+        "comment", help="post the Markdown verdict as ONE pull/merge request comment, updated in place",
+        description="Edit this key's comment on the PR/MR (found by a hidden marker) or create it. "
+        "Exit 0 when posted, 3 when the host's API is down, 4 for a missing token or a refused request.")
+    hosts = comment.add_subparsers(dest="host", metavar="HOST", required=True)
+    github = hosts.add_parser("github", help="a GitHub pull request (token: env GITHUB_TOKEN)")
+    github.add_argument("--repo", required=True, metavar="OWNER/NAME", help="e.g. $GITHUB_REPOSITORY")
+    github.add_argument("--pr", required=True, type=int, metavar="N", help="the pull request's number")
+    gitlab = hosts.add_parser("gitlab", help="a GitLab merge request (token: env GITLAB_TOKEN)")
+    gitlab.add_argument("--project", required=True, metavar="ID", help="project id or path, e.g. $CI_PROJECT_ID")
+    gitlab.add_argument("--mr", required=True, type=int, metavar="IID", help="e.g. $CI_MERGE_REQUEST_IID")
+    for host, api_env, default in ((github, "GITHUB_API_URL", comment_api.GITHUB_API),
+                                   (gitlab, "CI_API_V4_URL", None)):
+        host.add_argument("--file", required=True, metavar="FILE",
+                          help="the Markdown to post (latencylab run … --format markdown --output FILE)")
+        host.add_argument("--key", default="default", metavar="KEY",
+                          help="which comment: one per key (e.g. the spec's path); default 'default'")
+        host.add_argument("--api-url", default=None, metavar="URL",
+                          help=f"API base (env {api_env}{', default ' + default if default else ''})")
+        host.add_argument("--retries", type=int, default=4, metavar="N",
+                          help="retries for 429/5xx answers and connection failures (default 4)")
     return parser
 
 
@@ -479,7 +502,43 @@ def cmd_export(args: argparse.Namespace, console: Console) -> int:
         return EXIT_PASS
 
 
-COMMANDS = {"run": cmd_run, "verdict": cmd_verdict, "status": cmd_status, "cancel": cmd_cancel, "export": cmd_export}
+def cmd_comment(args: argparse.Namespace, console: Console) -> int:
+    if args.retries < 0:
+        raise UsageError("--retries must be ≥ 0")
+    number = args.pr if args.host == "github" else args.mr
+    if number <= 0:
+        raise UsageError(f"--{'pr' if args.host == 'github' else 'mr'} must be a positive number, got {number}")
+    token_env = "GITHUB_TOKEN" if args.host == "github" else "GITLAB_TOKEN"
+    token = os.environ.get(token_env, "").strip()
+    if not token:
+        raise UsageError(f"no {args.host} token: set {token_env}")
+    default_api = comment_api.GITHUB_API if args.host == "github" else None
+    api_url = args.api_url or os.environ.get("GITHUB_API_URL" if args.host == "github" else "CI_API_V4_URL") \
+        or default_api
+    if not api_url or not re.match(r"^https?://[^/]+", api_url):
+        raise UsageError(f"--api-url {api_url!r} must be an http:// or https:// URL"
+                         + (" (or set CI_API_V4_URL)" if args.host == "gitlab" else ""))
+    try:
+        markdown = Path(args.file).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read {args.file}: {exc}") from exc
+    if not markdown.strip():
+        raise UsageError(f"{args.file} is empty: nothing to post")
+    options: dict[str, Any] = {"retries": args.retries, "warn": console.warn}
+    target: comment_api.GitHub | comment_api.GitLab
+    if args.host == "github":
+        target = comment_api.GitHub(api_url, token, args.repo, number, **options)
+        where = f"{args.repo}#{number}"
+    else:
+        target = comment_api.GitLab(api_url, token, args.project, number, **options)
+        where = f"project {args.project} !{number}"
+    outcome = comment_api.upsert(target, args.key, markdown)
+    console.warn(f"{outcome.action} comment {outcome.id} on {where}" + (f": {outcome.url}" if outcome.url else ""))
+    return EXIT_PASS
+
+
+COMMANDS = {"run": cmd_run, "verdict": cmd_verdict, "status": cmd_status, "cancel": cmd_cancel, "export": cmd_export,
+            "comment": cmd_comment}
 
 
 def main(argv: list[str] | None = None) -> int:
