@@ -37,6 +37,7 @@ INSTALLED_APPS = [
     "apps.results",
     "apps.network",
     "apps.webhooks",
+    "apps.reports",
     "apps.runner_protocol",
 ]
 
@@ -143,6 +144,20 @@ CELERY_BEAT_SCHEDULE = {
     "reap-expired-leases": {"task": "comparisons.reap_expired_leases", "schedule": 10.0},
     "requeue-stranded-webhooks": {"task": "webhooks.requeue_stranded", "schedule": 60.0},
 }
+
+# The shared cache (share links' rendered reports, their open counts, API rate limits) lives on
+# the same Redis as the broker, under its own key prefix.
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": REDIS_URL,
+        "KEY_PREFIX": "latencylab-cache",
+    }
+}
+# Public share-link endpoints (/api/v1/public/reports/…), per client IP.
+PUBLIC_REPORT_RATE = env("PUBLIC_REPORT_RATE", "120/minute")
+# Prints report PDFs (apps.reports.pdf): a name on PATH or a path.
+LATENCYLAB_CHROMIUM = env("CHROMIUM", "chromium")
 
 # Runner protocol timings (DESIGN §5.3).
 RUNNER_LEASE_SECONDS = int(env("RUNNER_LEASE_SECONDS", "60"))

@@ -1,0 +1,27 @@
+from django.db.models import Q, QuerySet
+from django.utils import timezone
+
+from apps.accounts.models import Organization
+from apps.comparisons.models import Comparison
+from apps.core.tokens import digest
+
+from .models import ShareLink
+
+
+def share_links_for(*, organization: Organization) -> QuerySet[ShareLink]:
+    return ShareLink.objects.filter(organization=organization).select_related("created_by", "comparison")
+
+
+def share_links_of_comparison(*, organization: Organization, comparison: Comparison) -> QuerySet[ShareLink]:
+    return share_links_for(organization=organization).filter(comparison=comparison)
+
+
+def share_link_live(*, token: str) -> ShareLink | None:
+    """The link a raw token opens, when it is neither revoked nor expired. The token itself is
+    the scope: it reaches its one comparison and nothing else of the organization."""
+    if not token or len(token) > 200:
+        return None
+    now = timezone.now()
+    return (ShareLink.objects.filter(token_hash=digest(token), revoked_at__isnull=True)
+            .filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))
+            .select_related("comparison").first())

@@ -1,0 +1,78 @@
+"""The report as one HTML file that opens offline: the report document and the frontend's
+standalone report bundle (the dashboard's own chart code with Plotly, built by `npm run build`
+into dist/standalone/) inlined. The charts are drawn by the same TypeScript as the dashboard;
+nothing here re-implements them."""
+
+import html
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+
+from apps.core.errors import ApplicationError
+
+BUNDLE_DIR = "standalone"
+BUNDLE_JS = "report.js"
+BUNDLE_CSS = "report.css"
+
+# Charts sized for A4 when printed (the PDF is this page printed by Chromium).
+PRINT_CSS = """
+@page { size: A4; margin: 12mm; }
+@media print {
+  body { background: #fff; }
+  .report-actions { display: none !important; }
+  .card, .chart-card, section { break-inside: avoid; }
+  .chart-grid { display: block !important; }
+  .plot, .plot-canvas, .js-plotly-plot { width: 100% !important; max-width: 186mm; }
+}
+"""
+
+
+class FrontendNotBuilt(ApplicationError):
+    status_code = 503
+
+
+def _bundle_file(name: str) -> Path:
+    return Path(settings.FRONTEND_DIST) / BUNDLE_DIR / name
+
+
+def bundle_version() -> str:
+    """Changes when the frontend is rebuilt (the cached HTML and PDF are then made anew)."""
+    try:
+        return str(_bundle_file(BUNDLE_JS).stat().st_mtime_ns)
+    except OSError:
+        return "none"
+
+
+def _script_safe(source: str) -> str:
+    """Text that cannot end or confuse the <script> element it is inlined in."""
+    return re.sub(r"</(script)", r"<\\/\1", source, flags=re.IGNORECASE).replace("<!--", "<\\!--")
+
+
+def _json_for_script(data: Any) -> str:
+    return (json.dumps(data, separators=(",", ":"), allow_nan=False).replace("<", "\\u003c").replace(">", "\\u003e")
+            .replace("&", "\\u0026").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
+
+
+def render_standalone_html(document: dict[str, Any]) -> str:
+    js_path = _bundle_file(BUNDLE_JS)
+    if not js_path.is_file():
+        raise FrontendNotBuilt("The frontend is not built: the offline report needs dist/standalone/report.js "
+                               "(run `npm run build` in frontend/).")
+    js = js_path.read_text(encoding="utf-8")
+    css_path = _bundle_file(BUNDLE_CSS)
+    css = css_path.read_text(encoding="utf-8") if css_path.is_file() else ""
+    css = css.replace("</style", "<\\/style")
+    title = html.escape(f"{document.get('name') or 'Comparison'} · LatencyLab report")
+    description = html.escape(str(document.get("verdict_line") or ""))
+    return (
+        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+        f"<title>{title}</title>\n<meta name=\"description\" content=\"{description}\">\n"
+        f"<style>{css}</style>\n<style>{PRINT_CSS}</style>\n</head>\n<body>\n"
+        "<div id=\"root\"></div>\n"
+        f"<script>window.__LATENCYLAB_REPORT__ = {_json_for_script(document)};</script>\n"
+        f"<script>{_script_safe(js)}</script>\n</body>\n</html>\n"
+    )
