@@ -1,6 +1,7 @@
 import type { Data, Layout, PlotMarker, Shape } from 'plotly.js';
 import type { Analysis, ComparisonResults, DescriptiveRow, ResultGroup } from '@/lib/api-types';
 import { formatBytes, formatMs } from '@/utils/format';
+import { armBarMarker, armLine, armStyle } from './arm-style';
 import { armColor, type ChartSpec } from './build-charts';
 
 /** Which device × network profile a chart is drawn for (the group selector's choice). */
@@ -55,8 +56,7 @@ export function delayMeasuredChart(results: ComparisonResults, analysis: Analysi
       name: arm,
       x: armRows.map((row) => row.known_delay_ms),
       y: armRows.map((row) => orNull(row.measured_median_ms)),
-      line: { color: armColor(results.arms, arm), width: 2 },
-      marker: { size: 5 },
+      ...armLine(results.arms, arm, { size: 6 }),
       hovertemplate: `<b>${arm}</b><br>server delay %{x} ms<br>measured median %{y:.1f} ms<extra></extra>`,
     };
   });
@@ -90,8 +90,7 @@ export function delayAddedChart(results: ComparisonResults, analysis: Analysis, 
       x: armRows.map((row) => row.known_delay_ms),
       y: armRows.map((row) => orNull(row.added_median_ms)),
       customdata: armRows.map((row) => [orNull(row.added_p90_ms), row.n]),
-      line: { color: armColor(results.arms, arm), width: 2, shape: 'linear' },
-      marker: { size: 5 },
+      ...armLine(results.arms, arm, { size: 6 }),
       hovertemplate:
         `<b>${arm}</b><br>server delay %{x} ms<br>added: median %{y:.1f} ms, p90 %{customdata[0]:.1f} ms` +
         '<br>%{customdata[1]} trials<extra></extra>',
@@ -145,9 +144,10 @@ export function payloadChart(results: ComparisonResults, analysis: Analysis, key
       x: armRows.map((row) => row.resp_bytes),
       y: armRows.map((row) => orNull(row.median_rtt_multiple)),
       text: armRows.map(payloadText),
-      line: { color: armColor(results.arms, arm), width: 2 },
+      line: armLine(results.arms, arm).line,
       marker: {
-        size: armRows.map((row) => (isStall(row) ? 11 : 6)),
+        symbol: armStyle(results.arms, arm).symbol,
+        size: armRows.map((row) => (isStall(row) ? 11 : 7)),
         line: { color: armRows.map((row) => (isStall(row) ? '#d92d20' : 'rgba(0,0,0,0)')), width: 2 },
       },
       hovertemplate: `<b>${arm}</b><br>%{text}<br>%{y:.2f} × RTT<extra></extra>`,
@@ -280,8 +280,7 @@ export function distributionChart(results: ComparisonResults, analysis: Analysis
       x: points.map((q) => q.ms as number),
       y: points.map((q) => q.p),
       text: points.map((q) => q.label),
-      line: { color, width: 2, shape: 'linear' },
-      marker: { size: 7 },
+      ...armLine(results.arms, arm),
       hovertemplate: `<b>${arm}</b><br>%{text}: %{x:.1f} ms<br>${row.n.toLocaleString('en-US')} requests<extra></extra>`,
     });
     if (hasCi) {
@@ -345,7 +344,6 @@ export function profilesChart(
     const group = results.groups.find((g) => g.device === device && g.network_profile === profile);
     return orNull(group?.requests[arm]?.median_ms);
   });
-  const color = armColor(results.arms, arm);
   return {
     data: [
       {
@@ -356,7 +354,7 @@ export function profilesChart(
         text: medians.map((value) => formatMs(value)),
         textposition: 'outside',
         cliponaxis: false,
-        marker: { color },
+        marker: armBarMarker(results.arms, arm),
         hovertemplate: `<b>${arm}</b> on %{x}<br>median request %{text}<extra></extra>`,
       },
     ],

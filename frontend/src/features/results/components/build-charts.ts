@@ -1,14 +1,10 @@
 import type { Data, Layout } from 'plotly.js';
 import type { ArmSeries, ComparisonResults, ResultGroup } from '@/lib/api-types';
 import { formatMs, formatPercent, formatRate, pickRateUnit } from '@/utils/format';
+import { armBarMarker, armColor, armLine, armStyle } from './arm-style';
 
-/** One color per arm, stable across every chart of a comparison (Okabe-Ito-like, colorblind-safe). */
-const ARM_COLORS = ['#2563eb', '#e76f00', '#059669', '#c026d3', '#dc2626', '#0891b2', '#7c3aed', '#a16207'];
-
-export function armColor(arms: readonly string[], arm: string): string {
-  const index = Math.max(0, arms.indexOf(arm));
-  return ARM_COLORS[index % ARM_COLORS.length] ?? '#2563eb';
-}
+// One style per arm (colour, marker, dash, hatching), stable across every chart of a comparison.
+export { armColor, armStyle };
 
 export type ChartSpec = { data: Data[]; layout: Partial<Layout> };
 
@@ -75,7 +71,7 @@ function timeChart(
       name: arm,
       x: periods,
       y: values,
-      marker: { color: armColor(results.arms, arm) },
+      marker: armBarMarker(results.arms, arm),
       text: values.map((value) => formatMs(value)),
       hovertemplate: `<b>${arm}</b><br>%{x} requests: %{text} (${statistic})<extra></extra>`,
       textposition: 'none',
@@ -114,8 +110,7 @@ export function throughputChart(results: ComparisonResults, group: ResultGroup):
       name: arm,
       x: periods,
       y: values.map((value) => (value === null ? null : value / divisor)),
-      line: { color: armColor(results.arms, arm), width: 2.5 },
-      marker: { size: 7 },
+      ...armLine(results.arms, arm, { width: 2.5, size: 8 }),
       text: values.map((value) => formatRate(value)),
       hovertemplate: `<b>${arm}</b><br>%{x} requests: %{text}<extra></extra>`,
     };
@@ -137,7 +132,7 @@ export function gainChart(results: ComparisonResults, group: ResultGroup): Chart
         name: arm,
         x: periods,
         y: values,
-        marker: { color: armColor(results.arms, arm) },
+        marker: armBarMarker(results.arms, arm),
         text: values.map((value) => formatPercent(value)),
         hovertemplate: `<b>${arm}</b> vs ${results.baseline_arm}<br>%{x} requests: %{text}<extra></extra>`,
         textposition: 'none',
@@ -179,7 +174,7 @@ export function seriesChart(results: ComparisonResults, group: ResultGroup): Cha
       boxpoints: 'all',
       jitter: 0.4,
       pointpos: 0,
-      marker: { color: armColor(results.arms, arm), size: 4, opacity: 0.7 },
+      marker: { color: armColor(results.arms, arm), symbol: armStyle(results.arms, arm).symbol, size: 5, opacity: 0.75 },
       line: { width: 1.5 },
       hovertemplate: `<b>${arm}</b><br>%{x} requests: %{y:.1f} ms<extra></extra>`,
     };

@@ -1,7 +1,8 @@
 import type { Data } from 'plotly.js';
 import type { ComparisonResults, ResultGroup } from '@/lib/api-types';
 import { formatMs } from '@/utils/format';
-import { armColor, type ChartSpec } from './build-charts';
+import { armBarMarker } from './arm-style';
+import type { ChartSpec } from './build-charts';
 
 export type PerRequest = NonNullable<ResultGroup['per_request']>;
 
@@ -21,7 +22,7 @@ export function perRequestChart(results: ComparisonResults, perRequest: PerReque
       name: arm,
       y: labels,
       x: medians,
-      marker: { color: armColor(results.arms, arm) },
+      marker: armBarMarker(results.arms, arm),
       text: medians.map((value) => formatMs(value)),
       customdata: (stats?.p90_ms ?? []).map((value, index) => [formatMs(value), stats?.n[index] ?? 0, stats?.errors[index] ?? 0]),
       hovertemplate: `<b>${arm}</b> · %{y}<br>median %{text}, p90 %{customdata[0]}<br>%{customdata[1]} requests, %{customdata[2]} errors<extra></extra>`,

@@ -1,7 +1,8 @@
 import type { Annotations, Data, Layout } from 'plotly.js';
 import type { Analysis, ComparisonResults, PhaseRow } from '@/lib/api-types';
 import { formatMs } from '@/utils/format';
-import { armColor, type ChartSpec } from './build-charts';
+import { armsBarMarker } from './arm-style';
+import type { ChartSpec } from './build-charts';
 import type { GroupKey } from './build-analysis-charts';
 
 const GRID = '#eef0f3';
@@ -208,7 +209,7 @@ export function devicesChart(results: ComparisonResults, analysis: Analysis | nu
       textposition: 'outside',
       cliponaxis: false,
       customdata: stats.map((s) => [formatMs(s.p90), s.n === null ? '–' : s.n.toLocaleString('en-US')]),
-      marker: { color: arms.map((arm) => armColor(results.arms, arm)) },
+      marker: armsBarMarker(results.arms, arms),
       hovertemplate: `<b>%{x}</b> on ${device}<br>median %{text}, p90 %{customdata[0]}<br>%{customdata[1]} requests<extra></extra>`,
     });
     layout[`xaxis${suffix}`] = {

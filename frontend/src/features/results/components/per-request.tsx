@@ -1,9 +1,9 @@
 import { useMemo } from 'react';
 import type { ComparisonResults } from '@/lib/api-types';
 import { formatMs, formatPercent } from '@/utils/format';
-import { armColor } from './build-charts';
 import { perRequestChange, perRequestChart, type PerRequest } from './build-per-request-chart';
 import { ChartCard } from './chart-card';
+import { ArmSwatch } from './arm-swatch';
 
 type PerRequestViewProps = { results: ComparisonResults; perRequest: PerRequest; subtitle: string };
 
@@ -36,7 +36,7 @@ export function PerRequestView({ results, perRequest, subtitle }: PerRequestView
                 <th scope="col">Request</th>
                 {arms.map((arm) => (
                   <th key={arm} scope="col">
-                    <span className="swatch" style={{ background: armColor(results.arms, arm) }} aria-hidden="true" />
+                    <ArmSwatch arms={results.arms} arm={arm} />
                     {arm}
                   </th>
                 ))}

@@ -5,7 +5,6 @@ import type { Analysis, ComparisonResults, ResultGroup } from '@/lib/api-types';
 import { Spinner } from '@/components/spinner';
 import { formatMs, formatPercent } from '@/utils/format';
 import {
-  armColor,
   averageChart,
   concurrencyOf,
   gainChart,
@@ -23,6 +22,7 @@ import { ProfilesView } from './profiles-view';
 import { DevicesView } from './devices-view';
 import { PerRequestView } from './per-request';
 import { StacksPanel } from './stacks-panel';
+import { ArmSwatch } from './arm-swatch';
 
 type ResultsPanelProps = { comparisonId: string; live: boolean };
 
@@ -114,7 +114,7 @@ function GroupResults({ results, group, analysis }: GroupResultsProps) {
           {challengers.map((arm) => (
             <li key={arm} className="stat">
               <span className="stat-label">
-                <span className="swatch" style={{ background: armColor(results.arms, arm) }} aria-hidden="true" />
+                <ArmSwatch arms={results.arms} arm={arm} />
                 {arm} vs {results.baseline_arm}
               </span>
               <span className="stat-value">{formatPercent(meanGain(group, arm))}</span>
@@ -200,7 +200,7 @@ function RequestTable({ results, group }: { results: ComparisonResults; group: R
               return (
                 <tr key={arm}>
                   <th scope="row">
-                    <span className="swatch" style={{ background: armColor(results.arms, arm) }} aria-hidden="true" />
+                    <ArmSwatch arms={results.arms} arm={arm} />
                     {arm}
                     {arm === results.baseline_arm && <span className="tag">baseline</span>}
                   </th>

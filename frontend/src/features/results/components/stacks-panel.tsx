@@ -1,6 +1,6 @@
 import type { ArmStacks, ComparisonResults } from '@/lib/api-types';
 import { armLegend, clientLabel, serverHeaderNote, serverLabel } from '@/utils/stacks';
-import { armColor } from './build-charts';
+import { ArmSwatch } from './arm-swatch';
 
 /**
  * Method: which client measured each arm and which server answered it, from the runs'
@@ -25,7 +25,7 @@ export function StacksPanel({ results }: { results: ComparisonResults }) {
           <ul className="arm-legend" aria-label="Arm legend">
             {stacks.map((arm) => (
               <li key={arm.arm}>
-                <span className="swatch" style={{ background: armColor(results.arms, arm.arm) }} aria-hidden="true" />
+                <ArmSwatch arms={results.arms} arm={arm.arm} />
                 {armLegend(arm.arm, arm.clients, arm.servers)}
               </li>
             ))}

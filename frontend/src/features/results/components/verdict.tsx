@@ -7,7 +7,7 @@ import type {
   VerdictLook,
 } from '@/lib/api-types';
 import { formatChangeWithCi, formatMs, formatP, formatSigned } from '@/utils/format';
-import { armColor } from './build-charts';
+import { ArmSwatch } from './arm-swatch';
 
 const OUTCOME_LABELS: Record<OverallOutcome, string> = {
   regression: 'Regression',
@@ -240,7 +240,7 @@ export function EffectTable({ analysis, arms, gateMetric = 'total_ms' }: EffectT
                 title={c.verdict.reason}
               >
                 <th scope="row" className="nowrap">
-                  <span className="swatch" style={{ background: armColor(arms, c.arm) }} aria-hidden="true" />
+                  <ArmSwatch arms={arms} arm={c.arm} />
                   {c.arm}
                 </th>
                 <td className="nowrap">{metricLabel(c.metric)}</td>
