@@ -1,7 +1,8 @@
 """Physics over an emulated 100 ms RTT link (needs root): a warm request for each of the 24
 MID objects takes, over HTTP/2 and HTTP/3, what it takes over HTTP/1.1 (within 5 % or 2 ms),
 and our probe + reference target agree with a production client + server on every protocol
-(within 5 % or 2 ms). Judged by per-object medians, so a noisy machine does not fail it.
+(within 5 % or 2 ms). Judged by per-object medians, and an object that disagrees is measured
+again with more rounds, so a noisy machine does not fail it.
 
 Like for like: quic-go paces QUIC and a default Linux server does not pace TCP, so the
 physics comparison runs against the target with --tcp-pacing (the same sender policy on every
@@ -53,7 +54,30 @@ def medians() -> dict[tuple[str, str, str], dict[str, float]]:
     with ExitStack() as stack, workdir() as wd:
         link = stack.enter_context(EmulatedLink(RTT_100_LOSSLESS, backend="userspace"))
         servers = start_servers(link, stack, Path(wd))
-        return measure(link, servers, sorted(combos), MID, rounds=5, warmups=3)
+        medians = measure(link, servers, sorted(combos), MID, rounds=5, warmups=3)
+        # A busy machine can push one object's median of 5 past the tolerance (the Python
+        # probe loses the CPU, the peer's C client does not). Objects that disagree in any
+        # judged pair are measured again with more rounds; a real difference stays.
+        if again := sorted({name for ours, reference in JUDGED_PAIRS for name in MID
+                            if not close_enough(medians[ours][name], medians[reference][name])}):
+            # With the largest object, so the warm-ups grow the window as the first time.
+            remeasured = measure(link, servers, sorted(combos), sorted({*again, MID[-1]}), rounds=9, warmups=3)
+            for combo, values in remeasured.items():
+                medians[combo].update(values)
+        return medians
+
+
+def _physics_pair(protocol: str) -> tuple[tuple[str, str, str], tuple[str, str, str]]:
+    """(ours, HTTP/1.1) with the same sender policy: h2 against the paced target, h3 paced anyway."""
+    return ("probe", protocol, "target-paced" if protocol == "h2" else "target"), ("probe", "h1", "target-paced")
+
+
+def _peer_pair(protocol: str) -> tuple[tuple[str, str, str], tuple[str, str, str]]:
+    ways = peer_combos(protocol)
+    return ways["a"], ways["d"]
+
+
+JUDGED_PAIRS = [_physics_pair(p) for p in ("h2", "h3")] + [_peer_pair(p) for p in ("h1", "h2", "h3")]
 
 
 def _off(values: dict[str, float], references: dict[str, float]) -> dict[str, tuple[float, float]]:
@@ -63,13 +87,13 @@ def _off(values: dict[str, float], references: dict[str, float]) -> dict[str, tu
 
 @pytest.mark.parametrize("protocol", ["h2", "h3"])
 def test_a_warm_request_takes_what_http1_takes(medians: dict, protocol: str) -> None:
-    ours = medians[("probe", protocol, "target-paced" if protocol == "h2" else "target")]
-    http1 = medians[("probe", "h1", "target-paced")]
+    ours_combo, http1_combo = _physics_pair(protocol)
+    ours, http1 = medians[ours_combo], medians[http1_combo]
     assert all(95 <= ms for ms in http1.values()), http1  # at least the round trip: the link is really there
     assert _off(ours, http1) == {}, f"{protocol} vs h1, ms (ours, h1)"
 
 
 @pytest.mark.parametrize("protocol", ["h1", "h2", "h3"])
 def test_probe_and_target_agree_with_the_production_peer(medians: dict, protocol: str) -> None:
-    ways = peer_combos(protocol)
-    assert _off(medians[ways["a"]], medians[ways["d"]]) == {}, f"{protocol}: probe→target vs {ways['d']}, ms"
+    ours, peer = _peer_pair(protocol)
+    assert _off(medians[ours], medians[peer]) == {}, f"{protocol}: probe→target vs {peer}, ms"
