@@ -204,7 +204,7 @@ def test_gitlab_second_run_edits_the_same_note(gitlab: FakeGitLab, report: Path,
 
 
 def test_marker_keys_are_checked() -> None:
-    assert comment_api.marker("gate.yaml") == "<!-- latencylab:gate.yaml -->"
+    assert comment_api.marker(".latencylab/gate.yaml") == "<!-- latencylab:.latencylab/gate.yaml -->"
     for bad in ("", "a-->b", "x>y", "-lead", "a" * 201):
         with pytest.raises(comment_api.UsageError):
             comment_api.marker(bad)

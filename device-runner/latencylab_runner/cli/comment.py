@@ -38,7 +38,7 @@ MAX_PAGES = 100  # 10,000 comments: beyond that something is wrong with the PR o
 # "Not processed, try again" even for a POST; other server errors only for requests safe to repeat.
 RETRY_ALWAYS = {429, 503}
 RETRY_IF_IDEMPOTENT = {500, 502, 504}
-_KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/:@+ -]{0,199}$")
+_KEY = re.compile(r"^[A-Za-z0-9._/][A-Za-z0-9._/:@+ -]{0,199}$")  # a spec's path, e.g. .latencylab/gate.yaml
 _NEXT_LINK = re.compile(r'<([^>]+)>\s*;\s*rel="?next"?')
 _REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 TRUNCATED = "\n\n… (truncated: the full report is in the job summary / artifacts)\n"
@@ -46,8 +46,8 @@ TRUNCATED = "\n\n… (truncated: the full report is in the job summary / artifac
 
 def marker(key: str) -> str:
     if not _KEY.match(key) or "--" in key:
-        raise UsageError(f"--key {key!r} must be 1–200 letters, digits, spaces or ._/:@+- (no '--'), starting with a "
-                         "letter or digit: it goes into an HTML comment")
+        raise UsageError(f"--key {key!r} must be 1–200 letters, digits, spaces or ._/:@+- (no '--'), not starting "
+                         "with '-': it goes into an HTML comment")
     return f"<!-- latencylab:{key} -->"
 
 
