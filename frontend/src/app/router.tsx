@@ -9,6 +9,10 @@ import { ComparisonRoute } from './routes/comparison';
 import { DevicesRoute } from './routes/devices';
 import { OrganizationRoute } from './routes/organization';
 import { NotFoundRoute } from './routes/not-found';
+import { SettingsLayout } from './routes/settings-layout';
+import { NetworkProfilesRoute } from './routes/network-profiles';
+import { TokensRoute } from './routes/tokens';
+import { WebhooksRoute } from './routes/webhooks';
 
 export const routes: RouteObject[] = [
   { path: '/login', element: <LoginRoute /> },
@@ -22,6 +26,14 @@ export const routes: RouteObject[] = [
       { path: '/comparisons/:id', element: <ComparisonRoute /> },
       { path: '/devices', element: <DevicesRoute /> },
       { path: '/organization', element: <OrganizationRoute /> },
+      {
+        element: <SettingsLayout />,
+        children: [
+          { path: '/network-profiles', element: <NetworkProfilesRoute /> },
+          { path: '/tokens', element: <TokensRoute /> },
+          { path: '/webhooks', element: <WebhooksRoute /> },
+        ],
+      },
       { path: '*', element: <NotFoundRoute /> },
     ],
   },

@@ -3,7 +3,15 @@
  * ../backend/openapi.yaml by `npm run gen:api` and never edited). Features import from
  * here, so a renamed schema component is fixed in one place.
  */
-import { connectionPolicyValues, platformValues, presetNameValues, protocolValues, type components } from '@/api/schema';
+import {
+  connectionPolicyValues,
+  eventsEnumValues,
+  platformValues,
+  presetNameValues,
+  protocolValues,
+  scopesEnumValues,
+  type components,
+} from '@/api/schema';
 
 type Schemas = components['schemas'];
 
@@ -78,6 +86,25 @@ export type ArmVerdict = Schemas['ArmVerdict'];
 // Run until decided: the verdict at each look (blocks per device, α spent, outcome, estimate).
 export type VerdictLook = Schemas['VerdictLook'];
 export type OverallOutcome = Schemas['OverallOutcome'];
+
+// Settings: /api/v1/tokens, /api/v1/webhooks (+ deliveries), /api/v1/network-profiles/bounds.
+export type ApiToken = Schemas['ApiTokenOutput'];
+export type ApiTokenCreated = Schemas['ApiTokenCreated'];
+export type ApiTokenRequest = Schemas['ApiTokenInputRequest'];
+export type ApiTokenScope = Schemas['ScopesEnum'];
+export type Webhook = Schemas['WebhookOutput'];
+export type WebhookCreated = Schemas['WebhookCreated'];
+export type WebhookRequest = Schemas['WebhookInputRequest'];
+export type WebhookUpdateRequest = Schemas['PatchedWebhookUpdateInputRequest'];
+export type WebhookEvent = Schemas['EventsEnum'];
+export type WebhookPage = Schemas['PaginatedWebhookOutputList'];
+export type WebhookDelivery = Schemas['WebhookDeliveryOutput'];
+export type WebhookDeliveryPage = Schemas['PaginatedWebhookDeliveryOutputList'];
+export type NetworkProfileRequest = Schemas['NetworkProfileInputRequest'];
+export type NetworkProfileBounds = Schemas['NetworkProfileBounds'];
+export type FieldBounds = Schemas['FieldBounds'];
+export const API_TOKEN_SCOPES: readonly ApiTokenScope[] = scopesEnumValues;
+export const WEBHOOK_EVENTS: readonly WebhookEvent[] = eventsEnumValues;
 
 export const PROTOCOLS: readonly Protocol[] = protocolValues;
 export const CONNECTION_POLICIES: readonly ConnectionPolicy[] = connectionPolicyValues;

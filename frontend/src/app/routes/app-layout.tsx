@@ -1,7 +1,8 @@
-import { NavLink, Outlet, useNavigate } from 'react-router-dom';
+import { Link, NavLink, Outlet, useLocation, useNavigate } from 'react-router-dom';
 import { useUser } from '@/features/auth/api/get-me';
 import { useLogout } from '@/features/auth/api/logout';
 import { ProtectedRoute } from '@/features/auth/components/protected-route';
+import { SETTINGS_PAGES } from './settings-layout';
 
 export function AppLayout() {
   return (
@@ -13,6 +14,17 @@ export function AppLayout() {
         </main>
       </div>
     </ProtectedRoute>
+  );
+}
+
+/** One entry for the settings pages (network profiles, API tokens, webhooks), active on any of them. */
+function SettingsLink() {
+  const { pathname } = useLocation();
+  const current = SETTINGS_PAGES.some((page) => pathname === page.to || pathname.startsWith(`${page.to}/`));
+  return (
+    <Link to={SETTINGS_PAGES[0].to} className={current ? 'active' : undefined} aria-current={current ? 'true' : undefined}>
+      Settings
+    </Link>
   );
 }
 
@@ -34,6 +46,7 @@ function TopBar() {
           <NavLink to="/comparisons/new">New comparison</NavLink>
           <NavLink to="/devices">Devices</NavLink>
           <NavLink to="/organization">Organization</NavLink>
+          <SettingsLink />
         </nav>
         <div className="topbar-user">
           {user.data && (

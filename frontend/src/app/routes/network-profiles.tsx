@@ -1,0 +1,5 @@
+import { NetworkProfilesPage } from '@/features/network-profiles/components/network-profiles-page';
+
+export function NetworkProfilesRoute() {
+  return <NetworkProfilesPage />;
+}

@@ -1,0 +1,380 @@
+import { useId, useRef, useState, type FormEvent } from 'react';
+import { ErrorSummary, FieldMessages, fieldMessages } from '@/components/field-messages';
+import { Spinner } from '@/components/spinner';
+import { ApiError } from '@/lib/api-client';
+import type { FieldBounds, NetworkProfile, NetworkProfileBounds, NetworkProfileRequest } from '@/lib/api-types';
+import { flattenFieldErrors, type FieldError } from '@/lib/field-errors';
+import { useCreateNetworkProfile, useNetworkProfileBounds, useNetworkProfiles } from '../api/network-profiles';
+
+// The per-direction fields the form offers, in order, with their units. Their bounds come
+// from GET /api/v1/network-profiles/bounds, never from here.
+const DIRECTION_FIELDS: { key: string; label: string; unit: string }[] = [
+  { key: 'delay_ms', label: 'Delay', unit: 'ms' },
+  { key: 'jitter_ms', label: 'Jitter', unit: 'ms' },
+  { key: 'loss_pct', label: 'Loss', unit: '%' },
+  { key: 'rate_kbit', label: 'Rate', unit: 'kbit/s' },
+  { key: 'queue_packets', label: 'Queue', unit: 'packets' },
+];
+const BLACKOUT_FIELDS: { key: string; label: string; unit: string }[] = [
+  { key: 'every_s', label: 'Every', unit: 's' },
+  { key: 'duration_s', label: 'For', unit: 's' },
+];
+const DIRECTIONS = [
+  { key: 'down', label: 'Downlink (target → device)' },
+  { key: 'up', label: 'Uplink (device → target)' },
+] as const;
+
+type Values = Record<string, string>;
+
+function formatNumber(value: number): string {
+  return value.toLocaleString('en-US', { maximumFractionDigits: 3 });
+}
+
+/** "0–60,000 ms, default 0" from the server's bounds of one field. */
+export function describeBounds(bounds: FieldBounds | undefined, unit: string): string {
+  if (!bounds) return '';
+  const range =
+    bounds.minimum !== undefined && bounds.maximum !== undefined
+      ? `${formatNumber(bounds.minimum)}–${formatNumber(bounds.maximum)} ${unit}`
+      : unit;
+  const parts = [range];
+  if (typeof bounds.default === 'number') parts.push(`default ${formatNumber(bounds.default)}`);
+  else if (bounds.nullable && !bounds.required) parts.push('empty: unlimited');
+  return parts.join(', ');
+}
+
+/** The network profiles page: the built-in presets, the organization's own, and a form to add one. */
+export function NetworkProfilesPage() {
+  const profiles = useNetworkProfiles();
+  return (
+    <div className="stack">
+      <header className="page-header">
+        <div>
+          <h1>Network profiles</h1>
+          <p className="muted">
+            The network conditions a comparison runs under, emulated per direction between the device and the target:
+            delay, jitter, loss, rate and queue, and optional blackouts.
+          </p>
+        </div>
+      </header>
+      {profiles.isPending ? (
+        <Spinner label="Loading network profiles" />
+      ) : profiles.isError ? (
+        <p role="alert" className="alert alert-error">
+          Could not load network profiles: {profiles.error.message}
+        </p>
+      ) : (
+        <>
+          <section aria-labelledby="own-profiles-heading" className="stack-tight">
+            <h2 id="own-profiles-heading">Your organization's profiles</h2>
+            <OwnProfiles profiles={profiles.data.filter((profile) => !profile.built_in)} />
+          </section>
+          <section aria-labelledby="new-profile-heading" className="card pad stack-tight">
+            <h2 id="new-profile-heading">New profile</h2>
+            <CreateProfile />
+          </section>
+          <section aria-labelledby="presets-heading" className="stack-tight">
+            <h2 id="presets-heading">Built-in presets</h2>
+            <p className="muted">Read-only; every organization can use them by name in a spec.</p>
+            <Presets profiles={profiles.data.filter((profile) => profile.built_in)} />
+          </section>
+        </>
+      )}
+    </div>
+  );
+}
+
+function kbit(value: number | null | undefined): string {
+  return value === null || value === undefined ? 'unlimited' : `${formatNumber(value)} kbit/s`;
+}
+
+function Presets({ profiles }: { profiles: NetworkProfile[] }) {
+  return (
+    <div className="table-wrap">
+      <table className="table table-compact" aria-label="Built-in presets">
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Down</th>
+            <th scope="col">Up</th>
+            <th scope="col">RTT</th>
+            <th scope="col">Loss</th>
+            <th scope="col">Origin</th>
+          </tr>
+        </thead>
+        <tbody>
+          {profiles.map((profile) => (
+            <tr key={profile.name}>
+              <th scope="row">
+                <code>{profile.name}</code> <span className="badge badge-queued">Built-in</span>
+                {profile.description && <div className="muted small">{profile.description}</div>}
+              </th>
+              <td className="nowrap">{kbit(profile.down_kbit)}</td>
+              <td className="nowrap">{kbit(profile.up_kbit)}</td>
+              <td className="nowrap">{formatNumber(profile.rtt_ms)} ms</td>
+              <td className="nowrap">{formatNumber(profile.loss_pct)} %</td>
+              <td>{profile.origin}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+type DirectionSpec = Partial<Record<string, number | string | boolean | null>>;
+type StoredSpec = { down?: DirectionSpec; up?: DirectionSpec; blackouts?: { every_s: number; duration_s: number }[] };
+
+function directionText(spec: DirectionSpec | undefined): string {
+  if (!spec) return '–';
+  const parts = [`${formatNumber(Number(spec['delay_ms'] ?? 0))} ms`];
+  if (Number(spec['jitter_ms'] ?? 0) > 0) parts.push(`± ${formatNumber(Number(spec['jitter_ms']))} ms jitter`);
+  if (Number(spec['loss_pct'] ?? 0) > 0) parts.push(`${formatNumber(Number(spec['loss_pct']))} % loss`);
+  parts.push(kbit(spec['rate_kbit'] as number | null | undefined));
+  if (spec['queue_packets'] !== undefined) parts.push(`queue ${formatNumber(Number(spec['queue_packets']))} packets`);
+  return parts.join(' · ');
+}
+
+function OwnProfiles({ profiles }: { profiles: NetworkProfile[] }) {
+  if (profiles.length === 0) {
+    return <p className="empty-state muted">No profile of your own yet. Create one below, or use a built-in preset.</p>;
+  }
+  return (
+    <div className="table-wrap">
+      <table className="table table-compact" aria-label="Your organization's profiles">
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Downlink</th>
+            <th scope="col">Uplink</th>
+            <th scope="col">Blackouts</th>
+          </tr>
+        </thead>
+        <tbody>
+          {profiles.map((profile) => {
+            const spec = (profile.spec ?? {}) as StoredSpec;
+            return (
+              <tr key={profile.name} data-testid={`profile-${profile.name}`}>
+                <th scope="row">
+                  <code>{profile.name}</code>
+                  {profile.description && <div className="muted small">{profile.description}</div>}
+                </th>
+                <td>{directionText(spec.down)}</td>
+                <td>{directionText(spec.up)}</td>
+                <td>
+                  {spec.blackouts?.length
+                    ? spec.blackouts.map((b) => `${formatNumber(b.duration_s)} s every ${formatNumber(b.every_s)} s`).join('; ')
+                    : 'none'}
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function CreateProfile() {
+  const bounds = useNetworkProfileBounds();
+  if (bounds.isPending) return <Spinner label="Loading the bounds" />;
+  if (bounds.isError) {
+    return (
+      <p role="alert" className="alert alert-error">
+        Could not load the bounds of a profile: {bounds.error.message}
+      </p>
+    );
+  }
+  return <CreateProfileForm bounds={bounds.data} />;
+}
+
+/** Empty inputs are left out, so the server's defaults apply. */
+function numbers(values: Values, keys: string[], prefix: string): Record<string, number | string> {
+  const out: Record<string, number | string> = {};
+  for (const key of keys) {
+    const raw = (values[`${prefix}${key}`] ?? '').trim();
+    if (raw !== '') out[key] = Number.isNaN(Number(raw)) ? raw : Number(raw);
+  }
+  return out;
+}
+
+function CreateProfileForm({ bounds }: { bounds: NetworkProfileBounds }) {
+  const create = useCreateNetworkProfile();
+  const [name, setName] = useState('');
+  const [description, setDescription] = useState('');
+  const [values, setValues] = useState<Values>({});
+  const [blackouts, setBlackouts] = useState<number[]>([]);
+  const [nextBlackout, setNextBlackout] = useState(0);
+  const [errors, setErrors] = useState<FieldError[]>([]);
+  const [createdName, setCreatedName] = useState<string | null>(null);
+  const nameRef = useRef<HTMLInputElement>(null);
+  const nameId = useId();
+  const descriptionId = useId();
+  const base = useId();
+
+  const set = (key: string, value: string) => setValues((current) => ({ ...current, [key]: value }));
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    setErrors([]);
+    setCreatedName(null);
+    const keys = DIRECTION_FIELDS.map((field) => field.key);
+    const spec = {
+      down: numbers(values, keys, 'down.'),
+      up: numbers(values, keys, 'up.'),
+      blackouts: blackouts.map((id) => numbers(values, BLACKOUT_FIELDS.map((field) => field.key), `blackout${id}.`)),
+    };
+    create.mutate(
+      // The server validates the spec field by field and answers with their paths.
+      { name: name.trim(), description, spec: spec as unknown as NetworkProfileRequest['spec'] },
+      {
+        onSuccess: (profile) => {
+          setCreatedName(profile.name);
+          setName('');
+          setDescription('');
+          setValues({});
+          setBlackouts([]);
+          nameRef.current?.focus();
+        },
+        onError: (error) =>
+          setErrors(
+            error instanceof ApiError && error.status === 400
+              ? flattenFieldErrors(error.body)
+              : [{ path: '', message: error.message }],
+          ),
+      },
+    );
+  };
+
+  const numberField = (path: string, stateKey: string, label: string, fieldBounds: FieldBounds | undefined, unit: string) => {
+    const id = `${base}-${stateKey}`;
+    const messages = fieldMessages(errors, path);
+    return (
+      <div className="field" key={stateKey}>
+        <label htmlFor={id}>
+          {label} ({unit})
+        </label>
+        <input
+          id={id}
+          type="number"
+          inputMode="decimal"
+          step="any"
+          value={values[stateKey] ?? ''}
+          placeholder={typeof fieldBounds?.default === 'number' ? String(fieldBounds.default) : ''}
+          aria-invalid={messages.length > 0}
+          aria-describedby={`${id}-hint${messages.length ? ` ${id}-errors` : ''}`}
+          onChange={(event) => set(stateKey, event.target.value)}
+        />
+        <span className="hint" id={`${id}-hint`}>
+          {describeBounds(fieldBounds, unit)}
+        </span>
+        <FieldMessages id={`${id}-errors`} messages={messages} />
+      </div>
+    );
+  };
+
+  const nameErrors = fieldMessages(errors, 'name');
+  return (
+    <form className="form stack" onSubmit={submit} aria-label="New network profile" noValidate>
+      <div className="field-row">
+        <div className="field">
+          <label htmlFor={nameId}>Name</label>
+          <input
+            id={nameId}
+            ref={nameRef}
+            value={name}
+            maxLength={64}
+            placeholder="flaky-4g"
+            autoComplete="off"
+            aria-invalid={nameErrors.length > 0}
+            aria-describedby={`${nameId}-hint${nameErrors.length ? ` ${nameId}-errors` : ''}`}
+            onChange={(event) => setName(event.target.value)}
+          />
+          <span className="hint" id={`${nameId}-hint`}>
+            Letters, digits, - and _; the name a spec uses.
+          </span>
+          <FieldMessages id={`${nameId}-errors`} messages={nameErrors} />
+        </div>
+        <div className="field">
+          <label htmlFor={descriptionId}>Description (optional)</label>
+          <input
+            id={descriptionId}
+            value={description}
+            maxLength={500}
+            onChange={(event) => setDescription(event.target.value)}
+          />
+          <FieldMessages id={`${descriptionId}-errors`} messages={fieldMessages(errors, 'description')} />
+        </div>
+      </div>
+      {DIRECTIONS.map((direction) => (
+        <fieldset className="fieldset" key={direction.key}>
+          <legend>{direction.label}</legend>
+          <div className="field-row">
+            {DIRECTION_FIELDS.map((field) =>
+              numberField(
+                `spec.${direction.key}.${field.key}`,
+                `${direction.key}.${field.key}`,
+                field.label,
+                bounds.direction[field.key],
+                field.unit,
+              ),
+            )}
+          </div>
+          <FieldMessages id={`${base}-${direction.key}-errors`} messages={directionLevel(errors, direction.key)} />
+        </fieldset>
+      ))}
+      <fieldset className="fieldset">
+        <legend>Blackouts</legend>
+        <p className="hint">
+          The link drops everything for a while, periodically (a train in a tunnel); up to {bounds.max_blackouts}.
+        </p>
+        {blackouts.map((id, index) => (
+          <div className="field-row field-row-end" key={id}>
+            {BLACKOUT_FIELDS.map((field) =>
+              numberField(`spec.blackouts.${index}.${field.key}`, `blackout${id}.${field.key}`, field.label,
+                bounds.blackout[field.key], field.unit),
+            )}
+            <button
+              type="button"
+              className="button button-ghost"
+              onClick={() => setBlackouts((current) => current.filter((other) => other !== id))}
+            >
+              Remove blackout {index + 1}
+            </button>
+          </div>
+        ))}
+        <button
+          type="button"
+          className="button"
+          disabled={blackouts.length >= bounds.max_blackouts}
+          onClick={() => {
+            setBlackouts((current) => [...current, nextBlackout]);
+            setNextBlackout((value) => value + 1);
+          }}
+        >
+          Add a blackout
+        </button>
+      </fieldset>
+      <div className="form-actions">
+        <button type="submit" className="button button-primary" disabled={create.isPending}>
+          {create.isPending ? 'Creating…' : 'Create profile'}
+        </button>
+      </div>
+      <ErrorSummary errors={errors} title="The profile was not created. Fix these fields:" />
+      {createdName && (
+        <p role="status" className="alert alert-info">
+          Created <code>{createdName}</code>: name it in a spec's <code>network_profiles</code>.
+        </p>
+      )}
+    </form>
+  );
+}
+
+/** Messages about a direction as a whole (not one of the form's fields), e.g. gilbert/burst rules. */
+function directionLevel(errors: FieldError[], direction: string): string[] {
+  const shown = new Set(DIRECTION_FIELDS.map((field) => `spec.${direction}.${field.key}`));
+  return fieldMessages(errors, `spec.${direction}`).length
+    ? errors
+        .filter((error) => error.path.startsWith(`spec.${direction}`) && !shown.has(error.path))
+        .map((error) => error.message)
+    : [];
+}

@@ -1,0 +1,316 @@
+import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
+import { Link } from 'react-router-dom';
+import { ErrorSummary, FieldMessages, fieldMessages } from '@/components/field-messages';
+import { Spinner } from '@/components/spinner';
+import { ApiError } from '@/lib/api-client';
+import { WEBHOOK_EVENTS, type Webhook, type WebhookCreated, type WebhookDelivery, type WebhookEvent } from '@/lib/api-types';
+import { flattenFieldErrors, type FieldError } from '@/lib/field-errors';
+import { formatDateTime } from '@/utils/format';
+import {
+  useCreateWebhook,
+  useDeleteWebhook,
+  useRedeliver,
+  useUpdateWebhook,
+  useWebhookDeliveries,
+  useWebhooks,
+} from '../api/webhooks';
+
+const EVENT_HELP: Record<WebhookEvent, string> = {
+  'comparison.finished': 'a comparison finished, with its gate outcome',
+  'comparison.failed': 'a comparison failed or was cancelled',
+};
+
+/** Webhooks: register (the signing secret shown once), turn on and off, delete, and each one's deliveries. */
+export function WebhooksPage() {
+  const webhooks = useWebhooks();
+  const [created, setCreated] = useState<WebhookCreated | null>(null);
+  return (
+    <div className="stack">
+      <header className="page-header">
+        <div>
+          <h1>Webhooks</h1>
+          <p className="muted">
+            LatencyLab POSTs a signed JSON event (<code>X-LatencyLab-Signature: sha256=…</code>, HMAC of the body with
+            the webhook's secret) when a comparison ends, and retries with backoff when the receiver fails.
+          </p>
+        </div>
+      </header>
+      <section aria-labelledby="new-webhook-heading" className="card pad stack-tight">
+        <h2 id="new-webhook-heading">New webhook</h2>
+        <CreateWebhookForm onCreated={setCreated} />
+        {created && <NewWebhookSecret webhook={created} onDismiss={() => setCreated(null)} />}
+      </section>
+      <section aria-labelledby="webhooks-heading" className="stack-tight">
+        <h2 id="webhooks-heading">Webhooks</h2>
+        {webhooks.isPending ? (
+          <Spinner label="Loading webhooks" />
+        ) : webhooks.isError ? (
+          <p role="alert" className="alert alert-error">
+            Could not load webhooks: {webhooks.error.message}
+          </p>
+        ) : webhooks.data.results.length === 0 ? (
+          <p className="empty-state muted">No webhook yet. Register one above to hear when comparisons end.</p>
+        ) : (
+          <ul className="plain-list stack">
+            {webhooks.data.results.map((webhook) => (
+              <li key={webhook.id}>
+                <WebhookCard webhook={webhook} />
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+    </div>
+  );
+}
+
+function CreateWebhookForm({ onCreated }: { onCreated: (webhook: WebhookCreated) => void }) {
+  const create = useCreateWebhook();
+  const [url, setUrl] = useState('');
+  const [events, setEvents] = useState<WebhookEvent[]>([...WEBHOOK_EVENTS]);
+  const [errors, setErrors] = useState<FieldError[]>([]);
+  const urlId = useId();
+  const urlErrorsId = useId();
+  const eventsErrorsId = useId();
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    setErrors([]);
+    create.mutate(
+      { url: url.trim(), events },
+      {
+        onSuccess: (webhook) => {
+          setUrl('');
+          onCreated(webhook);
+        },
+        onError: (error) =>
+          setErrors(
+            error instanceof ApiError && error.status === 400
+              ? flattenFieldErrors(error.body)
+              : [{ path: '', message: error.message }],
+          ),
+      },
+    );
+  };
+  const urlErrors = fieldMessages(errors, 'url');
+  const eventErrors = fieldMessages(errors, 'events');
+  return (
+    <form className="form stack-tight" onSubmit={submit} aria-label="New webhook" noValidate>
+      <div className="field">
+        <label htmlFor={urlId}>Receiver URL</label>
+        <input
+          id={urlId}
+          type="url"
+          value={url}
+          placeholder="https://ci.example.com/hooks/latencylab"
+          autoComplete="off"
+          aria-invalid={urlErrors.length > 0}
+          aria-describedby={urlErrors.length ? urlErrorsId : undefined}
+          onChange={(event) => setUrl(event.target.value)}
+        />
+        <span className="hint">https:// to a public address (plain http:// only to localhost, where the server allows it).</span>
+        <FieldMessages id={urlErrorsId} messages={urlErrors} />
+      </div>
+      <fieldset className="fieldset" aria-describedby={eventErrors.length ? eventsErrorsId : undefined}>
+        <legend>Events</legend>
+        {WEBHOOK_EVENTS.map((name) => (
+          <label key={name} className="checkbox">
+            <input
+              type="checkbox"
+              checked={events.includes(name)}
+              onChange={(event) =>
+                setEvents((current) => (event.target.checked ? [...current, name] : current.filter((e) => e !== name)))
+              }
+            />{' '}
+            <code>{name}</code> <span className="muted small">— {EVENT_HELP[name]}</span>
+          </label>
+        ))}
+        <FieldMessages id={eventsErrorsId} messages={eventErrors} />
+      </fieldset>
+      <div className="form-actions">
+        <button type="submit" className="button button-primary" disabled={create.isPending}>
+          {create.isPending ? 'Registering…' : 'Register webhook'}
+        </button>
+      </div>
+      <ErrorSummary errors={errors} title="The webhook was not registered:" />
+    </form>
+  );
+}
+
+function NewWebhookSecret({ webhook, onDismiss }: { webhook: WebhookCreated; onDismiss: () => void }) {
+  const secretId = useId();
+  const input = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    input.current?.focus();
+  }, [webhook.id]);
+  return (
+    <div className="alert alert-info stack-tight" data-testid="new-webhook-secret" role="region" aria-label="New webhook secret">
+      <label htmlFor={secretId}>
+        <strong>Copy the signing secret now: it will not be shown again.</strong> Verify each delivery's{' '}
+        <code>X-LatencyLab-Signature</code> with it.
+      </label>
+      <div className="secret-row">
+        <input
+          id={secretId}
+          ref={input}
+          className="secret"
+          readOnly
+          value={webhook.secret}
+          onFocus={(event) => event.target.select()}
+        />
+        <button type="button" className="button button-ghost" onClick={onDismiss}>
+          Done
+        </button>
+      </div>
+    </div>
+  );
+}
+
+function WebhookCard({ webhook }: { webhook: Webhook }) {
+  const update = useUpdateWebhook();
+  const remove = useDeleteWebhook();
+  const [open, setOpen] = useState(false);
+  const deliveriesId = useId();
+  const headingId = useId();
+  return (
+    <article className="card pad stack-tight" aria-labelledby={headingId} data-testid="webhook">
+      <div className="section-header">
+        <div>
+          <h3 id={headingId} className="row-title">
+            <code>{webhook.url}</code>
+          </h3>
+          <p className="muted small">
+            {webhook.events.join(', ')} · registered {formatDateTime(webhook.created_at)}
+          </p>
+        </div>
+        <div className="button-row">
+          <span className={`badge ${webhook.active ? 'badge-finished' : 'badge-queued'}`} data-testid="webhook-state">
+            {webhook.active ? 'Active' : 'Off'}
+          </span>
+          <button
+            type="button"
+            className="button"
+            disabled={update.isPending}
+            onClick={() => update.mutate({ id: webhook.id, body: { active: !webhook.active } })}
+          >
+            {webhook.active ? 'Turn off' : 'Turn on'}
+          </button>
+          <button
+            type="button"
+            className="button"
+            aria-expanded={open}
+            aria-controls={deliveriesId}
+            onClick={() => setOpen((value) => !value)}
+          >
+            {open ? 'Hide deliveries' : 'Deliveries'}
+          </button>
+          <button
+            type="button"
+            className="button button-danger"
+            disabled={remove.isPending}
+            onClick={() => {
+              if (window.confirm(`Delete the webhook to ${webhook.url}? Its deliveries go with it.`)) {
+                remove.mutate(webhook.id);
+              }
+            }}
+          >
+            Delete
+          </button>
+        </div>
+      </div>
+      {(update.isError || remove.isError) && (
+        <p role="alert" className="alert alert-error">
+          {update.error?.message ?? remove.error?.message}
+        </p>
+      )}
+      <div id={deliveriesId} hidden={!open}>
+        {open && <Deliveries webhook={webhook} />}
+      </div>
+    </article>
+  );
+}
+
+const DELIVERY_BADGE: Record<WebhookDelivery['status'], { label: string; className: string }> = {
+  pending: { label: 'Pending', className: 'badge-running' },
+  succeeded: { label: 'Delivered', className: 'badge-finished' },
+  failed: { label: 'Failed', className: 'badge-failed' },
+};
+
+function Deliveries({ webhook }: { webhook: Webhook }) {
+  const deliveries = useWebhookDeliveries(webhook.id);
+  const redeliver = useRedeliver(webhook.id);
+  if (deliveries.isPending) return <Spinner label="Loading deliveries" />;
+  if (deliveries.isError) {
+    return (
+      <p role="alert" className="alert alert-error">
+        Could not load deliveries: {deliveries.error.message}
+      </p>
+    );
+  }
+  if (deliveries.data.results.length === 0) {
+    return <p className="muted">No delivery yet: one is made when a comparison ends.</p>;
+  }
+  return (
+    <div className="table-wrap">
+      <table className="table table-compact" aria-label={`Deliveries to ${webhook.url}`}>
+        <thead>
+          <tr>
+            <th scope="col">Comparison</th>
+            <th scope="col">Event</th>
+            <th scope="col">Status</th>
+            <th scope="col">Attempts</th>
+            <th scope="col">Last answer</th>
+            <th scope="col">Created</th>
+            <th scope="col">Delivered</th>
+            <th scope="col">
+              <span className="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {deliveries.data.results.map((delivery) => {
+            const badge = DELIVERY_BADGE[delivery.status];
+            return (
+              <tr key={delivery.id} data-testid="delivery">
+                <th scope="row">
+                  <Link to={`/comparisons/${delivery.comparison.id}`}>{delivery.comparison.name}</Link>
+                </th>
+                <td>
+                  <code>{delivery.event}</code>
+                </td>
+                <td>
+                  <span className={`badge ${badge.className}`} data-status={delivery.status}>
+                    {badge.label}
+                  </span>
+                </td>
+                <td>{delivery.attempts}</td>
+                <td>
+                  {delivery.last_status_code !== null && <code>HTTP {delivery.last_status_code}</code>}
+                  {delivery.last_error && <div className="muted small">{delivery.last_error}</div>}
+                  {delivery.last_status_code === null && !delivery.last_error && '–'}
+                </td>
+                <td className="nowrap">{formatDateTime(delivery.created_at)}</td>
+                <td className="nowrap">{formatDateTime(delivery.delivered_at)}</td>
+                <td className="cell-action">
+                  <button
+                    type="button"
+                    className="button"
+                    disabled={delivery.status === 'pending' || (redeliver.isPending && redeliver.variables === delivery.id)}
+                    title={delivery.status === 'pending' ? 'Still being delivered' : undefined}
+                    onClick={() => redeliver.mutate(delivery.id)}
+                  >
+                    Redeliver<span className="visually-hidden"> {delivery.comparison.name}</span>
+                  </button>
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+      {redeliver.isError && (
+        <p role="alert" className="alert alert-error">
+          Could not redeliver: {redeliver.error.message}
+        </p>
+      )}
+    </div>
+  );
+}
