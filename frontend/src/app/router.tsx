@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { createBrowserRouter, Navigate, RouterProvider, type RouteObject } from 'react-router-dom';
+import { createBrowserRouter, RouterProvider, type RouteObject } from 'react-router-dom';
 import { AppLayout } from './routes/app-layout';
 import { LoginRoute } from './routes/login';
 import { ComparisonsRoute } from './routes/comparisons';
@@ -9,6 +9,8 @@ import { ComparisonRoute } from './routes/comparison';
 import { DevicesRoute } from './routes/devices';
 import { OrganizationRoute } from './routes/organization';
 import { NotFoundRoute } from './routes/not-found';
+import { HomeRoute } from './routes/home';
+import { TrendsRoute } from './routes/trends';
 import { SettingsLayout } from './routes/settings-layout';
 import { NetworkProfilesRoute } from './routes/network-profiles';
 import { TokensRoute } from './routes/tokens';
@@ -19,7 +21,8 @@ export const routes: RouteObject[] = [
   {
     element: <AppLayout />,
     children: [
-      { index: true, element: <Navigate to="/comparisons" replace /> },
+      { index: true, element: <HomeRoute /> },
+      { path: '/trends', element: <TrendsRoute /> },
       { path: '/comparisons', element: <ComparisonsRoute /> },
       { path: '/comparisons/new', element: <NewComparisonRoute /> },
       { path: '/comparisons/new/har', element: <HarReplayRoute /> },

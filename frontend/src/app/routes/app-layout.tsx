@@ -40,10 +40,14 @@ function TopBar() {
           LatencyLab
         </NavLink>
         <nav aria-label="Main" className="nav">
+          <NavLink to="/" end>
+            Home
+          </NavLink>
           <NavLink to="/comparisons" end>
             Comparisons
           </NavLink>
           <NavLink to="/comparisons/new">New comparison</NavLink>
+          <NavLink to="/trends">Trends</NavLink>
           <NavLink to="/devices">Devices</NavLink>
           <NavLink to="/organization">Organization</NavLink>
           <SettingsLink />
