@@ -11,6 +11,8 @@ import { OrganizationRoute } from './routes/organization';
 import { NotFoundRoute } from './routes/not-found';
 import { HomeRoute } from './routes/home';
 import { TrendsRoute } from './routes/trends';
+import { PublicReportRoute } from './routes/public-report';
+import { SharesRoute } from './routes/shares';
 import { SettingsLayout } from './routes/settings-layout';
 import { NetworkProfilesRoute } from './routes/network-profiles';
 import { TokensRoute } from './routes/tokens';
@@ -18,6 +20,8 @@ import { WebhooksRoute } from './routes/webhooks';
 
 export const routes: RouteObject[] = [
   { path: '/login', element: <LoginRoute /> },
+  // A shared report: no sign-in, outside the app's layout.
+  { path: '/r/:token', element: <PublicReportRoute /> },
   {
     element: <AppLayout />,
     children: [
@@ -37,6 +41,7 @@ export const routes: RouteObject[] = [
           { path: '/webhooks', element: <WebhooksRoute /> },
         ],
       },
+      { path: '/shares', element: <SharesRoute /> },
       { path: '*', element: <NotFoundRoute /> },
     ],
   },

@@ -49,6 +49,7 @@ function TopBar() {
           <NavLink to="/comparisons/new">New comparison</NavLink>
           <NavLink to="/trends">Trends</NavLink>
           <NavLink to="/devices">Devices</NavLink>
+          <NavLink to="/shares">Share links</NavLink>
           <NavLink to="/organization">Organization</NavLink>
           <SettingsLink />
         </nav>

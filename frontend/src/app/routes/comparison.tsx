@@ -1,16 +1,22 @@
 import { useParams } from 'react-router-dom';
 import { ComparisonDetailView } from '@/features/comparisons/components/comparison-detail';
 import { ResultsPanel } from '@/features/results/components/results-panel';
+import { useComparison } from '@/features/comparisons/api/get-comparison';
+import { SharePanel } from '@/features/reports/components/share-panel';
 import { isTerminal, statusOf } from '@/lib/api-types';
 
 export function ComparisonRoute() {
   const { id = '' } = useParams();
+  const comparison = useComparison(id);
   return (
-    <ComparisonDetailView
-      id={id}
-      renderResults={(comparison) => (
-        <ResultsPanel comparisonId={comparison.id} live={!isTerminal(statusOf(comparison))} />
-      )}
-    />
+    <div className="stack">
+      <ComparisonDetailView
+        id={id}
+        renderResults={(comparison) => (
+          <ResultsPanel comparisonId={comparison.id} live={!isTerminal(statusOf(comparison))} />
+        )}
+      />
+      {comparison.isSuccess && <SharePanel comparisonId={id} />}
+    </div>
   );
 }

@@ -1,0 +1,71 @@
+import { useState } from 'react';
+import { Link } from 'react-router-dom';
+import { Spinner } from '@/components/spinner';
+import { useRevokeShare, useShares } from '../api/shares';
+import { ShareLinksTable } from './share-links-table';
+import '../reports.css';
+
+const PAGE_SIZE = 25;
+
+/** Every share link of the organization, newest first, with revoke. */
+export function ShareLinksPage() {
+  const [page, setPage] = useState(1);
+  const shares = useShares(page);
+  const revoke = useRevokeShare();
+
+  return (
+    <div className="stack">
+      <header className="page-header">
+        <div>
+          <h1>Share links</h1>
+          <p className="muted">
+            Public links to comparison reports. Create one from a comparison&apos;s Share panel; revoke one here and it
+            answers &ldquo;no longer valid&rdquo; at once.
+          </p>
+        </div>
+      </header>
+      {revoke.isError && (
+        <p role="alert" className="alert alert-error">
+          Could not revoke the link: {revoke.error.message}
+        </p>
+      )}
+      {shares.isPending ? (
+        <Spinner label="Loading share links" />
+      ) : shares.isError ? (
+        <p role="alert" className="alert alert-error">
+          Could not load the share links: {shares.error.message}
+        </p>
+      ) : shares.data.count === 0 ? (
+        <div className="empty-state card">
+          <h2>No share links yet</h2>
+          <p>
+            Open a <Link to="/comparisons">comparison</Link> and create a link in its Share panel.
+          </p>
+        </div>
+      ) : (
+        <section className="card">
+          <ShareLinksTable
+            label="Share links of the organization"
+            links={shares.data.results}
+            showComparison
+            onRevoke={(link) => revoke.mutate(link)}
+            revokingId={revoke.isPending ? revoke.variables?.id : null}
+          />
+          {shares.data.count > PAGE_SIZE && (
+            <nav className="button-row pager" aria-label="Pages">
+              <button type="button" className="button" disabled={!shares.data.previous} onClick={() => setPage(page - 1)}>
+                Previous
+              </button>
+              <span className="muted">
+                Page {page} of {Math.ceil(shares.data.count / PAGE_SIZE)}
+              </span>
+              <button type="button" className="button" disabled={!shares.data.next} onClick={() => setPage(page + 1)}>
+                Next
+              </button>
+            </nav>
+          )}
+        </section>
+      )}
+    </div>
+  );
+}
