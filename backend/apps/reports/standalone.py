@@ -23,7 +23,8 @@ PRINT_CSS = """
 @media print {
   body { background: #fff; }
   .report-actions { display: none !important; }
-  .card, .chart-card, section { break-inside: avoid; }
+  .card, .chart-card { break-inside: avoid; }
+  .modebar-container { display: none !important; }
   .chart-grid { display: block !important; }
   .plot, .plot-canvas, .js-plotly-plot { width: 100% !important; max-width: 186mm; }
 }
