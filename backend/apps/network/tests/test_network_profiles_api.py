@@ -1,7 +1,11 @@
+import json
+from pathlib import Path
+
 import pytest
 
 from apps.comparisons.models import Run
 from apps.comparisons.services import comparison_plan
+from apps.network.validation import link_spec_bounds
 
 CUSTOM = {"name": "flaky-4g", "description": "our users' evenings",
           "spec": {"down": {"delay_ms": 40, "jitter_ms": 10, "jitter_correlation_pct": 25, "loss_pct": 1.5,
@@ -84,3 +88,9 @@ def test_bounds_come_from_the_validator_and_hold_on_create(api):
     at_bound = api.post("/api/v1/network-profiles", {"name": "at-bounds", "spec": {
         "down": {"delay_ms": 60_000, "rate_kbit": 8}, "up": {"queue_packets": 1}}}, format="json")
     assert at_bound.status_code == 201, at_bound.content
+
+
+def test_the_dashboards_bounds_fixture_is_what_the_server_serves():
+    # The frontend's tests mock GET /network-profiles/bounds with this file: it must not drift.
+    fixture = Path(__file__).resolve().parents[4] / "frontend/src/testing/fixtures/network-profile-bounds.json"
+    assert json.loads(fixture.read_text()) == json.loads(json.dumps(link_spec_bounds()))
