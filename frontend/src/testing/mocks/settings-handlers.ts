@@ -37,7 +37,9 @@ function boundErrors(spec: Spec): Record<string, unknown> | null {
 }
 
 /** A mocked settings backend whose state a test can inspect. */
-export function mockSettings({ tokens = [] as ApiToken[], webhooks = [] as Webhook[], deliveries = {} as Record<string, WebhookDelivery[]> } = {}) {
+type SettingsSeed = { tokens?: ApiToken[]; webhooks?: Webhook[]; deliveries?: Record<string, WebhookDelivery[]> };
+
+export function mockSettings({ tokens = [], webhooks = [], deliveries = {} }: SettingsSeed = {}) {
   const state = {
     profiles: structuredClone<NetworkProfile[]>(networkProfilesFixture),
     profileRequests: [] as unknown[],

@@ -77,7 +77,7 @@ describe('network profiles page', () => {
     });
     expect(within(form).getByLabelText('Name')).toHaveFocus();
     expect(within(form).getByLabelText('Name')).toHaveValue('');
-  });
+  }, 30_000); // much typing: generous on a shared, loaded machine
 
   it('shows a load error', async () => {
     server.use(http.get('*/api/v1/network-profiles', () => HttpResponse.json({ detail: 'Nope.' }, { status: 500 })));

@@ -1,12 +1,11 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { routes } from '@/app/router';
 import type { ApiToken } from '@/lib/api-types';
 import { meFixture } from '@/testing/fixtures';
 import { server } from '@/testing/mocks/server';
 import { mockSettings } from '@/testing/mocks/settings-handlers';
-import { renderRoutes, renderWithProviders } from '@/testing/test-utils';
+import { renderWithProviders } from '@/testing/test-utils';
 import { ApiTokensPage } from './api-tokens-page';
 
 const existing: ApiToken = {
@@ -93,17 +92,5 @@ describe('API tokens page', () => {
     server.use(http.get('*/api/v1/tokens', () => HttpResponse.json({ detail: 'Database is down.' }, { status: 503 })));
     renderWithProviders(<ApiTokensPage me={meFixture} />);
     expect(await screen.findByRole('alert')).toHaveTextContent('Could not load API tokens: Database is down.');
-  });
-
-  it('is reached from the top bar through Settings and its sub-navigation', async () => {
-    server.use(...mockSettings({ tokens: [existing] }).handlers);
-    const { user } = renderRoutes(routes, '/comparisons');
-    const nav = await screen.findByRole('navigation', { name: 'Main' });
-    await user.click(within(nav).getByRole('link', { name: 'Settings' }));
-    expect(await screen.findByRole('heading', { level: 1, name: 'Network profiles' })).toBeInTheDocument();
-    expect(within(nav).getByRole('link', { name: 'Settings' })).toHaveAttribute('aria-current', 'true');
-    await user.click(within(screen.getByRole('navigation', { name: 'Settings' })).getByRole('link', { name: 'API tokens' }));
-    expect(await screen.findByRole('heading', { level: 1, name: 'API tokens' })).toBeInTheDocument();
-    expect(await screen.findByRole('rowheader', { name: /nightly bench/ })).toBeInTheDocument();
   });
 });

@@ -84,7 +84,9 @@ describe('webhooks page', () => {
     await user.click(toggle);
     expect(toggle).toHaveAttribute('aria-expanded', 'true');
     const table = await within(card).findByRole('table', { name: `Deliveries to ${hook.url}` });
-    const [failedRow, pendingRow] = within(table).getAllByTestId('delivery');
+    const rows = within(table).getAllByTestId('delivery');
+    expect(rows).toHaveLength(2);
+    const [failedRow, pendingRow] = rows as [HTMLElement, HTMLElement];
     expect(failedRow).toHaveTextContent('Failed');
     expect(failedRow).toHaveTextContent('HTTP 503');
     expect(within(failedRow).getByRole('link', { name: 'h2 vs h3 on LTE' })).toHaveAttribute(
