@@ -48,7 +48,7 @@ if [ -f frontend/package.json ]; then
     set -e
     .venv/bin/python infra/bin/stack.py up --dir '$run_dir/e2e' --ports auto --no-demo --demo-lab
     web=\$(.venv/bin/python infra/bin/stack.py env --dir '$run_dir/e2e' | .venv/bin/python -c 'import json,sys; print(json.load(sys.stdin)[\"web\"])')
-    cd frontend && E2E_BASE_URL=\$web E2E_USERNAME=demo E2E_PASSWORD=demo-latencylab npm run e2e --silent"
+    cd frontend && E2E_BASE_URL=\$web E2E_USERNAME=demo E2E_PASSWORD=demo-latencylab E2E_STACK_DIR='$run_dir/e2e' npm run e2e --silent"
 fi
 
 echo
