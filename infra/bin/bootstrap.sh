@@ -17,6 +17,9 @@ have curl || missing+=(curl)
 have ip || missing+=(iproute2)
 have ping || missing+=(iputils-ping)
 have chromium || [ -x /usr/bin/chromium ] || missing+=(chromium)
+# The share-links end-to-end test renders report PDFs with pdftoppm; cards are drawn in DejaVu Sans.
+have pdftoppm || missing+=(poppler-utils)
+[ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || missing+=(fonts-dejavu-core)
 have runuser || missing+=(util-linux)
 # The device-lab tests drive the real adb client against a fake adb server.
 have adb || missing+=(adb)

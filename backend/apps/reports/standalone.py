@@ -21,7 +21,10 @@ BUNDLE_CSS = "report.css"
 PRINT_CSS = """
 @page { size: A4; margin: 12mm; }
 @media print {
+  html { font-size: 11px; }
   body { background: #fff; }
+  .table-wrap { overflow: visible !important; }
+  .table th, .table td { padding: 3px 5px !important; }
   .report-actions { display: none !important; }
   .card, .chart-card { break-inside: avoid; }
   .modebar-container { display: none !important; }

@@ -34,7 +34,7 @@ describe('public report route /r/:token', () => {
     expect(screen.getByRole('link', { name: 'Download PDF' })).toHaveAttribute('href', '/api/v1/public/reports/lls_good/report.pdf');
     const method = screen.getByRole('region', { name: 'Method' });
     expect(within(method).getByRole('table', { name: 'Runs' })).toHaveTextContent('Pixel 8');
-    expect(within(method).getByText(/1,200 requests measured/)).toBeInTheDocument();
+    expect(within(method).getByText(/1,200 samples stored/)).toBeInTheDocument();
     expect(screen.queryByRole('navigation', { name: 'Main' })).not.toBeInTheDocument();
     expect(signedInCalls).toEqual([]);
   });

@@ -25,8 +25,8 @@ export function ReportMethodSection({ method }: { method: ReportMethod }) {
     <section className="card report-method" aria-labelledby="method-heading">
       <h2 id="method-heading">Method</h2>
       <p className="muted">
-        {method.sample_count.toLocaleString('en-US')} requests measured across {method.runs.length} run
-        {method.runs.length === 1 ? '' : 's'}; baseline arm <strong>{method.baseline_arm}</strong>.
+        {method.sample_count.toLocaleString('en-US')} samples stored (warm-up requests included) across{' '}
+        {method.runs.length} run{method.runs.length === 1 ? '' : 's'}; baseline arm <strong>{method.baseline_arm}</strong>.
       </p>
       <h3>Arms</h3>
       <div className="table-wrap">
