@@ -17,10 +17,12 @@ export const CSRF_TOKEN = 'test-csrf-token';
 export const mockBackend = {
   signedIn: true,
   created: [] as ComparisonSpecRequest[],
+  validated: [] as ComparisonSpecRequest[],
   lastCsrfHeader: null as string | null,
   reset() {
     this.signedIn = true;
     this.created = [];
+    this.validated = [];
     this.lastCsrfHeader = null;
   },
 };
@@ -66,6 +68,27 @@ export const handlers = [
       runs: [],
     };
     return HttpResponse.json(created, { status: 201 });
+  }),
+  // The builder's dry run: every spec is valid here; tests that need a refusal override it.
+  http.post(api('/comparisons/validate'), async ({ request }) => {
+    const spec = (await request.json()) as ComparisonSpecRequest;
+    mockBackend.validated.push(spec);
+    const runs = (spec.network_profiles ?? ['none']).length * (spec.devices?.count ?? 1);
+    return HttpResponse.json({
+      spec,
+      estimate: {
+        runs,
+        blocks_min: runs * 6,
+        blocks_max: runs * 6,
+        requests_min: runs * 1200,
+        requests_max: runs * 1200,
+        device_minutes_min: runs * 4,
+        device_minutes_max: runs * 4,
+        seconds_per_request: 0.2,
+        pace_basis: 'recent',
+        pace_comparisons: 3,
+      },
+    });
   }),
   http.get(api('/comparisons/:id'), ({ params }) =>
     params['id'] === comparisonDetailFixture.id

@@ -14,7 +14,8 @@ function renderForm() {
   return { ...utils, onCreated };
 }
 
-describe('CreateComparisonForm', () => {
+// Typing into the whole builder (live check, YAML) takes a few seconds in jsdom on a busy machine.
+describe('CreateComparisonForm', { timeout: 20_000 }, () => {
   it('preselects the MID preset and fills the form from its spec', async () => {
     renderForm();
     const mid = await screen.findByRole('radio', { name: /MID image series/ });

@@ -1,5 +1,8 @@
-import { useState, type FormEvent } from 'react';
+import { useMemo, useState, type FormEvent } from 'react';
+import { Link } from 'react-router-dom';
 import { usePresets } from '../api/get-presets';
+import { useComparison } from '../api/get-comparison';
+import { useLiveValidation } from '../api/validate-comparison';
 import { useNetworkProfiles } from '../api/get-network-profiles';
 import { useCreateComparison } from '../api/create-comparison';
 import { Spinner } from '@/components/spinner';
@@ -13,16 +16,22 @@ import {
 } from '@/lib/api-types';
 import { flattenFieldErrors, type FieldError } from '@/lib/field-errors';
 import { DevicesFieldset } from './devices-fieldset';
+import { BuilderSummary } from './builder-summary';
+import { RunOptionsFieldset, WorkloadFieldset } from './builder-fieldsets';
 import { ErrorSummary, FieldMessages, fieldMessages } from '@/components/field-messages';
 import {
   buildSpec,
   CONCURRENCY_CHOICES,
   CUSTOM_FILES,
   CUSTOM_PATHS,
+  CONCURRENCY_KINDS,
+  WORKLOAD_FIELDS,
   defaultName,
   draftFromPreset,
-  isSeriesWorkload,
-  presetWorkload,
+  draftFromSpec,
+  mergeWithPreset,
+  nextArm,
+  SCRATCH_SPEC,
   type ArmDraft,
   type SpecDraft,
 } from './spec-draft';
@@ -32,9 +41,13 @@ const PREFERRED_PRESET = 'mid-image-series';
 const PATH_FIELDS = ['workload.object_paths', 'workload.path'];
 const FILE_FIELDS = ['workload.file_paths'];
 
-type CreateComparisonFormProps = { onCreated: (comparison: ComparisonDetail) => void };
+type CreateComparisonFormProps = {
+  onCreated: (comparison: ComparisonDetail) => void;
+  /** Edit a copy: the builder starts from this comparison's submitted spec. */
+  fromId?: string;
+};
 
-export function CreateComparisonForm({ onCreated }: CreateComparisonFormProps) {
+export function CreateComparisonForm({ onCreated, fromId }: CreateComparisonFormProps) {
   const presets = usePresets();
   const profiles = useNetworkProfiles();
   if (presets.isPending || profiles.isPending) return <Spinner label="Loading presets" />;
@@ -47,7 +60,28 @@ export function CreateComparisonForm({ onCreated }: CreateComparisonFormProps) {
       );
     }
   }
+  if (fromId) return <CopyForm fromId={fromId} presets={presets.data ?? []} profiles={profiles.data ?? []} onCreated={onCreated} />;
   return <SpecForm presets={presets.data ?? []} profiles={profiles.data ?? []} onCreated={onCreated} />;
+}
+
+type Start = { presetName: string; draft: SpecDraft; copyOf?: string };
+
+/** Edit a copy: the previous comparison's spec as it was sent, merged with its preset as the server merges it. */
+function CopyForm({ fromId, ...props }: Omit<SpecFormProps, 'start'> & { fromId: string }) {
+  const comparison = useComparison(fromId);
+  if (comparison.isPending) return <Spinner label="Loading the comparison to copy" />;
+  if (comparison.isError) {
+    return (
+      <p role="alert" className="alert alert-error">
+        Could not load the comparison to copy: {comparison.error.message}
+      </p>
+    );
+  }
+  const submitted = comparison.data.submitted_spec;
+  const spec = typeof submitted === 'object' && submitted !== null && !Array.isArray(submitted) ? (submitted as Record<string, unknown>) : {};
+  const preset = props.presets.find((candidate) => candidate.name === spec['preset']);
+  const draft = draftFromSpec(mergeWithPreset(spec, preset), { keepName: true });
+  return <SpecForm key={fromId} {...props} start={{ presetName: preset?.name ?? '', draft, copyOf: comparison.data.name }} />;
 }
 
 function errorsFrom(error: unknown): FieldError[] {
@@ -63,20 +97,39 @@ type SpecFormProps = {
   /** GET /api/v1/network-profiles: the built-in ones and the organization's own. */
   profiles: NetworkProfile[];
   onCreated: CreateComparisonFormProps['onCreated'];
+  /** Where the builder starts; default: the preferred preset. */
+  start?: Start;
 };
 
-function SpecForm({ presets, profiles, onCreated }: SpecFormProps) {
+function SpecForm({ presets, profiles, onCreated, start }: SpecFormProps) {
   const initial = presets.find((preset) => preset.name === PREFERRED_PRESET) ?? presets[0];
-  const [presetName, setPresetName] = useState(initial?.name ?? '');
+  const [presetName, setPresetName] = useState(start ? start.presetName : (initial?.name ?? ''));
   const preset = presets.find((candidate) => candidate.name === presetName);
-  const [draft, setDraft] = useState<SpecDraft>(() => draftFromPreset(initial));
+  const [draft, setDraftState] = useState<SpecDraft>(() => start?.draft ?? draftFromPreset(initial));
+  const [copyOf, setCopyOf] = useState(start?.copyOf);
+  // What the server (or the browser) refused on submit; cleared by the next edit.
   const [errors, setErrors] = useState<FieldError[]>([]);
   const create = useCreateComparison();
+  const setDraft: typeof setDraftState = (next) => {
+    setErrors([]);
+    setDraftState(next);
+  };
+
+  const built = useMemo(() => buildSpec(preset, draft), [preset, draft]);
+  const live = useLiveValidation(built.spec, built.errors);
+  const liveErrors = live.state === 'invalid' ? live.errors : [];
+  // At the fields: what submit was refused with, else what the live check says now.
+  const shown = errors.length ? errors : liveErrors;
 
   const selectPreset = (next: Preset) => {
     setPresetName(next.name);
+    setCopyOf(undefined);
     setDraft(draftFromPreset(next));
-    setErrors([]);
+  };
+  const startFromScratch = () => {
+    setPresetName('');
+    setCopyOf(undefined);
+    setDraft(draftFromSpec(SCRATCH_SPEC));
   };
 
   const update = (patch: Partial<SpecDraft>) => setDraft((current) => ({ ...current, ...patch }));
@@ -89,7 +142,7 @@ function SpecForm({ presets, profiles, onCreated }: SpecFormProps) {
   const addArm = () =>
     setDraft((current) => ({
       ...current,
-      arms: [...current.arms, { label: `arm-${current.arms.length + 1}`, protocol: 'h3', connection: 'warm', endpoint: '' }],
+      arms: [...current.arms, current.arms.length === 2 && current.arms.some((arm) => arm.label === 'h3') ? nextArm(current.arms) : { label: `arm-${current.arms.length + 1}`, protocol: 'h3', connection: 'warm', endpoint: '', caBundle: '' }],
     }));
   const removeArm = (index: number) =>
     setDraft((current) => {
@@ -108,7 +161,6 @@ function SpecForm({ presets, profiles, onCreated }: SpecFormProps) {
 
   function handleSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    const built = buildSpec(preset, draft);
     if (!built.spec) {
       setErrors(built.errors);
       return;
@@ -120,15 +172,15 @@ function SpecForm({ presets, profiles, onCreated }: SpecFormProps) {
     });
   }
 
-  const messages = (path: string) => fieldMessages(errors, path);
+  const messages = (path: string) => fieldMessages(shown, path);
   const describedBy = (path: string) => (messages(path).length ? `${path.replace(/\./g, '-')}-error` : undefined);
-  const series = isSeriesWorkload(preset);
-  const workload = presetWorkload(preset);
-  const customPaths = typeof workload['kind'] === 'string' ? CUSTOM_PATHS[workload['kind']] : undefined;
+  const kind = draft.workloadKind;
+  const series = kind === 'series';
+  const customPaths = CUSTOM_PATHS[kind];
   const messagesAt = (fields: string[]) =>
-    errors.filter((error) => fields.some((field) => error.path.startsWith(field))).map((error) => error.message);
+    shown.filter((error) => fields.some((field) => error.path.startsWith(field))).map((error) => error.message);
   const pathMessages = messagesAt(PATH_FIELDS);
-  const customFiles = typeof workload['kind'] === 'string' ? CUSTOM_FILES[workload['kind']] : undefined;
+  const customFiles = CUSTOM_FILES[kind];
   const fileMessages = messagesAt(FILE_FIELDS);
 
   return (
@@ -164,6 +216,19 @@ function SpecForm({ presets, profiles, onCreated }: SpecFormProps) {
             </label>
           ))}
         </div>
+        <p className="preset-start">
+          {copyOf ? (
+            <span className="muted" role="status">
+              Editing a copy of “{copyOf}”{presetName ? ` (preset ${presetName})` : ''}.{' '}
+            </span>
+          ) : !presetName ? (
+            <span className="muted">Starting from scratch. </span>
+          ) : null}
+          <button type="button" className="button button-ghost" onClick={startFromScratch}>
+            Start from scratch
+          </button>{' '}
+          or <Link to="/comparisons/new/har">import a HAR recording</Link> as your own request list.
+        </p>
       </fieldset>
 
       <fieldset className="fieldset">
@@ -207,7 +272,7 @@ function SpecForm({ presets, profiles, onCreated }: SpecFormProps) {
                   aria-invalid={messages('workload.periods').length > 0 || undefined}
                   aria-describedby={describedBy('workload.periods')}
                 />
-                <p className="hint">Comma-separated, e.g. 3, 6, 9 (objects wrap after {typeof workload['objects'] === 'string' ? workload['objects'] : 'the set'}).</p>
+                <p className="hint">Comma-separated, e.g. 3, 6, 9 (the objects wrap around after the last).</p>
                 <FieldMessages id="workload-periods-error" messages={messages('workload.periods')} />
               </div>
               <div className="field">
@@ -222,6 +287,9 @@ function SpecForm({ presets, profiles, onCreated }: SpecFormProps) {
                 />
                 <FieldMessages id="workload-repetitions-error" messages={messages('workload.repetitions')} />
               </div>
+            </>
+          )}
+          {CONCURRENCY_KINDS.includes(kind) && (
               <div className="field">
                 <label htmlFor="spec-concurrency">Concurrency</label>
                 <select
@@ -238,17 +306,14 @@ function SpecForm({ presets, profiles, onCreated }: SpecFormProps) {
                   ))}
                 </select>
                 <p className="hint">
-                  How the app issues a series: one request after another, or all at once over up to N HTTP/1.1
+                  How the app issues a series (an API round, a request list): one request after another, or all at once over up to N HTTP/1.1
                   connections per host (HTTP/2, HTTP/3 and gRPC multiplex them on one), on hosts and phones alike.
                 </p>
                 <FieldMessages id="workload-concurrency-error" messages={messages('workload.concurrency')} />
               </div>
-            </>
           )}
         </div>
-        {!series && typeof workload['kind'] === 'string' && (
-          <p className="hint">Workload: {workload['kind']} (as defined by the preset).</p>
-        )}
+        <WorkloadFieldset draft={draft} update={update} messages={messages} presetName={presetName} />
         {customPaths && (
           <PathsField
             id="spec-paths"
@@ -273,13 +338,15 @@ function SpecForm({ presets, profiles, onCreated }: SpecFormProps) {
         )}
         <FieldMessages
           id="workload-error"
-          messages={errors
+          messages={shown
             .filter(
               (error) =>
                 (error.path === 'workload' || error.path.startsWith('workload.')) &&
                 !error.path.startsWith('workload.periods') &&
                 !error.path.startsWith('workload.repetitions') &&
                 !error.path.startsWith('workload.concurrency') &&
+                !WORKLOAD_FIELDS[kind].some((field) => error.path.startsWith(`workload.${field.key}`)) &&
+                !error.path.startsWith('workload.requests') &&
                 ![...PATH_FIELDS, ...FILE_FIELDS].some((field) => error.path.startsWith(field)),
             )
             .map((error) => error.message)}
@@ -355,6 +422,18 @@ function SpecForm({ presets, profiles, onCreated }: SpecFormProps) {
                       aria-invalid={messages(`${base}.endpoint`).length > 0 || undefined}
                     />
                     <FieldMessages id={`arms-${index}-endpoint-error`} messages={messages(`${base}.endpoint`)} />
+                    <details className="arm-ca" open={Boolean(arm.caBundle) || messages(`${base}.ca_bundle`).length > 0}>
+                      <summary>CA bundle</summary>
+                      <textarea
+                        aria-label={`CA bundle of arm ${index + 1}`}
+                        rows={3}
+                        placeholder="-----BEGIN CERTIFICATE-----"
+                        value={arm.caBundle ?? ''}
+                        onChange={(event) => updateArm(index, { caBundle: event.target.value })}
+                        aria-invalid={messages(`${base}.ca_bundle`).length > 0 || undefined}
+                      />
+                      <FieldMessages id={`arms-${index}-ca-error`} messages={messages(`${base}.ca_bundle`)} />
+                    </details>
                   </td>
                   <td className="cell-action">
                     <button
@@ -374,7 +453,7 @@ function SpecForm({ presets, profiles, onCreated }: SpecFormProps) {
         </table>
         <FieldMessages
           id="arms-error"
-          messages={errors.filter((error) => error.path === 'arms').map((error) => error.message)}
+          messages={shown.filter((error) => error.path === 'arms').map((error) => error.message)}
         />
         <div className="field-row field-row-end">
           <button type="button" className="button" onClick={addArm} disabled={draft.arms.length >= 8}>
@@ -424,11 +503,18 @@ function SpecForm({ presets, profiles, onCreated }: SpecFormProps) {
         messages={messages}
       />
 
-      <div className="form-actions">
-        <button type="submit" className="button button-primary" disabled={create.isPending || !preset}>
-          {create.isPending ? 'Creating…' : 'Create comparison'}
-        </button>
-      </div>
+      <RunOptionsFieldset draft={draft} update={update} messages={messages} />
+
+      <BuilderSummary
+        spec={built.spec}
+        live={live}
+        showProblems={errors.length === 0}
+        submit={
+          <button type="submit" className="button button-primary" disabled={create.isPending}>
+            {create.isPending ? 'Creating…' : 'Create comparison'}
+          </button>
+        }
+      />
     </form>
   );
 }
