@@ -1,3 +1,6 @@
+from collections.abc import Iterable
+
+from django.core.cache import cache
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
@@ -6,6 +9,7 @@ from apps.comparisons.models import Comparison
 from apps.core.tokens import digest
 
 from .models import ShareLink
+from .services import pending_opens_key
 
 
 def share_links_for(*, organization: Organization) -> QuerySet[ShareLink]:
@@ -25,3 +29,13 @@ def share_link_live(*, token: str) -> ShareLink | None:
     return (ShareLink.objects.filter(token_hash=digest(token), revoked_at__isnull=True)
             .filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))
             .select_related("comparison").first())
+
+
+def share_links_with_pending_opens(links: Iterable[ShareLink]) -> list[ShareLink]:
+    """The links with the opens still counted in the cache added (services.share_link_record_open
+    writes them at most once a minute), so a list shows every open at once."""
+    rows = list(links)
+    pending = cache.get_many([pending_opens_key(link.pk) for link in rows]) if rows else {}
+    for link in rows:
+        link.open_count += max(int(pending.get(pending_opens_key(link.pk)) or 0), 0)
+    return rows

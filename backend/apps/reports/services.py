@@ -64,12 +64,17 @@ def share_link_revoke(*, link: ShareLink) -> ShareLink:
     return link
 
 
+def pending_opens_key(link_id: object) -> str:
+    return f"reports:opens:{link_id}"
+
+
 def share_link_record_open(*, link: ShareLink) -> None:
     """One more open of the report. Opens add up in the cache; the first open in a minute
     writes them to the link (last_opened_at, open_count) with one UPDATE, so a popular link
     costs at most one write a minute. Concurrent opens between the read and the decrement
-    stay pending for the next write, none is lost."""
-    pending_key = f"reports:opens:{link.pk}"
+    stay pending for the next write, none is lost; the lists add the pending ones
+    (selectors.share_links_with_pending_opens)."""
+    pending_key = pending_opens_key(link.pk)
     cache.add(pending_key, 0, timeout=None)
     cache.incr(pending_key)
     if not cache.add(f"reports:opens-written:{link.pk}", 1, timeout=OPEN_FLUSH_SECONDS):

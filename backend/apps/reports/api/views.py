@@ -1,6 +1,9 @@
 """Share links of a comparison (create, list, revoke), every link of the organization, and
 the signed-in report downloads (HTML, PDF) for API and CLI users without a share link."""
 
+from collections.abc import Sequence
+from typing import Any
+
 from django.db.models import QuerySet
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
@@ -21,7 +24,7 @@ from apps.comparisons.selectors import comparisons_for
 from ..document import report_filename
 from ..models import ShareLink
 from ..rendering import report_html_cached, report_pdf_cached
-from ..selectors import share_links_for, share_links_of_comparison
+from ..selectors import share_links_for, share_links_of_comparison, share_links_with_pending_opens
 from ..services import share_link_create, share_link_revoke
 from .public_views import html_download, pdf_download
 from .serializers import ShareLinkCreatedSerializer, ShareLinkInputSerializer, ShareLinkOutputSerializer
@@ -35,8 +38,15 @@ def public_report_url(request: Request, token: str) -> str:
     return request.build_absolute_uri(f"/r/{token}")
 
 
-class ComparisonShareListCreateView(ListAPIView):
+class ShareLinkListView(ListAPIView):
     serializer_class = ShareLinkOutputSerializer
+
+    def paginate_queryset(self, queryset: QuerySet[Any] | Sequence[Any]) -> list[Any] | None:
+        page = super().paginate_queryset(queryset)
+        return None if page is None else share_links_with_pending_opens(page)
+
+
+class ComparisonShareListCreateView(ShareLinkListView):
 
     def get_queryset(self) -> QuerySet[ShareLink]:
         comparison = _comparison(self.request, self.kwargs["comparison_id"])
@@ -81,8 +91,7 @@ class ShareRevokeView(APIView):
         return Response(ShareLinkOutputSerializer(link).data)
 
 
-class ShareListView(ListAPIView):
-    serializer_class = ShareLinkOutputSerializer
+class ShareListView(ShareLinkListView):
 
     def get_queryset(self) -> QuerySet[ShareLink]:
         return share_links_for(organization=organization_of(self.request))
