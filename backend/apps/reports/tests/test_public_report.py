@@ -76,6 +76,18 @@ def test_the_report_is_served_without_a_session_from_the_stored_analysis(finishe
     assert link.last_opened_at is not None
 
 
+
+@pytest.mark.django_db
+def test_opens_are_written_at_most_once_a_minute_and_listed_at_once(finished, client_ip, api):
+    link, token = share(finished)
+    client = public(client_ip)
+    for _ in range(3):
+        assert client.get(f"/api/v1/public/reports/{token}").status_code == 200
+    link.refresh_from_db()
+    assert link.open_count == 1  # the first open of the minute was written; two are pending
+    [listed] = api.get(f"/api/v1/comparisons/{finished.id}/shares").json()["results"]
+    assert listed["open_count"] == 3
+    assert api.get("/api/v1/shares").json()["results"][0]["open_count"] == 3
 @pytest.mark.django_db
 def test_no_secret_reaches_the_public_document(org, pool, client_ip):
     secret_create(organization=org, name="API_TOKEN", value=SECRET_VALUE)
