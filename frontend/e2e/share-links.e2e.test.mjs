@@ -55,7 +55,7 @@ async function freshBrowser() {
 async function apiCall(method, url, body) {
   return page.evaluate(
     async ({ method, url, body }) => {
-      const csrf = document.cookie.split('; ').find((c) => c.startsWith('csrftoken='))?.split('=')[1] ?? '';
+      const csrf = globalThis.document.cookie.split('; ').find((c) => c.startsWith('csrftoken='))?.split('=')[1] ?? '';
       const response = await fetch(url, {
         method,
         credentials: 'same-origin',

@@ -50,6 +50,16 @@ export function SharePanel({ comparisonId }: { comparisonId: string }) {
         A share link shows this comparison&apos;s report (charts, verdict, method) to anyone who has it, without
         signing in, until it expires or is revoked. Nothing else of the organization is reachable from it.
       </p>
+      <p className="share-downloads">
+        Or download the report to attach it yourself:{' '}
+        <a href={`/api/v1/comparisons/${comparisonId}/report.html`} download>
+          HTML (opens offline)
+        </a>{' '}
+        ·{' '}
+        <a href={`/api/v1/comparisons/${comparisonId}/report.pdf`} download>
+          PDF
+        </a>
+      </p>
       <form className="share-form" onSubmit={onSubmit}>
         <div className="field field-inline">
           <label htmlFor={expiryId}>Link expires</label>
