@@ -83,7 +83,10 @@ def home_summary(*, organization: Organization) -> dict[str, Any]:
         entry["gate_metric"] = metric
         if comparison.id in sections:
             verdicts, descriptive, requests = sections[comparison.id]
-            entry["headline_verdict"] = _headline_verdict(verdicts or [], metric)
+            # Like the verdict endpoint: a verdict once finished (a failed comparison's partial
+            # analysis gets none).
+            entry["headline_verdict"] = (_headline_verdict(verdicts or [], metric)
+                                         if comparison.status == Comparison.Status.FINISHED else None)
             entry["sparkline"] = sparkline(descriptive or [], requests or [],
                                            [arm.label for arm in comparison.arms.all()])
         else:

@@ -34,9 +34,10 @@ BASELINE = "baseline"
 
 def analysed_comparisons(*, organization: Organization, branch: str | None = None,
                          since: dt.datetime | None = None) -> QuerySet[Comparison]:
-    """The organization's comparisons that have a stored analysis, newest first."""
+    """The organization's finished comparisons with a stored analysis, newest first (a failed one
+    may have an analysis of what it measured; like the verdict endpoint, trends leave it out)."""
     queryset = Comparison.objects.filter(Exists(Analysis.objects.filter(comparison=OuterRef("pk"))),
-                                         organization=organization)
+                                         organization=organization, status=Comparison.Status.FINISHED)
     if branch is not None:
         queryset = queryset.filter(tags__branch=branch)
     if since is not None:

@@ -2136,7 +2136,7 @@ export interface components {
             progress: components["schemas"]["ComparisonProgress"];
             gate_metric: string;
             /**
-             * @description the worst verdict of the arms on the gate's metric; null until analysed
+             * @description the worst verdict of the arms on the gate's metric; null until finished
              *
              *     * `regression` - regression
              *     * `inconclusive` - inconclusive
@@ -3585,6 +3585,10 @@ export interface operations {
             query?: {
                 /** @description A page number within the paginated result set. */
                 page?: number;
+                /** @description only comparisons in this status (finished: what a baseline can be) */
+                status?: "analysing" | "cancelled" | "failed" | "finished" | "queued" | "running";
+                /** @description only comparisons tagged KEY=value, e.g. tag.branch=main */
+                "tag.KEY"?: string;
             };
             header?: never;
             path?: never;
@@ -4956,6 +4960,7 @@ type ReadonlyArray<T> = [
 ] extends [
     unknown[]
 ] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
+export const pathsApiV1ComparisonsGetParametersQueryStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/comparisons"]["get"]["parameters"]["query"]["status"]> = ["analysing", "cancelled", "failed", "finished", "queued", "running"];
 export const pathsApiV1DevicesGetParametersQueryPlatformValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/devices"]["get"]["parameters"]["query"]["platform"]> = ["android", "host", "ios"];
 export const pathsApiV1DevicesGetParametersQueryStateValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/devices"]["get"]["parameters"]["query"]["state"]> = ["available", "busy", "not_ready", "offline", "quarantined", "unauthorized"];
 export const pathsApiV1TrendsGetParametersQueryMetricValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/trends"]["get"]["parameters"]["query"]["metric"]> = ["total_ms", "ttfb_ms"];

@@ -146,7 +146,7 @@ class HomeRecentComparisonSerializer(HomeComparisonSerializer):
     gate_metric = serializers.CharField()
     headline_verdict = serializers.ChoiceField(
         choices=["regression", "inconclusive", "improvement", "equivalent", "no_data"], allow_null=True,
-        help_text="the worst verdict of the arms on the gate's metric; null until analysed")
+        help_text="the worst verdict of the arms on the gate's metric; null until finished")
     sparkline = HomeSparklineSerializer(allow_null=True)
 
 

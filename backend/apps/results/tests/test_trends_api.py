@@ -101,6 +101,16 @@ def test_filters_narrow_the_points(api, branch):
 
 
 @pytest.mark.django_db
+def test_a_failed_comparison_is_left_out_and_has_no_headline_verdict(api, branch):
+    Comparison.objects.filter(pk=branch[1].pk).update(status=Comparison.Status.FAILED)
+    points = api.get("/api/v1/trends", {"arm": "h2", "branch": "main"}).json()["points"]
+    assert [p["commit"] for p in points] == ["aaa111", "ccc333"]
+    recent = {c["id"]: c for c in api.get("/api/v1/home").json()["recent"]}
+    assert recent[str(branch[1].id)]["headline_verdict"] is None
+    assert recent[str(branch[2].id)]["headline_verdict"] == "improvement"
+
+
+@pytest.mark.django_db
 def test_order_by_commit_keeps_a_commits_comparisons_together(api, org, runner_api, branch):
     rerun = measured(runner_api, org, h2=1.0, tags={"branch": "main", "commit": "aaa111"}, seed=5)
     by_time = api.get("/api/v1/trends", {"arm": "h2", "branch": "main"}).json()["points"]
@@ -161,6 +171,7 @@ def test_another_organizations_comparisons_never_appear(api, org, other_org, bra
     theirs = comparison_create(organization=other_org, submitted_spec={
         **SPEC, "devices": {"pool": "globex-lab"}, "tags": {"branch": "main", "commit": "eee555"}})
     Analysis.objects.create(comparison=theirs, version=1, engine="test", result=branch[0].analyses.get().result)
+    Comparison.objects.filter(pk=theirs.pk).update(status=Comparison.Status.FINISHED)
     mine = api.get("/api/v1/trends", {"arm": "h2", "branch": "main"}).json()["points"]
     assert str(theirs.id) not in {p["comparison_id"] for p in mine}
     assert len(mine) == 3

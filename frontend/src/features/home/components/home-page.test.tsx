@@ -129,6 +129,7 @@ describe('home page', () => {
     expect(within(second).getByTestId('home-verdict')).toHaveTextContent('▼ Improvement');
     expect(within(second).getByTestId('sparkline')).toHaveAttribute('data-kind', 'arms');
     expect(within(second).getAllByRole('img')[0]?.querySelectorAll('rect')).toHaveLength(2);
+    expect(within(second).getByTestId('sparkline')).toHaveTextContent('https-h1 20 msh2 12.5 ms');
   });
 
   it('shows what is running with its progress, and the farm by platform and state', async () => {

@@ -91,7 +91,7 @@ export function HomePage({ renderStatus, renderProgress }: HomePageProps) {
 function VerdictBadge({ verdict }: { verdict: HomeRecent['headline_verdict'] }) {
   if (!verdict) return <span className="muted">–</span>;
   return (
-    <span className={`badge verdict-badge verdict-${verdict}`} data-testid="home-verdict" data-outcome={verdict}>
+    <span className={`badge verdict-badge verdict-shape verdict-${verdict}`} data-testid="home-verdict" data-outcome={verdict}>
       <span aria-hidden="true">{VERDICT_GLYPHS[verdict]}</span> {VERDICT_LABELS[verdict] ?? verdict}
     </span>
   );

@@ -1,9 +1,11 @@
 import { formatMs } from '@/utils/format';
 import type { HomeSparkline } from '../api/get-home';
 
-const WIDTH = 120;
+const WIDTH = 150;
 const HEIGHT = 32;
 const PAD = 3;
+// The bars' share of the width when each arm's median is one bar; its label takes the rest.
+const BAR_WIDTH = 50;
 // Arms told apart by dash pattern and end marker as well as colour.
 const STYLES = [
   { color: '#1d4ed8', dash: '', marker: 'circle' },
@@ -76,20 +78,18 @@ export function Sparkline({ spark }: { spark: HomeSparkline }) {
             );
           })
         : spark.series.map((s, i) => {
+            // One bar per arm, labelled with the arm and its median (no periods to draw a line over).
             const style = STYLES[i % STYLES.length] ?? STYLES[0];
             const value = s.values.find((v): v is number => typeof v === 'number') ?? 0;
-            const barHeight = HEIGHT / spark.series.length - 2;
-            const width = Math.max(2, (value / max) * (WIDTH - 2 * PAD));
+            const rowHeight = HEIGHT / spark.series.length;
+            const width = Math.max(2, (value / max) * BAR_WIDTH);
             return (
-              <rect
-                key={s.arm}
-                x={PAD}
-                y={i * (barHeight + 2) + 1}
-                width={width}
-                height={barHeight}
-                fill={style.color}
-                fillOpacity={i % 2 ? 0.55 : 0.9}
-              />
+              <g key={s.arm}>
+                <rect x={0} y={i * rowHeight + 1} width={width} height={rowHeight - 3} fill={style.color} />
+                <text x={BAR_WIDTH + 4} y={(i + 1) * rowHeight - 3} fontSize={9} fill="#344054">
+                  {s.arm} {formatMs(value)}
+                </text>
+              </g>
             );
           })}
     </svg>

@@ -292,7 +292,7 @@ function TrendTable({ points }: { points: TrendPoint[] }) {
                 </td>
                 <td>{p.n}</td>
                 <td>
-                  <span className={`badge verdict-badge verdict-${key}`} data-outcome={key}>
+                  <span className={`badge verdict-badge verdict-shape verdict-${key}`} data-outcome={key}>
                     <span aria-hidden="true">{SHAPE_GLYPHS[key]}</span> {VERDICT_MARKERS[key].label}
                   </span>
                 </td>
