@@ -15,7 +15,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { after, before, test } from 'node:test';
 import { launchChromium } from './chromium.mjs';
-import { artifacts, env, openPage, openSignedIn, saveScreenshot } from './session.mjs';
+import { artifacts, env, openPage, openSignedIn, saveElementScreenshot, saveScreenshot } from './session.mjs';
 
 const baseUrl = env('E2E_BASE_URL').replace(/\/$/, '');
 env('E2E_USERNAME');
@@ -172,6 +172,11 @@ test('a share link shows the report without a session, offline and as PDF, until
 
     // 2. A fresh browser with no session sees the report: verdict, effect sizes, charts, method.
     const visitor = await freshBrowser();
+    const signedInCalls = [];
+    visitor.page.on('request', (request) => {
+      const { pathname } = new URL(request.url());
+      if (pathname.startsWith('/api/') && !pathname.startsWith('/api/v1/public/')) signedInCalls.push(pathname);
+    });
     await visitor.page.goto(url);
     await visitor.page.getByRole('heading', { level: 1, name }).waitFor();
     assert.equal(await visitor.page.getByRole('navigation', { name: 'Main' }).count(), 0, 'not the signed-in layout');
@@ -181,6 +186,7 @@ test('a share link shows the report without a session, offline and as PDF, until
     assert.match(await visitor.page.getByRole('table', { name: 'Runs' }).innerText(), /none/);
     t.diagnostic(`screenshot ${await saveScreenshot(visitor.page, 'share-report-page')}`);
     assert.deepEqual(visitor.errors, [], 'no uncaught errors on the public page');
+    assert.deepEqual(signedInCalls, [], 'the public page asks only the public API');
 
     // 3. The served HTML carries the preview tags; the card is a 1200×630 PNG.
     const shell = await (await fetch(url)).text();
@@ -250,8 +256,9 @@ test('a share link shows the report without a session, offline and as PDF, until
     assert.equal(updated.trim().split('\n').pop(), '1', updated);
     await assertRefused(expiring, t, 'share-invalid-link-expired');
     await page.reload();
-    await page.locator('[data-testid="share-link-row"][data-state="expired"]').first().waitFor();
-    t.diagnostic(`screenshot ${await saveScreenshot(page, 'share-panel')}`);
+    const sharePanel = page.getByRole('region', { name: 'Share' });
+    await sharePanel.locator('[data-testid="share-link-row"][data-state="expired"]').first().waitFor();
+    t.diagnostic(`screenshot ${await saveElementScreenshot(sharePanel, 'share-panel')}`);
     assert.deepEqual(pageErrors, [], 'no uncaught errors in the signed-in page');
   } catch (error) {
     await saveScreenshot(page, 'share-failure');

@@ -20,6 +20,12 @@ describe('public report route /r/:token', () => {
         return HttpResponse.json({ detail: 'Authentication credentials were not provided.' }, { status: 403 });
       }),
     );
+    // Every request the page makes: a visitor has no session, so only the public API may be asked.
+    const requested: string[] = [];
+    const onRequest = ({ request }: { request: Request }) => {
+      requested.push(new URL(request.url).pathname);
+    };
+    server.events.on('request:start', onRequest);
     const { router } = renderRoutes(routes, '/r/lls_good');
     expect(await screen.findByRole('heading', { name: 'Mid image series on Pixel 8', level: 1 })).toBeInTheDocument();
     expect(router.state.location.pathname).toBe('/r/lls_good'); // no detour to the login page
@@ -37,6 +43,8 @@ describe('public report route /r/:token', () => {
     expect(within(method).getByText(/1,200 samples stored/)).toBeInTheDocument();
     expect(screen.queryByRole('navigation', { name: 'Main' })).not.toBeInTheDocument();
     expect(signedInCalls).toEqual([]);
+    server.events.removeListener('request:start', onRequest);
+    expect(requested.filter((pathname) => !pathname.startsWith('/api/v1/public/'))).toEqual([]);
   });
 
   it('says the link is no longer valid on a 404', async () => {
