@@ -1,6 +1,6 @@
 from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import status
 from rest_framework.generics import ListAPIView
 from rest_framework.parsers import JSONParser
@@ -24,6 +24,11 @@ from .serializers import (
 from .spec_schema_views import ComparisonSpecBody
 
 
+@extend_schema_view(get=extend_schema(parameters=[
+    OpenApiParameter("status", str, enum=[choice for choice, _ in Comparison.Status.choices],
+                     description="only comparisons in this status (finished: what a baseline can be)"),
+    OpenApiParameter("tag.KEY", str, description="only comparisons tagged KEY=value, e.g. tag.branch=main"),
+]))
 class ComparisonListCreateView(ListAPIView):
     serializer_class = ComparisonSummarySerializer
     parser_classes = [JSONParser, YAMLParser, TextYAMLParser]

@@ -19,3 +19,24 @@ export const verdictQueryOptions = (id: string, finished: boolean) =>
 export function useVerdict(id: string, finished: boolean) {
   return useQuery(verdictQueryOptions(id, finished));
 }
+
+/**
+ * The verdict of a finished comparison against another baseline: a comparison id,
+ * `branch:NAME` (the latest finished comparison of the same spec on that branch) or
+ * `tag:KEY=VALUE`. Each arm is judged against the same arm of that comparison.
+ */
+export function getBaselineVerdict(id: string, baseline: string): Promise<ComparisonVerdict> {
+  return unwrap(
+    api.GET('/api/v1/comparisons/{comparison_id}/verdict', {
+      params: { path: { comparison_id: id }, query: { baseline } },
+    }),
+  );
+}
+
+export function useBaselineVerdict(id: string, baseline: string | null) {
+  return useQuery({
+    queryKey: [...verdictQueryKey(id), 'baseline', baseline] as const,
+    queryFn: () => getBaselineVerdict(id, baseline as string),
+    enabled: baseline !== null,
+  });
+}

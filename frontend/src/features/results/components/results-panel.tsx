@@ -1,4 +1,5 @@
 import { useMemo, useState } from 'react';
+import { filterResults, periodsOf, type ResultFilters } from './filter-results';
 import { useResults } from '../api/get-results';
 import { useVerdict } from '../api/get-verdict';
 import type { Analysis, ComparisonResults, ResultGroup } from '@/lib/api-types';
@@ -22,6 +23,7 @@ import { ProfilesView } from './profiles-view';
 import { DevicesView } from './devices-view';
 import { PerRequestView } from './per-request';
 import { StacksPanel } from './stacks-panel';
+import { BaselinePicker } from './baseline-picker';
 import { ArmSwatch } from './arm-swatch';
 
 type ResultsPanelProps = { comparisonId: string; live: boolean };
@@ -32,6 +34,19 @@ export function ResultsPanel({ comparisonId, live }: ResultsPanelProps) {
   // The CI gate's verdict (the server's overall outcome), once the comparison is finished.
   const verdict = useVerdict(comparisonId, finished);
   const [groupIndex, setGroupIndex] = useState(0);
+  // Arms hidden by the filter (so an arm that appears while results stream in is shown).
+  const [hiddenArms, setHiddenArms] = useState<string[]>([]);
+  const [periodRange, setPeriodRange] = useState<[number, number] | null>(null);
+  const filtered = useMemo(
+    () =>
+      results.data
+        ? filterResults(results.data, {
+            arms: results.data.arms.filter((arm) => !hiddenArms.includes(arm)),
+            periods: periodRange,
+          } satisfies ResultFilters)
+        : undefined,
+    [results.data, hiddenArms, periodRange],
+  );
 
   if (results.isPending) return <Spinner label="Loading results" />;
   if (results.isError) {
@@ -41,7 +56,7 @@ export function ResultsPanel({ comparisonId, live }: ResultsPanelProps) {
       </p>
     );
   }
-  const { groups } = results.data;
+  const { groups } = filtered ?? results.data;
   if (groups.length === 0) {
     return (
       <div className="empty-state card">
@@ -50,7 +65,9 @@ export function ResultsPanel({ comparisonId, live }: ResultsPanelProps) {
     );
   }
   const group = groups[Math.min(groupIndex, groups.length - 1)] as ResultGroup;
-  const analysis = results.data.analysis ?? null;
+  const analysis = filtered?.analysis ?? null;
+  const shown = filtered ?? results.data;
+  const periods = periodsOf(results.data);
   const gateMetric = verdict.data?.gate.metric ?? 'total_ms';
 
   return (
@@ -61,12 +78,11 @@ export function ResultsPanel({ comparisonId, live }: ResultsPanelProps) {
         </p>
       )}
       {finished && verdict.data && <VerdictBanner verdict={verdict.data} arms={results.data.arms} />}
-      {finished && analysis && (
-        <EffectTable analysis={analysis} arms={results.data.arms} gateMetric={gateMetric} />
-      )}
+      {finished && <BaselinePicker results={results.data} />}
       <StacksPanel results={results.data} />
+      <div className="filter-bar card" role="group" aria-label="Filter the charts">
       {groups.length > 1 && (
-        <div className="field field-inline">
+        <div className="field">
           <label htmlFor="results-group">Device and network</label>
           <select
             id="results-group"
@@ -81,9 +97,85 @@ export function ResultsPanel({ comparisonId, live }: ResultsPanelProps) {
           </select>
         </div>
       )}
-      <GroupResults results={results.data} group={group} analysis={analysis} />
-      <DevicesView results={results.data} analysis={analysis} profile={group.network_profile} />
-      <ProfilesView results={results.data} analysis={analysis} device={group.device} />
+        <fieldset className="field chip-group">
+          <legend>Arms</legend>
+          {results.data.arms.map((arm) => (
+            <label key={arm} className="chip">
+              <input
+                type="checkbox"
+                checked={!hiddenArms.includes(arm)}
+                onChange={() =>
+                  setHiddenArms((hidden) => (hidden.includes(arm) ? hidden.filter((a) => a !== arm) : [...hidden, arm]))
+                }
+              />
+              <ArmSwatch arms={results.data.arms} arm={arm} />
+              <span>{arm}</span>
+            </label>
+          ))}
+        </fieldset>
+        {periods.length > 1 && (
+          <>
+            <div className="field">
+              <label htmlFor="results-period-from">Periods from</label>
+              <select
+                id="results-period-from"
+                value={periodRange?.[0] ?? periods[0]}
+                onChange={(event) => {
+                  const from = Number(event.target.value);
+                  const to = Math.max(from, periodRange?.[1] ?? (periods.at(-1) as number));
+                  setPeriodRange([from, to]);
+                }}
+              >
+                {periods.map((period) => (
+                  <option key={period} value={period}>
+                    {period}
+                  </option>
+                ))}
+              </select>
+            </div>
+            <div className="field">
+              <label htmlFor="results-period-to">to</label>
+              <select
+                id="results-period-to"
+                value={periodRange?.[1] ?? periods.at(-1)}
+                onChange={(event) => {
+                  const to = Number(event.target.value);
+                  const from = Math.min(to, periodRange?.[0] ?? (periods[0] as number));
+                  setPeriodRange([from, to]);
+                }}
+              >
+                {periods.map((period) => (
+                  <option key={period} value={period}>
+                    {period}
+                  </option>
+                ))}
+              </select>
+            </div>
+          </>
+        )}
+        {(hiddenArms.length > 0 || periodRange !== null) && (
+          <button
+            type="button"
+            className="button button-ghost"
+            onClick={() => {
+              setHiddenArms([]);
+              setPeriodRange(null);
+            }}
+          >
+            Show everything
+          </button>
+        )}
+      </div>
+      {hiddenArms.length === results.data.arms.length ? (
+        <p className="empty-state card">No arm is selected: tick one under Arms to draw the charts.</p>
+      ) : (
+        <>
+          {finished && analysis && <EffectTable analysis={analysis} arms={results.data.arms} gateMetric={gateMetric} />}
+          <GroupResults results={shown} group={group} analysis={analysis} />
+          <DevicesView results={shown} analysis={analysis} profile={group.network_profile} />
+          <ProfilesView results={shown} analysis={analysis} device={group.device} />
+        </>
+      )}
     </div>
   );
 }
