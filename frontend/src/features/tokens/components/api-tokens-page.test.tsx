@@ -88,6 +88,22 @@ describe('API tokens page', () => {
     expect(listed).not.toHaveBeenCalled();
   });
 
+  it('marks expired and revoked tokens, with nothing left to revoke', async () => {
+    const expired: ApiToken = { ...existing, id: '70000000-0000-4000-8000-0000000000bb', name: 'old ci',
+      prefix: 'llt_Exp1red0', expires_at: '2026-10-01T00:00:00Z', status: 'expired' };
+    const revoked: ApiToken = { ...existing, id: '70000000-0000-4000-8000-0000000000cc', name: 'leaked',
+      prefix: 'llt_Rev0ked0', revoked_at: '2026-11-02T00:00:00Z', status: 'revoked' };
+    server.use(...mockSettings({ tokens: [existing, expired, revoked] }).handlers);
+    renderWithProviders(<ApiTokensPage me={meFixture} />);
+    const expiredRow = await screen.findByTestId('api-token-llt_Exp1red0');
+    expect(within(expiredRow).getByText('Expired')).toHaveAttribute('data-status', 'expired');
+    expect(within(expiredRow).queryByRole('button')).not.toBeInTheDocument();
+    const revokedRow = screen.getByTestId('api-token-llt_Rev0ked0');
+    expect(within(revokedRow).getByText('Revoked')).toBeInTheDocument();
+    expect(within(revokedRow).queryByRole('button')).not.toBeInTheDocument();
+    expect(screen.getAllByRole('button', { name: /^Revoke/ })).toHaveLength(1);
+  });
+
   it('shows a load error', async () => {
     server.use(http.get('*/api/v1/tokens', () => HttpResponse.json({ detail: 'Database is down.' }, { status: 503 })));
     renderWithProviders(<ApiTokensPage me={meFixture} />);

@@ -101,9 +101,17 @@ describe('webhooks page', () => {
     expect(settings.state.redelivered).toEqual([failed.id]);
   });
 
-  it('shows a load error and an empty deliveries list', async () => {
+  it('shows a load error', async () => {
     server.use(http.get('*/api/v1/webhooks', () => HttpResponse.json({ detail: 'Boom.' }, { status: 500 })));
     renderPage();
     expect(await screen.findByRole('alert')).toHaveTextContent('Could not load webhooks: Boom.');
+  });
+
+  it('says when a webhook has no delivery yet', async () => {
+    server.use(...mockSettings({ webhooks: [hook], deliveries: { [hook.id]: [] } }).handlers);
+    const { user } = renderPage();
+    const card = await screen.findByRole('article', { name: hook.url });
+    await user.click(within(card).getByRole('button', { name: 'Deliveries' }));
+    expect(await within(card).findByText(/No delivery yet/)).toBeInTheDocument();
   });
 });
