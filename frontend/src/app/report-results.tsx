@@ -25,7 +25,7 @@ export function ReportResults({ report }: { report: PublicReport }) {
   });
   return (
     <QueryClientProvider client={client}>
-      <ResultsPanel comparisonId={report.results.comparison} live={false} />
+      <ResultsPanel comparisonId={report.results.comparison} live={false} shared />
     </QueryClientProvider>
   );
 }

@@ -26,9 +26,14 @@ import { StacksPanel } from './stacks-panel';
 import { BaselinePicker } from './baseline-picker';
 import { ArmSwatch } from './arm-swatch';
 
-type ResultsPanelProps = { comparisonId: string; live: boolean };
+type ResultsPanelProps = {
+  comparisonId: string;
+  live: boolean;
+  /** A shared report (no session): nothing that asks the signed-in API, such as the baseline picker. */
+  shared?: boolean;
+};
 
-export function ResultsPanel({ comparisonId, live }: ResultsPanelProps) {
+export function ResultsPanel({ comparisonId, live, shared = false }: ResultsPanelProps) {
   const results = useResults(comparisonId, live);
   const finished = results.data?.status === 'finished';
   // The CI gate's verdict (the server's overall outcome), once the comparison is finished.
@@ -78,7 +83,7 @@ export function ResultsPanel({ comparisonId, live }: ResultsPanelProps) {
         </p>
       )}
       {finished && verdict.data && <VerdictBanner verdict={verdict.data} arms={results.data.arms} />}
-      {finished && <BaselinePicker results={results.data} />}
+      {finished && !shared && <BaselinePicker results={results.data} />}
       <StacksPanel results={results.data} />
       <div className="filter-bar card" role="group" aria-label="Filter the charts">
       {groups.length > 1 && (
