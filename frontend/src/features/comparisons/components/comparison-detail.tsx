@@ -1,11 +1,12 @@
 import { useEffect, useRef, type ReactNode } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
-import { Link } from 'react-router-dom';
+import { Link, useNavigate } from 'react-router-dom';
 import { useComparison } from '../api/get-comparison';
 import { useCancelComparison } from '../api/cancel-comparison';
+import { useCreateComparison } from '../api/create-comparison';
 import { Spinner } from '@/components/spinner';
 import { ApiError } from '@/lib/api-client';
-import { isTerminal, statusOf, type ComparisonDetail } from '@/lib/api-types';
+import { isTerminal, statusOf, type ComparisonDetail, type ComparisonSpecRequest } from '@/lib/api-types';
 import { formatDateTime } from '@/utils/format';
 import { StatusBadge } from './status-badge';
 import { ProgressBar } from './progress-bar';
@@ -21,6 +22,8 @@ type ComparisonDetailViewProps = {
 export function ComparisonDetailView({ id, renderResults }: ComparisonDetailViewProps) {
   const comparison = useComparison(id);
   const cancel = useCancelComparison();
+  const rerun = useCreateComparison();
+  const navigate = useNavigate();
   const queryClient = useQueryClient();
   const previousStatus = useRef<string | undefined>(undefined);
   const status = comparison.data ? statusOf(comparison.data) : undefined;
@@ -64,9 +67,22 @@ export function ComparisonDetailView({ id, renderResults }: ComparisonDetailView
         </div>
         <div className="page-actions">
           <StatusBadge status={detailStatus} />
-          <a className="button" href={`/api/v1/comparisons/${detail.id}/samples.csv`} download>
-            Export samples (CSV)
-          </a>
+          <button
+            type="button"
+            className="button"
+            disabled={rerun.isPending || !detail.submitted_spec}
+            onClick={() =>
+              rerun.mutate(detail.submitted_spec as ComparisonSpecRequest, {
+                onSuccess: (created) => void navigate(`/comparisons/${created.id}`),
+              })
+            }
+            title="Create a new comparison from the same spec"
+          >
+            {rerun.isPending ? 'Re-running…' : 'Re-run'}
+          </button>
+          <Link className="button" to={`/comparisons/new?from=${detail.id}`}>
+            Edit a copy
+          </Link>
           {!terminal && (
             <button
               type="button"
@@ -79,6 +95,11 @@ export function ComparisonDetailView({ id, renderResults }: ComparisonDetailView
           )}
         </div>
       </header>
+      {rerun.isError && (
+        <p role="alert" className="alert alert-error">
+          Could not re-run: {rerun.error.message}
+        </p>
+      )}
       {cancel.isError && (
         <p role="alert" className="alert alert-error">
           Could not cancel: {cancel.error.message}
@@ -131,6 +152,31 @@ export function ComparisonDetailView({ id, renderResults }: ComparisonDetailView
         ) : (
           renderResults(detail)
         )}
+      </section>
+
+      <section className="card" aria-labelledby="downloads-heading">
+        <h2 id="downloads-heading">Downloads</h2>
+        <p className="muted small">
+          Every sample (one row per request, with its timings), streamed: the charts above are drawn from aggregates.
+        </p>
+        <div className="page-actions">
+          <a className="button" href={`/api/v1/comparisons/${detail.id}/samples.csv`} download>
+            Samples (CSV)
+          </a>
+          <a className="button" href={`/api/v1/comparisons/${detail.id}/samples.json`} download>
+            Samples (JSON)
+          </a>
+          {detailStatus === 'finished' && (
+            <>
+              <a className="button" href={`/api/v1/comparisons/${detail.id}/report.html`} download>
+                Report (HTML, opens offline)
+              </a>
+              <a className="button" href={`/api/v1/comparisons/${detail.id}/report.pdf`} download>
+                Report (PDF)
+              </a>
+            </>
+          )}
+        </div>
       </section>
     </div>
   );

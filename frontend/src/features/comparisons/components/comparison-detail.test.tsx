@@ -1,0 +1,40 @@
+import { screen, within } from '@testing-library/react';
+import { describe, expect, it, vi } from 'vitest';
+import { renderWithProviders } from '@/testing/test-utils';
+import { mockBackend } from '@/testing/mocks/handlers';
+import { comparisonDetailFixture } from '@/testing/fixtures';
+import { ComparisonDetailView } from './comparison-detail';
+
+const path = `/comparisons/${comparisonDetailFixture.id}`;
+
+function renderPage() {
+  return renderWithProviders(<ComparisonDetailView id={comparisonDetailFixture.id} renderResults={() => null} />, {
+    path,
+    routePath: '/comparisons/:id',
+  });
+}
+
+describe('comparison page actions', () => {
+  it('re-runs the submitted spec as a new comparison and goes to it', async () => {
+    const { user, router } = renderPage();
+    await user.click(await screen.findByRole('button', { name: 'Re-run' }));
+    await vi.waitFor(() => expect(router.state.location.pathname).toBe('/comparisons/3a4b5c6d-7e8f-4091-a2b3-c4d5e6f70812'));
+    expect(mockBackend.created).toEqual([comparisonDetailFixture.submitted_spec]);
+  });
+
+  it('offers an editable copy in the builder, and every download', async () => {
+    renderPage();
+    expect(await screen.findByRole('link', { name: 'Edit a copy' })).toHaveAttribute(
+      'href',
+      `/comparisons/new?from=${comparisonDetailFixture.id}`,
+    );
+    const downloads = screen.getByRole('region', { name: 'Downloads' });
+    const links = within(downloads).getAllByRole('link');
+    expect(links.map((link) => [link.textContent, link.getAttribute('href')])).toEqual([
+      ['Samples (CSV)', `/api/v1/comparisons/${comparisonDetailFixture.id}/samples.csv`],
+      ['Samples (JSON)', `/api/v1/comparisons/${comparisonDetailFixture.id}/samples.json`],
+      ['Report (HTML, opens offline)', `/api/v1/comparisons/${comparisonDetailFixture.id}/report.html`],
+      ['Report (PDF)', `/api/v1/comparisons/${comparisonDetailFixture.id}/report.pdf`],
+    ]);
+  });
+});
