@@ -76,7 +76,18 @@ test('the Trends page follows three comparisons of one branch', { timeout: finis
     t.diagnostic(`screenshot ${await saveScreenshot(page, 'trends')}`);
     t.diagnostic(`chart ${await saveElementScreenshot(chart, 'trends-chart')}`);
 
-    // A row links to its comparison.
+    // A point opens its comparison (Plotly's click on the third marker)…
+    const marker = chart.locator('.scatterlayer .trace').first().locator('.points path').nth(2);
+    const box = await marker.boundingBox();
+    assert.ok(box, 'the third marker is drawn');
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+    await page.waitForURL(new RegExp(`/comparisons/${created[2].id}$`));
+    await page.getByRole('heading', { level: 1, name: `${branch} #3` }).waitFor();
+    await page.goBack();
+    await table.waitFor();
+
+    // …and so does each row of the table.
     await rows.nth(1).getByRole('link', { name: `${branch} #2` }).click();
     await page.waitForURL(new RegExp(`/comparisons/${created[1].id}$`));
     await page.getByRole('heading', { level: 1, name: `${branch} #2` }).waitFor();

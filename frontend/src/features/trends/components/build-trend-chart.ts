@@ -71,6 +71,7 @@ export function buildTrendChart(trend: Trend): { data: Data[]; layout: Partial<L
       VERDICT_MARKERS[verdictKey(p)].label,
       p.ci95 ? `[${formatMs(p.ci95[0])}, ${formatMs(p.ci95[1])}]` : '',
       `${p.device_model} / ${p.profile}`,
+      p.comparison_id, // read by a click on the point (point-links.tsx)
     ]),
     hovertemplate:
       '<b>%{customdata[0]}</b><br>commit %{customdata[1]} · version %{customdata[2]}<br>' +

@@ -12,6 +12,7 @@ import {
   type TrendQuery,
 } from '../api/get-trend';
 import { buildTrendChart, trendValueLabel, VERDICT_MARKERS, verdictKey } from './build-trend-chart';
+import { PointLinks } from './point-links';
 import './trends.css';
 
 export type ChartProps = { data: Data[]; layout: Partial<Layout>; testId: string; label: string };
@@ -239,9 +240,10 @@ function TrendResult({
           {data.points.length} point{data.points.length === 1 ? '' : 's'}, one per comparison and device
           {data.statistic === 'median' ? '; bars are 95 % CIs of the median' : ''}. Marker shapes: ▲ regression, ▼
           improvement, ● equivalent, ◇ inconclusive, ■ baseline arm (against each comparison&apos;s own baseline arm).
+          Click a point to open its comparison.
           {data.truncated && ` Only the latest ${data.limit} comparisons are shown.`}
         </p>
-        {renderChart({ data: chart.data, layout: chart.layout, testId: 'trend-chart', label })}
+        <PointLinks>{renderChart({ data: chart.data, layout: chart.layout, testId: 'trend-chart', label })}</PointLinks>
       </section>
       <TrendTable points={data.points} />
     </>
