@@ -104,7 +104,8 @@ def test_a_log_gets_plain_lines_once_per_change_without_carriage_returns():
         "running 60% (6/10 blocks), ETA 40s",  # 4 blocks in 40 s, 4 left
         "finished 100% (10/10 blocks)",
     ]
-    assert "\r" not in out.getvalue() and "\x1b" not in out.getvalue()
+    assert "\r" not in out.getvalue()
+    assert "\x1b" not in out.getvalue()
 
 
 def test_an_unchanged_state_is_repeated_in_a_log_only_as_a_heartbeat():
@@ -123,6 +124,16 @@ def test_ci_true_or_a_dumb_terminal_means_a_log_even_on_a_tty():
     assert not is_interactive(Tty(), {"TERM": "dumb"})
     assert is_interactive(Tty(), {"CI": "false"})
     assert not is_interactive(io.StringIO(), {})
+
+
+def test_no_eta_once_every_block_is_stored():
+    clock, out = Clock(), io.StringIO()
+    progress = Progress(out, clock=clock, tty=False)
+    for done in (2, 4, 6):
+        progress.update(state(done))
+        clock.now += 10
+    progress.update(state(10, status="analysing"))
+    assert out.getvalue().splitlines()[-1] == "analysing 100% (10/10 blocks)"
 
 
 def test_eta_counts_a_stall_against_the_estimate_and_never_goes_negative():

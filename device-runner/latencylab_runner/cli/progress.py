@@ -124,9 +124,12 @@ def estimate(eta: EtaEstimator, now: float, detail: dict[str, Any]) -> tuple[flo
     """(seconds left, whether that is only an upper bound). The observed block rate first; before
     there is one, the server's device time left, which bounds the wall-clock time from above
     while devices work in parallel (it is summed over them)."""
-    if detail.get("status") not in ("queued", "running", "analysing"):
-        return None, False
     counts = detail.get("progress") or {}
+    done, total = counts.get("blocks_done"), counts.get("blocks_total")
+    # Analysing, or every scheduled block stored: nothing left that a block rate could time.
+    if detail.get("status") not in ("queued", "running") or (isinstance(done, int) and isinstance(total, int)
+                                                             and done >= total):
+        return None, False
     left = eta.seconds_left(now, counts.get("blocks_done"), counts.get("blocks_total"))
     if left is not None:
         return left, False
