@@ -153,6 +153,21 @@ describe('trends page', () => {
     expect(screen.queryByRole('table')).not.toBeInTheDocument();
   });
 
+  it('says so when the organization has no analysed comparison yet', async () => {
+    server.use(
+      http.get('*/api/v1/trends/options', () =>
+        HttpResponse.json({ ...OPTIONS, branches: [], arms: [], baseline_arms: [], device_models: [], profiles: [], comparisons: 0 }),
+      ),
+      http.get('*/api/v1/trends', ({ request }) => {
+        requests.push(new URL(request.url));
+        return HttpResponse.json({ detail: 'not asked' }, { status: 500 });
+      }),
+    );
+    renderPage('/trends');
+    expect(await screen.findByTestId('trend-empty')).toHaveTextContent('No analysed comparisons yet');
+    expect(requests).toHaveLength(0);
+  });
+
   it("shows the API's message when the trend is refused", async () => {
     mockTrends(POINTS, 400);
     renderPage();
