@@ -76,7 +76,7 @@ def _statistic_rows(section: dict[str, Any], metric: str) -> list[dict[str, Any]
     return [r for r in section.get("descriptive") or [] if r.get("metric") == metric and r.get("period") is None]
 
 
-def _verdict_of(rows: list[dict[str, Any]], *, arm: str, metric: str, device: str, profile: str
+def device_verdict_row(rows: list[dict[str, Any]], *, arm: str, metric: str, device: str, profile: str
                 ) -> dict[str, Any] | None:
     """The arm's verdict row for this device: the per-device row beneath a class of several
     devices of one model, else the device's own pooled row."""
@@ -128,7 +128,8 @@ def trend_points(*, organization: Organization, metric: str, statistic: str, arm
                 summary: str | None = None
                 change: dict[str, Any] | None = None
             else:
-                found = _verdict_of(verdict_rows, arm=arm, metric=metric, device=row["device"], profile=row["profile"])
+                found = device_verdict_row(verdict_rows, arm=arm, metric=metric, device=row["device"],
+                                           profile=row["profile"])
                 verdict = found["verdict"]["outcome"] if found else None
                 summary = found.get("summary") if found else None
                 change = {"change_pct": found.get("change_pct"), "change_ci95_pct": found.get("change_ci95_pct")} \

@@ -14,6 +14,7 @@ from apps.comparisons.models import Comparison
 from apps.comparisons.services import comparison_create, comparison_plan
 from apps.devices.services import pool_get_or_create
 from apps.results.models import Analysis
+from apps.results.trends import device_verdict_row
 from testing.factories import run_measured_comparison
 
 SPEC = {"name": "trend", "preset": "mid-image-series",
@@ -230,3 +231,24 @@ def test_home_costs_the_same_queries_for_more_comparisons(api, org, runner_api):
     measured(runner_api, org, h2=1.2, tags={}, seed=2)
     measured(runner_api, org, h2=0.8, tags={}, seed=3)
     assert queries() == one
+
+
+def test_a_device_of_a_pooled_model_takes_its_own_verdict_row():
+    """Two phones of one model: the analysis pools them in one headline row and keeps a row per
+    device beneath it; a trend point is one device, so it takes that device's row."""
+    def row(scope: str, device_class: str, device: str | None, outcome: str) -> dict:
+        return {"arm": "h2", "metric": "total_ms", "profile": "lte", "scope": scope, "device_class": device_class,
+                "device": device, "verdict": {"outcome": outcome}}
+
+    rows = [row("pooled", "android / Pixel 8", None, "inconclusive"),
+            row("device", "android / Pixel 8", "P1", "regression"),
+            row("device", "android / Pixel 8", "P2", "improvement"),
+            row("pooled", "IPHONE-1", None, "equivalent")]
+    def outcome(device: str) -> str:
+        return device_verdict_row(rows, arm="h2", metric="total_ms", device=device, profile="lte")["verdict"]["outcome"]
+
+    assert outcome("P1") == "regression"
+    assert outcome("P2") == "improvement"
+    assert outcome("IPHONE-1") == "equivalent"
+    assert device_verdict_row(rows, arm="h2", metric="ttfb_ms", device="P1", profile="lte") is None
+    assert device_verdict_row(rows, arm="h2", metric="total_ms", device="P1", profile="none") is None
