@@ -27,7 +27,7 @@ PRINT_CSS = """
   .table th, .table td { padding: 3px 5px !important; }
   .report-actions { display: none !important; }
   .card, .chart-card { break-inside: avoid; }
-  .modebar-container { display: none !important; }
+  .modebar-container, .filter-bar { display: none !important; }
   .chart-grid { display: block !important; }
   .plot, .plot-canvas, .js-plotly-plot { width: 100% !important; max-width: 186mm; }
 }
