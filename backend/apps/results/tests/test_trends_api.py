@@ -245,7 +245,9 @@ def test_a_device_of_a_pooled_model_takes_its_own_verdict_row():
             row("device", "android / Pixel 8", "P2", "improvement"),
             row("pooled", "IPHONE-1", None, "equivalent")]
     def outcome(device: str) -> str:
-        return device_verdict_row(rows, arm="h2", metric="total_ms", device=device, profile="lte")["verdict"]["outcome"]
+        found = device_verdict_row(rows, arm="h2", metric="total_ms", device=device, profile="lte")
+        assert found is not None
+        return found["verdict"]["outcome"]
 
     assert outcome("P1") == "regression"
     assert outcome("P2") == "improvement"
