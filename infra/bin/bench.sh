@@ -17,6 +17,7 @@ bench "ingestion through the upload endpoint vs COPY" bash -c "cd backend && ../
 bench "probe vs curl and h2load" bash -c "cd device-runner && ../.venv/bin/python benchmarks/bench_probe.py"
 bench "target server vs nginx" bash -c "cd device-runner && ../.venv/bin/python benchmarks/bench_target.py"
 bench "Nagle trap calibration" bash -c "cd device-runner && ../.venv/bin/python benchmarks/bench_nagle.py"
+bench "dashboard speed: a 200,000-sample comparison and its public report in Chromium; JavaScript per page" bash infra/bench/dashboard_speed.sh
 if [ "$(id -u)" = 0 ]; then
   bench "link emulator accuracy and throughput" bash -c "cd device-runner && ../.venv/bin/python benchmarks/bench_netlab.py"
   bench "every protocol beside production peers over emulated links (probe/target vs curl, nginx, quic-go, Caddy)" bash -c "cd device-runner && ../.venv/bin/python benchmarks/bench_peers.py"

@@ -17,20 +17,23 @@ import { SettingsLayout } from './routes/settings-layout';
 import { NetworkProfilesRoute } from './routes/network-profiles';
 import { TokensRoute } from './routes/tokens';
 import { WebhooksRoute } from './routes/webhooks';
+import { PreloadPlotly } from '@/features/results/components/plot';
 
+// Pages with charts start loading Plotly (its own ~4.7 MB chunk) as they mount, in parallel with their
+// data (PreloadPlotly); no other page ships it.
 export const routes: RouteObject[] = [
   { path: '/login', element: <LoginRoute /> },
   // A shared report: no sign-in, outside the app's layout.
-  { path: '/r/:token', element: <PublicReportRoute /> },
+  { path: '/r/:token', element: <PreloadPlotly><PublicReportRoute /></PreloadPlotly> },
   {
     element: <AppLayout />,
     children: [
       { index: true, element: <HomeRoute /> },
-      { path: '/trends', element: <TrendsRoute /> },
+      { path: '/trends', element: <PreloadPlotly><TrendsRoute /></PreloadPlotly> },
       { path: '/comparisons', element: <ComparisonsRoute /> },
       { path: '/comparisons/new', element: <NewComparisonRoute /> },
       { path: '/comparisons/new/har', element: <HarReplayRoute /> },
-      { path: '/comparisons/:id', element: <ComparisonRoute /> },
+      { path: '/comparisons/:id', element: <PreloadPlotly><ComparisonRoute /></PreloadPlotly> },
       { path: '/devices', element: <DevicesRoute /> },
       { path: '/organization', element: <OrganizationRoute /> },
       {
