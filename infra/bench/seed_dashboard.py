@@ -20,9 +20,8 @@ import django  # noqa: E402
 
 django.setup()
 
-from django.db import transaction  # noqa: E402  (after django.setup())
-
 from bench_analysis_db import store  # noqa: E402  (the backend benchmark's COPY writer)
+from django.db import transaction  # noqa: E402  (after django.setup())
 
 
 def main() -> None:
