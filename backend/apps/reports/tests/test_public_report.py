@@ -20,6 +20,7 @@ from apps.comparisons.services import comparison_create
 from apps.reports.models import ShareLink
 from apps.reports.services import share_link_create, share_link_revoke
 from apps.results.models import Sample
+from apps.results.tests.openapi_schemas import schema_errors
 
 from .conftest import fresh_ip
 
@@ -56,6 +57,7 @@ def test_the_report_is_served_without_a_session_from_the_stored_analysis(finishe
     sample_table = Sample._meta.db_table
     assert not [q["sql"] for q in queries.captured_queries if sample_table in q["sql"]]
     body = response.json()
+    assert schema_errors("PublicReport", body) == []
     assert body["name"] == finished.name
     assert body["tags"] == {"branch": "main"}
     assert body["status"] == "finished"

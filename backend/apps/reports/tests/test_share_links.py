@@ -13,6 +13,7 @@ from apps.comparisons.services import comparison_create
 from apps.core.tokens import digest
 from apps.devices.services import pool_get_or_create
 from apps.reports.models import ShareLink
+from apps.results.tests.openapi_schemas import schema_errors
 from testing.factories import SPEC
 
 
@@ -29,6 +30,7 @@ def test_create_shows_the_url_once_and_stores_only_a_digest(api, org, pool):
     response = api.post(f"/api/v1/comparisons/{comparison.id}/shares", {"expires_in_days": 7}, format="json")
     assert response.status_code == 201, response.content
     body = response.json()
+    assert schema_errors("ShareLinkCreated", body) == []
     token = body["token"]
     assert body["url"].endswith(f"/r/{token}")
     assert len(token) >= 4 + 32  # prefix + ≥ 24 random bytes in base64url
@@ -41,6 +43,7 @@ def test_create_shows_the_url_once_and_stores_only_a_digest(api, org, pool):
     assert abs(link.expires_at - (timezone.now() + dt.timedelta(days=7))) < dt.timedelta(minutes=1)
     listed = api.get(f"/api/v1/comparisons/{comparison.id}/shares").json()["results"]
     assert [row["id"] for row in listed] == [body["id"]]
+    assert schema_errors("ShareLinkOutput", listed[0]) == []
     assert "token" not in listed[0]
     assert "url" not in listed[0]
     assert api.get("/api/v1/shares").json()["results"][0]["comparison"] == {"id": str(comparison.id),
