@@ -7,7 +7,7 @@ import {
 } from '@/testing/fixtures';
 import type { ResultGroup } from '@/lib/api-types';
 import { ARM_COLORS, ARM_DASHES, ARM_PATTERNS, ARM_SYMBOLS, armStyle } from './arm-style';
-import { averageChart, gainChart, medianChart, seriesChart, throughputChart } from './build-charts';
+import { averageChart, gainChart, medianChart, periodTrialsChart, seriesChart, throughputChart } from './build-charts';
 import { delayAddedChart, delayMeasuredChart, distributionChart, groupKeyOf, payloadChart } from './build-analysis-charts';
 import { devicesChart } from './build-phase-charts';
 import { perRequestChart } from './build-per-request-chart';
@@ -47,13 +47,14 @@ describe('arm style', () => {
 
   it('keeps an arm its style across charts, whatever arms a chart leaves out', () => {
     const gain = traces(gainChart(resultsFixture, group).data); // the baseline arm is left out
-    const average = traces(averageChart(resultsFixture, group).data);
+    const throughput = traces(throughputChart(resultsFixture, group).data);
     expect(gain[0]?.name).toBe('h2');
-    expect(gain[0]?.marker).toEqual(average[1]?.marker);
+    expect(gain[0]?.marker).toEqual(throughput[1]?.marker);
+    expect(gain[0]?.line).toEqual(throughput[1]?.line);
   });
 
   it('hatches the bars of every bar chart, one pattern per arm', () => {
-    for (const chart of [averageChart, medianChart, gainChart]) {
+    for (const chart of [averageChart, medianChart]) {
       for (const trace of traces(chart(resultsFixture, group).data)) {
         const style = armStyle(arms, trace.name as string);
         expect(trace.type).toBe('bar');
@@ -79,6 +80,8 @@ describe('arm style', () => {
     const payloadKey = groupKeyOf(payload.groups[0] as ResultGroup);
     const charts = [
       { results: resultsFixture, data: throughputChart(resultsFixture, group).data },
+      { results: resultsFixture, data: periodTrialsChart(resultsFixture, group, 9).data },
+      { results: resultsFixture, data: gainChart(resultsFixture, group).data },
       { results: delay, data: delayAddedChart(delay, delayAnalysis, delayKey).data },
       { results: delay, data: delayMeasuredChart(delay, delayAnalysis, delayKey).data },
       { results: payload, data: payloadChart(payload, analysisOf(payload), payloadKey).data },

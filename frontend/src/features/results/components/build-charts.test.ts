@@ -7,6 +7,7 @@ import {
   concurrencyOf,
   gainChart,
   meanGain,
+  periodTrialsChart,
   seriesChart,
   seriesTimeMeaning,
   throughputChart,
@@ -67,5 +68,22 @@ describe('chart builders', () => {
     expect((averageChart(resultsFixture, older).layout.legend?.title as { text: string }).text).toBe(
       'concurrency: sequential',
     );
+  });
+});
+
+describe('the seed document figures (seeds/000)', () => {
+  it('draws per-period bars for average and median, lines for throughput and percentage gain', () => {
+    expect(averageChart(resultsFixture, group).data.every((trace) => trace.type === 'bar')).toBe(true);
+    for (const chart of [throughputChart(resultsFixture, group), gainChart(resultsFixture, group)]) {
+      expect(chart.data.every((trace) => trace.type === 'scatter' && (trace as { mode: string }).mode === 'lines+markers')).toBe(true);
+    }
+  });
+
+  it("draws one period's repetitions in order, one line per arm (g1 … g10)", () => {
+    const chart = periodTrialsChart(resultsFixture, group, 9);
+    expect(chart.data.map((trace) => trace.name)).toEqual(['https-h1', 'h2', 'h3']);
+    const h2 = chart.data[1] as { x: number[]; y: number[] };
+    expect(h2.x).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    expect(h2.y).toEqual(group.arms['h2']?.series_ms[2]);
   });
 });

@@ -127,21 +127,21 @@ export function gainChart(results: ComparisonResults, group: ResultGroup): Chart
     .filter((arm) => arm !== results.baseline_arm)
     .map((arm) => {
       const values = nums(seriesOf(group, arm)?.gain_pct);
+      // A line per arm, as the seed document's percentage-gain figure (seeds/000).
       return {
-        type: 'bar',
+        type: 'scatter',
+        mode: 'lines+markers',
         name: arm,
         x: periods,
         y: values,
-        marker: armBarMarker(results.arms, arm),
+        ...armLine(results.arms, arm, { width: 2.5, size: 8 }),
         text: values.map((value) => formatPercent(value)),
         hovertemplate: `<b>${arm}</b> vs ${results.baseline_arm}<br>%{x} requests: %{text}<extra></extra>`,
-        textposition: 'none',
       };
     });
   return {
     data,
     layout: {
-      barmode: 'group',
       xaxis: periodAxis(group.periods),
       yaxis: valueAxis(`Gain over ${results.baseline_arm} (%)`, { rangemode: 'normal' }),
       showlegend: true,
@@ -189,6 +189,34 @@ export function seriesChart(results: ComparisonResults, group: ResultGroup): Cha
           ? 'Series time per repetition (ms)'
           : 'Series time (ms), first request → last',
       ),
+      legend: concurrencyLegend(group),
+    },
+  };
+}
+
+/**
+ * One period's repetitions in order, one line per arm (seeds/000's g1 … g10: each period's
+ * 12 trials of both stacks); null when the period has no series times.
+ */
+export function periodTrialsChart(results: ComparisonResults, group: ResultGroup, period: number): ChartSpec {
+  const index = group.periods.indexOf(period);
+  const data: Data[] = groupArms(results, group).map((arm) => {
+    const times = nums(seriesOf(group, arm)?.series_ms[index]);
+    return {
+      type: 'scatter',
+      mode: 'lines+markers',
+      name: arm,
+      x: times.map((_, i) => i + 1),
+      y: times,
+      ...armLine(results.arms, arm),
+      hovertemplate: `<b>${arm}</b><br>repetition %{x}: %{y:.1f} ms<extra></extra>`,
+    };
+  });
+  return {
+    data,
+    layout: {
+      xaxis: { title: { text: `Repetition (${period} requests per series)` }, dtick: 1, gridcolor: '#eef0f3' },
+      yaxis: valueAxis('Series time (ms)'),
       legend: concurrencyLegend(group),
     },
   };

@@ -53,6 +53,16 @@ describe('results panel: filters', { timeout: 30_000 }, () => {
     await waitFor(() => expect(screen.getByTestId('chart-avg')).toHaveAttribute('data-points', String(10 * 3)));
   });
 
+  it("draws one period's repetitions, one line per arm, for the period picked (the seed's g1 … g10)", async () => {
+    const { user } = renderWithProviders(<ResultsPanel comparisonId={resultsFixture.comparison} live={false} />);
+    const trials = await screen.findByTestId('chart-period-trials');
+    expect(trials).toHaveAttribute('data-points', String(12 * 3));
+    const card = trials.closest('section') as HTMLElement;
+    await user.selectOptions(within(card).getByLabelText('Period (requests per series)'), '30');
+    expect(within(card).getByLabelText('Period (requests per series)')).toHaveValue('30');
+    expect(screen.getByTestId('chart-period-trials')).toHaveAttribute('data-points', String(12 * 3));
+  });
+
   it('says so when every arm is unticked', async () => {
     const { user } = renderWithProviders(<ResultsPanel comparisonId={resultsFixture.comparison} live={false} />);
     await screen.findByTestId('chart-avg');

@@ -12,6 +12,7 @@ import {
   groupArms,
   meanGain,
   medianChart,
+  periodTrialsChart,
   seriesChart,
   seriesTimeMeaning,
   throughputChart,
@@ -203,6 +204,12 @@ function GroupResults({ results, group, analysis }: GroupResultsProps) {
   const arms = groupArms(results, group);
   const challengers = arms.filter((arm) => arm !== results.baseline_arm);
   const concurrency = concurrencyOf(group);
+  const [trialsPeriod, setTrialsPeriod] = useState<number | null>(null);
+  const period = trialsPeriod !== null && group.periods.includes(trialsPeriod) ? trialsPeriod : group.periods[0];
+  const trials = useMemo(
+    () => (period === undefined ? null : periodTrialsChart(results, group, period)),
+    [results, group, period],
+  );
 
   return (
     <>
@@ -256,6 +263,27 @@ function GroupResults({ results, group, analysis }: GroupResultsProps) {
           chart={charts.series}
           wide
         />
+        {trials && period !== undefined && (
+          <ChartCard
+            title={`Repetitions of one period, ${concurrency}`}
+            subtitle={subtitle}
+            testId="chart-period-trials"
+            chart={trials}
+            wide
+            note={
+              <label className="field-inline">
+                Period (requests per series){' '}
+                <select value={period} onChange={(event) => setTrialsPeriod(Number(event.target.value))}>
+                  {group.periods.map((candidate) => (
+                    <option key={candidate} value={candidate}>
+                      {candidate}
+                    </option>
+                  ))}
+                </select>
+              </label>
+            }
+          />
+        )}
       </div>
       )}
       {analysis && <AnalysisCharts results={results} analysis={analysis} group={group} />}
