@@ -259,6 +259,16 @@ test('a share link shows the report without a session, offline and as PDF, until
     const sharePanel = page.getByRole('region', { name: 'Share' });
     await sharePanel.locator('[data-testid="share-link-row"][data-state="expired"]').first().waitFor();
     t.diagnostic(`screenshot ${await saveElementScreenshot(sharePanel, 'share-panel')}`);
+
+    // 8. The Share links page (nav entry) lists the organization's links with their comparison.
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Share links' }).click();
+    const table = page.getByRole('table', { name: 'Share links of the organization' });
+    await table.waitFor();
+    for (const shared of [url, expiring]) {
+      const row = table.getByTestId('share-link-row').filter({ hasText: `${shared.split('/r/')[1].slice(0, 12)}…` });
+      assert.match(await row.innerText(), new RegExp(name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+    }
+    t.diagnostic(`screenshot ${await saveScreenshot(page, 'share-links-page')}`);
     assert.deepEqual(pageErrors, [], 'no uncaught errors in the signed-in page');
   } catch (error) {
     await saveScreenshot(page, 'share-failure');
