@@ -1,9 +1,13 @@
 """The offline HTML and the PDF: the frontend's standalone bundle inlined with the report
-data, printed by headless Chromium. They need the built frontend (npm run build) and Chromium;
-without them the endpoints answer 503, which is tested with an empty dist."""
+data, printed by headless Chromium. The tests with the real bundle need the built frontend
+(npm run build; `make test` builds it after the backend suite, and the share-links e2e test
+checks the real file offline and its PDF); the others use a small stand-in bundle with the
+real Chromium, so escaping and printing are checked on every run. Without a bundle the
+endpoints answer 503."""
 
 import re
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -69,3 +73,49 @@ def test_the_pdf_is_printed_by_chromium(finished, client_ip):
     assert response["Content-Type"] == "application/pdf"
     assert response.content.startswith(b"%PDF")
     assert len(response.content) > 10_000
+
+
+MINIMAL_BUNDLE = """(function () {
+  var report = window.__LATENCYLAB_REPORT__;
+  var heading = document.createElement('h1');
+  heading.textContent = 'Report: ' + report.name + ' / ' + report.verdict_line.split(':')[0];
+  document.getElementById('root').appendChild(heading);
+  var trap = "</script><script>document.title = 'escaped badly'</script>";
+})();
+"""
+
+
+@pytest.fixture
+def minimal_dist(tmp_path, settings):
+    """A stand-in for the built bundle: the page's own script draws the report's name, and it
+    carries a </script> in a string that must not end its element."""
+    (tmp_path / "standalone").mkdir()
+    (tmp_path / "standalone" / "report.js").write_text(MINIMAL_BUNDLE)
+    (tmp_path / "standalone" / "report.css").write_text("h1 { font-size: 40px; }")
+    settings.FRONTEND_DIST = tmp_path
+    return tmp_path
+
+
+@pytest.mark.django_db
+def test_inlined_code_and_data_cannot_end_their_script_elements(finished, client_ip, minimal_dist):
+    finished.name = "</script><script>alert(1)</script> & <!-- x"
+    finished.save(update_fields=["name"])
+    token = share_token(finished)
+    html = APIClient(REMOTE_ADDR=client_ip).get(f"/api/v1/public/reports/{token}/report.html").content.decode()
+    assert html.lower().count("</script") == 2
+    assert "<script>alert(1)" not in html
+    assert "<style>h1 { font-size: 40px; }</style>" in html
+
+
+@pytest.mark.skipif(chromium_path() is None or shutil.which("pdftotext") is None,
+                    reason="needs Chromium and poppler-utils (infra/bin/bootstrap.sh installs both)")
+@pytest.mark.django_db
+def test_chromium_prints_what_the_inlined_script_drew(finished, client_ip, minimal_dist, tmp_path):
+    token = share_token(finished)
+    response = APIClient(REMOTE_ADDR=client_ip).get(f"/api/v1/public/reports/{token}/report.pdf")
+    assert response.status_code == 200, response.content[:300]
+    assert response.content.startswith(b"%PDF")
+    pdf = tmp_path / "report.pdf"
+    pdf.write_bytes(response.content)
+    text = subprocess.run(["pdftotext", str(pdf), "-"], check=True, capture_output=True, text=True).stdout
+    assert f"Report: {finished.name} / Improvement" in " ".join(text.split())
