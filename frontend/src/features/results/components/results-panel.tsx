@@ -254,7 +254,7 @@ function GroupResults({ results, group, analysis }: GroupResultsProps) {
           subtitle={subtitle}
           testId="chart-gain"
           chart={charts.gain}
-          note={challengers.length === 0 ? 'Only the baseline arm was measured: there is nothing to compare.' : undefined}
+          note={challengers.length === 0 ? 'Only the baseline arm is measured (or left by the filters): there is nothing to compare.' : undefined}
         />
         <ChartCard
           title={`Series time of every repetition, ${concurrency}`}
