@@ -853,7 +853,8 @@ def test_entry_point_draws_a_progress_bar_on_a_terminal(api: FakeApi) -> None:
     assert "\r\x1b[K[#####" in terminal
     assert "running 50% (5/10 blocks)" in terminal
     assert "[########################] finished 100%" in terminal
-    assert "ETA " in terminal and "elapsed " in terminal
+    assert "ETA " in terminal
+    assert "elapsed " in terminal
     assert out.decode().strip().endswith("verdict: improvement (exit 0)")
 
 
