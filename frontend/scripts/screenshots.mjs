@@ -54,6 +54,11 @@ function mockApi(page, { signedIn = true, running = false } = {}) {
     if (p.endsWith('/auth/login')) return json({ detail: 'Wrong username or password.' }, 400);
     if (p.endsWith('/presets')) return json(presets);
     if (p.endsWith('/comparisons') && method === 'GET') return json(page1);
+    if (p.endsWith('/comparisons/validate')) {
+      // The builder's live check: a valid spec and what it would book.
+      return json({ spec: {}, estimate: { runs: 2, blocks_min: 12, blocks_max: 12, requests_min: 8640, requests_max: 8640,
+        device_minutes_min: 28.8, device_minutes_max: 28.8, seconds_per_request: 0.2, pace_basis: 'recent', pace_comparisons: 5 } });
+    }
     if (p.endsWith('/comparisons') && method === 'POST') {
       return json({ arms: { 1: { protocol: ['"h4" is not a valid choice.'] } }, blocks: ['Ensure this value is less than or equal to 50.'] }, 400);
     }
