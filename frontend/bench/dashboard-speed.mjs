@@ -11,7 +11,7 @@
 // Per page load, from navigation start (performance.now() in the page):
 //   first chart: the first Plotly chart drawn (.plot[data-state="ready"], set after Plotly.react resolves)
 //   all charts:  every chart of the page drawn (the count a warm-up load settled on)
-// Each timed load is cold: a new page with the HTTP cache cleared, as a first visit.
+// Timed loads are cold (a new page, HTTP cache cleared: a first visit) and warm (cache kept: a repeat visit).
 /* global window, document, MutationObserver -- functions below run inside the page */
 import { cpus, loadavg } from 'node:os';
 import { launchChromium } from '../e2e/chromium.mjs';
@@ -92,13 +92,13 @@ async function settle(context, url, { waitForCharts }) {
   return { scripts, charts };
 }
 
-async function timeCharts(context, url, expected) {
+async function timeCharts(context, url, expected, { cold }) {
   const times = [];
   for (let i = 0; i < runs; i += 1) {
     const page = await context.newPage();
     const cdp = await context.newCDPSession(page);
     await cdp.send('Network.enable');
-    await cdp.send('Network.clearBrowserCache');
+    if (cold) await cdp.send('Network.clearBrowserCache');
     await page.addInitScript(chartClock, expected);
     await page.goto(url);
     await page.waitForFunction(() => window.__chartTimes?.all !== null && window.__chartTimes?.all !== undefined,
@@ -151,20 +151,22 @@ async function main() {
       settled[name] = known ?? await settle(context, url, { waitForCharts: charts });
     }
 
-    console.log(`Dashboard speed: ${runs} cold loads per page (HTTP cache cleared), Chromium headless; target < ${TARGET_S} s;`
+    console.log(`Dashboard speed: ${runs} cold loads (HTTP cache cleared) and ${runs} warm ones per page, Chromium headless; target < ${TARGET_S} s;`
       + ` load average ${loadavg()[0].toFixed(1)} on ${cpus().length} CPUs`);
     for (const [name, url, charts] of pages) {
       if (!charts) continue;
       const expected = settled[name].charts;
-      const times = await timeCharts(context, url, expected);
-      const first = times.map((t) => t.first);
-      const all = times.map((t) => t.all);
-      console.log(`  ${name}: ${expected} charts; first chart median ${seconds(median(first))}, `
-        + `all charts median ${seconds(median(all))} (target < ${TARGET_S} s)`);
-      console.log(`    first: ${first.map(seconds).join(', ')}; all: ${all.map(seconds).join(', ')}`);
-      console.log(`    where the time goes (medians): Plotly asked for at ${seconds(median(times.map((t) => t.plotlyRequested)))},`
-        + ` loaded and evaluated at ${seconds(median(times.map((t) => t.plotlyLoaded)))},`
-        + ` charts drawn ${seconds(median(times.map((t) => t.all - t.plotlyLoaded)))} after that`);
+      for (const cold of [true, false]) {
+        const times = await timeCharts(context, url, expected, { cold });
+        const first = times.map((t) => t.first);
+        const all = times.map((t) => t.all);
+        console.log(`  ${name}, ${cold ? 'cold (first visit)' : 'warm (cached, a repeat visit)'}: ${expected} charts; `
+          + `first chart median ${seconds(median(first))}, all charts median ${seconds(median(all))} (target < ${TARGET_S} s)`);
+        console.log(`    first: ${first.map(seconds).join(', ')}; all: ${all.map(seconds).join(', ')}`);
+        console.log(`    where the time goes (medians): Plotly asked for at ${seconds(median(times.map((t) => t.plotlyRequested)))},`
+          + ` loaded and evaluated at ${seconds(median(times.map((t) => t.plotlyLoaded)))},`
+          + ` charts drawn ${seconds(median(times.map((t) => t.all - t.plotlyLoaded)))} after that`);
+      }
     }
     if (!shareToken) console.log('  public report: skipped (no BENCH_SHARE_TOKEN)');
 
