@@ -32,8 +32,8 @@ describe('comparison detail page', () => {
 
   it('switches between device/network groups', async () => {
     const { user } = renderRoutes(routes, detailPath);
-    const select = await screen.findByLabelText('Device and network');
-    await user.selectOptions(select, '1');
+    const select = await screen.findByLabelText('Network profile');
+    await user.selectOptions(select, 'none');
     expect((await screen.findAllByText('host-lab-1 · network profile: none')).length).toBeGreaterThan(0);
   });
 

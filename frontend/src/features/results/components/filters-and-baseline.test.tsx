@@ -63,6 +63,26 @@ describe('results panel: filters', { timeout: 30_000 }, () => {
     expect(screen.getByTestId('chart-period-trials')).toHaveAttribute('data-points', String(12 * 3));
   });
 
+  it('filters by device and by network profile, falling back to a measured pair', async () => {
+    const [first, second] = resultsFixture.groups as [ResultGroup, ResultGroup];
+    const results = {
+      ...resultsFixture,
+      groups: [first, { ...second, device: 'pixel-8', network_profile: 'lte' }],
+    };
+    server.use(http.get('*/api/v1/comparisons/:id/results', () => HttpResponse.json(results)));
+    const { user } = renderWithProviders(<ResultsPanel comparisonId={resultsFixture.comparison} live={false} />);
+    await screen.findByTestId('chart-avg');
+    const filters = screen.getByRole('group', { name: 'Filter the charts' });
+    expect(within(filters).getByLabelText('Device')).toHaveValue('host-lab-1');
+    expect(within(filters).getByLabelText('Network profile')).toHaveValue('transatlantic');
+    // pixel-8 ran on lte only: picking it picks its profile too.
+    await user.selectOptions(within(filters).getByLabelText('Device'), 'pixel-8');
+    expect(within(filters).getByLabelText('Network profile')).toHaveValue('lte');
+    expect(screen.getAllByText('pixel-8 · network profile: lte').length).toBeGreaterThan(0);
+    await user.selectOptions(within(filters).getByLabelText('Network profile'), 'transatlantic');
+    expect(within(filters).getByLabelText('Device')).toHaveValue('host-lab-1');
+  });
+
   it('says so when every arm is unticked', async () => {
     const { user } = renderWithProviders(<ResultsPanel comparisonId={resultsFixture.comparison} live={false} />);
     await screen.findByTestId('chart-avg');

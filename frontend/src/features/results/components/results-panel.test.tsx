@@ -36,8 +36,9 @@ describe('results panel: the other presets', () => {
     expect(screen.queryByTestId('chart-avg')).not.toBeInTheDocument();
     expect(screen.queryByTestId('chart-payload')).not.toBeInTheDocument();
     expect(screen.getByTestId('chart-distribution')).toBeInTheDocument();
-    // Two devices, one profile: the group selector switches device, no profile comparison.
-    expect(screen.getByLabelText('Device and network')).toBeInTheDocument();
+    // Two devices, one profile: the device filter switches device, no profile filter nor comparison.
+    expect(screen.getByLabelText('Device')).toBeInTheDocument();
+    expect(screen.queryByLabelText('Network profile')).not.toBeInTheDocument();
     expect(screen.queryByTestId('chart-profiles')).not.toBeInTheDocument();
     // Both arms fetch the same delays in every block, so the per-block effects are tight: equivalent.
     expect(await screen.findByTestId('verdict-banner')).toHaveAttribute('data-outcome', 'equivalent');
@@ -57,7 +58,8 @@ describe('results panel: the other presets', () => {
     serve(apiResultsFixture);
     expect(await screen.findByTestId('chart-first-rest')).toHaveAttribute('data-points', '6');
     expect(screen.getByText(/Handshake cost \(first − rest, median\): h1/)).toBeInTheDocument();
-    expect(screen.queryByLabelText('Device and network')).not.toBeInTheDocument();
+    expect(screen.queryByLabelText('Device')).not.toBeInTheDocument();
+    expect(screen.queryByLabelText('Network profile')).not.toBeInTheDocument();
   });
 });
 
@@ -80,7 +82,7 @@ describe('results panel: phases and devices', () => {
     // The phase chart follows the group selector.
     const phases = await ready('chart-phases');
     expect(phases.closest('section')).toHaveTextContent('pixel-8-android-14');
-    await user.selectOptions(screen.getByLabelText('Device and network'), '1');
+    await user.selectOptions(screen.getByLabelText('Device'), 'iphone-15-ios-17.4');
     expect(screen.getByTestId('chart-phases').closest('section')).toHaveTextContent('iphone-15-ios-17.4');
   });
 
@@ -136,7 +138,8 @@ describe('results panel: verdict and profiles', () => {
     await screen.findByTestId('chart-avg');
     const distribution = screen.getByTestId('chart-distribution');
     expect(distribution.closest('section')).toHaveTextContent('host-lab-1 · network profile: transatlantic');
-    await user.selectOptions(screen.getByLabelText('Device and network'), '1');
+    expect(screen.queryByLabelText('Device')).not.toBeInTheDocument(); // one device
+    await user.selectOptions(screen.getByLabelText('Network profile'), 'none');
     expect(screen.getByTestId('chart-distribution').closest('section')).toHaveTextContent(
       'host-lab-1 · network profile: none',
     );

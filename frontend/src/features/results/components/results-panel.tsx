@@ -71,6 +71,15 @@ export function ResultsPanel({ comparisonId, live, shared = false }: ResultsPane
     );
   }
   const group = groups[Math.min(groupIndex, groups.length - 1)] as ResultGroup;
+  const devices = [...new Set(groups.map((candidate) => candidate.device))];
+  const profiles = [...new Set(groups.map((candidate) => candidate.network_profile))];
+  // The group of that device and profile; when that pair was not measured, the first group of the one just picked.
+  const pickGroup = (device: string, profile: string) => {
+    const exact = groups.findIndex((g) => g.device === device && g.network_profile === profile);
+    const changedDevice = device !== group.device;
+    const fallback = groups.findIndex((g) => (changedDevice ? g.device === device : g.network_profile === profile));
+    setGroupIndex(exact >= 0 ? exact : Math.max(0, fallback));
+  };
   const analysis = filtered?.analysis ?? null;
   const shown = filtered ?? results.data;
   const periods = periodsOf(results.data);
@@ -87,17 +96,26 @@ export function ResultsPanel({ comparisonId, live, shared = false }: ResultsPane
       {finished && !shared && <BaselinePicker results={results.data} />}
       <StacksPanel results={results.data} />
       <div className="filter-bar card" role="group" aria-label="Filter the charts">
-      {groups.length > 1 && (
+      {devices.length > 1 && (
         <div className="field">
-          <label htmlFor="results-group">Device and network</label>
-          <select
-            id="results-group"
-            value={Math.min(groupIndex, groups.length - 1)}
-            onChange={(event) => setGroupIndex(Number(event.target.value))}
-          >
-            {groups.map((candidate, index) => (
-              <option key={`${candidate.device}/${candidate.network_profile}`} value={index}>
-                {candidate.device} · {candidate.network_profile}
+          <label htmlFor="results-device">Device</label>
+          <select id="results-device" value={group.device} onChange={(event) => pickGroup(event.target.value, group.network_profile)}>
+            {devices.map((device) => (
+              <option key={device} value={device}>
+                {device}
+              </option>
+            ))}
+          </select>
+        </div>
+      )}
+      {profiles.length > 1 && (
+        <div className="field">
+          <label htmlFor="results-profile">Network profile</label>
+          <select id="results-profile" value={group.network_profile} onChange={(event) => pickGroup(group.device, event.target.value)}>
+            {profiles.map((profile) => (
+              <option key={profile} value={profile}>
+                {profile}
+                {groups.some((g) => g.device === group.device && g.network_profile === profile) ? '' : ' (other device)'}
               </option>
             ))}
           </select>
