@@ -29,8 +29,12 @@ export function estimateText(estimate: ComparisonEstimate): string {
 
 function paceText(estimate: ComparisonEstimate): string {
   if (estimate.seconds_per_request === null) return 'Device time is estimated once a comparison of this organization has finished.';
-  const from = estimate.pace_basis === 'same_spec' ? 'earlier runs of this same spec' : 'your latest finished comparisons';
-  return `At ${estimate.seconds_per_request} s per request, the median pace of ${count(estimate.pace_comparisons)} of ${from}.`;
+  const n = estimate.pace_comparisons;
+  const from =
+    estimate.pace_basis === 'same_spec'
+      ? `${n === 1 ? 'an earlier run' : `${count(n)} earlier runs`} of this same spec`
+      : `${n === 1 ? 'your latest finished comparison' : `your ${count(n)} latest finished comparisons`}`;
+  return `At ${estimate.seconds_per_request} s per request: the median pace of ${from}.`;
 }
 
 type BuilderSummaryProps = {

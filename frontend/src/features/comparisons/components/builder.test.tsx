@@ -22,7 +22,7 @@ describe('comparison builder: live check, estimate and YAML', { timeout: 20_000 
     const { user } = renderForm();
     await screen.findByRole('radio', { name: /MID image series/ });
     expect(await screen.findByText('1 run · 6 blocks · 1,200 requests · ≈ 4.0 device-minutes')).toBeInTheDocument();
-    expect(screen.getByTestId('estimate')).toHaveTextContent('median pace of 3 of your latest finished comparisons');
+    expect(screen.getByTestId('estimate')).toHaveTextContent('At 0.2 s per request: the median pace of your 3 latest finished comparisons.');
 
     await user.click(within(screen.getByRole('group', { name: 'Network profiles' })).getByRole('checkbox', { name: /office-wifi/ }));
     expect(await screen.findByText(/^2 runs · 12 blocks/)).toBeInTheDocument();
