@@ -260,8 +260,9 @@ test('a share link shows the report without a session, offline and as PDF, until
     await sharePanel.locator('[data-testid="share-link-row"][data-state="expired"]').first().waitFor();
     t.diagnostic(`screenshot ${await saveElementScreenshot(sharePanel, 'share-panel')}`);
 
-    // 8. The Share links page (nav entry) lists the organization's links with their comparison.
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Share links' }).click();
+    // 8. The Share links page (Settings → Share links) lists the organization's links with their comparison.
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Share links' }).click();
     const table = page.getByRole('table', { name: 'Share links of the organization' });
     await table.waitFor();
     for (const shared of [url, expiring]) {

@@ -35,16 +35,16 @@ export const routes: RouteObject[] = [
       { path: '/comparisons/new/har', element: <HarReplayRoute /> },
       { path: '/comparisons/:id', element: <PreloadPlotly><ComparisonRoute /></PreloadPlotly> },
       { path: '/devices', element: <DevicesRoute /> },
-      { path: '/organization', element: <OrganizationRoute /> },
       {
         element: <SettingsLayout />,
         children: [
+          { path: '/organization', element: <OrganizationRoute /> },
           { path: '/network-profiles', element: <NetworkProfilesRoute /> },
           { path: '/tokens', element: <TokensRoute /> },
           { path: '/webhooks', element: <WebhooksRoute /> },
+          { path: '/shares', element: <SharesRoute /> },
         ],
       },
-      { path: '/shares', element: <SharesRoute /> },
       { path: '*', element: <NotFoundRoute /> },
     ],
   },

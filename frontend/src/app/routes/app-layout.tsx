@@ -49,8 +49,6 @@ function TopBar() {
           <NavLink to="/comparisons/new">New comparison</NavLink>
           <NavLink to="/trends">Trends</NavLink>
           <NavLink to="/devices">Devices</NavLink>
-          <NavLink to="/shares">Share links</NavLink>
-          <NavLink to="/organization">Organization</NavLink>
           <SettingsLink />
         </nav>
         <div className="topbar-user">

@@ -52,7 +52,9 @@ describe('organization settings: secrets', () => {
     server.use(...backend.handlers);
     const { user } = renderRoutes(routes, '/comparisons');
     const nav = await screen.findByRole('navigation', { name: 'Main' });
-    await user.click(within(nav).getByRole('link', { name: 'Organization' }));
+    await user.click(within(nav).getByRole('link', { name: 'Settings' }));
+    const settings = await screen.findByRole('navigation', { name: 'Settings' });
+    expect(within(settings).getByRole('link', { name: 'Organization' })).toHaveAttribute('aria-current', 'page');
     expect(await screen.findByRole('heading', { level: 2, name: 'Secrets' })).toBeInTheDocument();
     const table = await screen.findByRole('table', { name: 'Secrets' });
     expect(within(table).getByText('{{secret.API_TOKEN}}')).toBeInTheDocument();

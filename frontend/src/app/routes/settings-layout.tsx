@@ -1,10 +1,13 @@
 import { NavLink, Outlet } from 'react-router-dom';
 
-/** The organization's settings pages share one sub-navigation, so the top bar needs one entry. */
+/** The organization's pages (members' secrets, profiles, tokens, webhooks, share links) share one
+ * sub-navigation, so the top bar needs one entry and fits on one line. */
 export const SETTINGS_PAGES = [
+  { to: '/organization', label: 'Organization' },
   { to: '/network-profiles', label: 'Network profiles' },
   { to: '/tokens', label: 'API tokens' },
   { to: '/webhooks', label: 'Webhooks' },
+  { to: '/shares', label: 'Share links' },
 ] as const;
 
 export function SettingsLayout() {

@@ -18,6 +18,9 @@ describe('settings pages', () => {
     const { user } = renderRoutes(routes, '/comparisons');
     const nav = await screen.findByRole('navigation', { name: 'Main' });
     await user.click(within(nav).getByRole('link', { name: 'Settings' }));
+    const settings = await screen.findByRole('navigation', { name: 'Settings' });
+    expect(within(settings).getByRole('link', { name: 'Organization' })).toHaveAttribute('aria-current', 'page');
+    await user.click(within(settings).getByRole('link', { name: 'Network profiles' }));
     expect(await screen.findByRole('heading', { level: 1, name: 'Network profiles' })).toBeInTheDocument();
     expect(within(nav).getByRole('link', { name: 'Settings' })).toHaveAttribute('aria-current', 'true');
     await user.click(within(screen.getByRole('navigation', { name: 'Settings' })).getByRole('link', { name: 'API tokens' }));

@@ -102,6 +102,10 @@ export const handlers = [
       ? HttpResponse.json(verdict)
       : HttpResponse.json({ detail: 'The comparison is running; its verdict exists once it is finished.' }, { status: 409 });
   }),
+  // Pages that every route test passes through: the home page and the comparison page's Share
+  // panel (their own tests install richer handlers with server.use).
+  http.get(api('/home'), () => HttpResponse.json({ recent: [], in_flight: [], farm: { devices: 0, platforms: [] } })),
+  http.get(api('/comparisons/:id/shares'), () => HttpResponse.json({ count: 0, next: null, previous: null, results: [] })),
   http.post(api('/comparisons/:id/cancel'), () =>
     HttpResponse.json({ ...comparisonDetailFixture, status: 'cancelled' }),
   ),
