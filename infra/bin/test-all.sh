@@ -38,12 +38,16 @@ echo "test services: postgres :$LATENCYLAB_DB_PORT, $LATENCYLAB_REDIS_URL"
 # so it runs before the suites whose phone tests run that jar: the backend's device-farm
 # end-to-end tests (apps/runner_protocol/tests/test_device_farm_e2e.py) and device-runner's.
 suite harness-android bash -c "cd device-runner/harness/android/core && mvn -B -ntp -Dstyle.color=never package"
+# The dashboard is built before the backend suite: the reports app inlines the built standalone
+# report into its offline HTML and PDF, and its tests check the real file.
+if [ -f frontend/package.json ]; then
+  suite frontend-build bash -c "cd frontend && npm run build --silent"
+fi
 suite backend bash -c "cd backend && ../.venv/bin/python -m pytest --create-db -p no:cacheprovider"
 suite device-runner bash -c "cd device-runner && ../.venv/bin/python -m pytest -p no:cacheprovider"
 if [ -f frontend/package.json ]; then
   suite api-types bash -c "cd frontend && npm run check:api --silent"  # src/api/schema.ts matches backend/openapi.yaml
   suite frontend-unit bash -c "cd frontend && npm test --silent"
-  suite frontend-build bash -c "cd frontend && npm run build --silent"
   suite e2e bash -c "
     set -e
     .venv/bin/python infra/bin/stack.py up --dir '$run_dir/e2e' --ports auto --no-demo --demo-lab
