@@ -7,6 +7,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.http.response import HttpResponseBase
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_GET
 
@@ -17,7 +18,7 @@ IMMUTABLE_DIR = "assets"
 
 
 @require_GET
-def spa(request: HttpRequest, path: str = "") -> HttpResponse:
+def spa(request: HttpRequest, path: str = "") -> HttpResponseBase:
     dist = Path(settings.FRONTEND_DIST)
     candidate = (dist / path).resolve()
     if path and candidate.is_file() and dist.resolve() in candidate.parents:
@@ -29,9 +30,9 @@ def spa(request: HttpRequest, path: str = "") -> HttpResponse:
     return FileResponse(open(index, "rb"), content_type="text/html")
 
 
-def _asset(request: HttpRequest, file: Path, *, immutable: bool) -> HttpResponse:
+def _asset(request: HttpRequest, file: Path, *, immutable: bool) -> HttpResponseBase:
     accepts_gzip = "gzip" in request.headers.get("Accept-Encoding", "")
-    response: HttpResponse
+    response: HttpResponseBase
     if accepts_gzip and file.suffix in COMPRESSIBLE:
         stat = file.stat()
         response = HttpResponse(_gzipped(str(file), stat.st_mtime_ns, stat.st_size),

@@ -124,6 +124,25 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--output", "-o", metavar="FILE", help="write to FILE instead of stdout")
     _common_options(export, suppress=True)
 
+    share = commands.add_parser(
+        "share", help="create a share link to a comparison's public report",
+        description="Print a new link to the comparison's read-only public report (no sign-in needed to open "
+        "it). The link is shown only now: the service keeps its hash. Revoke it on the comparison's page.")
+    share.add_argument("id", metavar="ID", help="comparison id")
+    share.add_argument("--expires-in-days", type=int, default=None, metavar="N",
+                       help="the link stops working after N days (1–365; default: until revoked)")
+    _common_options(share, suppress=True)
+
+    report = commands.add_parser("report", help="download the report as one offline HTML file or a PDF",
+                                 description="The comparison's report (charts, verdict, method) as a "
+                                 "self-contained HTML file that opens offline, or as a PDF.")
+    report.add_argument("id", metavar="ID", help="comparison id")
+    report_kind = report.add_mutually_exclusive_group(required=True)
+    report_kind.add_argument("--html", dest="report_format", action="store_const", const="html", help="report.html")
+    report_kind.add_argument("--pdf", dest="report_format", action="store_const", const="pdf", help="report.pdf")
+    report.add_argument("--output", "-o", metavar="FILE", help="write to FILE instead of stdout")
+    _common_options(report, suppress=True)
+
     comment = commands.add_parser(
         "comment", help="post the Markdown verdict as ONE pull/merge request comment, updated in place",
         description="Edit this key's comment on the PR/MR (found by a hidden marker) or create it. "
@@ -472,17 +491,42 @@ def cmd_cancel(args: argparse.Namespace, console: Console) -> int:
 
 def cmd_export(args: argparse.Namespace, console: Console) -> int:
     comparison_id = _check_id(args.id)
-    path = f"{API}/{comparison_id}/samples.{args.export_format}"
+    return _download(args, console, f"{API}/{comparison_id}/samples.{args.export_format}", what="export")
+
+
+def cmd_report(args: argparse.Namespace, console: Console) -> int:
+    comparison_id = _check_id(args.id)
+    return _download(args, console, f"{API}/{comparison_id}/report.{args.report_format}", what="report")
+
+
+def cmd_share(args: argparse.Namespace, console: Console) -> int:
+    comparison_id = _check_id(args.id)
+    days = args.expires_in_days
+    if days is not None and not 1 <= days <= 365:
+        raise UsageError(f"--expires-in-days must be between 1 and 365, got {days}")
+    with _make_client(args, console) as api:
+        # Not retried: a retry after a lost answer would make a second link.
+        link = api.request_json("POST", f"{API}/{comparison_id}/shares", what="share", idempotent=False,
+                                json={"expires_in_days": days})
+    console.print(link["url"])
+    expiry = f"expires {link['expires_at']}" if link.get("expires_at") else "does not expire until revoked"
+    console.warn(f"share link {link['prefix']}… to {link['comparison']['name']!r}: {expiry}; "
+                 "this is the only time the link is shown")
+    return EXIT_PASS
+
+
+def _download(args: argparse.Namespace, console: Console, path: str, *, what: str) -> int:
+    """GET path into --output (atomically: a failed download leaves no partial file) or stdout."""
     with _make_client(args, console) as api:
         if not args.output:
             console.out.flush()
             sink = getattr(console.out, "buffer", None)
             if sink is None:  # a text-only stream (rare): decode as we go
                 buffer = io.BytesIO()
-                api.download(path, buffer, what="export")
+                api.download(path, buffer, what=what)
                 console.out.write(buffer.getvalue().decode("utf-8", errors="replace"))
             else:
-                api.download(path, sink, what="export")
+                api.download(path, sink, what=what)
                 sink.flush()
             return EXIT_PASS
         target = Path(args.output)
@@ -493,7 +537,7 @@ def cmd_export(args: argparse.Namespace, console: Console) -> int:
             raise UsageError(f"cannot write {args.output}: {exc}") from exc
         try:
             with os.fdopen(fd, "wb") as handle:
-                size = api.download(path, handle, what="export")
+                size = api.download(path, handle, what=what)
             os.replace(tmp, target)
         finally:
             if os.path.exists(tmp):
@@ -538,7 +582,7 @@ def cmd_comment(args: argparse.Namespace, console: Console) -> int:
 
 
 COMMANDS = {"run": cmd_run, "verdict": cmd_verdict, "status": cmd_status, "cancel": cmd_cancel, "export": cmd_export,
-            "comment": cmd_comment}
+            "share": cmd_share, "report": cmd_report, "comment": cmd_comment}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -4,9 +4,12 @@ exit code and reports agree with the server's verdict."""
 
 import json
 import threading
+from pathlib import Path
 
+import httpx
 import pytest
 from celery.contrib.testing.worker import start_worker
+from django.conf import settings
 
 from apps.accounts.services import api_token_create
 from apps.devices.services import runner_register
@@ -71,4 +74,28 @@ def test_cli_run_wait_gates_on_the_real_verdict(live_server, org, pool, target, 
     assert latencylab(["--server", live_server.url, "--token", token, "export", comparison_id, "--csv",
                        "-o", str(csv_path)]) == 0
     assert csv_path.read_text().splitlines()[0].startswith("arm,device,network_profile")
+
+    # A share link for the PR (shown once, on stdout), opened without credentials.
+    assert latencylab(["--server", live_server.url, "--token", token, "share", comparison_id,
+                       "--expires-in-days", "400"]) == 4
+    assert "between 1 and 365" in capsys.readouterr().err
+    assert latencylab(["--server", live_server.url, "--token", token, "share", comparison_id,
+                       "--expires-in-days", "7"]) == 0
+    captured = capsys.readouterr()
+    url = captured.out.strip()
+    assert url.startswith(f"{live_server.url}/r/"), url
+    assert "only time the link is shown" in captured.err
+    public = httpx.get(f"{live_server.url}/api/v1/public/reports/{url.rsplit('/', 1)[1]}")
+    assert public.status_code == 200
+    assert public.json()["name"] == "CLI gate"
+
+    # The offline report (it inlines the built dashboard's report bundle: make test builds it first).
+    if (Path(settings.FRONTEND_DIST) / "standalone" / "report.js").is_file():
+        html_path = tmp_path / "report.html"
+        assert latencylab(["--server", live_server.url, "--token", token, "report", comparison_id, "--html",
+                           "-o", str(html_path)]) == 0
+        html = html_path.read_text()
+        assert html.lstrip().lower().startswith("<!doctype html")
+        assert "CLI gate" in html
+        assert "<script src=" not in html
     client.close()
