@@ -105,6 +105,10 @@ def comparison_plan(*, comparison_id: str) -> int:
 
 @transaction.atomic
 def comparison_cancel(*, comparison: Comparison) -> Comparison:
+    # Runs first, then the comparison: the order leasing takes them in (it locks a run, then
+    # marks its comparison running). Locking the comparison first deadlocked against a lease.
+    unfinished = comparison.runs.exclude(status__in=Run.TERMINAL)
+    list(unfinished.select_for_update().order_by("pk").values_list("pk", flat=True))
     comparison = Comparison.objects.select_for_update().get(pk=comparison.pk)
     if comparison.status in Comparison.TERMINAL:
         return comparison
