@@ -63,6 +63,7 @@ test('network profiles: the bounds are shown, an out-of-range value is refused a
   try {
     await openSignedIn(page, `${baseUrl}/comparisons`, page.getByRole('heading', { name: 'Comparisons', level: 1 }));
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Network profiles' }).click();
     await page.getByRole('heading', { name: 'Network profiles', level: 1 }).waitFor();
     const presets = page.getByRole('table', { name: 'Built-in presets' });
     assert.match(await presets.getByRole('row', { name: /^lte/ }).innerText(), /12,000 kbit\/s/);
