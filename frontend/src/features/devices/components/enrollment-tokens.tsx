@@ -3,6 +3,7 @@ import { Spinner } from '@/components/spinner';
 import type { EnrollmentTokenCreated, Pool } from '@/lib/api-types';
 import { formatDateTime } from '@/utils/format';
 import { useCreateEnrollmentToken, useEnrollmentTokens, useRevokeEnrollmentToken } from '../api/enrollment-tokens';
+import { ShownOnce } from '@/components/shown-once';
 
 const MAX_DAYS = 90;
 
@@ -106,34 +107,21 @@ function PoolTokens({ pool }: { pool: string }) {
 }
 
 function NewSecret({ token, pool, onDismiss }: { token: EnrollmentTokenCreated; pool: string; onDismiss: () => void }) {
-  const [copied, setCopied] = useState<'yes' | 'failed' | null>(null);
-  const secretId = useId();
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(token.token);
-      setCopied('yes');
-    } catch {
-      setCopied('failed');
-    }
-  };
   return (
-    <div className="alert alert-info stack-tight" data-testid="new-enrollment-token">
-      <label htmlFor={secretId}>
-        <strong>Copy this token now: it is not shown again.</strong> It enrolls runners into <code>{pool}</code> until{' '}
-        {formatDateTime(token.expires_at)}.
-      </label>
-      <div className="secret-row">
-        <input id={secretId} className="secret" readOnly value={token.token} onFocus={(e) => e.target.select()} />
-        <button type="button" className="button" onClick={() => void copy()}>
-          {copied === 'yes' ? 'Copied' : 'Copy'}
-        </button>
-        <button type="button" className="button button-ghost" onClick={onDismiss}>
-          Done
-        </button>
-      </div>
-      {copied === 'failed' && <span className="small">The browser did not allow copying; select the token and copy it.</span>}
-      <code className="small">latencylab-runner register --server {window.location.origin} --token {'<token>'} --name {'<runner name>'}</code>
-    </div>
+    <ShownOnce
+      value={token.token}
+      onDismiss={onDismiss}
+      ariaLabel="New enrollment token"
+      testId="new-enrollment-token"
+      footer={
+        <code className="small">
+          latencylab-runner register --server {window.location.origin} --token {'<token>'} --name {'<runner name>'}
+        </code>
+      }
+    >
+      <strong>Copy this token now: it is not shown again.</strong> It enrolls runners into <code>{pool}</code> until{' '}
+      {formatDateTime(token.expires_at)}.
+    </ShownOnce>
   );
 }
 

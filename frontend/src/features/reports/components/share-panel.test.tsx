@@ -49,7 +49,7 @@ describe('share panel', () => {
     await screen.findByText('No share links yet.');
     await user.selectOptions(screen.getByLabelText('Link expires'), 'In 7 days');
     await user.click(screen.getByRole('button', { name: 'Create share link' }));
-    const url = await screen.findByLabelText('Share link URL');
+    const url = await screen.findByLabelText(/Copy this link now/);
     expect(url).toHaveValue('http://testserver/r/lls_NewLink12secret');
     expect(screen.getByText(/it is shown only once/)).toBeInTheDocument();
     expect(backend.created).toEqual([{ expires_in_days: 7 }]);
@@ -61,7 +61,7 @@ describe('share panel', () => {
     expect(await navigator.clipboard.readText()).toBe('http://testserver/r/lls_NewLink12secret');
     expect(screen.getByRole('button', { name: 'Copied' })).toBeInTheDocument();
     await user.click(screen.getByRole('button', { name: 'Done' }));
-    expect(screen.queryByLabelText('Share link URL')).not.toBeInTheDocument();
+    expect(screen.queryByLabelText(/Copy this link now/)).not.toBeInTheDocument();
   });
 
   it('lists who created each link and when it was last opened, and revokes', async () => {

@@ -4,6 +4,7 @@ import { useComparisonShares, useCreateShare, useRevokeShare } from '../api/shar
 import type { ShareLinkCreated } from '../types';
 import { ShareLinksTable } from './share-links-table';
 import '../reports.css';
+import { ShownOnce } from '@/components/shown-once';
 
 const EXPIRY_CHOICES = [
   { value: '', label: 'Never' },
@@ -24,23 +25,11 @@ export function SharePanel({ comparisonId }: { comparisonId: string }) {
   const revoke = useRevokeShare();
   const [expiry, setExpiry] = useState('');
   const [created, setCreated] = useState<ShareLinkCreated | null>(null);
-  const [copied, setCopied] = useState(false);
   const expiryId = useId();
-  const urlId = useId();
 
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
-    setCopied(false);
     create.mutate(expiry ? { expires_in_days: Number(expiry) } : {}, { onSuccess: (link) => setCreated(link) });
-  };
-
-  const copy = async (url: string) => {
-    try {
-      await navigator.clipboard.writeText(url);
-      setCopied(true);
-    } catch {
-      setCopied(false);
-    }
   };
 
   return (
@@ -81,30 +70,9 @@ export function SharePanel({ comparisonId }: { comparisonId: string }) {
         </p>
       )}
       {created && (
-        <div className="share-created alert alert-info" role="status">
-          <p>
-            <strong>Copy this link now:</strong> it is shown only once.
-          </p>
-          <div className="share-url">
-            <label htmlFor={urlId} className="visually-hidden">
-              Share link URL
-            </label>
-            <input
-              id={urlId}
-              type="text"
-              readOnly
-              value={created.url}
-              data-testid="share-url"
-              onFocus={(event) => event.currentTarget.select()}
-            />
-            <button type="button" className="button" onClick={() => void copy(created.url)}>
-              {copied ? 'Copied' : 'Copy'}
-            </button>
-            <button type="button" className="button button-ghost" onClick={() => setCreated(null)}>
-              Done
-            </button>
-          </div>
-        </div>
+        <ShownOnce value={created.url} onDismiss={() => setCreated(null)} ariaLabel="New share link" inputTestId="share-url">
+          <strong>Copy this link now:</strong> it is shown only once.
+        </ShownOnce>
       )}
       {revoke.isError && (
         <p role="alert" className="alert alert-error">

@@ -1,4 +1,4 @@
-import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
+import { useId, useState, type FormEvent } from 'react';
 import { ErrorSummary, FieldMessages, fieldMessages } from '@/components/field-messages';
 import { Spinner } from '@/components/spinner';
 import { ApiError } from '@/lib/api-client';
@@ -6,6 +6,7 @@ import { API_TOKEN_SCOPES, type ApiToken, type ApiTokenCreated, type ApiTokenSco
 import { flattenFieldErrors, type FieldError } from '@/lib/field-errors';
 import { formatDateTime } from '@/utils/format';
 import { useApiTokens, useCreateApiToken, useRevokeApiToken } from '../api/api-tokens';
+import { ShownOnce } from '@/components/shown-once';
 
 const MANAGER_ROLES = new Set(['owner', 'admin']);
 
@@ -182,49 +183,13 @@ function CreateTokenForm({ onCreated }: { onCreated: (token: ApiTokenCreated) =>
   );
 }
 
-/** The secret, once: selected and focused so it can be copied straight away. */
 function NewTokenSecret({ token, onDismiss }: { token: ApiTokenCreated; onDismiss: () => void }) {
-  const [copied, setCopied] = useState<'yes' | 'failed' | null>(null);
-  const secretId = useId();
-  const input = useRef<HTMLInputElement>(null);
-  useEffect(() => {
-    input.current?.focus();
-  }, [token.id]);
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(token.token);
-      setCopied('yes');
-    } catch {
-      setCopied('failed');
-    }
-  };
   return (
-    <div className="alert alert-info stack-tight" data-testid="new-api-token" role="region" aria-label="New token secret">
-      <label htmlFor={secretId}>
-        <strong>Copy this token now: it will not be shown again.</strong> “{token.name}” has the scopes{' '}
-        {token.scopes.join(', ')}
-        {token.expires_at ? <> and expires {formatDateTime(token.expires_at)}</> : <> and does not expire</>}.
-      </label>
-      <div className="secret-row">
-        <input
-          id={secretId}
-          ref={input}
-          className="secret"
-          readOnly
-          value={token.token}
-          onFocus={(event) => event.target.select()}
-        />
-        <button type="button" className="button" onClick={() => void copy()}>
-          {copied === 'yes' ? 'Copied' : 'Copy'}
-        </button>
-        <button type="button" className="button button-ghost" onClick={onDismiss}>
-          Done
-        </button>
-      </div>
-      {copied === 'failed' && (
-        <span className="small">The browser did not allow copying; select the token and copy it.</span>
-      )}
-    </div>
+    <ShownOnce value={token.token} onDismiss={onDismiss} ariaLabel="New token secret" testId="new-api-token">
+      <strong>Copy this token now: it will not be shown again.</strong> “{token.name}” has the scopes{' '}
+      {token.scopes.join(', ')}
+      {token.expires_at ? <> and expires {formatDateTime(token.expires_at)}</> : <> and does not expire</>}.
+    </ShownOnce>
   );
 }
 

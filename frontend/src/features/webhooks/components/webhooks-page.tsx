@@ -1,4 +1,4 @@
-import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
+import { useId, useState, type FormEvent } from 'react';
 import { Link } from 'react-router-dom';
 import { ErrorSummary, FieldMessages, fieldMessages } from '@/components/field-messages';
 import { Spinner } from '@/components/spinner';
@@ -14,6 +14,7 @@ import {
   useWebhookDeliveries,
   useWebhooks,
 } from '../api/webhooks';
+import { ShownOnce } from '@/components/shown-once';
 
 const EVENT_HELP: Record<WebhookEvent, string> = {
   'comparison.finished': 'a comparison finished, with its gate outcome',
@@ -137,31 +138,11 @@ function CreateWebhookForm({ onCreated }: { onCreated: (webhook: WebhookCreated)
 }
 
 function NewWebhookSecret({ webhook, onDismiss }: { webhook: WebhookCreated; onDismiss: () => void }) {
-  const secretId = useId();
-  const input = useRef<HTMLInputElement>(null);
-  useEffect(() => {
-    input.current?.focus();
-  }, [webhook.id]);
   return (
-    <div className="alert alert-info stack-tight" data-testid="new-webhook-secret" role="region" aria-label="New webhook secret">
-      <label htmlFor={secretId}>
-        <strong>Copy the signing secret now: it will not be shown again.</strong> Verify each delivery's{' '}
-        <code>X-LatencyLab-Signature</code> with it.
-      </label>
-      <div className="secret-row">
-        <input
-          id={secretId}
-          ref={input}
-          className="secret"
-          readOnly
-          value={webhook.secret}
-          onFocus={(event) => event.target.select()}
-        />
-        <button type="button" className="button button-ghost" onClick={onDismiss}>
-          Done
-        </button>
-      </div>
-    </div>
+    <ShownOnce value={webhook.secret} onDismiss={onDismiss} ariaLabel="New webhook secret" testId="new-webhook-secret">
+      <strong>Copy the signing secret now: it will not be shown again.</strong> Verify each delivery's{' '}
+      <code>X-LatencyLab-Signature</code> with it.
+    </ShownOnce>
   );
 }
 
