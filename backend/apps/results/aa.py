@@ -13,7 +13,7 @@ from apps.accounts.models import Organization
 from apps.comparisons.models import Comparison
 from apps.devices.models import DevicePool
 
-from .models import Analysis
+from .selectors import analyses_latest_sections
 
 LATEST = 20
 Z95 = 1.959963984540054
@@ -38,12 +38,8 @@ def aa_report(*, organization: Organization, pool: DevicePool) -> dict[str, Any]
     comparisons = list(aa_comparisons_for(organization=organization, pool=pool).values(
         "id", "name", "created_at", "spec__gate__metric"))
     # The latest analysis of each, reading only the verdict rows (the charts stay in the database).
-    latest = {
-        comparison_id: rows or []
-        for comparison_id, rows in Analysis.objects.filter(comparison_id__in=[c["id"] for c in comparisons])
-        .order_by("comparison_id", "-version").distinct("comparison_id")
-        .values_list("comparison_id", "result__analysis__comparisons")
-    }
+    latest = {comparison_id: sections["comparisons"] or [] for comparison_id, sections in analyses_latest_sections(
+        comparison_ids=[c["id"] for c in comparisons], sections=["comparisons"]).items()}
     counts: Counter[str] = Counter()
     listed: list[dict[str, Any]] = []
     for c in comparisons:

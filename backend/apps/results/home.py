@@ -17,7 +17,7 @@ from apps.devices.models import Device
 from apps.devices.selectors import devices_visible_to
 
 from .gate import POOLED, overall_outcome
-from .models import Analysis
+from .selectors import analyses_latest_sections
 
 RECENT = 10
 IN_FLIGHT = 10
@@ -69,20 +69,15 @@ def home_summary(*, organization: Organization) -> dict[str, Any]:
     listed = comparisons_for(organization=organization).defer("submitted_spec").order_by("-created_at")
     recent = list(listed.prefetch_related("arms")[:RECENT])
     in_flight = list(listed.exclude(status__in=Comparison.TERMINAL)[:IN_FLIGHT])
-    sections = {
-        row[0]: row[1:]
-        for row in Analysis.objects.filter(comparison_id__in=[c.id for c in recent])
-        .order_by("comparison_id", "-version").distinct("comparison_id")
-        .values_list("comparison_id", "result__analysis__comparisons", "result__analysis__descriptive",
-                     "result__analysis__requests")
-    }
+    sections = analyses_latest_sections(comparison_ids=[c.id for c in recent],
+                                        sections=["comparisons", "descriptive", "requests"])
     recent_out = []
     for comparison in recent:
         entry = _summary(comparison)
         metric = (comparison.spec.get("gate") or {}).get("metric", "total_ms")
         entry["gate_metric"] = metric
         if comparison.id in sections:
-            verdicts, descriptive, requests = sections[comparison.id]
+            verdicts, descriptive, requests = sections[comparison.id].values()
             # Like the verdict endpoint: a verdict once finished (a failed comparison's partial
             # analysis gets none).
             entry["headline_verdict"] = (_headline_verdict(verdicts or [], metric)

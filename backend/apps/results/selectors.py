@@ -1,3 +1,4 @@
+from collections.abc import Iterable
 from typing import Any
 
 from apps.comparisons.models import Comparison, Run
@@ -8,6 +9,16 @@ from .stacks import ArmFacts, RunFacts, arm_stacks
 
 def analysis_latest(*, comparison: Comparison) -> Analysis | None:
     return comparison.analyses.order_by("-version").first()
+
+
+def analyses_latest_sections(*, comparison_ids: Iterable[Any], sections: Iterable[str]) -> dict[Any, dict[str, Any]]:
+    """comparison id → the named sections of its latest analysis, for many comparisons in one
+    query that reads only those sections (the charts' data stays in the database)."""
+    names = list(sections)
+    rows = (Analysis.objects.filter(comparison_id__in=list(comparison_ids))
+            .order_by("comparison_id", "-version").distinct("comparison_id")
+            .values_list("comparison_id", *[f"result__analysis__{name}" for name in names]))
+    return {row[0]: dict(zip(names, row[1:], strict=True)) for row in rows}
 
 
 def results_for_charts(*, comparison: Comparison) -> dict[str, Any]:

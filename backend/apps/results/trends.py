@@ -22,6 +22,7 @@ from apps.comparisons.models import Arm, Comparison, Run
 
 from .gate import POOLED
 from .models import Analysis
+from .selectors import analyses_latest_sections
 
 METRICS = ("total_ms", "ttfb_ms")
 STATISTICS = {"median": "median_ms", "mean": "mean_ms", "p90": "p90_ms", "p95": "p95_ms", "p99": "p99_ms"}
@@ -43,16 +44,6 @@ def analysed_comparisons(*, organization: Organization, branch: str | None = Non
     if since is not None:
         queryset = queryset.filter(created_at__gte=since)
     return queryset.order_by("-created_at")
-
-
-def _latest_analyses(comparison_ids: Iterable[Any], fields: Iterable[str]) -> dict[Any, dict[str, Any]]:
-    """Only the named sections of each comparison's latest analysis (one query; the charts'
-    data stays in the database)."""
-    names = list(fields)
-    rows = (Analysis.objects.filter(comparison_id__in=list(comparison_ids))
-            .order_by("comparison_id", "-version").distinct("comparison_id")
-            .values_list("comparison_id", *[f"result__analysis__{name}" for name in names]))
-    return {row[0]: dict(zip(names, row[1:], strict=True)) for row in rows}
 
 
 def _devices(comparison_ids: Iterable[Any]) -> dict[tuple[Any, str], tuple[str | None, str]]:
@@ -101,11 +92,11 @@ def trend_points(*, organization: Organization, metric: str, statistic: str, arm
     comparisons = comparisons[:TREND_LIMIT]
     comparisons.reverse()  # oldest first
     ids = [c.id for c in comparisons]
-    sections = _latest_analyses(ids, ["requests", "comparisons"] if metric == "total_ms"
-                                else ["descriptive", "comparisons"])
+    sections = analyses_latest_sections(comparison_ids=ids, sections=["requests", "comparisons"]
+                                        if metric == "total_ms" else ["descriptive", "comparisons"])
     if metric == "total_ms":  # analyses stored before `requests` existed: their whole-run rows
         older = [cid for cid, s in sections.items() if not s.get("requests")]
-        for cid, extra in _latest_analyses(older, ["descriptive"]).items():
+        for cid, extra in analyses_latest_sections(comparison_ids=older, sections=["descriptive"]).items():
             sections[cid]["descriptive"] = extra["descriptive"]
     devices = _devices(ids)
     key = STATISTICS[statistic]
