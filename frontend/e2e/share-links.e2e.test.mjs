@@ -16,6 +16,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { after, before, test } from 'node:test';
 import { launchChromium } from './chromium.mjs';
 import { artifacts, env, openPage, openSignedIn, saveElementScreenshot, saveScreenshot } from './session.mjs';
+import { waitForComparison } from './quick-comparisons.mjs';
 
 const baseUrl = env('E2E_BASE_URL').replace(/\/$/, '');
 env('E2E_USERNAME');
@@ -66,16 +67,6 @@ async function apiCall(method, url, body) {
     },
     { method, url, body },
   );
-}
-
-async function waitFinished(id) {
-  const deadline = Date.now() + finishTimeoutMs;
-  for (;;) {
-    const { body } = await apiCall('GET', `/api/v1/comparisons/${id}`);
-    if (['finished', 'failed', 'cancelled'].includes(body?.status)) return body.status;
-    if (Date.now() > deadline) return body?.status;
-    await page.waitForTimeout(2_000);
-  }
 }
 
 /** Runs Python in the backend with the stack's environment (stack.py env). */
@@ -159,7 +150,7 @@ test('a share link shows the report without a session, offline and as PDF, until
     assert.equal(created.status, 201, JSON.stringify(created.body));
     const id = created.body.id;
     t.diagnostic(`comparison ${id}`);
-    assert.equal(await waitFinished(id), 'finished');
+    assert.equal((await waitForComparison(page, baseUrl, id, finishTimeoutMs)).status, 'finished');
 
     // 1. Share it from its page; the URL is shown once.
     await page.goto(`${baseUrl}/comparisons/${id}`);
