@@ -8,21 +8,39 @@ from .selectors import organization_for_request
 
 # The request attribute IsOrganizationMember stores the acting organization under; read it with organization_of().
 ORGANIZATION_ATTR = "organization"
+# Where role_in() keeps the role it looked up, so a request asks the database once.
+_ROLE_ATTR = "_organization_role"
+
+SIGN_IN_MESSAGE = "Authentication with a member of an organization, or an API token, is required."
+VIEWER_MESSAGE = ("Viewers have read-only access to this organization; an owner or admin can make you a member "
+                  "to run comparisons.")
+NO_ROLE_MESSAGE = "This API token's creator is no longer a member of the organization; the token acts for no one."
+SCOPE_MESSAGE = "This API token's scopes do not allow this; writes need the write or ci scope."
 
 
 class IsOrganizationMember(BasePermission):
-    """Every API call acts for one organization; tokens also need a scope for the verb."""
+    """Every API call acts for one organization with a role: everyone reads, viewers only
+    read; tokens also need a scope for the verb. The default permission of the API."""
 
-    message = "Authentication with a member of an organization, or an API token, is required."
+    message = SIGN_IN_MESSAGE
 
     def has_permission(self, request: Request, view: Any) -> bool:
         org = organization_for_request(request)
         if org is None:
             return False
         setattr(request, ORGANIZATION_ATTR, org)
+        role = role_in(organization=org, request=request)
+        if role is None:
+            self.message = NO_ROLE_MESSAGE
+            return False
         if isinstance(request.auth, ApiToken):
             needed = {"read", "write", "ci"} if request.method in SAFE_METHODS else {"write", "ci"}
-            return bool(needed & set(request.auth.scopes))
+            if not needed & set(request.auth.scopes):
+                self.message = SCOPE_MESSAGE
+                return False
+        if request.method not in SAFE_METHODS and role == Membership.Role.VIEWER:
+            self.message = VIEWER_MESSAGE
+            return False
         return True
 
 
@@ -42,12 +60,18 @@ def role_in(*, organization: Organization, request: Request) -> str | None:
     """The acting user's role in the organization. An API token acts with its creator's
     role (a token cannot do more than the person who made it); one minted by an operator
     (no creator) is an organization credential and counts as an admin's."""
+    cached = getattr(request, _ROLE_ATTR, None)
+    if cached is not None and cached[0] == organization.pk:
+        return cached[1]
     user = request.user
     if isinstance(request.auth, ApiToken) and request.auth.created_by_id is None:
-        return Membership.Role.ADMIN
-    if not user.is_authenticated:
-        return None
-    return Membership.objects.filter(organization=organization, user=user).values_list("role", flat=True).first()
+        role: str | None = Membership.Role.ADMIN
+    elif not user.is_authenticated:
+        role = None
+    else:
+        role = Membership.objects.filter(organization=organization, user=user).values_list("role", flat=True).first()
+    setattr(request, _ROLE_ATTR, (organization.pk, role))
+    return role
 
 
 def is_organization_admin(request: Request) -> bool:
@@ -85,3 +109,30 @@ class IsOrganizationAdminSignedIn(IsOrganizationAdmin):
 
     def has_permission(self, request: Request, view: Any) -> bool:
         return not isinstance(request.auth, ApiToken) and super().has_permission(request, view)
+
+
+class IsOrganizationOwnerSignedIn(IsOrganizationMember):
+    """Owners in a signed-in session (changing roles, removing members)."""
+
+    message = "Only an owner of the organization, signed in, may do this; API tokens cannot."
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        if isinstance(request.auth, ApiToken) or not super().has_permission(request, view):
+            return False
+        return role_in(organization=organization_of(request), request=request) == Membership.Role.OWNER
+
+
+class IsSignedInMember(IsOrganizationMember):
+    """Any member, viewers included, in a signed-in session: what one does for oneself
+    (leaving an organization)."""
+
+    message = "Sign in to do this; API tokens cannot."
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        if isinstance(request.auth, ApiToken):
+            return False
+        org = organization_for_request(request)
+        if org is None:
+            return False
+        setattr(request, ORGANIZATION_ATTR, org)
+        return role_in(organization=org, request=request) is not None

@@ -6,8 +6,10 @@ from django.db import transaction
 from django.utils import timezone
 
 from apps.core.errors import ApplicationError, Conflict
+from apps.core.events import publish
 from apps.core.tokens import digest, new_secret, visible_prefix
 
+from . import events
 from .models import SECRET_NAME_PATTERN, SECRET_VALUE_MAX_BYTES, ApiToken, Membership, Organization, Secret
 from .secret_box import keyring, open_sealed, seal
 
@@ -65,13 +67,18 @@ def api_token_create(
         scopes=sorted(set(scopes)),
         expires_at=timezone.now() + timedelta(days=expires_in_days) if expires_in_days is not None else None,
     )
+    publish(events.API_TOKEN_CREATED, organization_id=organization.pk, actor_id=created_by.pk if created_by else None,
+            token_id=token.pk, token_name=token.name, scopes=token.scopes, expires_at=token.expires_at)
     return token, secret
 
 
 @transaction.atomic
-def api_token_revoke(*, token: ApiToken) -> ApiToken:
-    """Idempotent: revoking twice keeps the first revocation time. Refused from the next request on."""
-    ApiToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(revoked_at=timezone.now())
+def api_token_revoke(*, token: ApiToken, revoked_by: User | None = None) -> ApiToken:
+    """Idempotent: revoking twice keeps the first revocation time (and announces it once).
+    Refused from the next request on."""
+    if ApiToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(revoked_at=timezone.now()):
+        publish(events.API_TOKEN_REVOKED, organization_id=token.organization_id,
+                actor_id=revoked_by.pk if revoked_by else None, token_id=token.pk, token_name=token.name)
     token.refresh_from_db()
     return token
 

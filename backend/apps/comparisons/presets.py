@@ -116,7 +116,7 @@ PRESETS: dict[str, dict[str, Any]] = {
                 "kind": "series",
                 "objects": "seed-mid-24",
                 "periods": [3, 6, 12],
-                "repetitions": 6,
+                "repetitions": 8,  # one per block: 6 left blocks 7 and 8 with only the warm-up
                 "warmup": 1,
             },
             "arms": [{"label": "h2", "protocol": "h2", "connection": "warm"}],

@@ -511,6 +511,7 @@ class ComparisonSpec(serializers.Serializer):
         if len(set(profiles)) != len(profiles):
             raise serializers.ValidationError({"network_profiles": ["Profiles must not repeat."]})
         _check_requests_fit_arms(attrs["workload"], attrs["arms"])
+        attrs["blocks"] = self._blocks_that_fit(attrs)
         bounds = blocks_range(attrs)
         workload = attrs["workload"] if bounds is None else wire_spec(attrs, blocks=bounds[1])["workload"]
         per_run = requests_per_run(workload, arms=len(labels))
@@ -521,6 +522,31 @@ class ComparisonSpec(serializers.Serializer):
                               + f"; the limit is {MAX_REQUESTS_PER_RUN}."]}
             )
         return attrs
+
+    def _blocks_that_fit(self, attrs: dict[str, Any]) -> int | dict[str, int]:
+        """Runners split a workload's repetitions over the fixed blocks (r mod blocks), so
+        with more blocks than repetitions the extra blocks measure nothing. Left to its
+        default (or a preset's), `blocks` shrinks to the repetitions: an `api` workload's 5
+        rounds run as 5 blocks, not 8 of which 3 would be empty and refused by the runner.
+        Asked for explicitly, extra blocks holding only warm-up requests are allowed (quick
+        smoke runs use them); extra blocks holding nothing at all are a 400 naming both fields.
+        Run-until-decided blocks scale the repetitions instead (wire_spec)."""
+        blocks = attrs["blocks"]
+        if isinstance(blocks, dict):
+            return blocks
+        workload = attrs["workload"]
+        field = REPEAT_FIELDS[workload["kind"]]
+        repeats = int(workload[field])
+        if blocks <= repeats:
+            return blocks
+        if not self.context.get("blocks_given", "blocks" in self.initial_data):
+            return repeats
+        if workload.get("warmup"):
+            return blocks
+        raise serializers.ValidationError({"blocks": [
+            f"Ensure this value is less than or equal to {repeats} (workload.{field}): with no warm-up, a block "
+            f"holds at least one of the workload's {repeats} {field}. Use blocks 1–{repeats}, raise "
+            f"workload.{field}, or run until decided with blocks: auto."]})
 
 
 def _check_requests_fit_arms(workload: dict[str, Any], arms: list[dict[str, Any]]) -> None:
@@ -623,7 +649,9 @@ def normalize_spec(submitted: Any) -> dict[str, Any]:
     """Returns the normalized spec, or raises serializers.ValidationError (a field map)."""
     if not isinstance(submitted, dict):
         raise serializers.ValidationError({"non_field_errors": ["A spec must be a JSON/YAML object."]})
-    serializer = ComparisonSpec(data=merge_preset(submitted))
+    # Whether blocks are the user's own choice or a default (the serializer's or a preset's).
+    blocks_given = isinstance(submitted, dict) and "blocks" in submitted
+    serializer = ComparisonSpec(data=merge_preset(submitted), context={"blocks_given": blocks_given})
     serializer.is_valid(raise_exception=True)
     spec = json.loads(json.dumps(serializer.validated_data))
     if not spec.get("devices"):

@@ -82,13 +82,30 @@ DATABASES = {
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
-    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 10}},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = False
 USE_TZ = True
+
+# Anyone may sign up and create an organization; "0": invitations only (hosted operators).
+LATENCYLAB_OPEN_SIGNUP = env("OPEN_SIGNUP", "1") == "1"
+# The origin emailed links (invitations, password reset) point at, e.g. https://latencylab.example.com.
+# Empty: the request's own origin, which is fine in development only (a Host header is the client's).
+LATENCYLAB_PUBLIC_URL = env("PUBLIC_URL", "")
+# Console in development (the mail is in the web server's log); production sets SMTP.
+EMAIL_BACKEND = env("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+EMAIL_HOST = env("EMAIL_HOST", "localhost")
+EMAIL_PORT = int(env("EMAIL_PORT", "25"))
+EMAIL_HOST_USER = env("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = env("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env("EMAIL_USE_TLS", "0") == "1"
+DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", "LatencyLab <noreply@localhost>")
 
 STATIC_URL = "/static/"
 STATIC_ROOT = REPO_DIR / "var" / "staticfiles"

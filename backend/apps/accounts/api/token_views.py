@@ -50,5 +50,5 @@ class ApiTokenRevokeView(APIView):
             token = tokens.get(pk=token_id)
         except ApiToken.DoesNotExist as exc:
             raise Http404 from exc
-        api_token_revoke(token=token)
+        api_token_revoke(token=token, revoked_by=request.user if isinstance(request.user, User) else None)
         return Response(ApiTokenOutputSerializer(tokens.get(pk=token.pk)).data)

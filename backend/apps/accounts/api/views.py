@@ -11,9 +11,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from ..models import Membership
+from apps.core.throttling import ClientRateThrottle, SignInRateThrottle
+
+from ..models import ApiToken, Membership
 from ..permissions import role_in
-from ..selectors import organization_for_request
+from ..selectors import memberships_of_user, organization_for_request
 
 
 class LoginInputSerializer(serializers.Serializer):
@@ -26,19 +28,32 @@ class OrganizationRefSerializer(serializers.Serializer):
     name = serializers.CharField()
 
 
+class MembershipRefSerializer(OrganizationRefSerializer):
+    role = serializers.ChoiceField(choices=Membership.Role.choices)
+
+
 class SessionOutputSerializer(serializers.Serializer):
     username = serializers.CharField()
-    organization = OrganizationRefSerializer()
+    organization = OrganizationRefSerializer(help_text="the organization this session (or token) acts for")
     role = serializers.ChoiceField(choices=Membership.Role.choices, allow_null=True,
                                    help_text="the caller's role in the organization (owners and admins manage it)")
+    organizations = MembershipRefSerializer(many=True, help_text="every organization the user belongs to (the "
+                                            "switcher's list); an API token's only")
 
 
-def _session_body(request: Request) -> dict[str, Any]:
+def session_body(request: Request) -> dict[str, Any]:
     org = organization_for_request(request)
+    role = role_in(organization=org, request=request) if org else None
+    if isinstance(request.auth, ApiToken) or not request.user.is_authenticated:
+        organizations = [{"slug": org.slug, "name": org.name, "role": role}] if org and role else []
+    else:
+        organizations = [{"slug": m.organization.slug, "name": m.organization.name, "role": m.role}
+                         for m in memberships_of_user(user_id=request.user.pk)]
     return {
         "username": request.user.get_username(),
         "organization": {"slug": org.slug, "name": org.name} if org else None,
-        "role": role_in(organization=org, request=request) if org else None,
+        "role": role,
+        "organizations": organizations,
     }
 
 
@@ -55,6 +70,7 @@ class CsrfView(APIView):
 
 class LoginView(APIView):
     permission_classes = [AllowAny]
+    throttle_classes = [ClientRateThrottle, SignInRateThrottle]
 
     @extend_schema(request=LoginInputSerializer, responses={200: SessionOutputSerializer}, summary="Log in")
     def post(self, request: Request) -> Response:
@@ -67,7 +83,7 @@ class LoginView(APIView):
         if organization_for_request(request) is None:
             logout(request)
             return Response({"detail": "This user belongs to no organization."}, status=status.HTTP_400_BAD_REQUEST)
-        return Response(_session_body(request))
+        return Response(session_body(request))
 
 
 class LogoutView(APIView):
@@ -82,4 +98,4 @@ class LogoutView(APIView):
 class MeView(APIView):
     @extend_schema(responses={200: SessionOutputSerializer}, summary="Who am I")
     def get(self, request: Request) -> Response:
-        return Response(_session_body(request))
+        return Response(session_body(request))

@@ -6,24 +6,11 @@ import datetime
 import pytest
 from django.core.management import call_command
 from django.utils import timezone
-from rest_framework.test import APIClient
 
 from apps.accounts.models import ApiToken, Membership
-from apps.accounts.services import api_token_create, user_ensure_member
+from apps.accounts.services import api_token_create
 from apps.core.tokens import digest
-
-
-def session_client(org, username: str, role: str = Membership.Role.OWNER) -> APIClient:
-    user = user_ensure_member(organization=org, username=username, password="pw-123456", role=role)
-    client = APIClient()
-    client.force_authenticate(user)
-    return client
-
-
-def bearer(secret: str) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {secret}")
-    return client
+from testing.clients import bearer, session_client
 
 
 @pytest.mark.django_db

@@ -58,3 +58,33 @@ def test_the_size_guard_counts_max_blocks():
     normalize_spec({**spec, "blocks": 10})
     with pytest.raises(Exception, match="at 200 blocks"):
         normalize_spec({**spec, "blocks": {"min": 2, "max": 200}})
+
+
+API_ROUNDS = {"name": "api", "workload": {"kind": "api", "rounds": 5, "calls": 5},
+              "arms": [{"label": "h1", "protocol": "h1"}, {"label": "h2", "protocol": "h2"}]}
+
+
+def test_default_blocks_shrink_to_the_repetitions_so_no_block_is_empty():
+    """The `api` defaults (5 rounds, no warm-up) with the default 8 blocks would leave blocks
+    5–7 with no request, which runners refuse; the default becomes 5 blocks of one round."""
+    assert normalize_spec(API_ROUNDS)["blocks"] == 5
+    assert normalize_spec({**API_ROUNDS, "workload": {"kind": "api", "rounds": 20, "calls": 5}})["blocks"] == 8
+    # A preset's blocks are a default too: cutting its repetitions cuts its blocks.
+    assert normalize_spec({"preset": "api-and-download", "name": "x"})["blocks"] == {"min": 6, "max": 24}
+    cut = normalize_spec({"preset": "payload-sweep", "name": "x", "workload": {"kind": "payload_sweep",
+                                                                               "repetitions": 2}})
+    assert cut["blocks"] == 2
+
+
+@pytest.mark.django_db
+def test_explicit_blocks_with_nothing_to_measure_are_400_naming_both_fields(api, pool):
+    response = api.post("/api/v1/comparisons", {**API_ROUNDS, "blocks": 8}, format="json")
+    assert response.status_code == 400, response.content
+    message = response.json()["blocks"][0]
+    assert "less than or equal to 5" in message and "workload.rounds" in message
+    assert not Comparison.objects.exists()
+
+
+def test_explicit_blocks_holding_only_a_warm_up_are_allowed():
+    """Quick smoke runs (SPEC: 2 repetitions, one warm-up request per arm) ask for more blocks."""
+    assert normalize_spec({**SPEC, "blocks": 6})["blocks"] == 6

@@ -77,7 +77,8 @@ def test_every_documented_example_is_valid():
 
 
 def test_a_full_spec_with_every_field_is_valid():
-    spec = {**GOOD, "mode": "ab", "preset": None, "baseline_arm": "c", "devices": {"pool": "lab", "platforms":
+    # 50 blocks need 50 rounds: with no warm-up, every block holds at least one round.
+    spec = {**GOOD, "workload": {"kind": "api", "rounds": 50, "calls": 2}, "mode": "ab", "preset": None, "baseline_arm": "c", "devices": {"pool": "lab", "platforms":
             ["android", "ios"], "count": 3}, "network_profiles": ["none", "lte"], "blocks": 50, "seed": 0,
             "tags": {"branch": "main", "empty": ""}, "gate": {"metric": "ttfb_ms", "statistic": "median",
                                                               "margin_pct": 0.1, "alpha": 0.2}, "timeout_s": 300}

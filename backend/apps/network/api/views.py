@@ -4,7 +4,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from apps.accounts.permissions import organization_of
+from apps.accounts.permissions import IsOrganizationAdminForWrites, organization_of
 
 from ..selectors import network_profiles_listing
 from ..services import network_profile_create
@@ -49,13 +49,15 @@ class NetworkProfileBoundsSerializer(serializers.Serializer):
 
 
 class NetworkProfileListCreateView(APIView):
+    permission_classes = [IsOrganizationAdminForWrites]
+
     @extend_schema(responses={200: NetworkProfileOutputSerializer(many=True)},
                    summary="Built-in and this organization's network profiles")
     def get(self, request: Request) -> Response:
         return Response(network_profiles_listing(organization=organization_of(request)))
 
     @extend_schema(request=NetworkProfileInputSerializer, responses={201: NetworkProfileOutputSerializer},
-                   summary="Create a custom network profile")
+                   summary="Create a custom network profile (owners and admins)")
     def post(self, request: Request) -> Response:
         body = NetworkProfileInputSerializer(data=request.data)
         body.is_valid(raise_exception=True)

@@ -7,7 +7,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from apps.accounts.permissions import organization_of
+from apps.accounts.permissions import IsOrganizationAdminForWrites, organization_of
 
 from ..models import EVENTS, Webhook, WebhookDelivery
 from ..selectors import webhook_deliveries_of, webhook_get, webhooks_for
@@ -68,6 +68,8 @@ def _webhook(request: Request, webhook_id: str) -> Webhook:
 
 
 class WebhookListCreateView(ListAPIView):
+    # Members read webhooks and their deliveries; owners and admins change them.
+    permission_classes = [IsOrganizationAdminForWrites]
     serializer_class = WebhookOutputSerializer
 
     def get_queryset(self) -> QuerySet[Webhook]:
@@ -90,6 +92,8 @@ class WebhookListCreateView(ListAPIView):
 
 
 class WebhookDetailView(APIView):
+    # Members read webhooks and their deliveries; owners and admins change them.
+    permission_classes = [IsOrganizationAdminForWrites]
     @extend_schema(responses={200: WebhookOutputSerializer}, summary="A webhook (its secret is never shown again)")
     def get(self, request: Request, webhook_id: str) -> Response:
         return Response(WebhookOutputSerializer(_webhook(request, webhook_id)).data)
@@ -121,6 +125,8 @@ class WebhookDeliveryListView(ListAPIView):
 
 
 class WebhookDeliveryRedeliverView(APIView):
+    # Members read webhooks and their deliveries; owners and admins change them.
+    permission_classes = [IsOrganizationAdminForWrites]
     @extend_schema(request=None, responses={202: WebhookDeliveryOutputSerializer},
                    summary="Send a delivery again: a new attempt with the same payload and delivery id "
                            "(nothing new while it is still pending)")

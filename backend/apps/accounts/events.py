@@ -1,0 +1,18 @@
+"""The domain events apps.accounts publishes (apps.core.events), for listeners such as the
+audit log. Every payload is keyword-only and carries `organization_id` (UUID) and
+`actor_id` (the acting user's id, or None for an operator's command or a token without a
+creator), plus the fields below.
+
+- `accounts.member_invited`: `invitation_id`, `email`, `role`.
+- `accounts.member_removed`: `membership_id`, `user_id`, `role` (the role it had), `left`
+  (True when the member left by themself).
+- `accounts.member_role_changed`: `membership_id`, `user_id`, `role` (new), `old_role`.
+- `accounts.api_token_created`: `token_id`, `token_name`, `scopes`, `expires_at` (or None).
+- `accounts.api_token_revoked`: `token_id`, `token_name`.
+"""
+
+MEMBER_INVITED = "accounts.member_invited"
+MEMBER_REMOVED = "accounts.member_removed"
+MEMBER_ROLE_CHANGED = "accounts.member_role_changed"
+API_TOKEN_CREATED = "accounts.api_token_created"
+API_TOKEN_REVOKED = "accounts.api_token_revoked"
