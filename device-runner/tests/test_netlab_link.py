@@ -17,8 +17,8 @@ from latencylab_runner.netlab import PRESETS, EmulatedLink, LinkProfile, sweep_l
 from latencylab_runner.netlab.measure import measure_connect_rtt
 from latencylab_runner.netlab.nsutil import NetnsError, list_link_namespaces, netns_exists
 
-pytestmark = pytest.mark.skipif(os.geteuid() != 0,
-                                reason="netlab link tests need root (network namespaces and TUN devices)")
+pytestmark = [pytest.mark.timing, pytest.mark.skipif(os.geteuid() != 0,
+                                reason="netlab link tests need root (network namespaces and TUN devices)")]
 
 
 def test_rtt_100ms_crosses_the_handshake():

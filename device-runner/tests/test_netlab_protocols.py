@@ -36,9 +36,9 @@ import pytest
 from latencylab_runner.netlab import EmulatedLink, LinkProfile
 from latencylab_runner.netlab.measure import percentile
 
-pytestmark = pytest.mark.skipif(
+pytestmark = [pytest.mark.timing, pytest.mark.skipif(
     os.geteuid() != 0,
-    reason="netlab protocol tests need root (network namespaces and TUN devices)")
+    reason="netlab protocol tests need root (network namespaces and TUN devices)")]
 
 DEVICE_RUNNER = Path(__file__).resolve().parent.parent
 RTT_MS = 100.0

@@ -28,8 +28,8 @@ from latencylab_runner.netlab import EmulatedLink
 from latencylab_runner.netlab.presets import PRESETS
 from latencylab_runner.target import content
 
-pytestmark = pytest.mark.skipif(
-    os.geteuid() != 0, reason="the emulated link needs root (network namespaces and TUN devices)")
+pytestmark = [pytest.mark.timing, pytest.mark.skipif(
+    os.geteuid() != 0, reason="the emulated link needs root (network namespaces and TUN devices)")]
 
 # The peer matrix lives with the benchmarks, which print it on four links; here it is judged.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))

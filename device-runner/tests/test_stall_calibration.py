@@ -32,6 +32,9 @@ from latencylab_runner.workloads.job import build_job
 
 analysis = pytest.importorskip("apps.results.analysis", reason="the backend's analysis package is not installed")
 
+# Stalls are judged by time: a loaded CPU could hide or fake a delayed ACK.
+pytestmark = pytest.mark.timing
+
 DEVICE_RUNNER = Path(__file__).resolve().parent.parent
 # seeds/004: 1 KB … 2 MB log-spaced (4 per decade) plus 35,000 B and 200–400 KB.
 SIZES = sorted({round(1_000 * 2_000 ** (i / 13)) for i in range(14)} | {35_000, 200_000, 250_000, 300_000,

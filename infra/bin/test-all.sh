@@ -10,12 +10,30 @@ cd "$(dirname "$0")/../.."
 REPO=$(pwd)
 
 infra/bin/bootstrap.sh || exit 1
+echo "bootstrap: ${SECONDS}s"
 
 failed=()
-suite() {  # suite NAME COMMAND...: runs it, records failure; pytest's exit 5 (no tests) is a failure too
+timings=()
+suite() {  # suite NAME COMMAND...: runs it, records failure and time; pytest's exit 5 (no tests) is a failure too
   local name=$1; shift
   echo; echo "=== $name ==="
+  local started=$SECONDS
   "$@"; local rc=$?
+  timings+=("$(printf '%-16s %4ds' "$name" $((SECONDS - started)))")
+  if [ $rc -ne 0 ]; then failed+=("$name (exit $rc)"); fi
+}
+background=()  # name, log, pid, start of the suite running in the background (one at a time)
+background_suite() {  # background_suite NAME LOG COMMAND...
+  local name=$1 log=$2; shift 2
+  "$@" >"$log" 2>&1 &
+  background=("$name" "$log" $! "$SECONDS")
+}
+finish_background_suite() {
+  local name=${background[0]} log=${background[1]} pid=${background[2]} started=${background[3]}
+  wait "$pid"; local rc=$?
+  echo; echo "=== $name (ran beside the previous suites) ==="
+  cat "$log"
+  timings+=("$(printf '%-16s %4ds (in the background)' "$name" $((SECONDS - started)))")
   if [ $rc -ne 0 ]; then failed+=("$name (exit $rc)"); fi
 }
 
@@ -43,8 +61,15 @@ suite harness-android bash -c "cd device-runner/harness/android/core && mvn -B -
 if [ -f frontend/package.json ]; then
   suite frontend-build bash -c "cd frontend && npm run build --silent"
 fi
+# The device-runner suite (apart from its timing tests) runs beside the backend's: it starts its
+# own servers and stacks on free ports, and much of it waits on sockets and emulated links, so
+# the two overlap well on two cores. Its output is printed whole when the backend's is done.
+background_suite device-runner "$run_dir/device-runner.log" \
+  bash -c "cd device-runner && ../.venv/bin/python -m pytest -p no:cacheprovider -m 'not timing'"
 suite backend bash -c "cd backend && ../.venv/bin/python -m pytest --create-db -p no:cacheprovider"
-suite device-runner bash -c "cd device-runner && ../.venv/bin/python -m pytest -p no:cacheprovider"
+finish_background_suite
+# Tests that judge measured latencies run alone, so no other suite competes for the CPU.
+suite device-runner-timing bash -c "cd device-runner && ../.venv/bin/python -m pytest -p no:cacheprovider -m timing"
 if [ -f frontend/package.json ]; then
   suite api-types bash -c "cd frontend && npm run check:api --silent"  # src/api/schema.ts matches backend/openapi.yaml
   suite frontend-unit bash -c "cd frontend && npm test --silent"
@@ -56,6 +81,8 @@ if [ -f frontend/package.json ]; then
 fi
 
 echo
+# Where the time goes (CI budget: well under 20 minutes in all).
+echo "suite times:"; printf '  %s\n' "${timings[@]}"; echo "  total            ${SECONDS}s"
 if [ ${#failed[@]} -gt 0 ]; then
   echo "FAILED suites: ${failed[*]}"
   exit 1
