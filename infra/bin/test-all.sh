@@ -22,19 +22,23 @@ suite() {  # suite NAME COMMAND...: runs it, records failure and time; pytest's 
   timings+=("$(printf '%-16s %4ds' "$name" $((SECONDS - started)))")
   if [ $rc -ne 0 ]; then failed+=("$name (exit $rc)"); fi
 }
-background=()  # name, log, pid, start of the suite running in the background (one at a time)
+background=()  # "name|log|pid|start" of each suite running in the background
 background_suite() {  # background_suite NAME LOG COMMAND...
   local name=$1 log=$2; shift 2
   "$@" >"$log" 2>&1 &
-  background=("$name" "$log" $! "$SECONDS")
+  background+=("$name|$log|$!|$SECONDS")
 }
-finish_background_suite() {
-  local name=${background[0]} log=${background[1]} pid=${background[2]} started=${background[3]}
-  wait "$pid"; local rc=$?
-  echo; echo "=== $name (ran beside the previous suites) ==="
-  cat "$log"
-  timings+=("$(printf '%-16s %4ds (in the background)' "$name" $((SECONDS - started)))")
-  if [ $rc -ne 0 ]; then failed+=("$name (exit $rc)"); fi
+finish_background_suites() {  # waits for each, then prints its output whole
+  local entry name log pid started rc
+  for entry in "${background[@]}"; do
+    IFS='|' read -r name log pid started <<<"$entry"
+    wait "$pid"; rc=$?
+    echo; echo "=== $name (ran beside the other suites) ==="
+    cat "$log"
+    timings+=("$(printf '%-16s %4ds (in the background)' "$name" $((SECONDS - started)))")
+    if [ $rc -ne 0 ]; then failed+=("$name (exit $rc)"); fi
+  done
+  background=()
 }
 
 # The lint suite is infra/bin/lint.sh, exactly what `make lint` runs; its tools come from the dev lock.
@@ -66,8 +70,10 @@ fi
 # the two overlap well on two cores. Its output is printed whole when the backend's is done.
 background_suite device-runner "$run_dir/device-runner.log" \
   bash -c "cd device-runner && ../.venv/bin/python -m pytest -p no:cacheprovider -m 'not timing'"
+# The deployment files (docker-compose.yml through compose-spec's loader; infra/tests) likewise.
+background_suite deploy "$run_dir/deploy.log" .venv/bin/python -m pytest -p no:cacheprovider infra/tests
 suite backend bash -c "cd backend && ../.venv/bin/python -m pytest --create-db -p no:cacheprovider"
-finish_background_suite
+finish_background_suites
 # Tests that judge measured latencies run alone, so no other suite competes for the CPU.
 suite device-runner-timing bash -c "cd device-runner && ../.venv/bin/python -m pytest -p no:cacheprovider -m timing"
 if [ -f frontend/package.json ]; then
