@@ -1,7 +1,9 @@
+from django.contrib import admin
 from django.urls import include, path, re_path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from apps.core.spa import spa
+from apps.core.static import static_file
 from apps.reports.api.urls import page_urlpatterns as share_link_pages
 
 api_v1 = [
@@ -18,7 +20,10 @@ urlpatterns = [
     path("api/v1/", include(api_v1)),
     path("api/runner/v1/", include("apps.runner_protocol.api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    # The split view serves its start-up script as a file: the CSP allows no inline script.
+    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="api-docs"),
+    path("admin/", admin.site.urls),
+    path("static/<path:path>", static_file, name="static"),
     *share_link_pages,
     re_path(r"^(?!api/)(?P<path>.*)$", spa, name="spa"),
 ]

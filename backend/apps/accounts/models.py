@@ -7,6 +7,10 @@ from apps.core.models import TimeStampedModel
 class Organization(TimeStampedModel):
     slug = models.SlugField(max_length=64, unique=True)
     name = models.CharField(max_length=200)
+    # Set by an operator (the Django admin): the organization's API calls answer 403 and its
+    # runs are not leased until it is reinstated.
+    suspended_at = models.DateTimeField(null=True, blank=True)
+    suspended_reason = models.CharField(max_length=500, blank=True)
 
     def __str__(self) -> str:
         return self.slug

@@ -18,6 +18,13 @@ NO_ROLE_MESSAGE = "This API token's creator is no longer a member of the organiz
 SCOPE_MESSAGE = "This API token's scopes do not allow this; writes need the write or ci scope."
 
 
+def suspended_message(organization: Organization) -> str:
+    """What a suspended organization's callers read (apps.accounts.suspension; never the
+    operator's own note of why)."""
+    return (f"The organization {organization.slug} is suspended: its API calls are refused and its comparisons "
+            "do not run. Contact the LatencyLab operators.")
+
+
 class IsOrganizationMember(BasePermission):
     """Every API call acts for one organization with a role: everyone reads, viewers only
     read; tokens also need a scope for the verb. The default permission of the API."""
@@ -29,6 +36,9 @@ class IsOrganizationMember(BasePermission):
         if org is None:
             return False
         setattr(request, ORGANIZATION_ATTR, org)
+        if org.suspended_at is not None:
+            self.message = suspended_message(org)
+            return False
         role = role_in(organization=org, request=request)
         if role is None:
             self.message = NO_ROLE_MESSAGE

@@ -127,6 +127,8 @@ def _next_run_for(device: Device) -> Run | None:
             pool=device.pool,
             platforms__contains=[device.platform],
             comparison__status__in=[Comparison.Status.QUEUED, Comparison.Status.RUNNING],
+            # A suspended organization's runs wait until an operator reinstates it.
+            comparison__organization__suspended_at__isnull=True,
         )
         # One device must not take two device-slots of the same comparison and profile:
         # that would be pseudo-replication in the device level of the statistics.

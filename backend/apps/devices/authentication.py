@@ -33,8 +33,12 @@ class RunnerTokenAuthentication(authentication.BaseAuthentication):
 
 
 class IsRunner(BasePermission):
+    message = ("This runner is disabled by an operator: its calls are refused and its devices get no work. Ask the "
+               "LatencyLab operators to enable it.")
+
     def has_permission(self, request: Request, view: Any) -> bool:
-        return isinstance(request.auth, Runner)
+        # A disabled runner is known (its token is valid) but refused: 403 with the message.
+        return isinstance(request.auth, Runner) and request.auth.disabled_at is None
 
     def has_object_permission(self, request: Request, view: Any, obj: Any) -> bool:
         return True

@@ -53,6 +53,10 @@ class Runner(TimeStampedModel):
     hostname = models.CharField(max_length=200, blank=True)
     drivers = models.JSONField(default=list)
     last_seen_at = models.DateTimeField(null=True, blank=True)
+    # Set by an operator (the Django admin): the runner's calls answer 403 and its devices
+    # are offline until it is enabled again.
+    disabled_at = models.DateTimeField(null=True, blank=True)
+    disabled_reason = models.CharField(max_length=500, blank=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["pool", "name"], name="runner_unique_name_per_pool")]

@@ -293,3 +293,62 @@ def devices_mark_silent_offline() -> int:
             device.save(update_fields=["reported_state", "reported_reason", "state", "state_reason", "updated_at"])
             marked += 1
     return marked
+
+
+# --- operators (the Django admin) ---------------------------------------------------------
+
+OPERATOR_REASON_MAX = 300
+
+
+def _operator_reason(reason: str) -> str:
+    reason = reason.strip()
+    if not reason or len(reason) > OPERATOR_REASON_MAX:
+        raise ApplicationError(f"reason: 1–{OPERATOR_REASON_MAX} characters saying why",
+                               extra={"reason": [f"1–{OPERATOR_REASON_MAX} characters saying why."]})
+    return reason
+
+
+@transaction.atomic
+def device_quarantine(*, device: Device, reason: str, quarantined_by: User) -> Device:
+    """Take a device out of scheduling until it is released (device_release_quarantine). A run
+    it is measuring now finishes; the device takes no next one."""
+    reason = _operator_reason(reason)
+    device = Device.objects.select_for_update().get(pk=device.pk)
+    if device.state == Device.State.QUARANTINED:
+        raise Conflict(f"Device {device.serial} is already quarantined.")
+    _set_state(device, Device.State.QUARANTINED, f"quarantined by an operator: {reason}", now=timezone.now(),
+               changed_by=quarantined_by, note=f"quarantined by {quarantined_by.get_username()}: {reason}")
+    device.save(update_fields=["state", "state_reason", "updated_at"])
+    return device
+
+
+RUNNER_DISABLED = "runner disabled by an operator"
+
+
+@transaction.atomic
+def runner_disable(*, runner: Runner, reason: str, disabled_by: User) -> Runner:
+    """The runner's calls answer 403 (IsRunner) and its devices go offline, so nothing is
+    leased to them; a run it holds is requeued when its lease expires."""
+    reason = _operator_reason(reason)
+    runner = Runner.objects.select_for_update().get(pk=runner.pk)
+    now = timezone.now()
+    if runner.disabled_at is None:
+        runner.disabled_at = now
+    runner.disabled_reason = f"{reason} (by {disabled_by.get_username()})"[:500]
+    runner.save(update_fields=["disabled_at", "disabled_reason", "updated_at"])
+    for device in Device.objects.select_for_update().filter(runner=runner):
+        device.reported_state, device.reported_reason = Device.State.OFFLINE, RUNNER_DISABLED
+        state, state_reason = _state_from_report(device, leased=False)
+        _set_state(device, state, state_reason, now=now, changed_by=disabled_by,
+                   note=f"{RUNNER_DISABLED} ({disabled_by.get_username()}: {reason})")
+        device.save(update_fields=["reported_state", "reported_reason", "state", "state_reason", "updated_at"])
+    return runner
+
+
+@transaction.atomic
+def runner_enable(*, runner: Runner) -> Runner:
+    """Its calls are accepted again; its devices come back with its next hello or heartbeat."""
+    runner = Runner.objects.select_for_update().get(pk=runner.pk)
+    runner.disabled_at, runner.disabled_reason = None, ""
+    runner.save(update_fields=["disabled_at", "disabled_reason", "updated_at"])
+    return runner

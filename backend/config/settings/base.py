@@ -22,6 +22,7 @@ ALLOWED_HOSTS = env("ALLOWED_HOSTS", "127.0.0.1,localhost").split(",")
 CSRF_TRUSTED_ORIGINS = [o for o in env("CSRF_TRUSTED_ORIGINS", "").split(",") if o]
 
 INSTALLED_APPS = [
+    "django.contrib.admin",  # operators only (is_staff): docs/security.md, "Operators: the Django admin"
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -43,6 +44,9 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "apps.core.body_limits.BodySizeLimitMiddleware",
+    "apps.core.csp.ContentSecurityPolicyMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -124,6 +128,13 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "apps.core.errors.exception_handler",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+    # Rates: API_RATE, ANON_RATE below; views with their own limits (sign-in, public reports,
+    # the runner protocol) name their throttle classes.
+    "DEFAULT_THROTTLE_CLASSES": ["apps.core.throttling.ClientRateThrottle"],
+    # How many proxies in front of the web process append to X-Forwarded-For: the client IP
+    # the per-IP limits count is the one the nearest trusted proxy saw (0: the socket's peer,
+    # so a client cannot pick its own address).
+    "NUM_PROXIES": int(env("NUM_PROXIES", "0")),
 }
 
 SPECTACULAR_SETTINGS = {
@@ -171,7 +182,16 @@ CACHES = {
         "KEY_PREFIX": "latencylab-cache",
     }
 }
-# Public share-link endpoints (/api/v1/public/reports/…), per client IP.
+# Rate limits (apps.core.throttling; 429 with Retry-After), "<n>/<second|minute|hour|day>":
+# per API token or signed-in user on the API,
+API_RATE = env("API_RATE", "1200/minute")
+# per client IP for anonymous calls,
+ANON_RATE = env("ANON_RATE", "120/minute")
+# per client IP on sign-in, sign-up and password reset (on top of ANON_RATE),
+SIGN_IN_RATE = env("SIGN_IN_RATE", "20/minute")
+# per runner on the runner protocol (an agent needs a few calls a minute per device),
+RUNNER_RATE = env("RUNNER_RATE", "3000/minute")
+# per client IP on the public share-link endpoints (/api/v1/public/reports/…).
 PUBLIC_REPORT_RATE = env("PUBLIC_REPORT_RATE", "120/minute")
 # Prints report PDFs (apps.reports.pdf): a name on PATH or a path.
 LATENCYLAB_CHROMIUM = env("CHROMIUM", "chromium")
@@ -183,15 +203,51 @@ RUNNER_MAX_ATTEMPTS = 3
 RUNNER_LEASE_WAIT_MAX_S = 25
 RUNNER_MAX_BATCH_SAMPLES = 20_000
 DATA_UPLOAD_MAX_MEMORY_SIZE = 64 * 1024 * 1024
+# Request body bounds by path prefix, the longest prefix wins (apps.core.body_limits: 413
+# from Content-Length, before the body is read). A runner's block of samples and imported
+# measurements are the large bodies; sign-in and sign-up are anonymous and small.
+REQUEST_BODY_LIMITS = {
+    "/": int(env("MAX_BODY_BYTES", str(16 * 1024 * 1024))),
+    "/api/runner/v1/": DATA_UPLOAD_MAX_MEMORY_SIZE,
+    "/api/v1/imports": DATA_UPLOAD_MAX_MEMORY_SIZE,
+    "/api/v1/auth/": 64 * 1024,
+}
 
 # Where people reach the dashboard; links in webhooks and reports point here.
 PUBLIC_URL = env("PUBLIC_URL", "http://127.0.0.1:8000")
 # Webhooks to loopback are for development and tests only; production sets this to 0.
 WEBHOOKS_ALLOW_LOOPBACK = env("WEBHOOKS_ALLOW_LOOPBACK", "1") == "1"
 
+# Sent on every response (apps.core.csp), in development too. Styles may be inline: Plotly
+# and the Swagger UI set style attributes and inject <style> elements. Nothing may frame a
+# page (share links included: a report is linked, not embedded).
+CONTENT_SECURITY_POLICY = {
+    "default-src": ["'self'"],
+    "script-src": ["'self'"],
+    "style-src": ["'self'", "'unsafe-inline'"],
+    "img-src": ["'self'", "data:", "blob:"],
+    "font-src": ["'self'", "data:"],
+    "connect-src": ["'self'"],
+    "worker-src": ["'self'", "blob:"],
+    "object-src": ["'none'"],
+    "base-uri": ["'self'"],
+    "form-action": ["'self'"],
+    "frame-ancestors": ["'none'"],
+}
+X_FRAME_OPTIONS = "DENY"
+# A share link's token is in its URL: never send a URL to another origin.
+SECURE_REFERRER_POLICY = "same-origin"
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    # Credentials never reach a log line (apps.core.log_redaction).
+    "filters": {"redact_secrets": {"()": "apps.core.log_redaction.RedactSecretsFilter"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["redact_secrets"]}},
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", "INFO")},
+    # Django's own handlers (runserver's request lines, DEBUG's console) would bypass the
+    # filter: its loggers write through the root's console handler instead.
+    "loggers": {name: {"handlers": [], "propagate": True} for name in ("django", "django.server")},
 }
+# The Celery worker logs through the same filtered handler instead of its own.
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False

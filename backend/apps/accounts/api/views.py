@@ -11,6 +11,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from apps.core.throttling import ClientRateThrottle, SignInRateThrottle
+
 from ..models import ApiToken, Membership
 from ..permissions import role_in
 from ..selectors import memberships_of_user, organization_for_request
@@ -68,6 +70,7 @@ class CsrfView(APIView):
 
 class LoginView(APIView):
     permission_classes = [AllowAny]
+    throttle_classes = [ClientRateThrottle, SignInRateThrottle]
 
     @extend_schema(request=LoginInputSerializer, responses={200: SessionOutputSerializer}, summary="Log in")
     def post(self, request: Request) -> Response:

@@ -13,6 +13,7 @@ from rest_framework.views import APIView
 from apps.comparisons.artifacts import ARTIFACT_MAX_BYTES, artifact_name_error, content_type_of, run_artifact_store
 from apps.comparisons.leasing import heartbeat_receive, hello_receive, lease_acquire, run_finish
 from apps.core.errors import ApplicationError, PayloadTooLarge
+from apps.core.throttling import RunnerRateThrottle
 from apps.devices.authentication import (
     EnrollmentTokenAuthentication,
     HasEnrollmentToken,
@@ -53,12 +54,14 @@ def validated(serializer_class: type[serializers.Serializer], request: Request) 
 class RunnerAPIView(APIView):
     authentication_classes = [RunnerTokenAuthentication]
     permission_classes = [IsRunner]
+    throttle_classes = [RunnerRateThrottle]
     parser_classes = [JSONParser]  # "All bodies are JSON" (contract README)
 
 
 class RegisterView(APIView):
     authentication_classes = [EnrollmentTokenAuthentication]
     permission_classes = [HasEnrollmentToken]
+    throttle_classes = [RunnerRateThrottle]
     parser_classes = [JSONParser]
 
     @extend_schema(request=RegisterInputSerializer, responses={201: RegisterOutputSerializer},
