@@ -49,8 +49,8 @@ TLS_PROXY = env("TLS_PROXY", "1") == "1"
 if TLS_PROXY:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_SSL_REDIRECT = True
-    # Health probes reach the pod over plain HTTP inside the cluster.
-    SECURE_REDIRECT_EXEMPT = [r"^api/v1/auth/csrf$"]
+    # Health probes reach the process over plain HTTP from inside the cluster.
+    SECURE_REDIRECT_EXEMPT = [r"^api/v1/auth/csrf$", r"^healthz$", r"^readyz$"]
 SECURE_HSTS_SECONDS = int(env("HSTS_SECONDS", str(365 * 24 * 3600)))
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env("HSTS_INCLUDE_SUBDOMAINS", "1") == "1"
 SECURE_HSTS_PRELOAD = env("HSTS_PRELOAD", "0") == "1"
