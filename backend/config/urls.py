@@ -2,7 +2,6 @@ from django.contrib import admin
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from apps.core import health
 from apps.core.spa import spa
 from apps.core.static import static_file
 from apps.reports.api.urls import page_urlpatterns as share_link_pages
@@ -25,9 +24,6 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="api-docs"),
     path("admin/", admin.site.urls),
     path("static/<path:path>", static_file, name="static"),
-    # Probes for orchestrators and load balancers (apps.core.health): no auth, no session.
-    path("healthz", health.live, name="healthz"),
-    path("readyz", health.ready, name="readyz"),
     *share_link_pages,
     re_path(r"^(?!api/)(?P<path>.*)$", spa, name="spa"),
 ]

@@ -16,21 +16,37 @@ from django.conf import settings
 from django.db import DatabaseError, connection
 from django.db.migrations.executor import MigrationExecutor
 from django.http import HttpRequest, JsonResponse
+from django.http.response import HttpResponseBase
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
 CHECK_TIMEOUT_S = 2.0
 
 
+class HealthProbeMiddleware:
+    """First in MIDDLEWARE: answers /healthz and /readyz before the site's own rules. A
+    kubelet probes the pod's IP over plain HTTP, which ALLOWED_HOSTS (CommonMiddleware) and
+    the production HTTPS redirect (SecurityMiddleware) would both refuse; the probes are
+    about the process, not the site, and return nothing a client could misuse."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
+        self.get_response = get_response
+        self.probes = {"/healthz": live, "/readyz": ready}
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        probe = self.probes.get(request.path_info)
+        return probe(request) if probe is not None else self.get_response(request)
+
+
 @never_cache
 @require_GET
-def live(request: HttpRequest) -> JsonResponse:
+def live(request: HttpRequest) -> HttpResponseBase:
     return JsonResponse({"status": "ok"})
 
 
 @never_cache
 @require_GET
-def ready(request: HttpRequest) -> JsonResponse:
+def ready(request: HttpRequest) -> HttpResponseBase:
     checks: dict[str, Callable[[], None]] = {"database": _database, "migrations": _migrations, "broker": _broker}
     results: dict[str, dict[str, object]] = {}
     for name, check in checks.items():

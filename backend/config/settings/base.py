@@ -43,6 +43,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "apps.core.health.HealthProbeMiddleware",  # before host checks and HTTPS redirects (its docstring)
     "django.middleware.security.SecurityMiddleware",
     "apps.core.body_limits.BodySizeLimitMiddleware",
     "apps.core.csp.ContentSecurityPolicyMiddleware",

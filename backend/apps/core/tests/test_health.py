@@ -70,3 +70,15 @@ def test_pending_migrations_keep_it_unready_until_applied(monkeypatch):
     response = Client().get("/readyz")
     assert response.status_code == 503
     assert f"{latest.app}.{latest.name}" in response.json()["checks"]["migrations"]["error"]
+
+
+@pytest.mark.django_db
+def test_probes_answer_a_kubelet_by_pod_ip_over_plain_http(settings):
+    """Behind a TLS proxy production redirects plain HTTP and refuses unknown hosts; a
+    kubelet probes http://<pod ip>:8000 all the same."""
+    settings.ALLOWED_HOSTS = ["latencylab.example.com"]
+    settings.SECURE_SSL_REDIRECT = True
+    client = Client(HTTP_HOST="10.244.3.17:8000")
+    assert client.get("/healthz").status_code == 200
+    assert client.get("/readyz").status_code == 200
+    assert client.get("/api/v1/auth/csrf").status_code in (301, 400)  # the site's own rules still apply
