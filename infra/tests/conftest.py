@@ -29,3 +29,12 @@ def composecheck(tmp_path_factory: pytest.TempPathFactory) -> Path:
     subprocess.run([go_binary(), "build", "-trimpath", "-o", str(out), "."], cwd=TOOLS / "composecheck",
                    check=True, timeout=600, env={**os.environ, "CGO_ENABLED": "0"})
     return out
+
+
+@pytest.fixture(scope="session")
+def kustomize(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """kustomize, the version pinned by infra/tools/kustomize/go.mod (a Go `tool` dependency)."""
+    out = tmp_path_factory.mktemp("tools") / "kustomize"
+    subprocess.run([go_binary(), "build", "-trimpath", "-o", str(out), "sigs.k8s.io/kustomize/kustomize/v5"],
+                   cwd=TOOLS / "kustomize", check=True, timeout=900, env={**os.environ, "CGO_ENABLED": "0"})
+    return out
