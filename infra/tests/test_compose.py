@@ -46,6 +46,8 @@ def test_the_application_waits_for_healthy_storage_and_for_migrations(project):
     for name in ("web", "worker", "beat"):
         assert services[name]["depends_on"]["migrate"]["condition"] == "service_completed_successfully", name
     assert services["migrate"]["depends_on"]["postgres"]["condition"] == "service_healthy"
+    # The web container is healthy when it can serve: database, broker, migrations (/readyz).
+    assert "http://localhost:8000/readyz" in services["web"]["healthcheck"]["test"]
 
 
 def test_secrets_must_be_given_rather_than_defaulted(composecheck):
