@@ -15,6 +15,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from apps.core.throttling import ClientRateThrottle, SignInRateThrottle
+
 from ..emails import link_base
 from ..member_services import (
     invitation_accept,
@@ -56,6 +58,7 @@ def sign_in_to(request: Request, user: User, organization: Organization) -> None
 
 class SignupView(APIView):
     permission_classes = [AllowAny]
+    throttle_classes = [ClientRateThrottle, SignInRateThrottle]  # per client IP: guessing, mail floods
 
     @extend_schema(request=SignupInputSerializer, responses={201: SessionOutputSerializer},
                    summary="Sign up: a new user owning a new organization, signed in (403 when sign-up is closed)")
@@ -113,6 +116,7 @@ class OrganizationSelectView(SessionOnlyView):
 
 class InvitationPreviewView(APIView):
     permission_classes = [AllowAny]
+    throttle_classes = [ClientRateThrottle, SignInRateThrottle]  # per client IP: guessing, mail floods
 
     @extend_schema(responses={200: InvitationPreviewOutputSerializer, 404: DetailOutputSerializer,
                               410: DetailOutputSerializer},
@@ -127,6 +131,7 @@ class InvitationPreviewView(APIView):
 
 class InvitationAcceptView(APIView):
     permission_classes = [AllowAny]
+    throttle_classes = [ClientRateThrottle, SignInRateThrottle]  # per client IP: guessing, mail floods
 
     @extend_schema(request=InvitationAcceptInputSerializer, responses={200: SessionOutputSerializer},
                    summary="Accept an invitation: join as the signed-in user, or sign up (username, password) and "
@@ -145,6 +150,7 @@ class InvitationAcceptView(APIView):
 
 class PasswordResetRequestView(APIView):
     permission_classes = [AllowAny]
+    throttle_classes = [ClientRateThrottle, SignInRateThrottle]  # per client IP: guessing, mail floods
     authentication_classes: list = []
 
     @extend_schema(request=PasswordResetRequestInputSerializer, responses={200: DetailOutputSerializer},
@@ -158,6 +164,7 @@ class PasswordResetRequestView(APIView):
 
 class PasswordResetConfirmView(APIView):
     permission_classes = [AllowAny]
+    throttle_classes = [ClientRateThrottle, SignInRateThrottle]  # per client IP: guessing, mail floods
     authentication_classes: list = []
 
     @extend_schema(request=PasswordResetConfirmInputSerializer, responses={200: DetailOutputSerializer},

@@ -127,6 +127,20 @@ def test_sign_in_is_limited_per_client_ip(user, settings):
 
 
 @pytest.mark.django_db
+def test_sign_up_and_password_reset_share_the_sign_in_limit(db, settings):
+    settings.SIGN_IN_RATE = "2/minute"
+    client = APIClient(REMOTE_ADDR=fresh_ip())
+    statuses = [client.post("/api/v1/auth/password-reset", {"email": "nobody@example.com"}, format="json").status_code
+                for _ in range(2)]
+    signup = client.post("/api/v1/auth/signup", {"username": "mallory", "email": "m@example.com",
+                                                 "password": "a-long-enough-password", "organization_name": "M"},
+                         format="json")
+    assert statuses == [200, 200]
+    assert signup.status_code == 429
+    assert client.get("/api/v1/auth/invitations/lli_guess").status_code == 429
+
+
+@pytest.mark.django_db
 def test_anonymous_calls_are_limited_per_ip_and_x_forwarded_for_does_not_reset_it(db, settings):
     settings.ANON_RATE = "2/minute"
     address = fresh_ip()
