@@ -73,7 +73,7 @@ test('every page works under the Content-Security-Policy', { timeout: finishTime
     seen['/forgot-password'] = await visit(`${baseUrl}/forgot-password`, () => page.locator('form').first().waitFor());
     seen['/api/docs/'] = await visit(`${baseUrl}/api/docs/`, () => page.locator('.swagger-ui .info .title').waitFor());
     seen['/admin/login/'] = await visit(`${baseUrl}/admin/login/`, () => page.locator('#login-form').waitFor());
-    const adminStyled = await page.evaluate(() => getComputedStyle(document.querySelector('#header')).backgroundColor);
+    const adminStyled = await page.evaluate(() => window.getComputedStyle(document.querySelector('#header')).backgroundColor);
     assert.notEqual(adminStyled, 'rgba(0, 0, 0, 0)', 'the admin stylesheet was not applied');
 
     await openSignedIn(page, `${baseUrl}/`, page.getByRole('heading', { name: 'Home', level: 1 }));
