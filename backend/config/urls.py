@@ -23,6 +23,7 @@ urlpatterns = [
     # The split view serves its start-up script as a file: the CSP allows no inline script.
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="api-docs"),
     path("admin/", admin.site.urls),
+    path("", include("apps.monitoring.urls")),  # /metrics, for the operator's Prometheus
     path("static/<path:path>", static_file, name="static"),
     *share_link_pages,
     re_path(r"^(?!api/)(?P<path>.*)$", spa, name="spa"),

@@ -25,6 +25,7 @@ comparison can run on the host and on both "phones".
 import argparse
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -213,9 +214,15 @@ class Stack:
                                   f"ensure_tls(__import__('pathlib').Path({str(tls_dir)!r}))"],
                        check=True)
         web = f"http://127.0.0.1:{ports['web']}"
+        # gunicorn's workers write their HTTP metrics here and a /metrics scrape sums them
+        # (prometheus_client's multiprocess mode); emptied per start, as its docs require.
+        metrics_dir = self.base / "prometheus"
+        if not self.alive("web"):
+            shutil.rmtree(metrics_dir, ignore_errors=True)
+        metrics_dir.mkdir(exist_ok=True)
         self.spawn("web", [str(VENV_BIN / "gunicorn"), "config.wsgi:application", "--bind", f"127.0.0.1:{ports['web']}",
                            "--worker-class", "gthread", "--workers", "2", "--threads", "16", "--timeout", "90",
-                           "--graceful-timeout", "5"], env, BACKEND)
+                           "--graceful-timeout", "5"], {**env, "PROMETHEUS_MULTIPROC_DIR": str(metrics_dir)}, BACKEND)
         self.spawn("worker", [str(VENV_BIN / "celery"), "-A", "config", "worker", "--concurrency", "2",
                               "--loglevel", "INFO", "--hostname", f"worker-{ports['web']}@%h"], env, BACKEND)
         self.spawn("beat", [str(VENV_BIN / "celery"), "-A", "config", "beat", "--loglevel", "INFO",

@@ -86,6 +86,8 @@ class Analysis(models.Model):
     version = models.PositiveIntegerField()
     engine = models.CharField(max_length=32)
     result = models.JSONField()
+    compute_seconds = models.FloatField(null=True, blank=True,
+                                        help_text="time to compute it (null: before this was recorded, or imported)")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -149,8 +149,10 @@ def comparison_analyse(*, comparison_id: str) -> Analysis | None:
     if comparison.status != Comparison.Status.ANALYSING:
         return None
     point = look_point(comparison)
+    started = time.perf_counter()
     result = analysis_compute(comparison=comparison,
                               config=verdict_config(comparison.spec, alpha=point.alpha if point else None))
+    compute_seconds = time.perf_counter() - started
     if point is not None and _look_continues(comparison, point, result):
         return None
     with transaction.atomic():
@@ -158,7 +160,8 @@ def comparison_analyse(*, comparison_id: str) -> Analysis | None:
         if locked.status != Comparison.Status.ANALYSING:
             return None
         version = (locked.analyses.aggregate(v=Max("version"))["v"] or 0) + 1
-        analysis = Analysis.objects.create(comparison=locked, version=version, engine=ENGINE, result=result)
+        analysis = Analysis.objects.create(comparison=locked, version=version, engine=ENGINE, result=result,
+                                           compute_seconds=compute_seconds)
         if point is not None:
             _record_look(locked, point, result, VerdictLook.Decision.STOP)
         runs = list(locked.runs.values_list("status", "error"))

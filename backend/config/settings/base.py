@@ -40,10 +40,12 @@ INSTALLED_APPS = [
     "apps.webhooks",
     "apps.reports",
     "apps.runner_protocol",
+    "apps.monitoring",
 ]
 
 MIDDLEWARE = [
     "apps.core.health.HealthProbeMiddleware",  # before host checks and HTTPS redirects (its docstring)
+    "apps.core.http_metrics.HttpMetricsMiddleware",  # HTTP latency by route for /metrics (apps.monitoring)
     "django.middleware.security.SecurityMiddleware",
     "apps.core.body_limits.BodySizeLimitMiddleware",
     "apps.core.csp.ContentSecurityPolicyMiddleware",
@@ -216,6 +218,8 @@ REQUEST_BODY_LIMITS = {
 
 # Where people reach the dashboard; links in webhooks and reports point here.
 PUBLIC_URL = env("PUBLIC_URL", "http://127.0.0.1:8000")
+# /metrics (apps.monitoring) answers only `Authorization: Bearer <this>`; unset: no /metrics (404).
+LATENCYLAB_METRICS_TOKEN = env("METRICS_TOKEN", "")
 # Webhooks to loopback are for development and tests only; production sets this to 0.
 WEBHOOKS_ALLOW_LOOPBACK = env("WEBHOOKS_ALLOW_LOOPBACK", "1") == "1"
 
