@@ -21,6 +21,7 @@ EXPECTED_ERRORS = {
     "invalid-job-bad-method.json": ("requests.0.method", "FETCH"),
     "invalid-job-missing-origin.json": ("arms.0", "'origin' is a required property"),
     "invalid-job-negative-seq.json": ("requests.2.seq", "minimum"),
+    "invalid-job-pinned-not-an-address.json": ("pinned_addresses.api.example.com", "does not match"),
     "invalid-job-non-http-origin.json": ("arms.0.origin", "does not match"),
     "invalid-job-unknown-protocol.json": ("arms.1.protocol", "spdy"),
     "invalid-job-unknown-request-field.json": ("requests.1", "'url' was unexpected"),

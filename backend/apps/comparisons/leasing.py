@@ -71,6 +71,9 @@ def run_lease_payload(run: Run) -> dict[str, Any]:
         "device_serial": run.device.serial if run.device else None,
         "lease_expires_at": run.lease_expires_at.isoformat() if run.lease_expires_at else None,
         "network_profile": {"name": run.network_profile, **run.network_profile_spec},
+        # A hosted pool's runner checks every customer host again after its own DNS lookup and
+        # pins the connection to the address it checked (comparisons/target_policy.py).
+        "pool_kind": run.pool.kind,
         # Only the secrets this run's spec references, decrypted for this lease; the runner
         # substitutes them in memory and drops them after the run (runner protocol README).
         "secrets": secret_values(organization_id=run.comparison.organization_id,

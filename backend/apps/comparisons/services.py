@@ -19,6 +19,7 @@ from .planning import planned_runs
 from .platforms import spec_platform_errors
 from .secret_refs import referenced_secret_names, unknown_secret_errors
 from .spec import normalize_spec, spec_fingerprint
+from .target_policy import target_policy_errors
 
 
 def comparison_spec_check(*, organization: Organization, submitted_spec: Any) -> dict[str, Any]:
@@ -40,8 +41,12 @@ def comparison_spec_check(*, organization: Organization, submitted_spec: Any) ->
         if missing:
             raise serializers.ValidationError(missing)
     pool_slug = spec["devices"]["pool"]
-    if not pools_visible_to(organization=organization).filter(slug=pool_slug).exists():
+    pool = pools_visible_to(organization=organization).filter(slug=pool_slug)
+    pool_kind = pool.values_list("kind", flat=True).first()
+    if pool_kind is None:
         raise serializers.ValidationError({"devices": {"pool": [f"No device pool named {pool_slug!r} is visible."]}})
+    if unreachable := target_policy_errors(spec, pool_kind=pool_kind):
+        raise serializers.ValidationError(unreachable)
     return spec
 
 

@@ -4,7 +4,6 @@ make one delivery attempt (signed POST, bounded exponential backoff)."""
 import datetime
 import hashlib
 import hmac
-import ipaddress
 import json
 import secrets
 from typing import Any
@@ -18,6 +17,7 @@ from rest_framework import serializers
 
 from apps.accounts.models import Organization
 from apps.comparisons.models import Comparison
+from apps.core.addresses import literal_address
 from apps.results.verdicts import gate_outcome_within
 
 from . import transport
@@ -60,11 +60,8 @@ def webhook_url_validate(url: str) -> str:
         return url
     if parts.scheme != "https":
         raise serializers.ValidationError({"url": ["Must be https:// (http:// only to localhost)."]})
-    try:
-        literal = ipaddress.ip_address(host.strip("[]"))
-    except ValueError:
-        return url
-    if not transport.address_allowed(str(literal)):
+    literal = literal_address(host)  # decimal, octal and hex forms too: http://2130706433/ is 127.0.0.1
+    if literal is not None and not transport.address_allowed(str(literal)):
         raise serializers.ValidationError({"url": ["Must not point at a private, link-local or reserved address."]})
     return url
 

@@ -1,7 +1,8 @@
 """The one outbound HTTP request a delivery makes: POST to the configured URL, 10 s
 timeout, redirects never followed, and the address checked after DNS resolution and
 then pinned, so a hostname cannot be re-pointed at an internal address (SSRF,
-DNS rebinding) between the check and the connection."""
+DNS rebinding) between the check and the connection. The address policy is the
+service's one (apps.core.addresses)."""
 
 import http.client
 import ipaddress
@@ -12,12 +13,13 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 
+from apps.core.addresses import BlockedAddress, address_problem, check_host, is_loopback
+
 TIMEOUT_S = 10.0
 LOOPBACK_NAMES = {"localhost", "localhost.localdomain"}
 
 
-class BlockedAddress(Exception):
-    """The URL resolves to an address webhooks may not reach."""
+__all__ = ["BlockedAddress", "Response", "address_allowed", "is_loopback_host", "loopback_allowed", "post"]
 
 
 def loopback_allowed() -> bool:
@@ -37,9 +39,9 @@ def is_loopback_host(host: str) -> bool:
 
 def address_allowed(address: str) -> bool:
     ip = ipaddress.ip_address(address.split("%", 1)[0])
-    if ip.is_loopback:
+    if is_loopback(ip):
         return loopback_allowed()
-    return ip.is_global and not ip.is_multicast
+    return address_problem(ip) is None
 
 
 @dataclass(frozen=True)
@@ -69,13 +71,9 @@ class _PinnedHTTPSConnection(http.client.HTTPSConnection):
 
 def resolve_allowed(host: str, port: int) -> str:
     try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    except socket.gaierror as exc:
-        raise OSError(f"cannot resolve {host}: {exc}") from exc
-    addresses = [str(info[4][0]) for info in infos]
-    if not addresses or not all(address_allowed(a) for a in addresses):
-        raise BlockedAddress(f"{host} resolves to an address webhooks may not reach")
-    return addresses[0]
+        return check_host(host, port, allow_loopback=loopback_allowed()).address
+    except BlockedAddress as exc:
+        raise BlockedAddress(f"{exc}; webhooks may not reach it") from exc
 
 
 def post(url: str, *, body: bytes, headers: dict[str, str], timeout: float = TIMEOUT_S) -> Response:

@@ -156,6 +156,7 @@ SPECTACULAR_SETTINGS = {
         "RunStatusEnum": "apps.comparisons.models.Run.Status",
         "PlatformEnum": ["host", "android", "ios"],
         "DeviceStateEnum": "apps.devices.models.Device.State",
+        "PoolKindEnum": "apps.devices.models.DevicePool.Kind",
         "RunnerDeviceStateEnum": ["available", "busy", "not_ready", "unauthorized", "offline"],
         "RunErrorKindEnum": "apps.comparisons.models.Run.ErrorKind",
         "FinishErrorKindEnum": ["device_lost", "device_not_ready", "build_failure", "timeout", "malformed_result",

@@ -21,6 +21,7 @@ from typing import Any
 from .. import __version__
 from ..devices.model import DeviceStatus
 from ..drivers.host import host_device
+from ..target_policy import TargetRefused, pin_targets
 from .client import ProtocolError, RunnerClient
 from .fleet import Driver, Fleet
 
@@ -44,7 +45,8 @@ class SingleDevice:
 
 class Agent:
     def __init__(self, client: RunnerClient, *, name: str, serial: str | None = None, driver: Any = None,
-                 drivers: list[Driver] | None = None, heartbeat_interval_s: float = 10.0, lease_wait_s: float = 25.0):
+                 drivers: list[Driver] | None = None, heartbeat_interval_s: float = 10.0, lease_wait_s: float = 25.0,
+                 hosted: bool = False):
         if drivers is None:
             if driver is None or serial is None:
                 raise ValueError("an agent needs drivers, or one driver and its device serial")
@@ -54,6 +56,9 @@ class Agent:
         self.fleet = Fleet(drivers)
         self.heartbeat_interval_s = heartbeat_interval_s
         self.lease_wait_s = lease_wait_s
+        # A hosted pool's host (config `hosted: true`): customer hosts are checked and pinned
+        # on every run, whatever a lease says (target_policy.py).
+        self.hosted = hosted
         # Set by SIGTERM or a `drain` command: no new leases; running runs finish.
         self.stopping = threading.Event()
         self._stopped = threading.Event()
@@ -165,7 +170,8 @@ class Agent:
     def _execute(self, driver: Driver, serial: str, lease: dict[str, Any], cancelled: threading.Event) -> None:
         run_id = lease["run_id"]
         try:
-            driver.execute(lease, self.client, cancelled)
+            if self._targets_pinned(lease):
+                driver.execute(lease, self.client, cancelled)
         except Exception:
             # The backend was unreachable even after the client's retries: the lease will
             # expire and the run resume at its first unstored block, on this runner or
@@ -182,6 +188,22 @@ class Agent:
                 self._threads.pop(run_id, None)
                 self._finished += 1
                 self._changed.notify_all()
+
+    def _targets_pinned(self, lease: dict[str, Any]) -> bool:
+        """Before any driver runs a hosted run: every customer host resolved once, checked,
+        and its address put in the lease for the jobs (`pinned_addresses`). A refused host
+        ends the run `failed` (the spec's target, not the lab, is at fault; retrying on
+        another device would not change the answer), naming the field and the reason."""
+        try:
+            lease["pinned_addresses"] = pin_targets(lease, configured_hosted=self.hosted)
+        except TargetRefused as exc:
+            log.warning("run %s refused: %s", lease["run_id"], exc)
+            # Nothing ran: no fingerprint or link to report.
+            self.client.finish(lease["run_id"], {"lease_token": lease["lease_token"], "status": "failed",
+                                                 "error_kind": "test_failure", "error": str(exc)[:4000],
+                                                 "fingerprint": None, "link": None})
+            return False
+        return True
 
     def _drain(self) -> None:
         with self._changed:

@@ -133,7 +133,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     shaper = WifiShaper(WifiInterfaces(ap=config.link_interface)) \
         if config.link_mode == "ap-netem" and config.link_interface else None
     agent = Agent(client, name=config.name, drivers=build_drivers(config, shaper),
-                  heartbeat_interval_s=config.heartbeat_interval_s)
+                  heartbeat_interval_s=config.heartbeat_interval_s, hosted=config.hosted)
     log.info("runner %s: drivers %s, server %s", config.name, ", ".join(config.drivers), config.server)
     try:
         return serve(agent, client, max_runs=args.max_runs, idle_exit_s=args.idle_exit)

@@ -12,9 +12,11 @@ reference target and fastlane are, how phones are shaped).
      "android": {"adb": "adb"},
      "ios": {"exchange_host": "0.0.0.0", "exchange_port": 8470, "lab_address": "192.168.10.2"},
      "link": {"mode": "ap-netem", "interface": "wlan0"},
-     "work_dir": "~/.cache/latencylab/runner"}
+     "work_dir": "~/.cache/latencylab/runner", "hosted": false}
 
-Every setting but the credentials has a default; a bad value is refused with its field
+`hosted: true` marks a host of LatencyLab's hosted fleet: every run's customer hosts are
+checked against the hosted-pool policy and pinned (target_policy.py) even if a lease
+said otherwise. Every setting but the credentials has a default; a bad value is refused with its field
 path and the allowed values.
 """
 
@@ -35,7 +37,7 @@ from ..drivers.targets import ReferenceTarget
 CONFIG_ENV = "LATENCYLAB_RUNNER_CONFIG"
 DRIVERS = ("host", "android", "ios")
 _KNOWN = {"server", "runner_token", "runner_id", "name", "pool", "drivers", "target", "gate", "fastlane", "android",
-          "ios", "link", "work_dir", "heartbeat_interval_s"}
+          "ios", "link", "work_dir", "heartbeat_interval_s", "hosted"}
 
 
 class ConfigError(ValueError):
@@ -73,6 +75,7 @@ class RunnerConfig:
     link_interface: str | None = None
     work_dir: Path = Path("~/.cache/latencylab/runner").expanduser()
     heartbeat_interval_s: float = 10.0
+    hosted: bool = False
 
 
 def _section(doc: dict[str, Any], key: str, known: set[str]) -> dict[str, Any]:
@@ -138,6 +141,8 @@ def parse_config(doc: Any) -> RunnerConfig:
     link = _section(doc, "link", {"mode", "interface"})
     if link.get("mode", "ap-netem") not in LINK_MODES:
         raise ConfigError(f"link.mode: must be one of {', '.join(LINK_MODES)}, got {link.get('mode')!r}")
+    if not isinstance(doc.get("hosted", False), bool):
+        raise ConfigError(f"hosted: must be true or false, got {doc['hosted']!r}")
     return RunnerConfig(
         server=doc["server"], runner_token=doc["runner_token"], name=doc["name"], runner_id=doc.get("runner_id"),
         pool=doc.get("pool"), drivers=tuple(drivers), target=target, gate=gate, lane=lane,
@@ -149,6 +154,7 @@ def parse_config(doc: Any) -> RunnerConfig:
         lab_address=i.get("lab_address"), link_mode=link.get("mode", "ap-netem"), link_interface=link.get("interface"),
         work_dir=Path(doc.get("work_dir", "~/.cache/latencylab/runner")).expanduser(),
         heartbeat_interval_s=_number(doc, "(root)", "heartbeat_interval_s", 10, 1, 60),
+        hosted=doc.get("hosted", False),
     )
 
 

@@ -38,6 +38,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--target-tls-port", type=int, default=int(env("LATENCYLAB_TARGET_TLS_PORT", "8443")))
     parser.add_argument("--target-server-name", default=env("LATENCYLAB_TARGET_SERVER_NAME", "localhost"))
     parser.add_argument("--ca-file", default=env("LATENCYLAB_TARGET_CA"), help="CA of the reference target")
+    parser.add_argument("--hosted", action="store_true", default=env("LATENCYLAB_RUNNER_HOSTED") == "1",
+                        help="a hosted pool's host: check and pin every customer host (or LATENCYLAB_RUNNER_HOSTED=1)")
     parser.add_argument("--max-runs", type=int, default=None, help="exit after this many runs")
     parser.add_argument("--idle-exit", type=float, default=None, help="exit after this many idle seconds")
     return parser
@@ -54,7 +56,8 @@ def main(argv: list[str] | None = None) -> int:
     client = RunnerClient(args.server, args.token)
     target = ReferenceTarget(args.target_host, args.target_plain_port, args.target_tls_port, args.target_server_name,
                              args.ca_file)
-    agent = Agent(client, name=args.name, serial=args.serial or f"host-{args.name}", driver=HostDriver(target))
+    agent = Agent(client, name=args.name, serial=args.serial or f"host-{args.name}", driver=HostDriver(target),
+                  hosted=args.hosted)
     return commands.serve(agent, client, max_runs=args.max_runs, idle_exit_s=args.idle_exit)
 
 

@@ -72,22 +72,25 @@ def origin_address(origin: str) -> tuple[str, int]:
     return url.hostname or "", port
 
 
-def reachability_reason(origins: list[str], limits: GateThresholds) -> str | None:
+def reachability_reason(origins: list[str], limits: GateThresholds,
+                        pinned: dict[str, str] | None = None) -> str | None:
     """A TCP connect from this host to every distinct origin: the phones reach the
     targets through the same lab network, so a target this host cannot reach would only
     produce a block of connect errors. h3 arms are checked over TCP too: the reference
-    target serves its TLS port on both."""
+    target serves its TLS port on both. A hosted run's host is reached at its checked
+    address (`pinned`), never looked up again."""
     for host, port in dict.fromkeys(origin_address(o) for o in origins):
         try:
-            socket.create_connection((host, port), timeout=limits.reach_timeout_s).close()
+            socket.create_connection(((pinned or {}).get(host, host), port), timeout=limits.reach_timeout_s).close()
         except OSError as exc:
             return f"target {host}:{port} unreachable: {exc.strerror or exc}"
     return None
 
 
-def readiness_reason(device: DeviceStatus, origins: list[str], limits: GateThresholds) -> str | None:
+def readiness_reason(device: DeviceStatus, origins: list[str], limits: GateThresholds,
+                     pinned: dict[str, str] | None = None) -> str | None:
     """Before each block: the device's health, then the targets; None when ready."""
-    return health_reason(device, limits) or reachability_reason(origins, limits)
+    return health_reason(device, limits) or reachability_reason(origins, limits, pinned)
 
 
 def apply_health(device: DeviceStatus, limits: GateThresholds) -> DeviceStatus:

@@ -43,12 +43,14 @@ def block_batch(lease: dict[str, Any], block: int, result: dict[str, Any]) -> di
             "baseline": result.get("baseline"), "samples": result["samples"]}
 
 
-def baseline_origin(spec: dict[str, Any], target: ReferenceTarget) -> tuple[str, int]:
-    """The baseline measures the path to the baseline arm's endpoint."""
+def baseline_origin(spec: dict[str, Any], target: ReferenceTarget,
+                    pinned: dict[str, str] | None = None) -> tuple[str, int]:
+    """The baseline measures the path to the baseline arm's endpoint: on a hosted run, to
+    the address checked at lease time (target_policy.py), never a fresh lookup."""
     label = spec.get("baseline_arm") or spec["arms"][0]["label"]
     arm = next(a for a in spec["arms"] if a["label"] == label)
     endpoint = arm_endpoint(arm, target)
-    return endpoint.host, endpoint.port
+    return (pinned or {}).get(endpoint.host.lower(), endpoint.host), endpoint.port
 
 
 class HostDriver:
@@ -85,10 +87,12 @@ class HostDriver:
 
                     def in_namespace(block: int) -> dict[str, Any]:
                         job = build_job(spec, run_id=run_id, block=block, attempt=lease["attempt"],
-                                        target=emulated.target, secrets=secrets)
+                                        target=emulated.target, secrets=secrets,
+                                        pinned=lease.get("pinned_addresses"))
                         # Every request may take up to timeout_s: a hard bound on a stuck block.
                         bound = len(job["requests"]) * job["timeout_ms"] / 1000 + 60
-                        result = emulated.run_job(job, baseline_origin=baseline_origin(spec, emulated.target),
+                        origin = baseline_origin(spec, emulated.target, lease.get("pinned_addresses"))
+                        result = emulated.run_job(job, baseline_origin=origin,
                                                   timeout_s=bound)
                         return self._checked(job, result)
 
@@ -120,8 +124,8 @@ class HostDriver:
     def _local_block(self, lease: dict[str, Any], block: int, cancelled: threading.Event) -> dict[str, Any]:
         spec = lease["spec"]
         job = build_job(spec, run_id=lease["run_id"], block=block, attempt=lease["attempt"], target=self.target,
-                        secrets=lease.get("secrets"))
-        baseline = measure_baseline(*baseline_origin(spec, self.target))
+                        secrets=lease.get("secrets"), pinned=lease.get("pinned_addresses"))
+        baseline = measure_baseline(*baseline_origin(spec, self.target, lease.get("pinned_addresses")))
         result = execute_job(job, cancelled=cancelled)
         result["baseline"] = baseline
         return self._checked(job, result)

@@ -70,6 +70,8 @@ class Cancelled(Exception):
 class PhoneDriver:
     name = "phone"
     tool = "the device tool"
+    # Whether this platform's harness connects to a job's pinned_addresses (hosted pools).
+    pins_addresses = True
 
     def __init__(self, devices: Any, settings: PhoneSettings):
         self.devices = devices
@@ -139,12 +141,19 @@ class PhoneDriver:
         if status is None:
             raise RuntimeError("status is None")
         try:
-            job = build_job(lease["spec"], run_id=run_id, block=block, attempt=lease["attempt"], target=link.target)
+            job = build_job(lease["spec"], run_id=run_id, block=block, attempt=lease["attempt"], target=link.target,
+                            pinned=lease.get("pinned_addresses"))
         except MissingSecret:
             # The service sends secrets to host runners only: a harness reads its job from a file.
             raise BlockFailure("test_failure", f"{self.name} harnesses do not receive secrets; {{{{secret.NAME}}}} "
                                                f"headers run on host runners only") from None
-        reason = readiness_reason(status, [arm["origin"] for arm in job["arms"]], self.settings.limits)
+        if job.get("pinned_addresses") and not self.pins_addresses:
+            # Never let a harness that would look the names up again reach a hosted run's customer hosts.
+            raise BlockFailure("test_failure", f"the {self.name} harness cannot pin a customer host to the address "
+                                               f"the runner checked, so hosted pools run customer endpoints on host "
+                                               f"and android devices only")
+        reason = readiness_reason(status, [arm["origin"] for arm in job["arms"]], self.settings.limits,
+                                  job.get("pinned_addresses"))
         if reason:
             raise BlockFailure("device_not_ready", f"{serial}: {reason}")
         directory = self.settings.work_dir / run_id

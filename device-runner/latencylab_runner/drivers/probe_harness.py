@@ -59,11 +59,24 @@ def host_fingerprint(protocols: set[str] | None = None) -> dict[str, Any]:
     }
 
 
-def arm_origin(arm: dict[str, Any]) -> Origin:
+def arm_origin(arm: dict[str, Any], pinned: dict[str, str] | None = None) -> Origin:
+    """Where the arm's connections go. A host in `pinned` (a hosted run's checked address,
+    job `pinned_addresses`) is connected to at that address only, never looked up again;
+    SNI, certificate name and Host stay the host's name."""
     url = urlsplit(arm["origin"])
     if url.hostname is None or url.port is None:
         raise ValueError(f"arm {arm['label']!r}: origin {arm['origin']!r} needs a host and a port")
+    address = (pinned or {}).get(url.hostname)
+    if address is not None:
+        return Origin(scheme=url.scheme, host=address, port=url.port,
+                      server_name=arm.get("server_name") or url.hostname)
     return Origin(scheme=url.scheme, host=url.hostname, port=url.port, server_name=arm.get("server_name"))
+
+
+def _arm_at(arm: dict[str, Any], origin: str) -> dict[str, Any]:
+    """The arm sending to `origin`: its server_name names its own origin only (a request's
+    absolute URL is checked against that URL's host)."""
+    return arm if origin == arm["origin"] else {**arm, "origin": origin, "server_name": None}
 
 
 def execute_job(job: dict[str, Any], *, cancelled: threading.Event | None = None,
@@ -88,7 +101,7 @@ def execute_job(job: dict[str, Any], *, cancelled: threading.Event | None = None
         key = (arm["label"], origin, n)
         if key not in sessions:
             sessions[key] = open_session(protocol=arm["protocol"], connection=arm["connection"],
-                                         origin=arm_origin({**arm, "origin": origin}),
+                                         origin=arm_origin(_arm_at(arm, origin), job.get("pinned_addresses")),
                                          ca_pem=arm.get("ca_bundle_pem"), timeout_s=timeout_s)
         return sessions[key]
 

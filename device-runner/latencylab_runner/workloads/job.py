@@ -82,11 +82,14 @@ def job_request(seq: int, planned: PlannedRequest, base_path: str) -> dict[str, 
 
 
 def build_job(spec: dict[str, Any], *, run_id: str, block: int, attempt: int,
-              target: ReferenceTarget, secrets: Mapping[str, str] | None = None) -> dict[str, Any]:
+              target: ReferenceTarget, secrets: Mapping[str, str] | None = None,
+              pinned: Mapping[str, str] | None = None) -> dict[str, Any]:
     """The validated job document for `block`; raises ContractError if the spec cannot be
     expressed (e.g. a customer endpoint with a path the contract refuses). `secrets` (the
     lease's) replace `{{secret.NAME}}` in header values after validation: the job is then
-    for this process's memory only. MissingSecret if a referenced one is not there."""
+    for this process's memory only. MissingSecret if a referenced one is not there.
+    `pinned` (a hosted run's checked addresses, target_policy.pin_targets) becomes the
+    job's pinned_addresses: the harness connects there and nowhere else."""
     endpoints = {arm["label"]: arm_endpoint(arm, target) for arm in spec["arms"]}
     timeout_ms = int(round(float(spec.get("timeout_s", 30)) * 1000))
     job = {
@@ -102,6 +105,8 @@ def build_job(spec: dict[str, Any], *, run_id: str, block: int, attempt: int,
         "requests": [job_request(seq, planned, endpoints[planned.arm].base_path)
                      for seq, planned in enumerate(plan_block(spec, run_id=run_id, block=block))],
     }
+    if pinned:
+        job["pinned_addresses"] = dict(pinned)
     validate(job, "job")
     substitute_headers(job, secrets or {})
     return job

@@ -53,13 +53,14 @@ class RecordingBackend:
 
     # -- test side -----------------------------------------------------------
     def enqueue(self, *, serial: str, spec: dict[str, Any], network_profile: dict[str, Any] | None = None,
-                next_block: int = 0, attempt: int = 1) -> str:
+                next_block: int = 0, attempt: int = 1, pool_kind: str = "private") -> str:
         run_id = str(uuid.uuid4())
         with self.lock:
             self.queue.append({"run_id": run_id, "lease_token": uuid.uuid4().hex, "attempt": attempt,
                                "next_block": next_block, "device_serial": serial,
                                "lease_expires_at": "2030-01-01T00:00:00Z",
-                               "network_profile": network_profile or {"name": "none"}, "spec": spec})
+                               "network_profile": network_profile or {"name": "none"}, "pool_kind": pool_kind,
+                               "spec": spec})
         return run_id
 
     def wait_finished(self, run_id: str, timeout_s: float = 120.0) -> dict[str, Any]:

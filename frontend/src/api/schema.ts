@@ -2176,12 +2176,6 @@ export interface components {
             /** @description the same columns as CSV text, with a header line */
             csv?: string;
         };
-        /**
-         * @description * `private` - Private
-         *     * `hosted` - Hosted
-         * @enum {string}
-         */
-        KindEnum: "private" | "hosted";
         LeaseInputRequest: {
             /** @description serials of the free (ready) devices */
             devices: string[];
@@ -2212,6 +2206,13 @@ export interface components {
             } & {
                 [key: string]: unknown;
             };
+            /**
+             * @description `hosted`: before the first block, resolve every customer host once, refuse private, loopback, link-local, CGNAT, metadata and reserved addresses, and connect only to the address checked
+             *
+             *     * `private` - Private
+             *     * `hosted` - Hosted
+             */
+            pool_kind: components["schemas"]["PoolKindEnum"];
             /** @description the normalized comparison spec: preset expanded, defaults filled (contract README, NORMALIZED_SPEC) */
             spec: {
                 [key: string]: unknown;
@@ -2577,10 +2578,16 @@ export interface components {
             offline: number;
             quarantined: number;
         };
+        /**
+         * @description * `private` - Private
+         *     * `hosted` - Hosted
+         * @enum {string}
+         */
+        PoolKindEnum: "private" | "hosted";
         PoolOutput: {
             readonly slug: string;
             readonly name: string;
-            readonly kind: components["schemas"]["KindEnum"];
+            readonly kind: components["schemas"]["PoolKindEnum"];
             /** @description devices of the pool by state */
             readonly devices: components["schemas"]["PoolDeviceCounts"];
             runners: number;
@@ -2590,7 +2597,7 @@ export interface components {
         PoolRef: {
             readonly slug: string;
             readonly name: string;
-            readonly kind: components["schemas"]["KindEnum"];
+            readonly kind: components["schemas"]["PoolKindEnum"];
         };
         Preset: {
             name: string;
@@ -4993,7 +5000,6 @@ export const gateMetricValues: ReadonlyArray<FlattenedDeepRequired<components>["
 export const gateStatisticValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["GateStatistic"]> = ["median"];
 export const headlineVerdictEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HeadlineVerdictEnum"]> = ["regression", "inconclusive", "improvement", "equivalent", "no_data"];
 export const httpMethodValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HttpMethod"]> = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"];
-export const kindEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["KindEnum"]> = ["private", "hosted"];
 export const lookDecisionValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LookDecision"]> = ["stop", "continue"];
 export const lossModelEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LossModelEnum"]> = ["random", "gilbert_elliott"];
 export const metricValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Metric"]> = ["total_ms", "ttfb_ms"];
@@ -5004,6 +5010,7 @@ export const paceBasisEnumValues: ReadonlyArray<FlattenedDeepRequired<components
 export const payloadSweepWorkloadKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PayloadSweepWorkload"]["kind"]> = ["payload_sweep"];
 export const platformValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Platform"]> = ["host", "android", "ios"];
 export const platformEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PlatformEnum"]> = ["ios", "android", "host"];
+export const poolKindEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PoolKindEnum"]> = ["private", "hosted"];
 export const presetNameValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PresetName"]> = ["aa-calibration", "api-and-download", "mid-image-series", "mid-image-series-transatlantic", "os-added-latency", "payload-sweep"];
 export const protocolValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Protocol"]> = ["h1c", "h1", "h2", "h3", "grpc"];
 export const requestsWorkloadKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RequestsWorkload"]["kind"]> = ["requests"];

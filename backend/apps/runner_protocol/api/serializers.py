@@ -8,7 +8,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from apps.comparisons.models import Run
-from apps.devices.models import Device
+from apps.devices.models import Device, DevicePool
 
 DRIVERS = ["host", "android", "ios"]
 # Serials and UDIDs are printable ASCII without spaces (adb over Wi-Fi: "192.168.1.7:5555").
@@ -165,6 +165,10 @@ class LeasedRunSerializer(serializers.Serializer):
     device_serial = serializers.CharField(allow_null=True)
     lease_expires_at = serializers.DateTimeField(allow_null=True)
     network_profile = NetworkProfileWireField()
+    pool_kind = serializers.ChoiceField(
+        choices=DevicePool.Kind.choices,
+        help_text="`hosted`: before the first block, resolve every customer host once, refuse private, loopback, "
+                  "link-local, CGNAT, metadata and reserved addresses, and connect only to the address checked")
     spec = NormalizedSpecField()
     secrets = serializers.DictField(
         child=serializers.CharField(), default=dict,

@@ -42,7 +42,7 @@ class BlockRunner(
         fun engineFor(request: PlannedRequest): ProtocolEngine {
             val arm = arms.getValue(request.arm)
             val origin = request.origin ?: arm.origin
-            return open.getOrPut(arm.label to origin) { engines.create(arm.at(origin), settings) }
+            return open.getOrPut(arm.label to origin) { engines.create(arm.at(origin).pinned(job.pinnedAddresses), settings) }
         }
         val samples = ArrayList<Sample>(job.requests.size)
         try {

@@ -100,6 +100,7 @@ class JobBuilder(private val runId: String = "test-run", private val timeoutMs: 
     private val requests = mapper.createArrayNode()
     private var gapMs = 0
     private var maxParallel: Int? = null
+    private val pinned = mapper.createObjectNode()
 
     fun arm(label: String, protocol: String, connection: String, origin: String, serverName: String? = null, ca: Boolean = true) = apply {
         arms.addObject().apply {
@@ -140,6 +141,9 @@ class JobBuilder(private val runId: String = "test-run", private val timeoutMs: 
 
     fun maxParallel(n: Int) = apply { maxParallel = n }
 
+    /** A hosted run's checked address for `host` (job `pinned_addresses`). */
+    fun pin(host: String, address: String) = apply { pinned.put(host, address) }
+
     fun json(): ObjectNode = mapper.createObjectNode().apply {
         put("contract", "latencylab.job/v1")
         put("run_id", runId)
@@ -150,6 +154,7 @@ class JobBuilder(private val runId: String = "test-run", private val timeoutMs: 
         maxParallel?.let { put("max_parallel", it) }
         set<JsonNode>("arms", arms)
         set<JsonNode>("requests", requests)
+        if (pinned.size() > 0) set<JsonNode>("pinned_addresses", pinned)
     }
 
     fun build(): Job = JobReader(Repo.schemas).fromTree(json())

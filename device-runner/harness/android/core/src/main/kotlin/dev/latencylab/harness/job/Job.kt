@@ -15,6 +15,11 @@ data class Job(
     val arms: List<Arm>,
     /** In `seq` order. */
     val requests: List<PlannedRequest>,
+    /**
+     * Hosted pools (job `pinned_addresses`): host name -> the IP address the runner checked at
+     * lease time. A pinned host is connected to at that address only, never looked up again.
+     */
+    val pinnedAddresses: Map<String, String> = emptyMap(),
 ) {
     companion object {
         const val DEFAULT_MAX_PARALLEL = 6
@@ -100,6 +105,16 @@ data class Arm(
      * is that origin's host (the arm's server_name names the arm's own origin only).
      */
     fun at(other: Origin): Arm = if (other == origin) this else copy(origin = other, serverName = null)
+
+    /**
+     * This arm with its origin's host pinned to the address the runner checked (hosted pools,
+     * job `pinned_addresses`): connections go to that IP literal (no lookup, so no dns_*
+     * phase), while SNI, the certificate name and Host/:authority stay the host's name.
+     */
+    fun pinned(addresses: Map<String, String>): Arm {
+        val address = addresses[origin.host] ?: return this
+        return copy(origin = origin.copy(host = address), serverName = tlsName)
+    }
 }
 
 data class PlannedRequest(

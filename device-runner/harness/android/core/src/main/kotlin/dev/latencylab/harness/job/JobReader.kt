@@ -69,7 +69,18 @@ class JobReader(private val schemas: ContractSchemas = ContractSchemas.bundled()
             maxParallel = tree["max_parallel"]?.asInt() ?: Job.DEFAULT_MAX_PARALLEL,
             arms = arms,
             requests = requests,
+            pinnedAddresses = pinnedAddresses(tree["pinned_addresses"]),
         )
+    }
+
+    private fun pinnedAddresses(node: JsonNode?): Map<String, String> {
+        if (node == null || node.isNull) return emptyMap()
+        return node.fields().asSequence().associate { (host, address) ->
+            if (!Origin.isIpLiteral(address.asText())) {
+                throw InvalidJobException("$.pinned_addresses.$host: '${address.asText()}' is not an IP address")
+            }
+            host to address.asText()
+        }
     }
 
     private fun arm(node: JsonNode, index: Int): Arm {
