@@ -166,7 +166,9 @@ def test_a_malformed_key_setting_is_refused(raw, words):
 @pytest.mark.parametrize("secrets_key, starts", [(None, False), ("k1:short", False), (f"k1:{key(1)}", True)])
 def test_production_settings_refuse_to_start_without_a_valid_key(secrets_key, starts):
     env = {k: v for k, v in os.environ.items() if k != "LATENCYLAB_SECRETS_KEY"}
-    env["DJANGO_SETTINGS_MODULE"] = "config.settings.production"
+    # A real SECRET_KEY, which the production settings check first (apps/core/tests/test_production_settings.py).
+    env |= {"DJANGO_SETTINGS_MODULE": "config.settings.production",
+            "LATENCYLAB_SECRET_KEY": "k" * 20 + "0123456789" * 4}
     if secrets_key is not None:
         env["LATENCYLAB_SECRETS_KEY"] = secrets_key
     done = subprocess.run([sys.executable, "-c", "import django; django.setup()"], cwd=BACKEND, env=env,
