@@ -9,17 +9,20 @@ from __future__ import annotations
 
 import json
 import socket
+import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import TargetProcess
+from device_lab import harness_core, scenario
 
 from latencylab_runner import target_policy
 from latencylab_runner.agent.client import RunnerClient
 from latencylab_runner.agent.config import ConfigError, parse_config
 from latencylab_runner.agent.main import Agent
 from latencylab_runner.drivers.host import HostDriver, baseline_origin
+from latencylab_runner.drivers.job_exchange import JobExchange
 from latencylab_runner.drivers.probe_harness import execute_job
 from latencylab_runner.drivers.targets import ReferenceTarget
 from latencylab_runner.workloads.job import build_job
@@ -27,6 +30,9 @@ from latencylab_runner.workloads.job import build_job
 VECTORS = json.loads((Path(__file__).resolve().parents[1] / "contract" / "target-policy-vectors.json").read_text())
 UNUSED_TARGET = ReferenceTarget("127.0.0.1", 9, 9, "localhost", None)
 PUBLIC = "93.184.216.34"
+PIXEL = "R5CT1234"
+IPHONE = "00008130-001A2C3E0E38001C"
+needs_core = pytest.mark.skipif(harness_core.missing_reason() is not None, reason=str(harness_core.missing_reason()))
 
 
 class FakeResolver:
@@ -213,3 +219,55 @@ def test_without_a_pin_the_probe_looks_the_name_up(target_server: TargetProcess,
     result = execute_job(build_job(spec, run_id="r1", block=0, attempt=1, target=UNUSED_TARGET))
     assert {s["error_class"] for s in result["samples"]} == {"dns"}
     assert "localhost" in name_lookups_fail
+
+
+@pytest.fixture
+def reference(target_server: TargetProcess) -> ReferenceTarget:
+    return ReferenceTarget("127.0.0.1", target_server.plain_port, target_server.tls_port, "localhost",
+                           str(target_server.ca_file))
+
+
+def run_on_phone(driver: Any, backend: Any, serial: str, spec: dict[str, Any], pinned: dict[str, str]) -> tuple:
+    run_id = backend.enqueue(serial=serial, spec=spec, pool_kind="hosted")
+    lease = backend.queue.pop()
+    lease["pinned_addresses"] = pinned  # what the agent put there at lease time (tested above)
+    client = RunnerClient(backend.url, backend.runner_token, retries=0)
+    try:
+        driver.execute(lease, client, threading.Event())
+    finally:
+        client.close()
+    assert backend.violations == []
+    return run_id, backend.finishes[run_id]
+
+
+def pinned_phone_spec(target_server: TargetProcess) -> tuple[dict[str, Any], dict[str, str]]:
+    """An h2 arm to `target.latencylab.test` (a name on the target's certificate that
+    resolves nowhere): only the pin gets its requests to the target on 127.0.0.1."""
+    spec = spec_with([f"https://target.latencylab.test:{target_server.tls_port}"])
+    spec["arms"][0]["ca_bundle"] = target_server.ca_file.read_text()
+    spec["workload"]["requests"] = [{"method": "GET", "path": "/files/mid-01"}]
+    return spec, {"target.latencylab.test": "127.0.0.1"}
+
+
+@needs_core
+def test_the_android_harness_connects_to_the_pinned_address(lab, backend, reference, target_server):
+    lab.set(android=[scenario.android_device(PIXEL)])
+    spec, pinned = pinned_phone_spec(target_server)
+    run_id, finish = run_on_phone(lab.android_driver(reference), backend, PIXEL, spec, pinned)
+    assert finish["status"] == "ok", finish
+    (batch,) = backend.batches[run_id]
+    assert [(s["error_class"], s["status"], s["dns_start"]) for s in batch["samples"]] == [(None, 200, None)]
+
+
+def test_the_ios_driver_refuses_a_pinned_job(lab, backend, reference, target_server):
+    """URLSession would look the name up again: the block is refused before the phone runs it."""
+    exchange = JobExchange("127.0.0.1", 0)
+    try:
+        lab.set(ios=[scenario.ios_device(IPHONE)])
+        spec, pinned = pinned_phone_spec(target_server)
+        run_id, finish = run_on_phone(lab.ios_driver(reference, exchange), backend, IPHONE, spec, pinned)
+    finally:
+        exchange.close()
+    assert (finish["status"], finish["error_kind"]) == ("failed", "test_failure")
+    assert "the ios harness cannot pin a customer host" in finish["error"]
+    assert run_id not in backend.batches

@@ -175,6 +175,9 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULE = {
     "reap-expired-leases": {"task": "comparisons.reap_expired_leases", "schedule": 10.0},
     "requeue-stranded-webhooks": {"task": "webhooks.requeue_stranded", "schedule": 60.0},
+    # Work whose task was lost (a Redis restart): rebuilt from PostgreSQL (apps.*.reconcile).
+    "reconcile-comparisons": {"task": "comparisons.reconcile", "schedule": 60.0},
+    "reconcile-analyses": {"task": "results.reconcile_analyses", "schedule": 60.0},
 }
 
 # The shared cache (share links' rendered reports, their open counts, API rate limits) lives on
