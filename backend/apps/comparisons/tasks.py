@@ -5,6 +5,7 @@ from celery import shared_task
 from apps.devices.services import devices_mark_silent_offline
 
 from .leasing import leases_reap_expired
+from .reconcile import comparisons_reconcile
 from .services import comparison_plan
 
 
@@ -17,3 +18,8 @@ def plan_comparison(comparison_id: str) -> None:
 def reap_expired_leases() -> None:
     leases_reap_expired()
     devices_mark_silent_offline()
+
+
+@shared_task(name="comparisons.reconcile", acks_late=True, ignore_result=True)
+def reconcile_comparisons() -> None:
+    comparisons_reconcile()

@@ -2,6 +2,7 @@
 
 from celery import shared_task
 
+from .reconcile import stuck_analyses_claim
 from .services import comparison_analyse
 
 
@@ -11,3 +12,9 @@ from .services import comparison_analyse
 )
 def analyse_comparison(comparison_id: str) -> None:
     comparison_analyse(comparison_id=comparison_id)
+
+
+@shared_task(name="results.reconcile_analyses", acks_late=True, ignore_result=True)
+def reconcile_analyses() -> None:
+    for comparison_id in stuck_analyses_claim():
+        analyse_comparison.delay(comparison_id)
