@@ -1,6 +1,8 @@
 """The emails apps.accounts sends, through Django's email backend (console in development,
 locmem in tests, SMTP in production), and the password reset link's signed parts."""
 
+from uuid import UUID
+
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.contrib.auth.tokens import default_token_generator
@@ -18,7 +20,7 @@ def link_base(request_base_url: str) -> str:
     return (settings.LATENCYLAB_PUBLIC_URL or request_base_url).rstrip("/")
 
 
-def send_invitation(*, invitation_id: object, link: str) -> None:
+def send_invitation(*, invitation_id: UUID, link: str) -> None:
     invitation = Invitation.objects.select_related("organization", "invited_by").get(pk=invitation_id)
     context = {"invitation": invitation, "link": link,
                "inviter": invitation.invited_by.get_username() if invitation.invited_by else "An administrator"}

@@ -14,5 +14,5 @@ creator), plus the fields below.
 MEMBER_INVITED = "accounts.member_invited"
 MEMBER_REMOVED = "accounts.member_removed"
 MEMBER_ROLE_CHANGED = "accounts.member_role_changed"
-API_TOKEN_CREATED = "accounts.api_token_created"
-API_TOKEN_REVOKED = "accounts.api_token_revoked"
+API_TOKEN_CREATED = "accounts.api_token_created"  # noqa: S105  (an event name)
+API_TOKEN_REVOKED = "accounts.api_token_revoked"  # noqa: S105  (an event name)

@@ -143,6 +143,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/invitations/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What an invitation link offers (404 unknown; 410 accepted, revoked or expired) */
+        get: operations["v1_auth_invitations_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/invitations/{token}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Accept an invitation: join as the signed-in user, or sign up (username, password) and join; then act for that organization */
+        post: operations["v1_auth_invitations_accept_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/login": {
         parameters: {
             query?: never;
@@ -188,6 +222,77 @@ export interface paths {
         get: operations["v1_auth_me_retrieve"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/organization": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Act for another of your organizations in this session (404 if you are not a member)
+         * @description Signed-in people only: an API token belongs to one organization and cannot switch or create one.
+         */
+        post: operations["v1_auth_organization_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/password-reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Email a password reset link (the same answer whether or not an account uses the email) */
+        post: operations["v1_auth_password_reset_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/password-reset/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Set a new password with the emailed link's uid and token (the link then stops working) */
+        post: operations["v1_auth_password_reset_confirm_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/signup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sign up: a new user owning a new organization, signed in (403 when sign-up is closed) */
+        post: operations["v1_auth_signup_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -548,6 +653,110 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Pending invitations, expired ones included (owners and admins) */
+        get: operations["v1_invitations_list"];
+        put?: never;
+        /** Invite someone by email (owners any role; admins members and viewers) */
+        post: operations["v1_invitations_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invitations/{invitation_id}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Email the invitation again with a new link and expiry (the old link stops working) */
+        post: operations["v1_invitations_resend_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invitations/{invitation_id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Revoke a pending invitation (its link stops working) */
+        post: operations["v1_invitations_revoke_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's members and their roles (every member may read) */
+        get: operations["v1_members_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/members/{membership_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a member (owners; 409 for the last owner). Their API tokens stop working. */
+        delete: operations["v1_members_destroy"];
+        options?: never;
+        head?: never;
+        /** Change a member's role (owners; 409 when it would leave no owner) */
+        patch: operations["v1_members_partial_update"];
+        trace?: never;
+    };
+    "/api/v1/members/leave": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Leave the organization you act for (409 for its last owner) */
+        post: operations["v1_members_leave_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/network-profiles": {
         parameters: {
             query?: never;
@@ -558,7 +767,7 @@ export interface paths {
         /** Built-in and this organization's network profiles */
         get: operations["v1_network_profiles_list"];
         put?: never;
-        /** Create a custom network profile */
+        /** Create a custom network profile (owners and admins) */
         post: operations["v1_network_profiles_create"];
         delete?: never;
         options?: never;
@@ -577,6 +786,30 @@ export interface paths {
         get: operations["v1_network_profiles_bounds_retrieve"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organizations you belong to, with your role in each
+         * @description Signed-in people only: an API token belongs to one organization and cannot switch or create one.
+         */
+        get: operations["v1_organizations_list"];
+        put?: never;
+        /**
+         * Create another organization, which you own, and act for it
+         * @description Signed-in people only: an API token belongs to one organization and cannot switch or create one.
+         */
+        post: operations["v1_organizations_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1568,6 +1801,9 @@ export interface components {
             /** Format: double */
             max_ms?: number | null;
         };
+        DetailOutput: {
+            detail: string;
+        };
         /**
          * @description One device as the runner sees it (README "Device descriptors"). In a heartbeat only
          *     `serial` is required for a device reported before; what is left out keeps its value.
@@ -2176,6 +2412,52 @@ export interface components {
             /** @description the same columns as CSV text, with a header line */
             csv?: string;
         };
+        /** @description Empty when signed in; a new account's username and password otherwise (its email is the invitation's). */
+        InvitationAcceptInputRequest: {
+            username?: string;
+            /** @description checked by the server's password validators (at least 10 characters, not common, not all digits) */
+            password?: string;
+        };
+        InvitationInputRequest: {
+            /** Format: email */
+            email: string;
+            /** @default member */
+            role: components["schemas"]["RoleEnum"];
+        };
+        InvitationOutput: {
+            /** Format: uuid */
+            readonly id: string;
+            /** Format: email */
+            readonly email: string;
+            readonly role: components["schemas"]["RoleEnum"];
+            readonly invited_by: string | null;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly expires_at: string;
+            /** Format: date-time */
+            readonly accepted_at: string | null;
+            /** Format: date-time */
+            readonly revoked_at: string | null;
+            readonly status: components["schemas"]["InvitationOutputStatusEnum"];
+        };
+        /**
+         * @description * `pending` - pending
+         *     * `expired` - expired
+         *     * `accepted` - accepted
+         *     * `revoked` - revoked
+         * @enum {string}
+         */
+        InvitationOutputStatusEnum: "pending" | "expired" | "accepted" | "revoked";
+        InvitationPreviewOutput: {
+            organization: string;
+            /** Format: email */
+            email: string;
+            role: components["schemas"]["RoleEnum"];
+            readonly invited_by: string | null;
+            /** Format: date-time */
+            expires_at: string;
+        };
         LeaseInputRequest: {
             /** @description serials of the free (ready) devices */
             devices: string[];
@@ -2256,6 +2538,21 @@ export interface components {
          * @enum {string}
          */
         LossModelEnum: "random" | "gilbert_elliott";
+        MemberOutput: {
+            /** Format: uuid */
+            readonly id: string;
+            username: string;
+            email: string;
+            readonly role: components["schemas"]["RoleEnum"];
+            /** Format: date-time */
+            joined_at: string;
+            readonly is_you: boolean;
+        };
+        MembershipRef: {
+            slug: string;
+            name: string;
+            role: components["schemas"]["RoleEnum"];
+        };
         /**
          * @description total_ms = app_done − t0; ttfb_ms = resp_first_byte − req_start
          * @enum {string}
@@ -2275,6 +2572,11 @@ export interface components {
             /** @description Default: "seed-unity-5". */
             files?: "seed-unity-5";
             file_paths?: string[];
+        };
+        MyOrganization: {
+            slug: string;
+            name: string;
+            role: components["schemas"]["RoleEnum"];
         };
         NetworkProfileBounds: {
             /** @description each of `down` and `up` */
@@ -2315,9 +2617,16 @@ export interface components {
         };
         /** @enum {unknown} */
         NullEnum: null;
+        OrganizationCreateInputRequest: {
+            name: string;
+        };
         OrganizationRef: {
             slug: string;
             name: string;
+        };
+        OrganizationSelectInputRequest: {
+            /** @description an organization you are a member of */
+            slug: string;
         };
         /**
          * @description the worst verdict decides: regression > inconclusive > improvement > equivalent; no_data when nothing was compared
@@ -2419,6 +2728,19 @@ export interface components {
              */
             previous?: string | null;
             results: components["schemas"]["WebhookOutput"][];
+        };
+        PasswordResetConfirmInputRequest: {
+            uid: string;
+            token: string;
+            /** @description checked by the server's password validators (at least 10 characters, not common, not all digits) */
+            new_password: string;
+        };
+        PasswordResetRequestInputRequest: {
+            /** Format: email */
+            email: string;
+        };
+        PatchedMemberRoleInputRequest: {
+            role?: components["schemas"]["RoleEnum"];
         };
         PatchedWebhookUpdateInputRequest: {
             /** @description off: no new deliveries (pending ones still go out) */
@@ -2948,6 +3270,7 @@ export interface components {
         ServerTarget: "reference" | "customer";
         SessionOutput: {
             username: string;
+            /** @description the organization this session (or token) acts for */
             organization: components["schemas"]["OrganizationRef"];
             /**
              * @description the caller's role in the organization (owners and admins manage it)
@@ -2958,6 +3281,8 @@ export interface components {
              *     * `viewer` - Viewer
              */
             role: (components["schemas"]["RoleEnum"] | components["schemas"]["NullEnum"]) | null;
+            /** @description every organization the user belongs to (the switcher's list); an API token's only */
+            organizations: components["schemas"]["MembershipRef"][];
         };
         ShareLinkComparison: {
             /** Format: uuid */
@@ -3015,6 +3340,15 @@ export interface components {
             readonly last_opened_at: string | null;
             readonly open_count: number;
             readonly state: components["schemas"]["EnrollmentTokenStatusEnum"];
+        };
+        SignupInputRequest: {
+            username: string;
+            /** Format: email */
+            email: string;
+            /** @description checked by the server's password validators (at least 10 characters, not common, not all digits) */
+            password: string;
+            /** @description the new organization, which you will own */
+            organization_name: string;
         };
         /** @description An h1c arm's endpoint is http://, any other arm's https://. */
         SpecArm: {
@@ -3525,6 +3859,70 @@ export interface operations {
             };
         };
     };
+    v1_auth_invitations_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationPreviewOutput"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailOutput"];
+                };
+            };
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailOutput"];
+                };
+            };
+        };
+    };
+    v1_auth_invitations_accept_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["InvitationAcceptInputRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["InvitationAcceptInputRequest"];
+                "multipart/form-data": components["schemas"]["InvitationAcceptInputRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionOutput"];
+                };
+            };
+        };
+    };
     v1_auth_login_create: {
         parameters: {
             query?: never;
@@ -3578,6 +3976,106 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionOutput"];
+                };
+            };
+        };
+    };
+    v1_auth_organization_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrganizationSelectInputRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["OrganizationSelectInputRequest"];
+                "multipart/form-data": components["schemas"]["OrganizationSelectInputRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionOutput"];
+                };
+            };
+        };
+    };
+    v1_auth_password_reset_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordResetRequestInputRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["PasswordResetRequestInputRequest"];
+                "multipart/form-data": components["schemas"]["PasswordResetRequestInputRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailOutput"];
+                };
+            };
+        };
+    };
+    v1_auth_password_reset_confirm_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordResetConfirmInputRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["PasswordResetConfirmInputRequest"];
+                "multipart/form-data": components["schemas"]["PasswordResetConfirmInputRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailOutput"];
+                };
+            };
+        };
+    };
+    v1_auth_signup_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SignupInputRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["SignupInputRequest"];
+                "multipart/form-data": components["schemas"]["SignupInputRequest"];
+            };
+        };
+        responses: {
+            201: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4113,6 +4611,176 @@ export interface operations {
             };
         };
     };
+    v1_invitations_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationOutput"][];
+                };
+            };
+        };
+    };
+    v1_invitations_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvitationInputRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["InvitationInputRequest"];
+                "multipart/form-data": components["schemas"]["InvitationInputRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationOutput"];
+                };
+            };
+        };
+    };
+    v1_invitations_resend_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                invitation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationOutput"];
+                };
+            };
+        };
+    };
+    v1_invitations_revoke_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                invitation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationOutput"];
+                };
+            };
+        };
+    };
+    v1_members_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberOutput"][];
+                };
+            };
+        };
+    };
+    v1_members_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                membership_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    v1_members_partial_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                membership_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedMemberRoleInputRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["PatchedMemberRoleInputRequest"];
+                "multipart/form-data": components["schemas"]["PatchedMemberRoleInputRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberOutput"];
+                };
+            };
+        };
+    };
+    v1_members_leave_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     v1_network_profiles_list: {
         parameters: {
             query?: never;
@@ -4172,6 +4840,50 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["NetworkProfileBounds"];
+                };
+            };
+        };
+    };
+    v1_organizations_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MyOrganization"][];
+                };
+            };
+        };
+    };
+    v1_organizations_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrganizationCreateInputRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["OrganizationCreateInputRequest"];
+                "multipart/form-data": components["schemas"]["OrganizationCreateInputRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionOutput"];
                 };
             };
         };
@@ -5000,6 +5712,7 @@ export const gateMetricValues: ReadonlyArray<FlattenedDeepRequired<components>["
 export const gateStatisticValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["GateStatistic"]> = ["median"];
 export const headlineVerdictEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HeadlineVerdictEnum"]> = ["regression", "inconclusive", "improvement", "equivalent", "no_data"];
 export const httpMethodValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HttpMethod"]> = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"];
+export const invitationOutputStatusEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["InvitationOutputStatusEnum"]> = ["pending", "expired", "accepted", "revoked"];
 export const lookDecisionValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LookDecision"]> = ["stop", "continue"];
 export const lossModelEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LossModelEnum"]> = ["random", "gilbert_elliott"];
 export const metricValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Metric"]> = ["total_ms", "ttfb_ms"];

@@ -2,6 +2,13 @@ import { useState } from 'react';
 import { createBrowserRouter, RouterProvider, type RouteObject } from 'react-router-dom';
 import { AppLayout } from './routes/app-layout';
 import { LoginRoute } from './routes/login';
+import {
+  AcceptInvitationRoute,
+  ForgotPasswordRoute,
+  ResetPasswordRoute,
+  SignupRoute,
+} from './routes/signed-out-pages';
+import { MembersRoute } from './routes/members';
 import { ComparisonsRoute } from './routes/comparisons';
 import { NewComparisonRoute } from './routes/new-comparison';
 import { HarReplayRoute } from './routes/har-replay';
@@ -23,6 +30,11 @@ import { PreloadPlotly } from '@/features/results/components/plot';
 // data (PreloadPlotly); no other page ships it.
 export const routes: RouteObject[] = [
   { path: '/login', element: <LoginRoute /> },
+  { path: '/signup', element: <SignupRoute /> },
+  { path: '/forgot-password', element: <ForgotPasswordRoute /> },
+  { path: '/reset-password/:uid/:token', element: <ResetPasswordRoute /> },
+  // The emailed invitation link: for a signed-in user or a new one.
+  { path: '/invitations/:token', element: <AcceptInvitationRoute /> },
   // A shared report: no sign-in, outside the app's layout.
   { path: '/r/:token', element: <PreloadPlotly><PublicReportRoute /></PreloadPlotly> },
   {
@@ -39,6 +51,7 @@ export const routes: RouteObject[] = [
         element: <SettingsLayout />,
         children: [
           { path: '/organization', element: <OrganizationRoute /> },
+          { path: '/members', element: <MembersRoute /> },
           { path: '/network-profiles', element: <NetworkProfilesRoute /> },
           { path: '/tokens', element: <TokensRoute /> },
           { path: '/webhooks', element: <WebhooksRoute /> },

@@ -9,6 +9,7 @@ import {
   platformValues,
   presetNameValues,
   protocolValues,
+  roleEnumValues,
   scopesEnumValues,
   type components,
 } from '@/api/schema';
@@ -127,3 +128,13 @@ export function statusOf(comparison: Pick<ComparisonSummary, 'status'>): Compari
 export function isTerminal(status: ComparisonStatus | undefined): boolean {
   return status !== undefined && TERMINAL_STATUSES.includes(status);
 }
+
+// Accounts: sign-up, organizations, members, invitations (apps.accounts).
+export type MyOrganization = Schemas['MembershipRef'];
+export type SignupRequest = Schemas['SignupInputRequest'];
+export type Member = Schemas['MemberOutput'];
+export type Invitation = Schemas['InvitationOutput'];
+export type InvitationRequest = Schemas['InvitationInputRequest'];
+export type InvitationPreview = Schemas['InvitationPreviewOutput'];
+export type InvitationAcceptRequest = Schemas['InvitationAcceptInputRequest'];
+export const ROLES: readonly Role[] = roleEnumValues;

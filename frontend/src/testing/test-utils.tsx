@@ -42,3 +42,10 @@ export function renderRoutes(routes: RouteObject[], path: string) {
   );
   return { ...utils, user, router, queryClient };
 }
+
+/** Replaces a field's value by pasting (one change event): much faster than typing it key by key. */
+export async function fill(user: ReturnType<typeof userEvent.setup>, field: HTMLElement, text: string) {
+  await user.clear(field);
+  await user.click(field);
+  await user.paste(text);
+}

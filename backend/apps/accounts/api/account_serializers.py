@@ -3,7 +3,7 @@ from rest_framework import serializers
 from ..member_services import ORGANIZATION_NAME_MAX
 from ..models import Invitation, Membership
 
-PASSWORD_HELP = "checked by the server's password validators (at least 10 characters, not common, not all digits)"
+PASSWORD_HELP = "checked by the server's password validators (at least 10 characters, not common, not all digits)"  # noqa: S105  (help text)
 
 
 class SignupInputSerializer(serializers.Serializer):

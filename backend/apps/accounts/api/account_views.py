@@ -79,12 +79,19 @@ class SessionOnlyView(APIView):
     permission_classes = [IsAuthenticated]
 
 
+def _user(request: Request) -> User:
+    """The signed-in user of a SessionOnlyView (IsAuthenticated let it through)."""
+    if not isinstance(request.user, User):
+        raise PermissionDenied("Sign in to do this.")
+    return request.user
+
+
 class OrganizationListCreateView(SessionOnlyView):
     @extend_schema(responses={200: MyOrganizationSerializer(many=True)},
                    summary="The organizations you belong to, with your role in each")
     def get(self, request: Request) -> Response:
         rows = [{"slug": m.organization.slug, "name": m.organization.name, "role": m.role}
-                for m in memberships_of_user(user_id=request.user.pk)]
+                for m in memberships_of_user(user_id=_user(request).pk)]
         return Response(MyOrganizationSerializer(rows, many=True).data)
 
     @extend_schema(request=OrganizationCreateInputSerializer, responses={201: SessionOutputSerializer},
@@ -94,9 +101,8 @@ class OrganizationListCreateView(SessionOnlyView):
             raise PermissionDenied("Creating organizations is closed on this server.")
         body = OrganizationCreateInputSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        assert isinstance(request.user, User)  # noqa: S101  (IsAuthenticated, session only)
-        organization = organization_create(name=body.validated_data["name"], owner=request.user)
-        sign_in_to(request, request.user, organization)
+        organization = organization_create(name=body.validated_data["name"], owner=_user(request))
+        sign_in_to(request, _user(request), organization)
         return Response(session_body(request), status=status.HTTP_201_CREATED)
 
 
@@ -106,7 +112,7 @@ class OrganizationSelectView(SessionOnlyView):
     def post(self, request: Request) -> Response:
         body = OrganizationSelectInputSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        membership = memberships_of_user(user_id=request.user.pk).filter(
+        membership = memberships_of_user(user_id=_user(request).pk).filter(
             organization__slug=body.validated_data["slug"]).first()
         if membership is None:
             raise Http404

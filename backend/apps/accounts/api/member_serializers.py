@@ -24,7 +24,7 @@ class MemberOutputSerializer(serializers.ModelSerializer):
 
 
 class MemberRoleInputSerializer(serializers.Serializer):
-    role = serializers.ChoiceField(choices=Membership.Role.values, error_messages={
+    role = serializers.ChoiceField(choices=Membership.Role.choices, error_messages={
         "invalid_choice": f'"{{input}}" is not a role; choose one of {ROLES_TEXT}.'})
 
 
@@ -52,5 +52,5 @@ class InvitationOutputSerializer(serializers.ModelSerializer):
 
 class InvitationInputSerializer(serializers.Serializer):
     email = serializers.EmailField(max_length=254)
-    role = serializers.ChoiceField(choices=Membership.Role.values, default=Membership.Role.MEMBER, error_messages={
+    role = serializers.ChoiceField(choices=Membership.Role.choices, default=Membership.Role.MEMBER, error_messages={
         "invalid_choice": f'"{{input}}" is not a role; choose one of {ROLES_TEXT}.'})

@@ -93,8 +93,11 @@ class MemberLeaveView(APIView):
                    summary="Leave the organization you act for (409 for its last owner)")
     def post(self, request: Request) -> Response:
         organization = organization_of(request)
-        membership_remove(membership=members_of(organization=organization).get(user_id=request.user.pk),
-                          actor=_actor(request))
+        user = _actor(request)
+        membership = members_of(organization=organization).filter(user=user).first()
+        if membership is None:
+            raise Http404
+        membership_remove(membership=membership, actor=user)
         request.session.pop(SESSION_ORGANIZATION_KEY, None)
         return Response(status=status.HTTP_204_NO_CONTENT)
 

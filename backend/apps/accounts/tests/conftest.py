@@ -11,7 +11,11 @@ ACCOUNTS_EVENTS = (events.MEMBER_INVITED, events.MEMBER_REMOVED, events.MEMBER_R
 def published():
     """The apps.accounts events published during the test, as (name, payload), in order."""
     seen: list[tuple[str, dict]] = []
-    handlers = {name: (lambda name: lambda **payload: seen.append((name, payload)))(name) for name in ACCOUNTS_EVENTS}
+
+    def recorder(name: str):
+        return lambda **payload: seen.append((name, payload))
+
+    handlers = {name: recorder(name) for name in ACCOUNTS_EVENTS}
     for name, handler in handlers.items():
         core_events.subscribe(name, handler)
     yield seen

@@ -89,7 +89,7 @@ def test_a_signed_in_user_accepts_and_acts_for_the_new_org(org, other_org, mailo
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize(("inviter_role", "role", "allowed"), [
+@pytest.mark.parametrize("inviter_role, role, allowed", [
     ("owner", "owner", True), ("owner", "admin", True), ("admin", "admin", False), ("admin", "owner", False),
     ("admin", "member", True), ("admin", "viewer", True),
 ])
@@ -113,7 +113,7 @@ def test_members_and_viewers_cannot_invite(org, role, mailoutbox, django_capture
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize(("body", "field"), [({"email": "nope", "role": "member"}, "email"),
+@pytest.mark.parametrize("body, field", [({"email": "nope", "role": "member"}, "email"),
                                              ({"email": "a@example.com", "role": "king"}, "role")])
 def test_a_bad_invitation_is_a_400_naming_the_field(org, body, field):
     response = session_client(org, "olivia").post("/api/v1/invitations", body, format="json")

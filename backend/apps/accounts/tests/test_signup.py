@@ -39,7 +39,7 @@ def test_sign_up_creates_an_owned_organization_and_signs_in():
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize(("changes", "field", "says"), [
+@pytest.mark.parametrize("changes, field, says", [
     ({"password": "short"}, "password", "at least 10 characters"),
     ({"password": "1234567890123"}, "password", "entirely numeric"),
     ({"password": "password123"}, "password", "too common"),

@@ -1,6 +1,7 @@
 import { Link, NavLink, Outlet, useLocation, useNavigate } from 'react-router-dom';
 import { useUser } from '@/features/auth/api/get-me';
 import { useLogout } from '@/features/auth/api/logout';
+import { OrganizationSwitcher } from '@/features/auth/components/organization-switcher';
 import { ProtectedRoute } from '@/features/auth/components/protected-route';
 import { SETTINGS_PAGES } from './settings-layout';
 
@@ -54,7 +55,7 @@ function TopBar() {
         <div className="topbar-user">
           {user.data && (
             <span className="muted">
-              {user.data.username} · {user.data.organization.name}
+              {user.data.username} · <OrganizationSwitcher me={user.data} />
             </span>
           )}
           <button

@@ -1,4 +1,5 @@
-import { Navigate, useNavigate, useSearchParams } from 'react-router-dom';
+import { Link, Navigate, useNavigate, useSearchParams } from 'react-router-dom';
+import { AuthCard } from '@/features/auth/components/auth-card';
 import { LoginForm } from '@/features/auth/components/login-form';
 import { useUser } from '@/features/auth/api/get-me';
 
@@ -16,16 +17,11 @@ export function LoginRoute() {
   if (user.data) return <Navigate to={next} replace />;
 
   return (
-    <div className="auth-page">
-      <div className="auth-card card">
-        <div className="auth-brand">
-          <img src="/favicon.svg" alt="" width={36} height={36} />
-          <span>LatencyLab</span>
-        </div>
-        <h1>Sign in</h1>
-        <p className="muted">Benchmark HTTPS/1.1, HTTP/2, HTTP/3 and gRPC on real devices.</p>
-        <LoginForm onSuccess={() => void navigate(next, { replace: true })} />
-      </div>
-    </div>
+    <AuthCard title="Sign in" lead="Benchmark HTTPS/1.1, HTTP/2, HTTP/3 and gRPC on real devices.">
+      <LoginForm onSuccess={() => void navigate(next, { replace: true })} />
+      <p className="muted small auth-links">
+        <Link to="/forgot-password">Forgot your password?</Link> · <Link to="/signup">Create an organization</Link>
+      </p>
+    </AuthCard>
   );
 }

@@ -4,6 +4,7 @@ import { NavLink, Outlet } from 'react-router-dom';
  * sub-navigation, so the top bar needs one entry and fits on one line. */
 export const SETTINGS_PAGES = [
   { to: '/organization', label: 'Organization' },
+  { to: '/members', label: 'Members' },
   { to: '/network-profiles', label: 'Network profiles' },
   { to: '/tokens', label: 'API tokens' },
   { to: '/webhooks', label: 'Webhooks' },

@@ -1,0 +1,306 @@
+import { useState, type FormEvent } from 'react';
+import { useNavigate } from 'react-router-dom';
+import { Spinner } from '@/components/spinner';
+import { FormMessages, TextField } from '@/components/text-field';
+import { fieldErrorsOf } from '@/lib/api-client';
+import { ROLES, type Invitation, type Me, type Member, type Role } from '@/lib/api-types';
+import type { FieldError } from '@/lib/field-errors';
+import { formatDateTime } from '@/utils/format';
+import {
+  useChangeRole,
+  useInvitations,
+  useInvite,
+  useLeave,
+  useMembers,
+  useRemoveMember,
+  useResendInvitation,
+  useRevokeInvitation,
+} from '../api/members';
+
+export const ROLE_HELP: Record<Role, string> = {
+  owner: 'everything, and manages members and usage',
+  admin: 'manages API tokens, pools, webhooks, enrollment, network profiles and secrets',
+  member: 'runs comparisons and shares them',
+  viewer: 'reads everything, changes nothing',
+};
+// Admins invite members and viewers; owners anyone (the server enforces it).
+const INVITABLE: Record<string, readonly Role[]> = { owner: ROLES, admin: ['member', 'viewer'] };
+
+/** Settings → Members: who belongs to the organization with which role, invitations, leaving. */
+export function MembersPage({ me }: { me: Me | null | undefined }) {
+  const role = me?.role ?? null;
+  const canInvite = role === 'owner' || role === 'admin';
+  return (
+    <div className="stack">
+      <header className="page-header">
+        <div>
+          <h1>Members</h1>
+          <p className="muted">
+            Viewers read; members run comparisons; admins manage tokens, pools, webhooks and enrollment; owners manage
+            members and usage.
+          </p>
+        </div>
+      </header>
+      {me === undefined || me === null ? (
+        <Spinner label="Loading" />
+      ) : (
+        <>
+          {canInvite && <InviteSection inviterRole={me.role ?? 'admin'} />}
+          <MembersSection isOwner={role === 'owner'} />
+          {canInvite && <InvitationsSection />}
+          <LeaveSection me={me} />
+        </>
+      )}
+    </div>
+  );
+}
+
+function InviteSection({ inviterRole }: { inviterRole: string }) {
+  const invite = useInvite();
+  const roles = INVITABLE[inviterRole] ?? [];
+  const [email, setEmail] = useState('');
+  const [role, setRole] = useState<Role>('member');
+  const [errors, setErrors] = useState<FieldError[]>([]);
+  const [sentTo, setSentTo] = useState<string | null>(null);
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    setErrors([]);
+    setSentTo(null);
+    invite.mutate(
+      { email: email.trim(), role },
+      {
+        onSuccess: (invitation) => {
+          setSentTo(invitation.email);
+          setEmail('');
+        },
+        onError: (error) => setErrors(fieldErrorsOf(error)),
+      },
+    );
+  }
+
+  return (
+    <section aria-labelledby="invite-heading" className="card pad stack-tight">
+      <h2 id="invite-heading">Invite someone</h2>
+      <form className="form stack-tight" onSubmit={submit} aria-label="Invite a member" noValidate>
+        <TextField label="Email" name="email" type="email" value={email} onChange={setEmail} errors={errors}
+          autoComplete="off" required />
+        <div className="field">
+          <label htmlFor="invite-role">Role</label>
+          <select id="invite-role" value={role} onChange={(event) => setRole(event.target.value as Role)}>
+            {roles.map((choice) => (
+              <option key={choice} value={choice}>
+                {choice} — {ROLE_HELP[choice]}
+              </option>
+            ))}
+          </select>
+        </div>
+        <FormMessages errors={errors} fields={['email']} />
+        <div className="form-actions">
+          <button type="submit" className="button button-primary" disabled={invite.isPending}>
+            {invite.isPending ? 'Sending…' : 'Send invitation'}
+          </button>
+        </div>
+        {sentTo && (
+          <p role="status" className="alert alert-info">
+            Invitation emailed to {sentTo}. The link works once, for 7 days.
+          </p>
+        )}
+      </form>
+    </section>
+  );
+}
+
+function MembersSection({ isOwner }: { isOwner: boolean }) {
+  const members = useMembers();
+  const changeRole = useChangeRole();
+  const remove = useRemoveMember();
+  const failure = changeRole.error ?? remove.error;
+  return (
+    <section aria-labelledby="members-heading" className="stack-tight">
+      <h2 id="members-heading">People</h2>
+      {members.isPending ? (
+        <Spinner label="Loading members" />
+      ) : members.isError ? (
+        <p role="alert" className="alert alert-error">
+          Could not load the members: {members.error.message}
+        </p>
+      ) : (
+        <div className="table-wrap">
+          <table className="table table-compact" aria-label="Members">
+            <thead>
+              <tr>
+                <th scope="col">Member</th>
+                <th scope="col">Role</th>
+                <th scope="col">Joined</th>
+                {isOwner && (
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
+                )}
+              </tr>
+            </thead>
+            <tbody>
+              {members.data.map((member) => (
+                <MemberRow key={member.id} member={member} isOwner={isOwner}
+                  onRole={(role) => changeRole.mutate({ id: member.id, role })}
+                  onRemove={() => {
+                    if (window.confirm(`Remove ${member.username} from the organization? Their API tokens stop working.`)) {
+                      remove.mutate(member.id);
+                    }
+                  }} />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {failure && (
+        <p role="alert" className="alert alert-error">
+          {failure.message}
+        </p>
+      )}
+    </section>
+  );
+}
+
+function MemberRow({ member, isOwner, onRole, onRemove }: {
+  member: Member;
+  isOwner: boolean;
+  onRole: (role: Role) => void;
+  onRemove: () => void;
+}) {
+  return (
+    <tr data-testid={`member-${member.username}`}>
+      <th scope="row">
+        {member.username}
+        {member.is_you && <span className="muted"> (you)</span>}
+        <div className="muted small">{member.email}</div>
+      </th>
+      <td>
+        {isOwner ? (
+          <select aria-label={`Role of ${member.username}`} value={member.role}
+            onChange={(event) => onRole(event.target.value as Role)}>
+            {ROLES.map((role) => (
+              <option key={role} value={role}>
+                {role}
+              </option>
+            ))}
+          </select>
+        ) : (
+          <span className={`badge badge-role-${member.role}`}>{member.role}</span>
+        )}
+      </td>
+      <td className="nowrap">{formatDateTime(member.joined_at)}</td>
+      {isOwner && (
+        <td className="cell-action">
+          {!member.is_you && (
+            <button type="button" className="button button-danger" onClick={onRemove}>
+              Remove<span className="visually-hidden"> {member.username}</span>
+            </button>
+          )}
+        </td>
+      )}
+    </tr>
+  );
+}
+
+function InvitationsSection() {
+  const invitations = useInvitations(true);
+  const resend = useResendInvitation();
+  const revoke = useRevokeInvitation();
+  const failure = resend.error ?? revoke.error;
+  return (
+    <section aria-labelledby="invitations-heading" className="stack-tight">
+      <h2 id="invitations-heading">Pending invitations</h2>
+      {invitations.isPending ? (
+        <Spinner label="Loading invitations" />
+      ) : invitations.isError ? (
+        <p role="alert" className="alert alert-error">
+          Could not load the invitations: {invitations.error.message}
+        </p>
+      ) : invitations.data.length === 0 ? (
+        <p className="empty-state muted">No pending invitation.</p>
+      ) : (
+        <div className="table-wrap">
+          <table className="table table-compact" aria-label="Pending invitations">
+            <thead>
+              <tr>
+                <th scope="col">Email</th>
+                <th scope="col">Role</th>
+                <th scope="col">Expires</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {invitations.data.map((invitation) => (
+                <InvitationRow key={invitation.id} invitation={invitation}
+                  onResend={() => resend.mutate(invitation.id)}
+                  onRevoke={() => revoke.mutate(invitation.id)} />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {failure && (
+        <p role="alert" className="alert alert-error">
+          {failure.message}
+        </p>
+      )}
+    </section>
+  );
+}
+
+function InvitationRow({ invitation, onResend, onRevoke }: {
+  invitation: Invitation;
+  onResend: () => void;
+  onRevoke: () => void;
+}) {
+  return (
+    <tr data-testid={`invitation-${invitation.email}`}>
+      <th scope="row">
+        {invitation.email}
+        {invitation.invited_by && <div className="muted small">by {invitation.invited_by}</div>}
+      </th>
+      <td>{invitation.role}</td>
+      <td className="nowrap">
+        {formatDateTime(invitation.expires_at)}
+        {invitation.status === 'expired' && <div className="muted small">expired</div>}
+      </td>
+      <td className="cell-action nowrap">
+        <button type="button" className="button button-ghost" onClick={onResend}>
+          Resend<span className="visually-hidden"> to {invitation.email}</span>
+        </button>{' '}
+        <button type="button" className="button button-danger" onClick={onRevoke}>
+          Revoke<span className="visually-hidden"> the invitation of {invitation.email}</span>
+        </button>
+      </td>
+    </tr>
+  );
+}
+
+function LeaveSection({ me }: { me: Me }) {
+  const leave = useLeave();
+  const navigate = useNavigate();
+  const confirmAndLeave = () => {
+    if (window.confirm(`Leave ${me.organization.name}? You will need a new invitation to come back.`)) {
+      leave.mutate(undefined, { onSuccess: () => void navigate('/') });
+    }
+  };
+  return (
+    <section aria-labelledby="leave-heading" className="stack-tight">
+      <h2 id="leave-heading">Leave</h2>
+      <div>
+        <button type="button" className="button button-danger" onClick={confirmAndLeave} disabled={leave.isPending}>
+          Leave {me.organization.name}
+        </button>
+      </div>
+      {leave.isError && (
+        <p role="alert" className="alert alert-error">
+          {leave.error.message}
+        </p>
+      )}
+    </section>
+  );
+}
