@@ -46,6 +46,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "apps.core.health.HealthProbeMiddleware",  # before host checks and HTTPS redirects (its docstring)
     "apps.core.http_metrics.HttpMetricsMiddleware",  # HTTP latency by route for /metrics (apps.monitoring)
+    "apps.core.request_ids.RequestIdMiddleware",  # X-Request-ID, and the ids every log line carries
     "django.middleware.security.SecurityMiddleware",
     "apps.core.body_limits.BodySizeLimitMiddleware",
     "apps.core.csp.ContentSecurityPolicyMiddleware",
@@ -247,12 +248,19 @@ X_FRAME_OPTIONS = "DENY"
 # A share link's token is in its URL: never send a URL to another origin.
 SECURE_REFERRER_POLICY = "same-origin"
 
+# text (development's default) or json: one object per line with the request, comparison and
+# run ids (apps.core.log_context; production's default).
+LOG_FORMAT = env("LOG_FORMAT", "text")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    # Credentials never reach a log line (apps.core.log_redaction).
-    "filters": {"redact_secrets": {"()": "apps.core.log_redaction.RedactSecretsFilter"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["redact_secrets"]}},
+    # Credentials never reach a log line (apps.core.log_redaction); then the ids are attached.
+    "filters": {"redact_secrets": {"()": "apps.core.log_redaction.RedactSecretsFilter"},
+                "log_context": {"()": "apps.core.log_context.LogContextFilter"}},
+    "formatters": {"json": {"()": "apps.core.log_context.JsonFormatter"},
+                   "text": {"format": "%(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["redact_secrets", "log_context"],
+                             "formatter": LOG_FORMAT}},
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", "INFO")},
     # Django's own handlers (runserver's request lines, DEBUG's console) would bypass the
     # filter: its loggers write through the root's console handler instead.

@@ -7,7 +7,7 @@ from django.core.exceptions import ImproperlyConfigured
 from apps.accounts.secret_box import SecretsKeyError, parse_keyring
 
 from .base import *  # noqa: F403
-from .base import LATENCYLAB_SECRETS_KEY, SECRET_KEY, env
+from .base import LATENCYLAB_SECRETS_KEY, LOGGING, SECRET_KEY, env
 
 DEV_SECRET_KEYS = {"dev-only-insecure-key-change-me", "change-me-in-production"}
 SECRET_KEY_MIN_LENGTH = 50
@@ -54,3 +54,7 @@ if TLS_PROXY:
 SECURE_HSTS_SECONDS = int(env("HSTS_SECONDS", str(365 * 24 * 3600)))
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env("HSTS_INCLUDE_SUBDOMAINS", "1") == "1"
 SECURE_HSTS_PRELOAD = env("HSTS_PRELOAD", "0") == "1"
+
+# Log collectors get one JSON object per line with the request, comparison and run ids
+# (apps.core.log_context); LATENCYLAB_LOG_FORMAT=text for reading by eye.
+LOGGING["handlers"]["console"]["formatter"] = env("LOG_FORMAT", "json")  # type: ignore[index]
