@@ -14,6 +14,7 @@ api_v1 = [
     path("", include("apps.network.api.urls")),
     path("", include("apps.webhooks.api.urls")),
     path("", include("apps.reports.api.urls")),
+    path("", include("apps.audit.api.urls")),
 ]
 
 urlpatterns = [

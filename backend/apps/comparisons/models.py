@@ -1,5 +1,6 @@
 from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
+from django.core.validators import MaxValueValidator
 from django.db import models
 
 from apps.accounts.models import Organization
@@ -169,3 +170,20 @@ class RunAttempt(models.Model):
         ordering = ["run", "number"]
         constraints = [models.UniqueConstraint(fields=["run", "number"], name="runattempt_unique_number")]
         indexes = [models.Index(fields=["device", "-started_at"])]
+
+
+# About 230 devices busy for a whole month.
+QUOTA_MAX_DEVICE_MINUTES = 10_000_000
+
+
+class UsageQuota(TimeStampedModel):
+    """An organization's monthly allowance of device-minutes (apps.comparisons.usage), set by
+    LatencyLab's operators (`set_usage_quota`, the Django admin). No row: no limit."""
+
+    organization = models.OneToOneField(Organization, on_delete=models.CASCADE, related_name="usage_quota")
+    monthly_device_minutes = models.PositiveIntegerField(
+        validators=[MaxValueValidator(QUOTA_MAX_DEVICE_MINUTES)],
+        help_text="new comparisons are refused once this month's (UTC) device-minutes reach it")
+
+    def __str__(self) -> str:
+        return f"{self.organization}: {self.monthly_device_minutes} device-minutes a month"

@@ -7,16 +7,18 @@ from django.db import transaction
 from django.utils import timezone
 from rest_framework import serializers
 
+from apps.accounts.actor import NO_ACTOR, Actor
 from apps.accounts.models import Organization
 from apps.accounts.selectors import secret_names_of
 from apps.core.events import publish
 from apps.devices.selectors import pools_visible_to
 from apps.network.selectors import network_profile_names, network_profile_wire_spec
 
-from .events import COMPARISON_CREATED, COMPARISON_ENDED, COMPARISON_RUNS_DONE
+from .events import COMPARISON_CANCELLED, COMPARISON_CREATED, COMPARISON_ENDED, COMPARISON_RUNS_DONE
 from .models import Arm, Comparison, Run
 from .planning import planned_runs
 from .platforms import spec_platform_errors
+from .quota import quota_check
 from .secret_refs import referenced_secret_names, unknown_secret_errors
 from .spec import normalize_spec, spec_fingerprint
 from .target_policy import target_policy_errors
@@ -55,6 +57,7 @@ def comparison_create(
     *, organization: Organization, submitted_spec: Any, created_by: User | AnonymousUser | None = None
 ) -> Comparison:
     spec = comparison_spec_check(organization=organization, submitted_spec=submitted_spec)
+    quota_check(organization=organization)
     comparison = Comparison.objects.create(
         organization=organization,
         created_by=created_by if isinstance(created_by, User) else None,  # an anonymous user creates nothing
@@ -109,7 +112,7 @@ def comparison_plan(*, comparison_id: str) -> int:
 
 
 @transaction.atomic
-def comparison_cancel(*, comparison: Comparison) -> Comparison:
+def comparison_cancel(*, comparison: Comparison, actor: Actor = NO_ACTOR) -> Comparison:
     # Runs first, then the comparison: the order leasing takes them in (it locks a run, then
     # marks its comparison running). Locking the comparison first deadlocked against a lease.
     unfinished = comparison.runs.exclude(status__in=Run.TERMINAL)
@@ -124,6 +127,8 @@ def comparison_cancel(*, comparison: Comparison) -> Comparison:
     comparison.status = Comparison.Status.CANCELLED
     comparison.finished_at = now
     comparison.save(update_fields=["status", "finished_at", "updated_at"])
+    publish(COMPARISON_CANCELLED, comparison_id=str(comparison.id), organization_id=comparison.organization_id,
+            comparison_name=comparison.name, **actor.event_fields())
     publish(COMPARISON_ENDED, comparison_id=str(comparison.id))
     return comparison
 

@@ -10,9 +10,12 @@ from django.contrib.auth.models import AnonymousUser, User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from apps.accounts.actor import NO_ACTOR, Actor
 from apps.core.errors import ApplicationError, Conflict
+from apps.core.events import publish
 from apps.core.tokens import digest, new_secret, visible_prefix
 
+from .events import DEVICE_QUARANTINE_RELEASED
 from .models import Device, DevicePool, DeviceStateChange, EnrollmentToken, Runner
 
 # Three infrastructure failures in a row on one device (contract README, "Finishing with a
@@ -260,17 +263,20 @@ def device_record_run_outcome(*, device_id: UUID, infra_error_kind: str | None, 
 
 
 @transaction.atomic
-def device_release_quarantine(*, device: Device, released_by: User | AnonymousUser | None) -> Device:
+def device_release_quarantine(*, device: Device, released_by: User | AnonymousUser | None,
+                              actor: Actor = NO_ACTOR) -> Device:
     device = Device.objects.select_for_update().get(pk=device.pk)
     if device.state != Device.State.QUARANTINED:
         raise Conflict(f"Device {device.serial} is {device.state}, not quarantined.")
-    actor = released_by if isinstance(released_by, User) else None
-    who = actor.get_username() if actor else "an API token"
+    user = released_by if isinstance(released_by, User) else None
+    who = user.get_username() if user else "an API token"
     device.infra_failures = []
     state, reason = _state_after_lease_or_quarantine(device)
-    _set_state(device, state, reason, now=timezone.now(), changed_by=actor,
+    _set_state(device, state, reason, now=timezone.now(), changed_by=user,
                note=f"released from quarantine by {who}")
     device.save(update_fields=["infra_failures", "state", "state_reason", "updated_at"])
+    publish(DEVICE_QUARANTINE_RELEASED, organization_id=device.pool.organization_id, **actor.event_fields(),
+            device_id=str(device.pk), device_label=f"{device.model} ({device.serial})")
     return device
 
 

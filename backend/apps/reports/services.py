@@ -9,11 +9,14 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from apps.accounts.actor import NO_ACTOR, Actor
 from apps.accounts.models import Organization
 from apps.comparisons.models import Comparison
 from apps.core.errors import ApplicationError
+from apps.core.events import publish
 from apps.core.tokens import digest, new_secret, visible_prefix
 
+from .events import SHARE_LINK_CREATED, SHARE_LINK_REVOKED
 from .models import ShareLink
 
 MIN_EXPIRY = dt.timedelta(hours=1)
@@ -44,7 +47,7 @@ def _expiry(*, expires_in_days: int | None, expires_at: dt.datetime | None) -> d
 @transaction.atomic
 def share_link_create(*, organization: Organization, comparison: Comparison, created_by: User | None,
                       expires_in_days: int | None = None, expires_at: dt.datetime | None = None,
-                      ) -> tuple[ShareLink, str]:
+                      actor: Actor = NO_ACTOR) -> tuple[ShareLink, str]:
     """The link and its raw token (256 random bits), which is shown once and only its digest kept."""
     if comparison.organization_id != organization.pk:
         raise ApplicationError("comparison: not in this organization", status_code=404)
@@ -52,16 +55,26 @@ def share_link_create(*, organization: Organization, comparison: Comparison, cre
     token = new_secret("s")
     link = ShareLink.objects.create(organization=organization, comparison=comparison, created_by=created_by,
                                     prefix=visible_prefix(token), token_hash=digest(token), expires_at=expiry)
+    _announce(SHARE_LINK_CREATED, link=link, actor=actor)
     return link, token
 
 
 @transaction.atomic
-def share_link_revoke(*, link: ShareLink) -> ShareLink:
+def share_link_revoke(*, link: ShareLink, actor: Actor = NO_ACTOR) -> ShareLink:
     """Revoked at once for every reader: the public endpoints check the link before any cache."""
     if link.revoked_at is None:
         link.revoked_at = timezone.now()
         link.save(update_fields=["revoked_at", "updated_at"])
+        # How often it was opened while it worked, with the opens not yet written from the cache.
+        opens = link.open_count + max(int(cache.get(pending_opens_key(link.pk)) or 0), 0)
+        _announce(SHARE_LINK_REVOKED, link=link, actor=actor, open_count=opens)
     return link
+
+
+def _announce(event: str, *, link: ShareLink, actor: Actor, **details: object) -> None:
+    publish(event, organization_id=link.organization_id, **actor.event_fields(), share_link_id=str(link.pk),
+            share_link_prefix=link.prefix, comparison_id=str(link.comparison_id),
+            comparison_name=link.comparison.name, **details)
 
 
 def pending_opens_key(link_id: object) -> str:

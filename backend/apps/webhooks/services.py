@@ -15,12 +15,15 @@ from django.db.models import Q
 from django.utils import timezone
 from rest_framework import serializers
 
+from apps.accounts.actor import NO_ACTOR, Actor
 from apps.accounts.models import Organization
 from apps.comparisons.models import Comparison
 from apps.core.addresses import literal_address
+from apps.core.events import publish
 from apps.results.verdicts import gate_outcome_within
 
 from . import transport
+from .events import WEBHOOK_CREATED, WEBHOOK_DELETED, WEBHOOK_UPDATED
 from .models import EVENTS, Webhook, WebhookDelivery
 
 MAX_ATTEMPTS = 5
@@ -67,7 +70,8 @@ def webhook_url_validate(url: str) -> str:
 
 
 @transaction.atomic
-def webhook_create(*, organization: Organization, url: str, events: list[str]) -> tuple[Webhook, str]:
+def webhook_create(*, organization: Organization, url: str, events: list[str],
+                   actor: Actor = NO_ACTOR) -> tuple[Webhook, str]:
     """Returns the webhook and its secret: the only time the secret leaves the service."""
     webhook_url_validate(url)
     events = _check_events(events)
@@ -76,6 +80,7 @@ def webhook_create(*, organization: Organization, url: str, events: list[str]) -
             {"non_field_errors": [f"At most {MAX_WEBHOOKS_PER_ORGANIZATION} webhooks per organization."]})
     secret = f"whsec_{secrets.token_urlsafe(32)}"
     webhook = Webhook.objects.create(organization=organization, url=url, secret=secret, events=events)
+    _announce(WEBHOOK_CREATED, webhook=webhook, actor=actor, changes={"active": True, "events": events})
     return webhook, secret
 
 
@@ -87,7 +92,8 @@ def _check_events(events: list[str]) -> list[str]:
 
 
 @transaction.atomic
-def webhook_update(*, webhook: Webhook, active: bool | None = None, events: list[str] | None = None) -> Webhook:
+def webhook_update(*, webhook: Webhook, active: bool | None = None, events: list[str] | None = None,
+                   actor: Actor = NO_ACTOR) -> Webhook:
     """Turn a webhook on or off, or change its events; the URL and secret stay (register a
     new webhook for a new URL, so the URL is checked once, at creation)."""
     fields = ["updated_at"]
@@ -98,12 +104,21 @@ def webhook_update(*, webhook: Webhook, active: bool | None = None, events: list
         webhook.events = _check_events(events)
         fields.append("events")
     webhook.save(update_fields=fields)
+    changes = {field: getattr(webhook, field) for field in fields if field != "updated_at"}
+    if changes:
+        _announce(WEBHOOK_UPDATED, webhook=webhook, actor=actor, changes=changes)
     return webhook
 
 
 @transaction.atomic
-def webhook_delete(*, webhook: Webhook) -> None:
+def webhook_delete(*, webhook: Webhook, actor: Actor = NO_ACTOR) -> None:
+    _announce(WEBHOOK_DELETED, webhook=webhook, actor=actor, changes={})
     webhook.delete()
+
+
+def _announce(event: str, *, webhook: Webhook, actor: Actor, changes: dict[str, Any]) -> None:
+    publish(event, organization_id=webhook.organization_id, **actor.event_fields(), webhook_id=str(webhook.pk),
+            url=webhook.url, changes=changes)
 
 
 @transaction.atomic

@@ -41,6 +41,7 @@ INSTALLED_APPS = [
     "apps.reports",
     "apps.runner_protocol",
     "apps.monitoring",
+    "apps.audit",
 ]
 
 MIDDLEWARE = [
@@ -163,6 +164,7 @@ SPECTACULAR_SETTINGS = {
         "FinishErrorKindEnum": ["device_lost", "device_not_ready", "build_failure", "timeout", "malformed_result",
                                 "link_unavailable", "runner_fault", "test_failure"],
         "EnrollmentTokenStatusEnum": ["active", "expired", "revoked"],
+        "AuditActionEnum": "apps.audit.models.AuditEvent.Action",
     },
 }
 

@@ -126,6 +126,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's audit log, newest first (owners and admins) */
+        get: operations["v1_audit_events_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/csrf": {
         parameters: {
             query?: never;
@@ -1147,6 +1164,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Device-minutes per month and pool, and the monthly quota (owners) */
+        get: operations["v1_usage_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/webhooks": {
         parameters: {
             query?: never;
@@ -1485,6 +1519,51 @@ export interface components {
             id: string;
             name: string;
             size: number;
+        };
+        /**
+         * @description * `member.invited` - Member Invited
+         *     * `member.removed` - Member Removed
+         *     * `member.role_changed` - Member Role Changed
+         *     * `api_token.created` - Api Token Created
+         *     * `api_token.revoked` - Api Token Revoked
+         *     * `share_link.created` - Share Link Created
+         *     * `share_link.revoked` - Share Link Revoked
+         *     * `comparison.cancelled` - Comparison Cancelled
+         *     * `device.quarantine_released` - Device Quarantine Released
+         *     * `webhook.created` - Webhook Created
+         *     * `webhook.updated` - Webhook Updated
+         *     * `webhook.deleted` - Webhook Deleted
+         * @enum {string}
+         */
+        AuditActionEnum: "member.invited" | "member.removed" | "member.role_changed" | "api_token.created" | "api_token.revoked" | "share_link.created" | "share_link.revoked" | "comparison.cancelled" | "device.quarantine_released" | "webhook.created" | "webhook.updated" | "webhook.deleted";
+        AuditActor: {
+            /** @description the user's id; null for a token without a creator, or the system */
+            id: number | null;
+            /**
+             * Format: uuid
+             * @description the API token it acted through, if any
+             */
+            token_id: string | null;
+            /** @description who, as it read when it happened; empty: the system */
+            label: string;
+        };
+        AuditEventOutput: {
+            /** Format: uuid */
+            readonly id: string;
+            /** Format: date-time */
+            readonly created_at: string;
+            action: components["schemas"]["AuditActionEnum"];
+            actor: components["schemas"]["AuditActor"];
+            target: components["schemas"]["AuditTarget"];
+            /** @description what else the event said (e.g. the role before and after, a revoked share link's open count) */
+            details: {
+                [key: string]: unknown;
+            };
+        };
+        AuditTarget: {
+            type: string;
+            id: string;
+            label: string;
         };
         BatchInputRequest: {
             lease_token: string;
@@ -2639,6 +2718,21 @@ export interface components {
          * @enum {string}
          */
         PaceBasisEnum: "same_spec" | "recent";
+        PaginatedAuditEventOutputList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["AuditEventOutput"][];
+        };
         PaginatedComparisonSummaryList: {
             /** @example 123 */
             count: number;
@@ -3486,6 +3580,28 @@ export interface components {
             change_pct: number | null;
             change_ci95_pct: number[] | null;
         };
+        UsageMonth: {
+            /** @description YYYY-MM (UTC) */
+            month: string;
+            /**
+             * Format: double
+             * @description every pool's device-minutes that month
+             */
+            device_minutes: number;
+            pools: components["schemas"]["UsagePool"][];
+        };
+        UsageOutput: {
+            /** @description new comparisons are refused once a month's device-minutes reach it; null: none */
+            monthly_quota_device_minutes: number | null;
+            /** @description newest first */
+            months: components["schemas"]["UsageMonth"][];
+        };
+        UsagePool: {
+            pool: string;
+            pool_name: string;
+            /** Format: double */
+            device_minutes: number;
+        };
         /** @description verdict.py `Verdict`. */
         Verdict: {
             outcome: components["schemas"]["VerdictOutcome"];
@@ -3837,6 +3953,49 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["BatchOutput"];
+                };
+            };
+        };
+    };
+    v1_audit_events_list: {
+        parameters: {
+            query?: {
+                /**
+                 * @description * `member.invited` - Member Invited
+                 *     * `member.removed` - Member Removed
+                 *     * `member.role_changed` - Member Role Changed
+                 *     * `api_token.created` - Api Token Created
+                 *     * `api_token.revoked` - Api Token Revoked
+                 *     * `share_link.created` - Share Link Created
+                 *     * `share_link.revoked` - Share Link Revoked
+                 *     * `comparison.cancelled` - Comparison Cancelled
+                 *     * `device.quarantine_released` - Device Quarantine Released
+                 *     * `webhook.created` - Webhook Created
+                 *     * `webhook.updated` - Webhook Updated
+                 *     * `webhook.deleted` - Webhook Deleted
+                 */
+                action?: "member.invited" | "member.removed" | "member.role_changed" | "api_token.created" | "api_token.revoked" | "share_link.created" | "share_link.revoked" | "comparison.cancelled" | "device.quarantine_released" | "webhook.created" | "webhook.updated" | "webhook.deleted";
+                /** @description a user's id (actor.id) */
+                actor?: number;
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description from this time on (inclusive), ISO 8601 */
+                since?: string;
+                /** @description before this time (exclusive), ISO 8601 */
+                until?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedAuditEventOutputList"];
                 };
             };
         };
@@ -5509,6 +5668,28 @@ export interface operations {
             };
         };
     };
+    v1_usage_retrieve: {
+        parameters: {
+            query?: {
+                /** @description how many months back, this one included (1…36) */
+                months?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageOutput"];
+                };
+            };
+        };
+    };
     v1_webhooks_list: {
         parameters: {
             query?: {
@@ -5679,6 +5860,7 @@ type ReadonlyArray<T> = [
 ] extends [
     unknown[]
 ] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
+export const pathsApiV1AuditEventsGetParametersQueryActionValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/audit-events"]["get"]["parameters"]["query"]["action"]> = ["member.invited", "member.removed", "member.role_changed", "api_token.created", "api_token.revoked", "share_link.created", "share_link.revoked", "comparison.cancelled", "device.quarantine_released", "webhook.created", "webhook.updated", "webhook.deleted"];
 export const pathsApiV1ComparisonsGetParametersQueryStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/comparisons"]["get"]["parameters"]["query"]["status"]> = ["analysing", "cancelled", "failed", "finished", "queued", "running"];
 export const pathsApiV1DevicesGetParametersQueryPlatformValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/devices"]["get"]["parameters"]["query"]["platform"]> = ["android", "host", "ios"];
 export const pathsApiV1DevicesGetParametersQueryStateValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/devices"]["get"]["parameters"]["query"]["state"]> = ["available", "busy", "not_ready", "offline", "quarantined", "unauthorized"];
@@ -5692,6 +5874,7 @@ export const pathsApiV1TrendsCsvGetParametersQueryPlatformValues: ReadonlyArray<
 export const pathsApiV1TrendsCsvGetParametersQueryStatisticValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/trends.csv"]["get"]["parameters"]["query"]["statistic"]> = ["median", "mean", "p90", "p95", "p99"];
 export const apiWorkloadKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ApiWorkload"]["kind"]> = ["api"];
 export const apiWorkloadConcurrencyOneOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ApiWorkload"]["concurrency"]> = ["sequential", "parallel", "all"];
+export const auditActionEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AuditActionEnum"]> = ["member.invited", "member.removed", "member.role_changed", "api_token.created", "api_token.revoked", "share_link.created", "share_link.revoked", "comparison.cancelled", "device.quarantine_released", "webhook.created", "webhook.updated", "webhook.deleted"];
 export const cliffsLabelValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CliffsLabel"]> = ["negligible", "small", "medium", "large"];
 export const cohensLabelValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CohensLabel"]> = ["negligible", "small", "medium", "large", "very large", "huge"];
 export const comparisonModeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ComparisonMode"]> = ["ab", "aa"];

@@ -24,6 +24,8 @@ import { SettingsLayout } from './routes/settings-layout';
 import { NetworkProfilesRoute } from './routes/network-profiles';
 import { TokensRoute } from './routes/tokens';
 import { WebhooksRoute } from './routes/webhooks';
+import { UsageRoute } from './routes/usage';
+import { AuditLogRoute } from './routes/audit-log';
 import { PreloadPlotly } from '@/features/results/components/plot';
 
 // Pages with charts start loading Plotly (its own ~4.7 MB chunk) as they mount, in parallel with their
@@ -56,6 +58,8 @@ export const routes: RouteObject[] = [
           { path: '/tokens', element: <TokensRoute /> },
           { path: '/webhooks', element: <WebhooksRoute /> },
           { path: '/shares', element: <SharesRoute /> },
+          { path: '/usage', element: <UsageRoute /> },
+          { path: '/audit-log', element: <AuditLogRoute /> },
         ],
       },
       { path: '*', element: <NotFoundRoute /> },

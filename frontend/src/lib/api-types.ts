@@ -4,6 +4,7 @@
  * here, so a renamed schema component is fixed in one place.
  */
 import {
+  auditActionEnumValues,
   connectionPolicyValues,
   eventsEnumValues,
   platformValues,
@@ -104,6 +105,13 @@ export type WebhookDeliveryPage = Schemas['PaginatedWebhookDeliveryOutputList'];
 export type NetworkProfileRequest = Schemas['NetworkProfileInputRequest'];
 export type NetworkProfileBounds = Schemas['NetworkProfileBounds'];
 export type FieldBounds = Schemas['FieldBounds'];
+// Settings → Usage and Audit log: /api/v1/usage (owners), /api/v1/audit-events (owners and admins).
+export type Usage = Schemas['UsageOutput'];
+export type UsageMonth = Schemas['UsageMonth'];
+export type AuditEvent = Schemas['AuditEventOutput'];
+export type AuditEventPage = Schemas['PaginatedAuditEventOutputList'];
+export type AuditAction = Schemas['AuditActionEnum'];
+export const AUDIT_ACTIONS: readonly AuditAction[] = auditActionEnumValues;
 export const API_TOKEN_SCOPES: readonly ApiTokenScope[] = scopesEnumValues;
 export const WEBHOOK_EVENTS: readonly WebhookEvent[] = eventsEnumValues;
 

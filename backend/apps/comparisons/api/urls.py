@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import artifact_views, device_views, har_views, spec_schema_views, views
+from . import artifact_views, device_views, har_views, spec_schema_views, usage_views, views
 
 urlpatterns = [
     path("comparisons", views.ComparisonListCreateView.as_view(), name="comparison-list"),
@@ -12,6 +12,7 @@ urlpatterns = [
     path("comparisons/<uuid:comparison_id>/runs/<uuid:run_id>/artifacts/<uuid:artifact_id>",
          artifact_views.RunArtifactDownloadView.as_view(), name="run-artifact-download"),
     path("presets", views.PresetListView.as_view(), name="preset-list"),
+    path("usage", usage_views.UsageView.as_view(), name="usage"),
     path("har-import", har_views.HarImportView.as_view(), name="har-import"),
     path("schemas/comparison-spec", spec_schema_views.ComparisonSpecSchemaView.as_view(),
          name="comparison-spec-schema"),

@@ -8,6 +8,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from apps.accounts.actor import actor_of
 from apps.accounts.permissions import organization_of
 from apps.core.parsers import TextYAMLParser, YAMLParser
 
@@ -82,7 +83,7 @@ class ComparisonCancelView(APIView):
     @extend_schema(request=None, responses={200: ComparisonDetailSerializer}, summary="Cancel a comparison")
     def post(self, request: Request, comparison_id: str) -> Response:
         comparison = get_object_or_404(comparisons_for(organization=organization_of(request)), pk=comparison_id)
-        comparison_cancel(comparison=comparison)
+        comparison_cancel(comparison=comparison, actor=actor_of(request))
         comparison = get_object_or_404(comparisons_for(organization=organization_of(request)), pk=comparison_id)
         return Response(ComparisonDetailSerializer(comparison).data)
 

@@ -14,6 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from apps.accounts.actor import actor_of
 from apps.accounts.permissions import IsOrganizationAdmin, is_organization_admin, organization_of
 
 from ..models import DevicePool, EnrollmentToken, Runner
@@ -120,6 +121,6 @@ class DeviceReleaseView(APIView):
         if device.pool.organization_id != organization.id:
             return Response({"detail": "Devices of hosted pools are released by LatencyLab."},
                             status=status.HTTP_403_FORBIDDEN)
-        device = device_release_quarantine(device=device, released_by=request.user)
+        device = device_release_quarantine(device=device, released_by=request.user, actor=actor_of(request))
         device = devices_visible_to(organization=organization).get(pk=device.pk)
         return Response(DeviceOutputSerializer(device, context=fleet_context(request)).data)

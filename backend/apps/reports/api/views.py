@@ -16,6 +16,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from apps.accounts.actor import actor_of
 from apps.accounts.models import Membership
 from apps.accounts.permissions import ADMIN_ROLES, organization_of, role_in
 from apps.comparisons.models import Comparison
@@ -69,7 +70,7 @@ class ComparisonShareListCreateView(ShareLinkListView):
             organization=organization, comparison=comparison,
             created_by=request.user if request.user.is_authenticated else None,
             expires_in_days=data.validated_data.get("expires_in_days"),
-            expires_at=data.validated_data.get("expires_at"))
+            expires_at=data.validated_data.get("expires_at"), actor=actor_of(request))
         link = share_links_for(organization=organization).get(pk=link.pk)
         body = {**ShareLinkOutputSerializer(link).data, "token": token, "url": public_report_url(request, token)}
         return Response(body, status=status.HTTP_201_CREATED)
@@ -87,7 +88,7 @@ class ShareRevokeView(APIView):
         creator = request.user.is_authenticated and link.created_by_id == request.user.pk
         if not creator and role_in(organization=organization, request=request) not in ADMIN_ROLES:
             raise PermissionDenied("Only the link's creator, or an owner or admin, may revoke it.")
-        share_link_revoke(link=link)
+        share_link_revoke(link=link, actor=actor_of(request))
         return Response(ShareLinkOutputSerializer(link).data)
 
 

@@ -7,6 +7,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from apps.accounts.actor import actor_of
 from apps.accounts.permissions import IsOrganizationAdminForWrites, organization_of
 
 from ..models import EVENTS, Webhook, WebhookDelivery
@@ -85,7 +86,7 @@ class WebhookListCreateView(ListAPIView):
         body = WebhookInputSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         webhook, secret = webhook_create(organization=organization_of(request), url=body.validated_data["url"],
-                                         events=body.validated_data["events"])
+                                         events=body.validated_data["events"], actor=actor_of(request))
         data = WebhookCreatedSerializer(webhook).data
         data["secret"] = secret
         return Response(data, status=status.HTTP_201_CREATED)
@@ -104,12 +105,12 @@ class WebhookDetailView(APIView):
         webhook = _webhook(request, webhook_id)
         body = WebhookUpdateInputSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        webhook = webhook_update(webhook=webhook, **body.validated_data)
+        webhook = webhook_update(webhook=webhook, **body.validated_data, actor=actor_of(request))
         return Response(WebhookOutputSerializer(webhook).data)
 
     @extend_schema(request=None, responses={204: None}, summary="Delete a webhook")
     def delete(self, request: Request, webhook_id: str) -> Response:
-        webhook_delete(webhook=_webhook(request, webhook_id))
+        webhook_delete(webhook=_webhook(request, webhook_id), actor=actor_of(request))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 

@@ -9,6 +9,8 @@ export const SETTINGS_PAGES = [
   { to: '/tokens', label: 'API tokens' },
   { to: '/webhooks', label: 'Webhooks' },
   { to: '/shares', label: 'Share links' },
+  { to: '/usage', label: 'Usage' },
+  { to: '/audit-log', label: 'Audit log' },
 ] as const;
 
 export function SettingsLayout() {

@@ -1,0 +1,5 @@
+import { AuditLogPage } from '@/features/audit/components/audit-log-page';
+
+export function AuditLogRoute() {
+  return <AuditLogPage />;
+}

@@ -1,0 +1,5 @@
+import { UsagePage } from '@/features/usage/components/usage-page';
+
+export function UsageRoute() {
+  return <UsagePage />;
+}

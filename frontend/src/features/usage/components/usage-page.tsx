@@ -1,0 +1,123 @@
+import { Spinner } from '@/components/spinner';
+import { ApiError } from '@/lib/api-client';
+import type { Usage, UsageMonth } from '@/lib/api-types';
+import { useUsage } from '../api/usage';
+
+const minutes = (value: number) => value.toLocaleString('en-US', { maximumFractionDigits: value >= 100 ? 0 : 2 });
+
+/** "2026-11" → "November 2026". */
+function monthName(month: string): string {
+  const [year = 1970, number = 1] = month.split('-').map(Number);
+  return new Date(Date.UTC(year, number - 1, 1)).toLocaleString('en-US', { month: 'long', year: 'numeric', timeZone: 'UTC' });
+}
+
+/** Device-minutes per month and pool, against the organization's monthly quota (owners only). */
+export function UsagePage() {
+  const usage = useUsage();
+  return (
+    <div className="stack">
+      <header className="page-header">
+        <div>
+          <h1>Usage</h1>
+          <p className="muted">
+            Device-minutes: how long this organization&apos;s runs held a device, from each lease to its end, per pool and
+            month (UTC). LatencyLab sets the monthly quota; once a month reaches it, new comparisons are refused until
+            the next month.
+          </p>
+        </div>
+      </header>
+      {usage.isPending ? (
+        <Spinner label="Loading usage" />
+      ) : usage.isError ? (
+        <p role="alert" className="alert alert-error">
+          {usage.error instanceof ApiError && usage.error.status === 403
+            ? 'Only owners of the organization see its usage.'
+            : `Could not load usage: ${usage.error.message}`}
+        </p>
+      ) : (
+        <>
+          <ThisMonth usage={usage.data} />
+          <MonthsTable usage={usage.data} />
+        </>
+      )}
+    </div>
+  );
+}
+
+function ThisMonth({ usage }: { usage: Usage }) {
+  const current = usage.months[0];
+  const quota = usage.monthly_quota_device_minutes;
+  if (!current) return null;
+  const reached = quota !== null && current.device_minutes >= quota;
+  return (
+    <section aria-labelledby="this-month-heading" className="card pad stack-tight">
+      <h2 id="this-month-heading">{monthName(current.month)}</h2>
+      {quota === null ? (
+        <p>
+          <strong>{minutes(current.device_minutes)}</strong> device-minutes so far; no monthly quota.
+        </p>
+      ) : (
+        <>
+          <p>
+            <strong>{minutes(current.device_minutes)}</strong> of {quota.toLocaleString('en-US')} device-minutes used
+          </p>
+          <meter aria-label="This month's device-minutes of the quota" min={0} max={quota} value={current.device_minutes} />
+        </>
+      )}
+      {reached && (
+        <p role="alert" className="alert alert-error">
+          The quota is reached: new comparisons are refused until next month. Running comparisons finish.
+        </p>
+      )}
+    </section>
+  );
+}
+
+function MonthsTable({ usage }: { usage: Usage }) {
+  const pools = poolsOf(usage.months);
+  const scale = usage.monthly_quota_device_minutes ?? Math.max(1, ...usage.months.map((m) => m.device_minutes));
+  return (
+    <section aria-labelledby="months-heading" className="card">
+      <h2 id="months-heading" className="pad">
+        Device-minutes per month
+      </h2>
+      <div className="table-wrap">
+        <table className="table table-numeric" aria-labelledby="months-heading">
+          <thead>
+            <tr>
+              <th scope="col">Month</th>
+              {pools.map((pool) => (
+                <th key={pool.slug} scope="col">
+                  {pool.name}
+                </th>
+              ))}
+              <th scope="col">Total</th>
+              <th scope="col">{usage.monthly_quota_device_minutes === null ? 'Relative' : 'Of the quota'}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {usage.months.map((month) => (
+              <tr key={month.month}>
+                <th scope="row">{monthName(month.month)}</th>
+                {pools.map((pool) => (
+                  <td key={pool.slug}>{minutes(month.pools.find((p) => p.pool === pool.slug)?.device_minutes ?? 0)}</td>
+                ))}
+                <td>{minutes(month.device_minutes)}</td>
+                <td>
+                  <meter aria-label={`${monthName(month.month)} device-minutes`} min={0} max={scale} value={month.device_minutes} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
+
+/** Every pool any month used, in the order first seen. */
+function poolsOf(months: UsageMonth[]): { slug: string; name: string }[] {
+  const seen = new Map<string, string>();
+  for (const month of months) for (const pool of month.pools) if (!seen.has(pool.pool)) seen.set(pool.pool, pool.pool_name);
+  return [...seen].map(([slug, name]) => ({ slug, name }));
+}
