@@ -629,8 +629,8 @@ def requests_per_run(workload: dict[str, Any], *, arms: int) -> int:
 def merge_preset(submitted: dict[str, Any]) -> dict[str, Any]:
     """Fields the user gave override the preset's; `workload` merges key by key."""
     preset_name = submitted.get("preset")
-    if not preset_name or preset_name not in PRESETS:
-        return dict(submitted)
+    if not isinstance(preset_name, str) or preset_name not in PRESETS:
+        return dict(submitted)  # no preset, or a bad one: the serializer names it
     merged: dict[str, Any] = json.loads(json.dumps(PRESETS[preset_name]["spec"]))
     for key, value in submitted.items():
         if key == "workload" and isinstance(value, dict) and value.get("kind", merged["workload"]["kind"]) == merged[
