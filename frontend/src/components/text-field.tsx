@@ -41,9 +41,15 @@ export function TextField({ label, name, value, onChange, errors, hint, ...input
   );
 }
 
-/** Messages that belong to no field shown (`detail`, or a field this form does not have). */
+const belongsTo = (error: FieldError, field: string) => error.path === field || error.path.startsWith(`${field}.`);
+
+/** Messages that belong to no field shown (`detail`, or a field this form does not have). A `detail`
+ * that comes with field messages repeats them (the API sends both), so it is left out then. */
 export function FormMessages({ errors, fields }: { errors: FieldError[]; fields: string[] }) {
-  const rest = errors.filter((error) => !fields.some((field) => error.path === field || error.path.startsWith(`${field}.`)));
+  const underFields = errors.some((error) => fields.some((field) => belongsTo(error, field)));
+  const rest = errors.filter(
+    (error) => !fields.some((field) => belongsTo(error, field)) && !(underFields && error.path === 'detail'),
+  );
   if (rest.length === 0) return null;
   return (
     <p role="alert" className="alert alert-error">

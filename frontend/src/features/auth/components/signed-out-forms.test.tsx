@@ -17,7 +17,8 @@ describe('SignupForm', () => {
     server.use(http.post(api('/auth/signup'), async ({ request }) => {
       sent.push(await request.json());
       return sent.length === 1
-        ? HttpResponse.json({ password: ['This password is too common.'] }, { status: 400 })
+        ? HttpResponse.json({ detail: 'password: This password is too common.', password: ['This password is too common.'] },
+          { status: 400 })
         : HttpResponse.json(meFixture, { status: 201 });
     }));
     const onSuccess = vi.fn();
@@ -28,6 +29,8 @@ describe('SignupForm', () => {
     await fill(user, screen.getByLabelText('Password'), 'password123');
     await user.click(screen.getByRole('button', { name: 'Create account' }));
     expect(await screen.findByText('This password is too common.')).toBeInTheDocument();
+    // Said once, under its field: not again in a form-level alert.
+    expect(screen.queryByRole('alert')).not.toBeInTheDocument();
     expect(screen.getByLabelText('Password')).toHaveAttribute('aria-invalid', 'true');
     expect(onSuccess).not.toHaveBeenCalled();
 
