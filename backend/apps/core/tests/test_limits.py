@@ -159,3 +159,15 @@ def test_runner_calls_are_limited_per_runner(runner_api, settings):
     statuses = [runner_api.post("/api/runner/v1/heartbeat", heartbeat, format="json").status_code
                 for _ in range(3)]
     assert statuses == [200, 200, 429]
+
+
+@pytest.mark.django_db
+def test_behind_one_proxy_each_client_counts_by_the_address_the_proxy_saw(db, settings):
+    settings.ANON_RATE = "1/minute"
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "NUM_PROXIES": 1}
+    ingress = APIClient(REMOTE_ADDR="10.0.0.2")
+    first, second = fresh_ip(), fresh_ip()
+    assert ingress.get("/api/v1/auth/csrf", HTTP_X_FORWARDED_FOR=first).status_code == 204
+    # What a client wrote itself comes first; the proxy appends the address it saw.
+    assert ingress.get("/api/v1/auth/csrf", HTTP_X_FORWARDED_FOR=f"{fresh_ip()}, {first}").status_code == 429
+    assert ingress.get("/api/v1/auth/csrf", HTTP_X_FORWARDED_FOR=second).status_code == 204
