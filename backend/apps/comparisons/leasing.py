@@ -35,6 +35,7 @@ from .platforms import device_protocols, devices_supporting, run_protocols
 from .secret_refs import referenced_secret_names
 from .services import comparison_complete_if_runs_done
 from .spec import wire_spec
+from .wakeups import runs_queued_in
 
 # Devices that could take a run soon: not gone, not quarantined, not waiting for a human.
 _UNFIT_STATES = (Device.State.OFFLINE, Device.State.QUARANTINED, Device.State.UNAUTHORIZED)
@@ -193,14 +194,26 @@ def _lease_once(*, runner: Runner, serials: list[str]) -> list[Run]:
     return leased
 
 
+# Work can also appear without a run being queued (a device released from quarantine, an
+# organization reinstated): a waiting runner looks again this often even when not woken.
+LEASE_RECHECK_S = 5.0
+
+
 def lease_acquire(*, runner: Runner, serials: list[str], wait_s: float) -> list[dict[str, Any]]:
-    """Long-poll: look for work now and then every half second until wait_s has passed."""
+    """Long-poll: look for work now; if there is none, wait until PostgreSQL says a run was
+    queued in one of the pools of these devices (apps.comparisons.wakeups), or LEASE_RECHECK_S
+    passes, and look again, until wait_s has passed. A farm of idle runners then costs the
+    database one look per runner every LEASE_RECHECK_S, not two a second."""
     deadline = time.monotonic() + min(wait_s, settings.RUNNER_LEASE_WAIT_MAX_S)
-    while True:
-        runs = _lease_once(runner=runner, serials=serials)
-        if runs or time.monotonic() >= deadline:
-            return [run_lease_payload(run) for run in runs]
-        time.sleep(0.5)
+    pools = {str(pool) for pool in Device.objects.filter(runner=runner, serial__in=serials)
+             .values_list("pool_id", flat=True).distinct()}
+    with runs_queued_in(pools) as runs_queued:
+        while True:
+            runs = _lease_once(runner=runner, serials=serials)
+            remaining = deadline - time.monotonic()
+            if runs or remaining <= 0:
+                return [run_lease_payload(run) for run in runs]
+            runs_queued.wait(timeout=min(remaining, LEASE_RECHECK_S))
 
 
 def run_lock_under_lease(*, runner: Runner, run_id: str, lease_token: str, runs: QuerySet[Run] | None = None,

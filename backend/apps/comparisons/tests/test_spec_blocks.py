@@ -81,7 +81,8 @@ def test_explicit_blocks_with_nothing_to_measure_are_400_naming_both_fields(api,
     response = api.post("/api/v1/comparisons", {**API_ROUNDS, "blocks": 8}, format="json")
     assert response.status_code == 400, response.content
     message = response.json()["blocks"][0]
-    assert "less than or equal to 5" in message and "workload.rounds" in message
+    assert "less than or equal to 5" in message
+    assert "workload.rounds" in message
     assert not Comparison.objects.exists()
 
 

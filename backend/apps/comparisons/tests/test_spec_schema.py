@@ -78,10 +78,11 @@ def test_every_documented_example_is_valid():
 
 def test_a_full_spec_with_every_field_is_valid():
     # 50 blocks need 50 rounds: with no warm-up, every block holds at least one round.
-    spec = {**GOOD, "workload": {"kind": "api", "rounds": 50, "calls": 2}, "mode": "ab", "preset": None, "baseline_arm": "c", "devices": {"pool": "lab", "platforms":
+    spec = {**GOOD, "mode": "ab", "preset": None, "baseline_arm": "c", "devices": {"pool": "lab", "platforms":
             ["android", "ios"], "count": 3}, "network_profiles": ["none", "lte"], "blocks": 50, "seed": 0,
             "tags": {"branch": "main", "empty": ""}, "gate": {"metric": "ttfb_ms", "statistic": "median",
                                                               "margin_pct": 0.1, "alpha": 0.2}, "timeout_s": 300}
+    spec["workload"] = {"kind": "api", "rounds": 50, "calls": 2}
     spec["arms"] = [{"label": "a", "protocol": "h1c", "endpoint": "http://staging.example.com"},
                     {"label": "b.2_x-y", "protocol": "h2", "endpoint": "HTTPS://staging.example.com",
                      "ca_bundle": PEM}, {"label": "c", "protocol": "grpc", "endpoint": None, "ca_bundle": None}]
