@@ -14,9 +14,10 @@ from django.db import models
 from rest_framework.test import APIClient
 
 from apps.accounts.models import Organization
-from apps.accounts.services import api_token_create, user_ensure_member
+from apps.accounts.services import api_token_create, organization_get_or_create, user_ensure_member
 from apps.comparisons.artifacts import run_artifact_store
 from apps.comparisons.models import Run
+from apps.devices.services import pool_get_or_create, runner_hello, runner_register
 from apps.webhooks.services import webhook_deliveries_create
 
 from .factories import SPEC, run_measured_comparison
@@ -103,6 +104,27 @@ def org_world_build(*, organization: Organization, owner_password: str, owner_us
     if invitation.status_code != 404:  # the endpoint exists (members and invitations)
         world.ids["invitation"] = _created(invitation)["id"]
     return world
+
+
+# The organization the API tests build their world in, and its owner's credentials.
+OWNER, OWNER_PASSWORD, POOL = f"{MARK}-owner", "pw-acme-owner", f"{MARK}-lab"
+
+
+def acme_world() -> tuple[OrgWorld, Any]:
+    """Organization "acme" with its owner (OWNER), its private pool (POOL) with a runner whose
+    host device is host-lab-1, and one object of every kind; returns the world and the owner."""
+    organization = organization_get_or_create(slug="acme", name="Acme")
+    owner = user_ensure_member(organization=organization, username=OWNER, password=OWNER_PASSWORD)
+    pool = pool_get_or_create(organization=organization, slug=POOL, name="Acme lab")
+    runner, secret = runner_register(pool=pool, name=f"{MARK}-runner")
+    runner_hello(runner=runner, info={"version": "test", "drivers": ["host"]},
+                 devices=[{"serial": "host-lab-1", "platform": "host", "model": "test", "os_version": "1"}])
+    runner_api = APIClient()
+    runner_api.credentials(HTTP_AUTHORIZATION=f"Runner {secret}")
+    runner_api.runner = runner
+    world = org_world_build(organization=organization, owner_username=OWNER, owner_password=OWNER_PASSWORD,
+                            runner_api=runner_api, pool_slug=POOL)
+    return world, owner
 
 
 # ------------------------------------------------------------------------------ row snapshots

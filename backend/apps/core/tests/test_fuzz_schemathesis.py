@@ -20,17 +20,16 @@ from django.core.wsgi import get_wsgi_application
 from django.db import close_old_connections
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis.errors import Unsatisfiable
-from rest_framework.test import APIClient
 from schemathesis import GenerationMode
 from schemathesis.checks import content_type_conformance, not_a_server_error, response_schema_conformance
 
 from apps.accounts.models import ApiToken
-from apps.accounts.services import api_token_create, organization_get_or_create, user_ensure_member
-from apps.devices.services import pool_get_or_create, runner_hello, runner_register
+from apps.accounts.services import api_token_create
 from testing.openapi_walk import api_schema
-from testing.org_world import org_world_build
+from testing.org_world import acme_world
 
-# Per operation and mode (valid and invalid input): about a minute and a half on two idle cores.
+# Per operation and mode (valid and invalid input): the whole run takes two to three minutes on a
+# busy two-core machine.
 EXAMPLES_PER_OPERATION = 5
 CHECKS = [not_a_server_error, response_schema_conformance, content_type_conformance]
 
@@ -42,18 +41,8 @@ EXCLUDED_PATHS = r"^/api/runner/|^/api/v1/auth/logout$|^/api/v1/members/leave$"
 
 @pytest.fixture
 def fuzz_token(db) -> str:
-    organization = organization_get_or_create(slug="acme", name="Acme")
-    owner = user_ensure_member(organization=organization, username="acme-only-owner", password="pw-acme-owner")
-    pool = pool_get_or_create(organization=organization, slug="acme-only-lab", name="Acme lab")
-    runner, secret = runner_register(pool=pool, name="acme-only-runner")
-    runner_hello(runner=runner, info={"version": "test", "drivers": ["host"]},
-                 devices=[{"serial": "host-lab-1", "platform": "host", "model": "test", "os_version": "1"}])
-    runner_api = APIClient()
-    runner_api.credentials(HTTP_AUTHORIZATION=f"Runner {secret}")
-    runner_api.runner = runner
-    org_world_build(organization=organization, owner_username="acme-only-owner", owner_password="pw-acme-owner",
-                    runner_api=runner_api, pool_slug="acme-only-lab")
-    _, token = api_token_create(organization=organization, name="fuzz", scopes=["read", "write", "ci"],
+    world, owner = acme_world()
+    _, token = api_token_create(organization=world.organization, name="fuzz", scopes=["read", "write", "ci"],
                                 created_by=owner)
     return token
 

@@ -27,9 +27,11 @@ from testing.openapi_walk import (
     response_text,
 )
 from testing.org_world import (
+    OWNER,
+    OWNER_PASSWORD,
     OrgWorld,
+    acme_world,
     id_kind,
-    org_world_build,
     owner_of,
     rows_changed,
     rows_snapshot,
@@ -83,17 +85,7 @@ def path_values(operation: Operation, world: OrgWorld, *, nonexistent: bool) -> 
 
 @pytest.fixture
 def world(db) -> OrgWorld:
-    organization = organization_get_or_create(slug="acme", name="Acme")
-    user_ensure_member(organization=organization, username="acme-only-owner", password="pw-acme-owner")
-    pool = pool_get_or_create(organization=organization, slug="acme-only-lab", name="Acme lab")
-    runner, secret = runner_register(pool=pool, name="acme-only-runner")
-    runner_hello(runner=runner, info={"version": "test", "drivers": ["host"]},
-                 devices=[{"serial": "host-lab-1", "platform": "host", "model": "test", "os_version": "1"}])
-    runner_api = APIClient()
-    runner_api.credentials(HTTP_AUTHORIZATION=f"Runner {secret}")
-    runner_api.runner = runner
-    return org_world_build(organization=organization, owner_username="acme-only-owner",
-                           owner_password="pw-acme-owner", runner_api=runner_api, pool_slug="acme-only-lab")
+    return acme_world()[0]
 
 
 @pytest.fixture
@@ -189,7 +181,7 @@ def test_listings_of_another_organization_contain_none_of_its_objects(world, oth
 
 def test_the_world_is_visible_to_its_own_organization(world):
     """The walk means something only if A's own credentials do find these objects."""
-    owner = signed_in("acme-only-owner", "pw-acme-owner")
+    owner = signed_in(OWNER, OWNER_PASSWORD)
     ids = world.ids
     for path in (f"/api/v1/comparisons/{ids['comparison']}", f"/api/v1/webhooks/{ids['webhook']}",
                  f"/api/v1/devices/{ids['device']}",

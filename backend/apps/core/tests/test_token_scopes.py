@@ -12,10 +12,9 @@ from rest_framework.permissions import AllowAny
 from rest_framework.test import APIClient
 
 from apps.accounts.authentication import ApiTokenAuthentication
-from apps.accounts.services import api_token_create, organization_get_or_create, user_ensure_member
-from apps.devices.services import pool_get_or_create, runner_hello, runner_register
+from apps.accounts.services import api_token_create
 from testing.openapi_walk import Operation, api_schema, call, example_request, fill_path, operations
-from testing.org_world import OrgWorld, id_kind, org_world_build
+from testing.org_world import OrgWorld, acme_world, id_kind
 
 SAFE, ALL, NONE = "GET only", "every method", "nothing"
 # Permission class → what a token with only that scope may do through it. A token acts with its
@@ -60,18 +59,8 @@ def may(rule: str, method: str) -> bool:
 
 @pytest.fixture
 def world(db) -> dict[str, Any]:
-    organization = organization_get_or_create(slug="acme", name="Acme")
-    owner = user_ensure_member(organization=organization, username="acme-only-owner", password="pw-acme-owner")
-    pool = pool_get_or_create(organization=organization, slug="acme-only-lab", name="Acme lab")
-    runner, secret = runner_register(pool=pool, name="acme-only-runner")
-    runner_hello(runner=runner, info={"version": "test", "drivers": ["host"]},
-                 devices=[{"serial": "host-lab-1", "platform": "host", "model": "test", "os_version": "1"}])
-    runner_api = APIClient()
-    runner_api.credentials(HTTP_AUTHORIZATION=f"Runner {secret}")
-    runner_api.runner = runner
-    built = org_world_build(organization=organization, owner_username="acme-only-owner",
-                            owner_password="pw-acme-owner", runner_api=runner_api, pool_slug="acme-only-lab")
-    return {"world": built, "organization": organization, "owner": owner}
+    built, owner = acme_world()
+    return {"world": built, "organization": built.organization, "owner": owner}
 
 
 def order(operation: Operation) -> tuple[int, str]:
