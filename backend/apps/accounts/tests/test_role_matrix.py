@@ -80,6 +80,8 @@ POLICY: dict[tuple[str, str], tuple[str, bool]] = {
     ("api/v1/webhooks/<uuid:webhook_id>", "DELETE"): (ADMIN, False),
     ("api/v1/webhooks/<uuid:webhook_id>/deliveries", "GET"): (VIEWER, False),
     ("api/v1/webhooks/<uuid:webhook_id>/deliveries/<uuid:delivery_id>/redeliver", "POST"): (ADMIN, False),
+    ("api/v1/audit-events", "GET"): (ADMIN, False),
+    ("api/v1/usage", "GET"): (OWNER, False),
 }
 
 # Open to anyone (their own checks: a password, an invitation or share link's secret, a
