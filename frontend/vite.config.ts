@@ -1,8 +1,40 @@
 /// <reference types="vitest/config" />
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
 
 const backend = process.env.LATENCYLAB_BACKEND_URL ?? 'http://127.0.0.1:8000';
+
+// The routes that draw charts (src/app/router.tsx wraps them in PreloadPlotly): a comparison, a
+// shared report, trends; not /comparisons/new or /comparisons/new/har.
+const CHART_PATHS = String.raw`^/(?:r/[^/]+|trends|comparisons/(?!new(?:/|$))[^/]+)/?$`;
+
+/**
+ * On chart pages the browser starts fetching and compiling Plotly's chunk with the HTML, in
+ * parallel with the app's own bundle, instead of after that bundle has run and the page has
+ * mounted. A tiny external script (the CSP allows no inline script) adds the modulepreload
+ * only on chart routes, so other pages still never download Plotly.
+ */
+function preloadPlotlyOnChartPages(): Plugin {
+  return {
+    name: 'latencylab:preload-plotly-on-chart-pages',
+    apply: 'build',
+    enforce: 'post',
+    generateBundle(_options, bundle) {
+      const plotly = Object.values(bundle).find(
+        (file) => file.type === 'chunk' && Object.keys(file.modules).some((id) => id.includes('plotly.js-cartesian-dist-min')),
+      );
+      const html = bundle['index.html'];
+      if (!plotly || html?.type !== 'asset') return;
+      const source =
+        `if (new RegExp(${JSON.stringify(CHART_PATHS)}).test(location.pathname)) {\n` +
+        `  var link = document.createElement('link');\n` +
+        `  link.rel = 'modulepreload'; link.crossOrigin = ''; link.href = ${JSON.stringify(`/${plotly.fileName}`)};\n` +
+        `  document.head.appendChild(link);\n}\n`;
+      const script = this.getFileName(this.emitFile({ type: 'asset', name: 'preload-charts.js', source }));
+      html.source = String(html.source).replace('</title>', `</title>\n    <script async src="/${script}"></script>`);
+    },
+  };
+}
 
 export default defineConfig({
   base: '/',
@@ -11,6 +43,7 @@ export default defineConfig({
   },
   // No React plugin: esbuild's automatic JSX runtime is all this app needs.
   esbuild: { jsx: 'automatic' },
+  plugins: [preloadPlotlyOnChartPages()],
   server: {
     proxy: { '/api': { target: backend, changeOrigin: false } },
   },

@@ -1,5 +1,6 @@
 // What the browser end-to-end tests share: their settings, a Chromium page that records
 // uncaught errors, signing in, and screenshots in e2e/artifacts/ (gitignored).
+/* global document -- the function given to waitForFunction runs inside the page */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,8 +25,16 @@ export async function openPage() {
   return { browser, page, pageErrors };
 }
 
+/** How long a full-page screenshot waits for the page's charts (drawn one at a time) to finish. */
+const CHARTS_SETTLE_MS = 30_000;
+
 export async function saveScreenshot(page, name) {
   const file = path.join(artifacts, `${name}.png`);
+  // Charts are drawn one at a time, visible ones first: wait for the rest so the picture shows them all.
+  await page
+    .waitForFunction(() => document.querySelectorAll('.plot[data-state="loading"]').length === 0, null,
+      { timeout: CHARTS_SETTLE_MS })
+    .catch(() => {});
   await page.screenshot({ path: file, fullPage: true }).catch(() => {});
   return file;
 }

@@ -1,6 +1,7 @@
 // Development aid, not a test: serves the built app with `vite preview`, answers /api from
 // the unit-test fixtures inside the browser (page.route), and screenshots every page into
 // screenshots/. Run `npm run build && npm run screenshots`.
+/* global document -- the function given to waitForFunction runs inside the page */
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -97,6 +98,9 @@ async function shot(name, url, options = {}, act = async () => {}) {
   await mockApi(page, options);
   await page.goto(base + url);
   await act(page);
+  // Charts are drawn one at a time, visible ones first: the picture waits for all of them.
+  await page.waitForFunction(() => document.querySelectorAll('.plot[data-state="loading"]').length === 0, null,
+    { timeout: 30_000 });
   await page.waitForTimeout(400);
   await page.screenshot({ path: path.join(outDir, `${name}.png`), fullPage: true });
   console.log(`screenshots/${name}.png`);

@@ -2,8 +2,9 @@
 # Dashboard speed benchmark (part of `make bench`): builds the dashboard, starts a private
 # stack (infra/bin/stack.py on free ports), seeds a finished comparison of ~200,000 samples
 # and a share link (infra/bench/seed_dashboard.py), then times in Chromium how fast the
-# comparison page and the public report draw their charts (median of 5 cold loads; target
-# < 1.5 s) and prints the JavaScript each page ships (frontend/bench/dashboard-speed.mjs).
+# comparison page and the public report draw their first chart, their first screenful of
+# charts and all their charts (median of 5 cold and 5 warm loads; target < 1.5 s each), and
+# prints the JavaScript each page ships (frontend/bench/dashboard-speed.mjs).
 # Prints figures only: no pass/fail on timing.
 set -uo pipefail
 cd "$(dirname "$0")/../.."

@@ -85,5 +85,22 @@ describe('the seed document figures (seeds/000)', () => {
     const h2 = chart.data[1] as { x: number[]; y: number[] };
     expect(h2.x).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
     expect(h2.y).toEqual(group.arms['h2']?.series_ms[2]);
+    expect(chart.layout.xaxis?.dtick).toBe(1);
+  });
+
+  it('leaves the repetition ticks to Plotly when a period has hundreds of repetitions', () => {
+    const many: ResultGroup = {
+      ...group,
+      arms: Object.fromEntries<ResultGroup['arms'][string]>(
+        Object.entries(group.arms).map(([arm, stats]) => [
+          arm,
+          { ...stats, series_ms: stats.series_ms.map((times) => Array.from({ length: 162 }, (_, i) => times[i % times.length] ?? 1)) },
+        ]),
+      ),
+    };
+    const chart = periodTrialsChart(resultsFixture, many, 9);
+    expect((chart.data[1] as { x: number[] }).x).toHaveLength(162);
+    expect(chart.layout.xaxis?.dtick).toBeUndefined();
+    expect(chart.layout.xaxis?.tickformat).toBe('d');
   });
 });

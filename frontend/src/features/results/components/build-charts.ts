@@ -194,6 +194,9 @@ export function seriesChart(results: ComparisonResults, group: ResultGroup): Cha
   };
 }
 
+/** Up to this many repetitions, the period-trials chart labels every one. */
+const MAX_TICK_PER_REPETITION = 30;
+
 /**
  * One period's repetitions in order, one line per arm (seeds/000's g1 … g10: each period's
  * 12 trials of both stacks); null when the period has no series times.
@@ -212,10 +215,17 @@ export function periodTrialsChart(results: ComparisonResults, group: ResultGroup
       hovertemplate: `<b>${arm}</b><br>repetition %{x}: %{y:.1f} ms<extra></extra>`,
     };
   });
+  const repetitions = Math.max(0, ...data.map((trace) => (trace as { x: number[] }).x.length));
   return {
     data,
     layout: {
-      xaxis: { title: { text: `Repetition (${period} requests per series)` }, dtick: 1, gridcolor: '#eef0f3' },
+      xaxis: {
+        title: { text: `Repetition (${period} requests per series)` },
+        // A tick per repetition reads well for the seed's dozen; for hundreds, Plotly would lay
+        // out (and measure) hundreds of labels, the page's slowest draw: let it pick integers.
+        ...(repetitions <= MAX_TICK_PER_REPETITION ? { dtick: 1 } : { tickformat: 'd' }),
+        gridcolor: '#eef0f3',
+      },
       yaxis: valueAxis('Series time (ms)'),
       legend: concurrencyLegend(group),
     },

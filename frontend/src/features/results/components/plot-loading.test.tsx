@@ -1,6 +1,6 @@
 import { render, screen, waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { PreloadPlotly } from './plot';
+import { Plot, PreloadPlotly } from './plot';
 
 const marks = (name: string) => performance.getEntriesByName(name).length;
 
@@ -23,5 +23,19 @@ describe('Plotly loading', () => {
       </PreloadPlotly>,
     );
     expect(marks('latencylab:plotly-requested')).toBe(1);
+  });
+
+  it('holds a chart’s drawn height while it waits for its turn, so the page does not jump', async () => {
+    render(
+      <>
+        <Plot data={[{ type: 'bar', x: ['a'], y: [1] }]} layout={{ height: 520 }} testId="tall" label="tall" />
+        <Plot data={[{ type: 'bar', x: ['a'], y: [2] }]} layout={{}} testId="default" label="default" />
+      </>,
+    );
+    expect(screen.getByTestId('tall')).toHaveStyle({ minHeight: '520px' });
+    expect(screen.getByTestId('default')).toHaveStyle({ minHeight: '340px' });
+    expect(screen.getByTestId('tall')).toHaveAttribute('data-state', 'loading');
+    await waitFor(() => expect(screen.getByTestId('default')).toHaveAttribute('data-state', 'ready'));
+    expect(screen.getByTestId('tall')).toHaveAttribute('data-state', 'ready');
   });
 });

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import type * as PlotlyTypes from 'plotly.js';
 import type { Config, Data, Layout } from 'plotly.js';
+import { queueDraw } from './draw-queue';
 
 type PlotlyModule = typeof PlotlyTypes;
 
@@ -85,25 +86,33 @@ type PlotProps = {
 /**
  * A thin Plotly wrapper. The container exposes `data-points` (values drawn) and
  * `data-state` (loading | ready | error) so tests can check that a chart carries data.
+ * Charts are drawn through the draw queue (draw-queue.ts): one at a time, the visible ones first.
  */
 export function Plot({ data, layout, testId, label }: PlotProps) {
+  const figureRef = useRef<HTMLDivElement>(null);
   const containerRef = useRef<HTMLDivElement>(null);
   const [state, setState] = useState<'loading' | 'ready' | 'error'>('loading');
 
   useEffect(() => {
+    const figure = figureRef.current;
     const element = containerRef.current;
-    if (!element) return;
+    if (!figure || !element) return;
     let cancelled = false;
-    loadPlotly()
-      .then((Plotly) => (cancelled ? undefined : Plotly.react(element, data, { ...BASE_LAYOUT, ...layout }, CONFIG)))
-      .then(() => {
-        if (!cancelled) setState('ready');
-      })
-      .catch(() => {
-        if (!cancelled) setState('error');
-      });
+    const draw = () =>
+      loadPlotly()
+        .then((Plotly) => (cancelled ? undefined : Plotly.react(element, data, { ...BASE_LAYOUT, ...layout }, CONFIG)))
+        .then(
+          () => {
+            if (!cancelled) setState('ready');
+          },
+          () => {
+            if (!cancelled) setState('error');
+          },
+        );
+    const unqueue = queueDraw(figure, draw);
     return () => {
       cancelled = true;
+      unqueue();
     };
   }, [data, layout]);
 
@@ -116,12 +125,15 @@ export function Plot({ data, layout, testId, label }: PlotProps) {
 
   return (
     <div
+      ref={figureRef}
       className="plot"
       role="figure"
       aria-label={label}
       data-testid={testId}
       data-points={countPoints(data)}
       data-state={state}
+      // Until drawn, the chart holds its drawn height, so the page does not jump as charts appear.
+      style={{ minHeight: layout.height ?? BASE_LAYOUT.height }}
     >
       <div ref={containerRef} className="plot-canvas" />
       {state === 'error' && <p className="muted">The chart could not be drawn.</p>}
