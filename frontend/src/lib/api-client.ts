@@ -1,6 +1,6 @@
 import createClient, { type Middleware } from 'openapi-fetch';
 import type { paths } from '@/api/schema';
-import { flattenFieldErrors } from './field-errors';
+import { flattenFieldErrors, type FieldError } from './field-errors';
 
 /** An HTTP error from the API, carrying the decoded JSON body (DRF `{detail}` or a field map). */
 export class ApiError extends Error {
@@ -13,6 +13,13 @@ export class ApiError extends Error {
     this.status = status;
     this.body = body;
   }
+}
+
+/** A form's errors from a failed request: a 400's field messages, anything else as one message without a field. */
+export function fieldErrorsOf(error: Error): FieldError[] {
+  return error instanceof ApiError && error.status === 400
+    ? flattenFieldErrors(error.body)
+    : [{ path: '', message: error.message }];
 }
 
 /** `{"detail": …}` as is; a field map as "field: message; …". */

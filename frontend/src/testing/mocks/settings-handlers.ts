@@ -17,21 +17,37 @@ import boundsJson from '../fixtures/network-profile-bounds.json';
 const api = (path: string) => `*/api/v1${path}`;
 export const networkProfileBoundsFixture = boundsJson as NetworkProfileBounds;
 
-type Spec = { down: Record<string, number>; up: Record<string, number>; blackouts: Record<string, number>[] };
+type DirectionSpec = Record<string, number> & { gilbert?: Record<string, number> };
+type Spec = { down: DirectionSpec; up: DirectionSpec; blackouts: Record<string, number>[] };
+
+/** DRF's messages for the numbers of `values` outside `bounds`, by field. */
+function outOfBounds(values: Record<string, unknown>, bounds: NetworkProfileBounds['direction']): Record<string, string[]> {
+  const errors: Record<string, string[]> = {};
+  for (const [key, value] of Object.entries(values)) {
+    const field = bounds[key];
+    if (typeof value !== 'number' || !field) continue;
+    if (field.maximum !== undefined && value > field.maximum) {
+      errors[key] = [`Ensure this value is less than or equal to ${field.maximum}.`];
+    }
+    if (field.minimum !== undefined && value < field.minimum) {
+      errors[key] = [`Ensure this value is greater than or equal to ${field.minimum}.`];
+    }
+  }
+  return errors;
+}
 
 /** Checks a submitted spec against the bounds fixture the way the server does, with DRF's messages. */
 function boundErrors(spec: Spec): Record<string, unknown> | null {
-  const errors: Record<string, Record<string, string[]>> = {};
+  const errors: Record<string, Record<string, unknown>> = {};
   for (const direction of ['down', 'up'] as const) {
-    for (const [key, value] of Object.entries(spec[direction] ?? {})) {
-      const bounds = networkProfileBoundsFixture.direction[key];
-      if (bounds?.maximum !== undefined && value > bounds.maximum) {
-        (errors[direction] ??= {})[key] = [`Ensure this value is less than or equal to ${bounds.maximum}.`];
-      }
-      if (bounds?.minimum !== undefined && value < bounds.minimum) {
-        (errors[direction] ??= {})[key] = [`Ensure this value is greater than or equal to ${bounds.minimum}.`];
-      }
+    const { gilbert, ...fields } = spec[direction] ?? {};
+    const problems: Record<string, unknown> = outOfBounds(fields, networkProfileBoundsFixture.direction);
+    const gilbertProblems = gilbert ? outOfBounds(gilbert, networkProfileBoundsFixture.gilbert) : {};
+    if (Object.keys(gilbertProblems).length) problems['gilbert'] = gilbertProblems;
+    if (fields['loss_model'] === ('gilbert_elliott' as unknown) && !gilbert && fields['burst'] === undefined) {
+      problems['gilbert'] = ['Required when loss_model is gilbert_elliott (or burst).'];
     }
+    if (Object.keys(problems).length) errors[direction] = problems;
   }
   return Object.keys(errors).length ? { spec: errors } : null;
 }
@@ -121,6 +137,9 @@ export function mockSettings({ tokens = [], webhooks = [], deliveries = {} }: Se
       if (!webhook) return HttpResponse.json({ detail: 'Not found.' }, { status: 404 });
       const body = (await request.json()) as WebhookUpdateRequest;
       state.updates.push({ id: webhook.id, body });
+      if (body.events && body.events.length === 0) {
+        return HttpResponse.json({ events: ['Ensure this field has at least 1 elements.'] }, { status: 400 });
+      }
       Object.assign(webhook, body);
       return HttpResponse.json(webhook);
     }),

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { server } from '@/testing/mocks/server';
 import { mockSettings, networkProfileBoundsFixture } from '@/testing/mocks/settings-handlers';
 import { renderWithProviders } from '@/testing/test-utils';
-import { describeBounds, NetworkProfilesPage } from './network-profiles-page';
+import { NetworkProfilesPage } from './network-profiles-page';
+import { describeBounds } from './number-field';
 
 const renderPage = () =>
   renderWithProviders(<NetworkProfilesPage />, { path: '/network-profiles', routePath: '/network-profiles' });
@@ -78,6 +79,63 @@ describe('network profiles page', () => {
     expect(within(form).getByLabelText('Name')).toHaveFocus();
     expect(within(form).getByLabelText('Name')).toHaveValue('');
   }, 30_000); // much typing: generous on a shared, loaded machine
+
+  it('offers the advanced fields folded away, opens them at a server error, and sends them', async () => {
+    const settings = mockSettings();
+    server.use(...settings.handlers);
+    const { user } = renderPage();
+    const form = await screen.findByRole('form', { name: 'New network profile' });
+    const advanced = within(form).getByText(/^Advanced:/).closest('details') as HTMLDetailsElement;
+    expect(advanced.open).toBe(false);
+    await user.click(within(advanced).getByText(/^Advanced:/));
+    expect(advanced.open).toBe(true);
+    const down = within(advanced).getByRole('group', { name: /^Advanced, downlink/ });
+    expect(within(down).getByLabelText('Jitter correlation (%)')).toHaveAccessibleDescription(
+      /^0–100 %, default 0;/,
+    );
+    await user.type(within(form).getByLabelText('Name'), 'bursty');
+    await user.type(within(down).getByLabelText('Jitter correlation (%)'), '25');
+    await user.click(within(down).getByRole('checkbox', { name: /Reorder packets/ }));
+    // Gilbert-Elliott without its parameters: the server's message shows at the Gilbert-Elliott group.
+    await user.selectOptions(within(down).getByLabelText('Loss model'), 'gilbert_elliott');
+    await user.click(within(form).getByRole('button', { name: 'Create profile' }));
+    const gilbert = await within(down).findByRole('group', { name: /^Gilbert-Elliott loss/ });
+    await waitFor(() => expect(gilbert).toHaveAccessibleDescription('Required when loss_model is gilbert_elliott (or burst).'));
+
+    // Fold it: it reopens by itself when the server names one of its fields.
+    await user.click(within(advanced).getByText(/^Advanced:/));
+    expect(advanced.open).toBe(false);
+    await user.click(within(advanced).getByText(/^Advanced:/));
+    const p = within(gilbert).getByLabelText('p, good → bad (%)');
+    expect(p).toHaveAccessibleDescription('0–100 %');
+    await user.type(p, '150');
+    await user.click(within(advanced).getByText(/^Advanced:/));
+    expect(advanced.open).toBe(false);
+    await user.click(within(form).getByRole('button', { name: 'Create profile' }));
+    await waitFor(() => expect(advanced.open).toBe(true));
+    await waitFor(() => expect(p).toHaveAccessibleDescription('0–100 % Ensure this value is less than or equal to 100.'));
+    expect(p).toHaveAttribute('aria-invalid', 'true');
+    expect(settings.state.profiles.map((profile) => profile.name)).not.toContain('bursty');
+
+    await user.clear(p);
+    await user.type(p, '2');
+    await user.type(within(advanced).getByLabelText('Random seed (integer)'), '7');
+    await user.click(within(form).getByRole('button', { name: 'Add a blackout' }));
+    await user.type(within(form).getByLabelText('Every (s)'), '30');
+    await user.type(within(form).getByLabelText('For (s)'), '2');
+    await user.type(within(form).getByLabelText('First after (s)'), '5');
+    await user.click(within(form).getByRole('button', { name: 'Create profile' }));
+    await within(await screen.findByRole('table', { name: "Your organization's profiles" })).findByTestId('profile-bursty');
+    expect(settings.state.profileRequests.at(-1)).toEqual({
+      name: 'bursty', description: '',
+      spec: {
+        down: { jitter_correlation_pct: 25, reorder: true, loss_model: 'gilbert_elliott', gilbert: { p: 2 } },
+        up: {},
+        blackouts: [{ every_s: 30, duration_s: 2, offset_s: 5 }],
+        seed: 7,
+      },
+    });
+  }, 40_000); // much typing: generous on a shared, loaded machine
 
   it('shows a load error', async () => {
     server.use(http.get('*/api/v1/network-profiles', () => HttpResponse.json({ detail: 'Nope.' }, { status: 500 })));

@@ -1,47 +1,23 @@
 import { useId, useRef, useState, type FormEvent } from 'react';
 import { ErrorSummary, FieldMessages, fieldMessages } from '@/components/field-messages';
 import { Spinner } from '@/components/spinner';
-import { ApiError } from '@/lib/api-client';
+import { fieldErrorsOf } from '@/lib/api-client';
 import type { FieldBounds, NetworkProfile, NetworkProfileBounds, NetworkProfileRequest } from '@/lib/api-types';
-import { flattenFieldErrors, type FieldError } from '@/lib/field-errors';
+import type { FieldError } from '@/lib/field-errors';
 import { useCreateNetworkProfile, useNetworkProfileBounds, useNetworkProfiles } from '../api/network-profiles';
-
-// The per-direction fields the form offers, in order, with their units. Their bounds come
-// from GET /api/v1/network-profiles/bounds, never from here.
-const DIRECTION_FIELDS: { key: string; label: string; unit: string }[] = [
-  { key: 'delay_ms', label: 'Delay', unit: 'ms' },
-  { key: 'jitter_ms', label: 'Jitter', unit: 'ms' },
-  { key: 'loss_pct', label: 'Loss', unit: '%' },
-  { key: 'rate_kbit', label: 'Rate', unit: 'kbit/s' },
-  { key: 'queue_packets', label: 'Queue', unit: 'packets' },
-];
-const BLACKOUT_FIELDS: { key: string; label: string; unit: string }[] = [
-  { key: 'every_s', label: 'Every', unit: 's' },
-  { key: 'duration_s', label: 'For', unit: 's' },
-];
-const DIRECTIONS = [
-  { key: 'down', label: 'Downlink (target → device)' },
-  { key: 'up', label: 'Uplink (device → target)' },
-] as const;
-
-type Values = Record<string, string>;
-
-function formatNumber(value: number): string {
-  return value.toLocaleString('en-US', { maximumFractionDigits: 3 });
-}
-
-/** "0–60,000 ms, default 0" from the server's bounds of one field. */
-export function describeBounds(bounds: FieldBounds | undefined, unit: string): string {
-  if (!bounds) return '';
-  const range =
-    bounds.minimum !== undefined && bounds.maximum !== undefined
-      ? `${formatNumber(bounds.minimum)}–${formatNumber(bounds.maximum)} ${unit}`
-      : unit;
-  const parts = [range];
-  if (typeof bounds.default === 'number') parts.push(`default ${formatNumber(bounds.default)}`);
-  else if (bounds.nullable && !bounds.required) parts.push('empty: unlimited');
-  return parts.join(', ');
-}
+import { AdvancedFields } from './advanced-fields';
+import { formatNumber, NumberField } from './number-field';
+import {
+  BLACKOUT_FIELDS,
+  buildSpec,
+  DIRECTION_FIELDS,
+  DIRECTIONS,
+  directionFieldPaths,
+  isAdvancedPath,
+  type Direction,
+  type FieldSpec,
+  type Values,
+} from './profile-fields';
 
 /** The network profiles page: the built-in presets, the organization's own, and a form to add one. */
 export function NetworkProfilesPage() {
@@ -188,16 +164,6 @@ function CreateProfile() {
   return <CreateProfileForm bounds={bounds.data} />;
 }
 
-/** Empty inputs are left out, so the server's defaults apply. */
-function numbers(values: Values, keys: string[], prefix: string): Record<string, number | string> {
-  const out: Record<string, number | string> = {};
-  for (const key of keys) {
-    const raw = (values[`${prefix}${key}`] ?? '').trim();
-    if (raw !== '') out[key] = Number.isNaN(Number(raw)) ? raw : Number(raw);
-  }
-  return out;
-}
-
 function CreateProfileForm({ bounds }: { bounds: NetworkProfileBounds }) {
   const create = useCreateNetworkProfile();
   const [name, setName] = useState('');
@@ -207,6 +173,7 @@ function CreateProfileForm({ bounds }: { bounds: NetworkProfileBounds }) {
   const [nextBlackout, setNextBlackout] = useState(0);
   const [errors, setErrors] = useState<FieldError[]>([]);
   const [createdName, setCreatedName] = useState<string | null>(null);
+  const [advancedOpen, setAdvancedOpen] = useState(false);
   const nameRef = useRef<HTMLInputElement>(null);
   const nameId = useId();
   const descriptionId = useId();
@@ -217,15 +184,9 @@ function CreateProfileForm({ bounds }: { bounds: NetworkProfileBounds }) {
     event.preventDefault();
     setErrors([]);
     setCreatedName(null);
-    const keys = DIRECTION_FIELDS.map((field) => field.key);
-    const spec = {
-      down: numbers(values, keys, 'down.'),
-      up: numbers(values, keys, 'up.'),
-      blackouts: blackouts.map((id) => numbers(values, BLACKOUT_FIELDS.map((field) => field.key), `blackout${id}.`)),
-    };
     create.mutate(
       // The server validates the spec field by field and answers with their paths.
-      { name: name.trim(), description, spec: spec as unknown as NetworkProfileRequest['spec'] },
+      { name: name.trim(), description, spec: buildSpec(values, blackouts) as unknown as NetworkProfileRequest['spec'] },
       {
         onSuccess: (profile) => {
           setCreatedName(profile.name);
@@ -235,42 +196,28 @@ function CreateProfileForm({ bounds }: { bounds: NetworkProfileBounds }) {
           setBlackouts([]);
           nameRef.current?.focus();
         },
-        onError: (error) =>
-          setErrors(
-            error instanceof ApiError && error.status === 400
-              ? flattenFieldErrors(error.body)
-              : [{ path: '', message: error.message }],
-          ),
+        onError: (error) => {
+          const fieldErrors = fieldErrorsOf(error);
+          setErrors(fieldErrors);
+          if (fieldErrors.some((fieldError) => isAdvancedPath(fieldError.path))) setAdvancedOpen(true);
+        },
       },
     );
   };
 
-  const numberField = (path: string, stateKey: string, label: string, fieldBounds: FieldBounds | undefined, unit: string) => {
-    const id = `${base}-${stateKey}`;
-    const messages = fieldMessages(errors, path);
-    return (
-      <div className="field" key={stateKey}>
-        <label htmlFor={id}>
-          {label} ({unit})
-        </label>
-        <input
-          id={id}
-          type="number"
-          inputMode="decimal"
-          step="any"
-          value={values[stateKey] ?? ''}
-          placeholder={typeof fieldBounds?.default === 'number' ? String(fieldBounds.default) : ''}
-          aria-invalid={messages.length > 0}
-          aria-describedby={`${id}-hint${messages.length ? ` ${id}-errors` : ''}`}
-          onChange={(event) => set(stateKey, event.target.value)}
-        />
-        <span className="hint" id={`${id}-hint`}>
-          {describeBounds(fieldBounds, unit)}
-        </span>
-        <FieldMessages id={`${id}-errors`} messages={messages} />
-      </div>
-    );
-  };
+  const numberField = (path: string, stateKey: string, field: FieldSpec, fieldBounds: FieldBounds | undefined, help?: string) => (
+    <NumberField
+      key={stateKey}
+      id={`${base}-${stateKey}`}
+      label={field.label}
+      unit={field.unit}
+      bounds={fieldBounds}
+      value={values[stateKey] ?? ''}
+      messages={fieldMessages(errors, path)}
+      onChange={(value) => set(stateKey, value)}
+      help={help}
+    />
+  );
 
   const nameErrors = fieldMessages(errors, 'name');
   return (
@@ -310,13 +257,7 @@ function CreateProfileForm({ bounds }: { bounds: NetworkProfileBounds }) {
           <legend>{direction.label}</legend>
           <div className="field-row">
             {DIRECTION_FIELDS.map((field) =>
-              numberField(
-                `spec.${direction.key}.${field.key}`,
-                `${direction.key}.${field.key}`,
-                field.label,
-                bounds.direction[field.key],
-                field.unit,
-              ),
+              numberField(`spec.${direction.key}.${field.key}`, `${direction.key}.${field.key}`, field, bounds.direction[field.key]),
             )}
           </div>
           <FieldMessages id={`${base}-${direction.key}-errors`} messages={directionLevel(errors, direction.key)} />
@@ -330,8 +271,7 @@ function CreateProfileForm({ bounds }: { bounds: NetworkProfileBounds }) {
         {blackouts.map((id, index) => (
           <div className="field-row field-row-end" key={id}>
             {BLACKOUT_FIELDS.map((field) =>
-              numberField(`spec.blackouts.${index}.${field.key}`, `blackout${id}.${field.key}`, field.label,
-                bounds.blackout[field.key], field.unit),
+              numberField(`spec.blackouts.${index}.${field.key}`, `blackout${id}.${field.key}`, field, bounds.blackout[field.key]),
             )}
             <button
               type="button"
@@ -354,6 +294,15 @@ function CreateProfileForm({ bounds }: { bounds: NetworkProfileBounds }) {
           Add a blackout
         </button>
       </fieldset>
+      <AdvancedFields
+        bounds={bounds}
+        values={values}
+        errors={errors}
+        set={set}
+        numberField={numberField}
+        open={advancedOpen}
+        onToggle={setAdvancedOpen}
+      />
       <div className="form-actions">
         <button type="submit" className="button button-primary" disabled={create.isPending}>
           {create.isPending ? 'Creating…' : 'Create profile'}
@@ -369,12 +318,10 @@ function CreateProfileForm({ bounds }: { bounds: NetworkProfileBounds }) {
   );
 }
 
-/** Messages about a direction as a whole (not one of the form's fields), e.g. gilbert/burst rules. */
-function directionLevel(errors: FieldError[], direction: string): string[] {
-  const shown = new Set(DIRECTION_FIELDS.map((field) => `spec.${direction}.${field.key}`));
-  return fieldMessages(errors, `spec.${direction}`).length
-    ? errors
-        .filter((error) => error.path.startsWith(`spec.${direction}`) && !shown.has(error.path))
-        .map((error) => error.message)
-    : [];
+/** Messages about a direction as a whole (not one of the form's fields), e.g. its own rules across fields. */
+function directionLevel(errors: FieldError[], direction: Direction): string[] {
+  const shown = directionFieldPaths(direction);
+  return errors
+    .filter((error) => error.path.startsWith(`spec.${direction}`) && !shown.has(error.path))
+    .map((error) => error.message);
 }

@@ -74,6 +74,39 @@ describe('webhooks page', () => {
     expect(settings.state.deleted).toEqual([hook.id]);
   });
 
+  it('changes the events of a registered webhook', async () => {
+    const settings = mockSettings({ webhooks: [hook], deliveries: { [hook.id]: [] } });
+    server.use(...settings.handlers);
+    const { user } = renderPage();
+    const card = await screen.findByRole('article', { name: hook.url });
+    expect(card).toHaveTextContent('comparison.finished ·');
+    await user.click(within(card).getByRole('button', { name: 'Edit events' }));
+    const form = within(card).getByRole('form', { name: `Events of ${hook.url}` });
+    expect(within(form).getByRole('checkbox', { name: /comparison.finished/ })).toBeChecked();
+    expect(within(form).getByRole('checkbox', { name: /comparison.failed/ })).not.toBeChecked();
+    await user.click(within(form).getByRole('checkbox', { name: /comparison.failed/ }));
+    await user.click(within(form).getByRole('button', { name: 'Save events' }));
+    await waitFor(() => expect(within(card).queryByRole('form')).not.toBeInTheDocument());
+    expect(card).toHaveTextContent('comparison.finished, comparison.failed ·');
+    expect(settings.state.updates).toEqual([{ id: hook.id, body: { events: ['comparison.finished', 'comparison.failed'] } }]);
+  });
+
+  it('shows the server’s message at the events when none is left, and keeps the webhook as it was', async () => {
+    const settings = mockSettings({ webhooks: [hook], deliveries: { [hook.id]: [] } });
+    server.use(...settings.handlers);
+    const { user } = renderPage();
+    const card = await screen.findByRole('article', { name: hook.url });
+    await user.click(within(card).getByRole('button', { name: 'Edit events' }));
+    const form = within(card).getByRole('form', { name: `Events of ${hook.url}` });
+    await user.click(within(form).getByRole('checkbox', { name: /comparison.finished/ }));
+    await user.click(within(form).getByRole('button', { name: 'Save events' }));
+    const events = within(form).getByRole('group', { name: 'Events' });
+    await waitFor(() => expect(events).toHaveAccessibleDescription('Ensure this field has at least 1 elements.'));
+    expect(settings.state.webhooks[0]?.events).toEqual(['comparison.finished']);
+    await user.click(within(form).getByRole('button', { name: 'Cancel' }));
+    expect(within(card).queryByRole('form')).not.toBeInTheDocument();
+  });
+
   it('shows deliveries with status badges and redelivers a failed one', async () => {
     const settings = mockSettings({ webhooks: [hook], deliveries: { [hook.id]: [failed, pending] } });
     server.use(...settings.handlers);

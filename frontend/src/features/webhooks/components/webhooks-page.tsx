@@ -2,9 +2,9 @@ import { useId, useState, type FormEvent } from 'react';
 import { Link } from 'react-router-dom';
 import { ErrorSummary, FieldMessages, fieldMessages } from '@/components/field-messages';
 import { Spinner } from '@/components/spinner';
-import { ApiError } from '@/lib/api-client';
+import { fieldErrorsOf } from '@/lib/api-client';
 import { WEBHOOK_EVENTS, type Webhook, type WebhookCreated, type WebhookDelivery, type WebhookEvent } from '@/lib/api-types';
-import { flattenFieldErrors, type FieldError } from '@/lib/field-errors';
+import type { FieldError } from '@/lib/field-errors';
 import { formatDateTime } from '@/utils/format';
 import {
   useCreateWebhook,
@@ -21,7 +21,7 @@ const EVENT_HELP: Record<WebhookEvent, string> = {
   'comparison.failed': 'a comparison failed or was cancelled',
 };
 
-/** Webhooks: register (the signing secret shown once), turn on and off, delete, and each one's deliveries. */
+/** Webhooks: register (the signing secret shown once), change events, turn on and off, delete, and each one's deliveries. */
 export function WebhooksPage() {
   const webhooks = useWebhooks();
   const [created, setCreated] = useState<WebhookCreated | null>(null);
@@ -72,7 +72,6 @@ function CreateWebhookForm({ onCreated }: { onCreated: (webhook: WebhookCreated)
   const [errors, setErrors] = useState<FieldError[]>([]);
   const urlId = useId();
   const urlErrorsId = useId();
-  const eventsErrorsId = useId();
   const submit = (event: FormEvent) => {
     event.preventDefault();
     setErrors([]);
@@ -83,12 +82,7 @@ function CreateWebhookForm({ onCreated }: { onCreated: (webhook: WebhookCreated)
           setUrl('');
           onCreated(webhook);
         },
-        onError: (error) =>
-          setErrors(
-            error instanceof ApiError && error.status === 400
-              ? flattenFieldErrors(error.body)
-              : [{ path: '', message: error.message }],
-          ),
+        onError: (error) => setErrors(fieldErrorsOf(error)),
       },
     );
   };
@@ -111,28 +105,68 @@ function CreateWebhookForm({ onCreated }: { onCreated: (webhook: WebhookCreated)
         <span className="hint">https:// to a public address (plain http:// only to localhost, where the server allows it).</span>
         <FieldMessages id={urlErrorsId} messages={urlErrors} />
       </div>
-      <fieldset className="fieldset" aria-describedby={eventErrors.length ? eventsErrorsId : undefined}>
-        <legend>Events</legend>
-        {WEBHOOK_EVENTS.map((name) => (
-          <label key={name} className="checkbox">
-            <input
-              type="checkbox"
-              checked={events.includes(name)}
-              onChange={(event) =>
-                setEvents((current) => (event.target.checked ? [...current, name] : current.filter((e) => e !== name)))
-              }
-            />{' '}
-            <code>{name}</code> <span className="muted small">— {EVENT_HELP[name]}</span>
-          </label>
-        ))}
-        <FieldMessages id={eventsErrorsId} messages={eventErrors} />
-      </fieldset>
+      <EventsFieldset events={events} onChange={setEvents} errors={eventErrors} />
       <div className="form-actions">
         <button type="submit" className="button button-primary" disabled={create.isPending}>
           {create.isPending ? 'Registering…' : 'Register webhook'}
         </button>
       </div>
       <ErrorSummary errors={errors} title="The webhook was not registered:" />
+    </form>
+  );
+}
+
+type EventsFieldsetProps = { events: WebhookEvent[]; onChange: (events: WebhookEvent[]) => void; errors: string[] };
+
+/** The events a webhook is sent: one checkbox each, with what it means; shared by the new and the edit form. */
+function EventsFieldset({ events, onChange, errors }: EventsFieldsetProps) {
+  const errorsId = useId();
+  return (
+    <fieldset className="fieldset" aria-describedby={errors.length ? errorsId : undefined}>
+      <legend>Events</legend>
+      {WEBHOOK_EVENTS.map((name) => (
+        <label key={name} className="checkbox">
+          <input
+            type="checkbox"
+            checked={events.includes(name)}
+            onChange={(event) => onChange(event.target.checked ? [...events, name] : events.filter((e) => e !== name))}
+          />{' '}
+          <code>{name}</code> <span className="muted small">— {EVENT_HELP[name]}</span>
+        </label>
+      ))}
+      <FieldMessages id={errorsId} messages={errors} />
+    </fieldset>
+  );
+}
+
+/** Changes which events a registered webhook is sent (PATCH of its events); the server's message shows at the field. */
+function EditEventsForm({ webhook, onDone }: { webhook: Webhook; onDone: () => void }) {
+  const update = useUpdateWebhook();
+  const [events, setEvents] = useState<WebhookEvent[]>(webhook.events);
+  const [errors, setErrors] = useState<FieldError[]>([]);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    setErrors([]);
+    update.mutate(
+      { id: webhook.id, body: { events } },
+      {
+        onSuccess: onDone,
+        onError: (error) => setErrors(fieldErrorsOf(error)),
+      },
+    );
+  };
+  return (
+    <form className="form stack-tight" onSubmit={submit} aria-label={`Events of ${webhook.url}`} noValidate>
+      <EventsFieldset events={events} onChange={setEvents} errors={fieldMessages(errors, 'events')} />
+      <div className="form-actions">
+        <button type="submit" className="button button-primary" disabled={update.isPending}>
+          {update.isPending ? 'Saving…' : 'Save events'}
+        </button>
+        <button type="button" className="button button-ghost" onClick={onDone}>
+          Cancel
+        </button>
+      </div>
+      <ErrorSummary errors={errors.filter((error) => !error.path.startsWith('events'))} title="The events were not saved:" />
     </form>
   );
 }
@@ -150,6 +184,7 @@ function WebhookCard({ webhook }: { webhook: Webhook }) {
   const update = useUpdateWebhook();
   const remove = useDeleteWebhook();
   const [open, setOpen] = useState(false);
+  const [editing, setEditing] = useState(false);
   const deliveriesId = useId();
   const headingId = useId();
   return (
@@ -174,6 +209,9 @@ function WebhookCard({ webhook }: { webhook: Webhook }) {
             onClick={() => update.mutate({ id: webhook.id, body: { active: !webhook.active } })}
           >
             {webhook.active ? 'Turn off' : 'Turn on'}
+          </button>
+          <button type="button" className="button" aria-expanded={editing} onClick={() => setEditing((value) => !value)}>
+            Edit events
           </button>
           <button
             type="button"
@@ -203,6 +241,7 @@ function WebhookCard({ webhook }: { webhook: Webhook }) {
           {update.error?.message ?? remove.error?.message}
         </p>
       )}
+      {editing && <EditEventsForm webhook={webhook} onDone={() => setEditing(false)} />}
       <div id={deliveriesId} hidden={!open}>
         {open && <Deliveries webhook={webhook} />}
       </div>
