@@ -111,8 +111,15 @@ async function chartsDrawn(target, t, label) {
   t.diagnostic(`${label}: ${CHARTS.length} charts drawn`);
 }
 
+/** The comparison page's Share panel, opened from the header's Share button if it is closed. */
+async function openSharePanel() {
+  const button = page.getByRole('button', { name: 'Share', exact: true });
+  if ((await button.getAttribute('aria-expanded')) !== 'true') await button.click();
+  return page.getByRole('region', { name: 'Share' });
+}
+
 async function createLinkInUi(expiry) {
-  const panel = page.getByRole('region', { name: 'Share' });
+  const panel = await openSharePanel();
   await panel.getByLabel('Link expires').selectOption({ label: expiry });
   await panel.getByRole('button', { name: 'Create share link' }).click();
   const url = await panel.getByTestId('share-url').inputValue();
@@ -232,7 +239,7 @@ test('a share link shows the report without a session, offline and as PDF, until
 
     // 6. Revoked in the UI: the page and the API refuse it.
     await page.bringToFront();
-    const panel = page.getByRole('region', { name: 'Share' });
+    const panel = await openSharePanel();
     await panel.getByRole('button', { name: `Revoke share link ${token.slice(0, 12)}…` }).click();
     await panel.locator(`[data-testid="share-link-row"][data-state="revoked"]`).first().waitFor();
     await assertRefused(url, t, 'share-invalid-link-revoked');
@@ -247,7 +254,7 @@ test('a share link shows the report without a session, offline and as PDF, until
     assert.equal(updated.trim().split('\n').pop(), '1', updated);
     await assertRefused(expiring, t, 'share-invalid-link-expired');
     await page.reload();
-    const sharePanel = page.getByRole('region', { name: 'Share' });
+    const sharePanel = await openSharePanel();
     await sharePanel.locator('[data-testid="share-link-row"][data-state="expired"]').first().waitFor();
     t.diagnostic(`screenshot ${await saveElementScreenshot(sharePanel, 'share-panel')}`);
 

@@ -1,13 +1,11 @@
 import { useParams } from 'react-router-dom';
 import { ComparisonDetailView } from '@/features/comparisons/components/comparison-detail';
 import { ResultsPanel } from '@/features/results/components/results-panel';
-import { useComparison } from '@/features/comparisons/api/get-comparison';
 import { SharePanel } from '@/features/reports/components/share-panel';
 import { isTerminal, statusOf } from '@/lib/api-types';
 
 export function ComparisonRoute() {
   const { id = '' } = useParams();
-  const comparison = useComparison(id);
   return (
     <div className="stack">
       <ComparisonDetailView
@@ -15,8 +13,8 @@ export function ComparisonRoute() {
         renderResults={(comparison) => (
           <ResultsPanel comparisonId={comparison.id} live={!isTerminal(statusOf(comparison))} />
         )}
+        renderShare={(comparison) => <SharePanel comparisonId={comparison.id} />}
       />
-      {comparison.isSuccess && <SharePanel comparisonId={id} />}
     </div>
   );
 }

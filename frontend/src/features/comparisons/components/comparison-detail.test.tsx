@@ -37,4 +37,33 @@ describe('comparison page actions', () => {
       ['Report (PDF)', `/api/v1/comparisons/${comparisonDetailFixture.id}/report.pdf`],
     ]);
   });
+
+  it('opens the Share panel from the header’s Share button, below the header', async () => {
+    const { user } = renderWithProviders(
+      <ComparisonDetailView
+        id={comparisonDetailFixture.id}
+        renderResults={() => null}
+        renderShare={(detail) => <section aria-label="Share">share panel of {detail.id}</section>}
+      />,
+      { path, routePath: '/comparisons/:id' },
+    );
+    const share = await screen.findByRole('button', { name: 'Share' });
+    expect(share).toHaveAttribute('aria-expanded', 'false');
+    expect(screen.queryByRole('region', { name: 'Share' })).not.toBeInTheDocument();
+    await user.click(share);
+    expect(share).toHaveAttribute('aria-expanded', 'true');
+    const panel = screen.getByRole('region', { name: 'Share' });
+    expect(panel).toHaveTextContent(`share panel of ${comparisonDetailFixture.id}`);
+    // Right under the header, above Progress: found without scrolling past the charts.
+    const progress = screen.getByRole('region', { name: 'Progress' });
+    expect(panel.compareDocumentPosition(progress) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+    await user.click(share);
+    expect(screen.queryByRole('region', { name: 'Share' })).not.toBeInTheDocument();
+  });
+
+  it('has no Share button where the page offers no sharing', async () => {
+    renderPage();
+    await screen.findByRole('button', { name: 'Re-run' });
+    expect(screen.queryByRole('button', { name: 'Share' })).not.toBeInTheDocument();
+  });
 });

@@ -1,4 +1,4 @@
-import { useEffect, useRef, type ReactNode } from 'react';
+import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate } from 'react-router-dom';
 import { useComparison } from '../api/get-comparison';
@@ -17,15 +17,19 @@ type ComparisonDetailViewProps = {
   id: string;
   /** The results section; rendered by the route so this feature does not import another. */
   renderResults: (comparison: ComparisonDetail) => ReactNode;
+  /** The Share panel, opened by the header's Share button (omitted: no button); rendered by the route too. */
+  renderShare?: (comparison: ComparisonDetail) => ReactNode;
 };
 
-export function ComparisonDetailView({ id, renderResults }: ComparisonDetailViewProps) {
+export function ComparisonDetailView({ id, renderResults, renderShare }: ComparisonDetailViewProps) {
   const comparison = useComparison(id);
   const cancel = useCancelComparison();
   const rerun = useCreateComparison();
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const previousStatus = useRef<string | undefined>(undefined);
+  const [sharing, setSharing] = useState(false);
+  const shareId = useId();
   const status = comparison.data ? statusOf(comparison.data) : undefined;
 
   // When the comparison reaches a terminal state, fetch the final results once more.
@@ -67,6 +71,17 @@ export function ComparisonDetailView({ id, renderResults }: ComparisonDetailView
         </div>
         <div className="page-actions">
           <StatusBadge status={detailStatus} />
+          {renderShare && (
+            <button
+              type="button"
+              className="button"
+              aria-expanded={sharing}
+              aria-controls={shareId}
+              onClick={() => setSharing((open) => !open)}
+            >
+              Share
+            </button>
+          )}
           <button
             type="button"
             className="button"
@@ -95,6 +110,11 @@ export function ComparisonDetailView({ id, renderResults }: ComparisonDetailView
           )}
         </div>
       </header>
+      {renderShare && (
+        <div id={shareId} hidden={!sharing}>
+          {sharing && renderShare(detail)}
+        </div>
+      )}
       {rerun.isError && (
         <p role="alert" className="alert alert-error">
           Could not re-run: {rerun.error.message}
@@ -154,7 +174,7 @@ export function ComparisonDetailView({ id, renderResults }: ComparisonDetailView
         )}
       </section>
 
-      <section className="card" aria-labelledby="downloads-heading">
+      <section className="card" aria-labelledby="downloads-heading" id="downloads">
         <h2 id="downloads-heading">Downloads</h2>
         <p className="muted small">
           Every sample (one row per request, with its timings), streamed: the charts above are drawn from aggregates.

@@ -36,11 +36,9 @@ describe('share panel', () => {
     serveLinks([]);
     renderWithProviders(<SharePanel comparisonId={COMPARISON_ID} />);
     expect(await screen.findByText('No share links yet.')).toBeInTheDocument();
-    expect(screen.getByRole('link', { name: 'HTML (opens offline)' })).toHaveAttribute(
-      'href',
-      `/api/v1/comparisons/${COMPARISON_ID}/report.html`,
-    );
-    expect(screen.getByRole('link', { name: 'PDF' })).toHaveAttribute('href', `/api/v1/comparisons/${COMPARISON_ID}/report.pdf`);
+    // The report's downloads live in one place, the page's Downloads section: the panel points there.
+    expect(screen.getByRole('link', { name: 'Downloads' })).toHaveAttribute('href', '#downloads');
+    expect(screen.queryByRole('link', { name: /PDF|HTML/ })).not.toBeInTheDocument();
   });
 
   it('creates a link with an expiry and shows its URL once, to copy', async () => {

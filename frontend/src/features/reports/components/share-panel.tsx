@@ -40,14 +40,8 @@ export function SharePanel({ comparisonId }: { comparisonId: string }) {
         signing in, until it expires or is revoked. Nothing else of the organization is reachable from it.
       </p>
       <p className="share-downloads">
-        Or download the report to attach it yourself:{' '}
-        <a href={`/api/v1/comparisons/${comparisonId}/report.html`} download>
-          HTML (opens offline)
-        </a>{' '}
-        ·{' '}
-        <a href={`/api/v1/comparisons/${comparisonId}/report.pdf`} download>
-          PDF
-        </a>
+        To attach the report yourself instead, download it (HTML that opens offline, or PDF) under{' '}
+        <a href="#downloads">Downloads</a> once the comparison has finished.
       </p>
       <form className="share-form" onSubmit={onSubmit}>
         <div className="field field-inline">
