@@ -1,13 +1,12 @@
 import { useId, useState, type FormEvent } from 'react';
 import { FieldMessages, fieldMessages } from '@/components/field-messages';
+import { Pager } from '@/components/pager';
 import { Spinner } from '@/components/spinner';
 import { ApiError } from '@/lib/api-client';
 import { AUDIT_ACTIONS, type AuditAction, type AuditEvent } from '@/lib/api-types';
 import { flattenFieldErrors } from '@/lib/field-errors';
 import { formatDateTime } from '@/utils/format';
 import { useAuditEvents, type AuditFilters } from '../api/audit-events';
-
-const PAGE_SIZE = 25;
 
 const ACTION_LABELS: Record<AuditAction, string> = {
   'member.invited': 'Member invited',
@@ -119,19 +118,7 @@ export function AuditLogPage() {
               </tbody>
             </table>
           </div>
-          {events.data.count > PAGE_SIZE && (
-            <nav className="button-row pager" aria-label="Pages">
-              <button type="button" className="button" disabled={!events.data.previous} onClick={() => setPage(page - 1)}>
-                Previous
-              </button>
-              <span className="muted">
-                Page {page} of {Math.ceil(events.data.count / PAGE_SIZE)}
-              </span>
-              <button type="button" className="button" disabled={!events.data.next} onClick={() => setPage(page + 1)}>
-                Next
-              </button>
-            </nav>
-          )}
+          <Pager page={page} data={events.data} onPage={setPage} />
         </section>
       ) : null}
     </div>

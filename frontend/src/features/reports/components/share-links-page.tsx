@@ -1,11 +1,10 @@
 import { useState } from 'react';
 import { Link } from 'react-router-dom';
+import { Pager } from '@/components/pager';
 import { Spinner } from '@/components/spinner';
 import { useRevokeShare, useShares } from '../api/shares';
 import { ShareLinksTable } from './share-links-table';
 import '../reports.css';
-
-const PAGE_SIZE = 25;
 
 /** Every share link of the organization, newest first, with revoke. */
 export function ShareLinksPage() {
@@ -51,19 +50,7 @@ export function ShareLinksPage() {
             onRevoke={(link) => revoke.mutate(link)}
             revokingId={revoke.isPending ? revoke.variables?.id : null}
           />
-          {shares.data.count > PAGE_SIZE && (
-            <nav className="button-row pager" aria-label="Pages">
-              <button type="button" className="button" disabled={!shares.data.previous} onClick={() => setPage(page - 1)}>
-                Previous
-              </button>
-              <span className="muted">
-                Page {page} of {Math.ceil(shares.data.count / PAGE_SIZE)}
-              </span>
-              <button type="button" className="button" disabled={!shares.data.next} onClick={() => setPage(page + 1)}>
-                Next
-              </button>
-            </nav>
-          )}
+          <Pager page={page} data={shares.data} onPage={setPage} />
         </section>
       )}
     </div>
