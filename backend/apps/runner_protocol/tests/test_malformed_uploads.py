@@ -5,7 +5,8 @@ columns and the run's progress are exactly as before.
 
 Already covered in test_runner_protocol.py: unknown arm and negative µs with paths
 (test_invalid_samples_are_rejected_with_paths_and_nothing_stored), too many samples
-(test_oversize_batch_is_413), an expired lease (409) and a cancelled comparison (409)."""
+(test_oversize_batch_is_413), an expired lease (409) and a cancelled comparison (409). Added here:
+every other case below, including a body over its byte bound (413 from Content-Length)."""
 
 from typing import Any
 
@@ -162,3 +163,15 @@ def test_a_batch_after_finish_is_409_and_writes_nothing(runner_api, leased):
     assert late.status_code == 409, late.content
     assert stored_state(leased["run_id"]) == before
     assert Sample.objects.filter(run_id=leased["run_id"]).count() == 12
+
+
+@pytest.mark.django_db
+def test_a_body_over_the_byte_bound_is_413_and_writes_nothing(runner_api, leased, settings):
+    """Within the sample count but too many bytes (a runner sending megabytes of error_detail)."""
+    settings.REQUEST_BODY_LIMITS = {**settings.REQUEST_BODY_LIMITS, "/api/runner/v1/runs/": 4096}
+    before = stored_state(leased["run_id"])
+    response = upload(runner_api, leased, 1, samples=[make_sample("h2", 1, i, error_detail="x" * 900)
+                                                      for i in range(6)])
+    assert response.status_code == 413, response.content
+    assert response.json()["limit_bytes"] == 4096
+    assert stored_state(leased["run_id"]) == before
