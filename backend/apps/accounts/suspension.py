@@ -6,23 +6,18 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
-from apps.core.errors import ApplicationError
+from apps.core.operator_reason import operator_reason
 
 from .models import Organization
-
-SUSPENDED_REASON_MAX = 500
 
 
 @transaction.atomic
 def organization_suspend(*, organization: Organization, reason: str, suspended_by: User) -> Organization:
-    reason = reason.strip()
-    if not reason or len(reason) > SUSPENDED_REASON_MAX:
-        raise ApplicationError(f"reason: 1–{SUSPENDED_REASON_MAX} characters saying why",
-                               extra={"reason": [f"1–{SUSPENDED_REASON_MAX} characters saying why."]})
+    reason = operator_reason(reason)
     org = Organization.objects.select_for_update().get(pk=organization.pk)
     if org.suspended_at is None:  # suspending twice keeps the first time
         org.suspended_at = timezone.now()
-    org.suspended_reason = f"{reason} (by {suspended_by.get_username()})"[:SUSPENDED_REASON_MAX]
+    org.suspended_reason = f"{reason} (by {suspended_by.get_username()})"  # 300 + a username: fits 500
     org.save(update_fields=["suspended_at", "suspended_reason", "updated_at"])
     return org
 

@@ -13,6 +13,7 @@ from django.http import HttpRequest
 from django.template.response import TemplateResponse
 
 from .errors import ApplicationError
+from .operator_reason import OPERATOR_REASON_MAX
 
 M = TypeVar("M", bound=Model)
 
@@ -99,7 +100,8 @@ def reason_action(*, name: str, description: str, help_text: str,
         opts = model_admin.model._meta
         context = {**model_admin.admin_site.each_context(request), "title": description, "action_title": description,
                    "action_help": help_text, "action_name": name, "queryset": queryset, "opts": opts,
-                   "objects_name": opts.verbose_name_plural, "action_checkbox_name": ACTION_CHECKBOX_NAME}
+                   "objects_name": opts.verbose_name_plural, "action_checkbox_name": ACTION_CHECKBOX_NAME,
+                   "reason_max": OPERATOR_REASON_MAX}
         return TemplateResponse(request, "admin/latencylab_reason_action.html", context)
 
     action.__name__ = name

@@ -13,6 +13,7 @@ from django.utils import timezone
 from apps.accounts.actor import NO_ACTOR, Actor
 from apps.core.errors import ApplicationError, Conflict
 from apps.core.events import publish
+from apps.core.operator_reason import operator_reason
 from apps.core.tokens import digest, new_secret, visible_prefix
 
 from .events import DEVICE_QUARANTINE_RELEASED
@@ -303,22 +304,11 @@ def devices_mark_silent_offline() -> int:
 
 # --- operators (the Django admin) ---------------------------------------------------------
 
-OPERATOR_REASON_MAX = 300
-
-
-def _operator_reason(reason: str) -> str:
-    reason = reason.strip()
-    if not reason or len(reason) > OPERATOR_REASON_MAX:
-        raise ApplicationError(f"reason: 1–{OPERATOR_REASON_MAX} characters saying why",
-                               extra={"reason": [f"1–{OPERATOR_REASON_MAX} characters saying why."]})
-    return reason
-
-
 @transaction.atomic
 def device_quarantine(*, device: Device, reason: str, quarantined_by: User) -> Device:
     """Take a device out of scheduling until it is released (device_release_quarantine). A run
     it is measuring now finishes; the device takes no next one."""
-    reason = _operator_reason(reason)
+    reason = operator_reason(reason)
     device = Device.objects.select_for_update().get(pk=device.pk)
     if device.state == Device.State.QUARANTINED:
         raise Conflict(f"Device {device.serial} is already quarantined.")
@@ -335,7 +325,7 @@ RUNNER_DISABLED = "runner disabled by an operator"
 def runner_disable(*, runner: Runner, reason: str, disabled_by: User) -> Runner:
     """The runner's calls answer 403 (IsRunner) and its devices go offline, so nothing is
     leased to them; a run it holds is requeued when its lease expires."""
-    reason = _operator_reason(reason)
+    reason = operator_reason(reason)
     runner = Runner.objects.select_for_update().get(pk=runner.pk)
     now = timezone.now()
     if runner.disabled_at is None:

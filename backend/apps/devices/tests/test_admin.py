@@ -84,3 +84,13 @@ def test_members_who_are_not_staff_are_refused(runner_api, user):
     admin_action(client, RUNNERS, "disable_runner", [runner_api.runner.pk], reason="x")
     assert Device.objects.get(pk=device.pk).state == Device.State.AVAILABLE
     assert Runner.objects.get(pk=runner_api.runner.pk).disabled_at is None
+
+
+@pytest.mark.django_db
+def test_a_reason_over_its_bound_is_refused_and_changes_nothing(runner_api):
+    device = Device.objects.get(serial="host-lab-1")
+    ops = operator_client()
+    page = ops.get(admin_action(ops, DEVICES, "quarantine_device", [device.pk], reason="x" * 301)["Location"])
+    assert "reason: 1–300 characters saying why" in page.content.decode()
+    assert Device.objects.get(pk=device.pk).state == Device.State.AVAILABLE
+    assert not device.state_changes.filter(to_state="quarantined").exists()
