@@ -4,9 +4,9 @@ audit log. Every payload is keyword-only and carries `organization_id` (UUID) an
 creator), plus the fields below.
 
 - `accounts.member_invited`: `invitation_id`, `email`, `role`.
-- `accounts.member_removed`: `membership_id`, `user_id`, `role` (the role it had), `left`
-  (True when the member left by themself).
-- `accounts.member_role_changed`: `membership_id`, `user_id`, `role` (new), `old_role`.
+- `accounts.member_removed`: `membership_id`, `user_id`, `username`, `role` (the role it
+  had), `left` (True when the member left by themself).
+- `accounts.member_role_changed`: `membership_id`, `user_id`, `username`, `role` (new), `old_role`.
 - `accounts.api_token_created`: `token_id`, `token_name`, `scopes`, `expires_at` (or None).
 - `accounts.api_token_revoked`: `token_id`, `token_name`.
 """

@@ -110,7 +110,8 @@ def membership_change_role(*, membership: Membership, role: str, actor: User | N
     membership.role = role
     membership.save(update_fields=["role", "updated_at"])
     publish(events.MEMBER_ROLE_CHANGED, organization_id=membership.organization_id, actor_id=_actor_id(actor),
-            membership_id=membership.pk, user_id=membership.user_id, role=role, old_role=old_role)
+            membership_id=membership.pk, user_id=membership.user_id, username=membership.user.get_username(),
+            role=role, old_role=old_role)
     return membership
 
 
@@ -123,7 +124,8 @@ def membership_remove(*, membership: Membership, actor: User | None) -> None:
     left = actor is not None and actor.pk == membership.user_id
     _refuse_last_owner(membership, "removed" if not left else "leave; the last owner cannot leave")
     publish(events.MEMBER_REMOVED, organization_id=membership.organization_id, actor_id=_actor_id(actor),
-            membership_id=membership.pk, user_id=membership.user_id, role=membership.role, left=left)
+            membership_id=membership.pk, user_id=membership.user_id, username=membership.user.get_username(),
+            role=membership.role, left=left)
     membership.delete()
 
 
