@@ -14,6 +14,7 @@ bench "analysis: 1,000,000 samples" bash -c "cd backend && ../.venv/bin/python b
 bench "verdict calibration (A/A false positives, power)" bash -c "cd backend && ../.venv/bin/python benchmarks/bench_verdict_calibration.py"
 bench "analysis of a stored 1,000,000-sample comparison (load + engine)" bash -c "cd backend && ../.venv/bin/python benchmarks/bench_analysis_db.py"
 bench "ingestion through the upload endpoint vs COPY" bash -c "cd backend && ../.venv/bin/python benchmarks/bench_ingest.py"
+bench "scheduler: 150 waiting runners × 4 devices, LISTEN/NOTIFY vs polling (idle cost, lease after queueing)" bash -c "cd backend && ../.venv/bin/python benchmarks/bench_scheduler.py"
 bench "probe vs curl and h2load" bash -c "cd device-runner && ../.venv/bin/python benchmarks/bench_probe.py"
 bench "target server vs nginx" bash -c "cd device-runner && ../.venv/bin/python benchmarks/bench_target.py"
 bench "Nagle trap calibration" bash -c "cd device-runner && ../.venv/bin/python benchmarks/bench_nagle.py"
