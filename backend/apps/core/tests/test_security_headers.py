@@ -6,6 +6,7 @@ import re
 import pytest
 
 from apps.core.csp import policy_header
+from testing.operators import operator_client
 
 
 def directives(response) -> dict[str, list[str]]:
@@ -65,3 +66,16 @@ def test_the_admin_login_page_runs_no_inline_script_and_its_styles_are_served(cl
 def test_static_files_stay_inside_the_apps_static_directories(client):
     assert client.get("/static/admin/css/../../../../settings/base.py").status_code in (400, 404)
     assert client.get("/static/no/such/file.css").status_code == 404
+
+
+@pytest.mark.django_db
+def test_the_admin_pages_an_operator_uses_run_no_inline_script(org, runner_api, queued_run):
+    ops = operator_client()
+    device = queued_run.pool.devices.get()
+    for path in ("/admin/", "/admin/accounts/organization/", f"/admin/accounts/organization/{org.pk}/change/",
+                 "/admin/devices/device/", f"/admin/devices/device/{device.pk}/change/",
+                 "/admin/comparisons/comparison/", f"/admin/comparisons/comparison/{queued_run.comparison_id}/change/",
+                 "/admin/comparisons/usagequota/add/"):
+        page = ops.get(path)
+        assert page.status_code == 200, path
+        assert inline_scripts(page.content.decode()) == [], path
