@@ -33,8 +33,7 @@ def quota_check(*, organization: Organization) -> None:
     if used >= quota:
         raise QuotaExceeded(
             f"This organization has used {used:,.0f} of its {quota:,} device-minutes for {now:%B %Y} (UTC); "
-            "new comparisons start again next month, or ask LatencyLab to raise the quota.",
-            extra={"device_minutes_used": used, "device_minutes_quota": quota})
+            "new comparisons start again next month, or ask LatencyLab to raise the quota.")
 
 
 @transaction.atomic
