@@ -25,18 +25,22 @@ from schemathesis.checks import content_type_conformance, not_a_server_error, re
 
 from apps.accounts.models import ApiToken
 from apps.accounts.services import api_token_create
+from apps.devices.models import DevicePool
+from apps.devices.services import runner_hello, runner_register
 from testing.openapi_walk import api_schema
-from testing.org_world import acme_world
+from testing.org_world import POOL, acme_world
 
 # Per operation and mode (valid and invalid input): the whole run takes two to three minutes on a
 # busy two-core machine.
 EXAMPLES_PER_OPERATION = 5
 CHECKS = [not_a_server_error, response_schema_conformance, content_type_conformance]
 
-# Left out, and why: the runner protocol is not the public API (its lease long-polls up to 25 s
-# and it has its own tests, test_malformed_uploads among them); signing out and leaving the
-# organization would take the fuzzing credential's footing away (tokens are refused there anyway).
+# Left out of the public API's run, and why: the runner protocol (fuzzed below with a runner's
+# token); signing out and leaving the organization would take the fuzzing credential's footing
+# away (tokens are refused there anyway).
 EXCLUDED_PATHS = r"^/api/runner/|^/api/v1/auth/logout$|^/api/v1/members/leave$"
+# The runner protocol but its lease, which long-polls up to 25 s per call.
+RUNNER_PATHS, RUNNER_EXCLUDED = r"^/api/runner/", r"^/api/runner/v1/lease$"
 
 
 @pytest.fixture
@@ -47,14 +51,14 @@ def fuzz_token(db) -> str:
     return token
 
 
-def fuzz_one(operation: Any, mode: GenerationMode, token: str) -> str | None:
+def fuzz_one(operation: Any, mode: GenerationMode, authorization: str) -> str | None:
     """Run one operation's examples of one mode; the first failure, described, or None."""
 
     @given(case=operation.as_strategy(generation_mode=mode))
     @settings(max_examples=EXAMPLES_PER_OPERATION, deadline=None, derandomize=True, database=None,
               suppress_health_check=list(HealthCheck), phases=[Phase.generate])
     def examples(case: Any) -> None:
-        case.call_and_validate(headers={"Authorization": f"Bearer {token}"}, checks=CHECKS)
+        case.call_and_validate(headers={"Authorization": authorization}, checks=CHECKS)
 
     try:
         examples()
@@ -79,20 +83,45 @@ def wsgi_application() -> Any:
         request_finished.connect(close_old_connections)
 
 
-def test_no_server_error_and_no_answer_outside_the_schema(fuzz_token, wsgi_application):
-    schema = schemathesis.openapi.from_dict(api_schema()).exclude(path_regex=EXCLUDED_PATHS)
-    schema.app = wsgi_application
+def fuzz(schema: Any, authorization: str) -> int:
+    """Every operation of `schema`, valid and invalid input; fails listing every failure. Returns
+    how many operations were fuzzed."""
     failures, fuzzed = [], 0
     for result in schema.get_all_operations():
         operation = result.ok()
         for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE):
-            if failure := fuzz_one(operation, mode, fuzz_token):
+            if failure := fuzz_one(operation, mode, authorization):
                 failures.append(failure)
         fuzzed += 1
     assert not failures, "\n\n".join(failures)
-    assert fuzzed >= 40
+    return fuzzed
+
+
+def test_no_server_error_and_no_answer_outside_the_schema(fuzz_token, wsgi_application):
+    schema = schemathesis.openapi.from_dict(api_schema()).exclude(path_regex=EXCLUDED_PATHS)
+    schema.app = wsgi_application
+    assert fuzz(schema, f"Bearer {fuzz_token}") >= 40
     # The fuzzing token survived the run: nothing fuzzed could revoke it.
     assert ApiToken.objects.filter(revoked_at__isnull=True, name="fuzz").exists()
+
+
+@pytest.fixture
+def fuzz_runner_secret(db) -> str:
+    world, _ = acme_world()
+    pool = DevicePool.objects.get(organization=world.organization, slug=POOL)
+    runner, secret = runner_register(pool=pool, name="fuzz")
+    runner_hello(runner=runner, info={"version": "test", "drivers": ["host"]},
+                 devices=[{"serial": "fuzz-host", "platform": "host", "model": "test", "os_version": "1"}])
+    return secret
+
+
+# The world is built (fixtures above) before wsgi_application: the test client that builds it
+# reconnects Django's connection closing after each of its requests.
+def test_the_runner_protocol_has_no_server_error_either(fuzz_runner_secret, wsgi_application):
+    schema = (schemathesis.openapi.from_dict(api_schema()).include(path_regex=RUNNER_PATHS)
+              .exclude(path_regex=RUNNER_EXCLUDED))
+    schema.app = wsgi_application
+    assert fuzz(schema, f"Runner {fuzz_runner_secret}") >= 5
 
 
 # What the fuzzer found, pinned so it stays fixed whatever examples a later run draws.
@@ -102,3 +131,14 @@ def test_a_preset_that_is_not_a_name_is_a_400_naming_it(api):
     response = api.post("/api/v1/comparisons", {"preset": [{"s": 1}], "name": "x"}, format="json")
     assert response.status_code == 400, response.content
     assert "preset" in response.json()
+
+
+@pytest.mark.django_db
+def test_a_nul_character_in_a_runners_json_is_a_400_not_a_500(runner_api):
+    """PostgreSQL's jsonb cannot hold U+0000: a device's capabilities carrying one crashed hello."""
+    response = runner_api.post("/api/runner/v1/hello", {
+        "runner": {"version": "test", "drivers": ["host"]},
+        "devices": [{"serial": "host-lab-9", "platform": "host", "capabilities": {"sdk\u0000": "x"}}]},
+        format="json")
+    assert response.status_code == 400, response.content
+    assert "NUL" in str(response.json())

@@ -16,6 +16,21 @@ SERIAL_PATTERN = r"^[\x21-\x7e]{1,128}$"
 RUNNER_NAME_PATTERN = r"^[A-Za-z0-9._-]{1,100}$"
 
 
+NUL_MESSAGE = "must not contain NUL characters (\\u0000): they cannot be stored"
+
+
+def has_nul(value: Any) -> bool:
+    """Whether a decoded JSON value holds U+0000 in a key or string anywhere (PostgreSQL's jsonb
+    refuses it: a 500 unless refused here)."""
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(has_nul(k) or has_nul(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(has_nul(v) for v in value)
+    return False
+
+
 @extend_schema_field({"type": "object", "additionalProperties": True})
 class JSONObjectField(serializers.JSONField):
     """A JSON object of bounded size (what a runner knows of a device, a fingerprint)."""
@@ -32,6 +47,8 @@ class JSONObjectField(serializers.JSONField):
             raise serializers.ValidationError("must be a JSON object")
         if len(json.dumps(value)) > self.max_bytes:
             raise serializers.ValidationError(f"at most {self.max_bytes} bytes as JSON")
+        if has_nul(value):
+            raise serializers.ValidationError(NUL_MESSAGE)
         return value
 
 
@@ -198,6 +215,11 @@ class BatchInputSerializer(serializers.Serializer):
     block = serializers.IntegerField(min_value=0, max_value=1000)
     baseline = serializers.JSONField(required=False, allow_null=True)
     samples = SampleListField(child=serializers.JSONField(), allow_empty=True)
+
+    def validate_baseline(self, baseline: Any) -> Any:
+        if has_nul(baseline):
+            raise serializers.ValidationError(NUL_MESSAGE)
+        return baseline
 
 
 class BatchOutputSerializer(serializers.Serializer):

@@ -175,3 +175,12 @@ def test_a_body_over_the_byte_bound_is_413_and_writes_nothing(runner_api, leased
     assert response.status_code == 413, response.content
     assert response.json()["limit_bytes"] == 4096
     assert stored_state(leased["run_id"]) == before
+
+
+@pytest.mark.django_db
+def test_a_nul_character_in_the_baseline_is_400_and_writes_nothing(runner_api, leased):
+    before = stored_state(leased["run_id"])
+    response = upload(runner_api, leased, 1, samples=good_block_1(), baseline={"tcp": {"note": "a\u0000b"}})
+    assert response.status_code == 400, response.content
+    assert "baseline" in response.json()
+    assert stored_state(leased["run_id"]) == before
