@@ -121,7 +121,7 @@ def acme_world() -> tuple[OrgWorld, Any]:
                  devices=[{"serial": "host-lab-1", "platform": "host", "model": "test", "os_version": "1"}])
     runner_api = APIClient()
     runner_api.credentials(HTTP_AUTHORIZATION=f"Runner {secret}")
-    runner_api.runner = runner
+    runner_api.runner = runner  # type: ignore[attr-defined]  # as conftest's runner_api carries it
     world = org_world_build(organization=organization, owner_username=OWNER, owner_password=OWNER_PASSWORD,
                             runner_api=runner_api, pool_slug=POOL)
     return world, owner
@@ -143,7 +143,7 @@ def rows_snapshot() -> dict[tuple[str, Any], dict[str, Any]]:
     """Every row of every model of ours, by (model label, primary key)."""
     snapshot = {}
     for model in project_models():
-        for row in model.objects.order_by("pk").values():
+        for row in model._default_manager.order_by("pk").values():
             snapshot[(model._meta.label, row[model._meta.pk.attname])] = {k: _plain(v) for k, v in row.items()}
     return snapshot
 
@@ -159,7 +159,7 @@ def owner_of(label: str, row: dict[str, Any], depth: int = 0) -> Any:
     for model_field in model._meta.concrete_fields:
         if isinstance(model_field, models.ForeignKey) and row.get(model_field.attname) is not None:
             target = model_field.related_model
-            parent = target.objects.filter(pk=row[model_field.attname]).values().first()
+            parent = target._default_manager.filter(pk=row[model_field.attname]).values().first()
             if parent is not None:
                 owner = owner_of(target._meta.label, parent, depth + 1)
                 if owner is not None:

@@ -76,7 +76,8 @@ def test_each_operation_refuses_a_token_exactly_where_its_scope_says(world, scop
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {secret}")
     schema = api_schema()
     components = schema.get("components", {}).get("schemas", {})
-    checked, wrong, unknown = 0, [], set()
+    checked, wrong = 0, []
+    unknown: set[str] = set()
     for operation in sorted(operations(schema), key=order):
         path = fill_path(operation, own_values(operation, world["world"]))
         view = view_class(path)
