@@ -142,3 +142,9 @@ def test_a_nul_character_in_a_runners_json_is_a_400_not_a_500(runner_api):
         format="json")
     assert response.status_code == 400, response.content
     assert "NUL" in str(response.json())
+
+
+@pytest.mark.django_db
+def test_an_export_path_that_spells_no_uuid_is_a_404_not_a_500(api):
+    """36 hex digits without dashes fit the export path's pattern but are no UUID."""
+    assert api.get(f"/api/v1/comparisons/{'a' * 36}/samples.csv").status_code == 404

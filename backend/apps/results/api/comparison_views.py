@@ -2,7 +2,9 @@
 the raw samples export. Routed under /comparisons/{id}/ beside the comparisons app's own
 endpoints, but owned here because they read what this app stores."""
 
-from django.http import StreamingHttpResponse
+import uuid
+
+from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
@@ -32,6 +34,11 @@ class ComparisonSamplesExportView(APIView):
     @extend_schema(responses={(200, "text/csv"): str, (200, "application/x-ndjson"): str},
                    summary="Export raw samples (CSV, or JSON lines)")
     def get(self, request: Request, comparison_id: str, fmt: str) -> StreamingHttpResponse:
+        # The path's pattern (36 of [0-9a-f-], for the ".csv" suffix) admits strings no UUID spells.
+        try:
+            uuid.UUID(comparison_id)
+        except ValueError as exc:
+            raise Http404 from exc
         comparison = get_object_or_404(comparisons_for(organization=organization_of(request)), pk=comparison_id)
         if fmt == "csv":
             response = StreamingHttpResponse(stream_csv(comparison), content_type="text/csv")
