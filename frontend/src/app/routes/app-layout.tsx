@@ -47,7 +47,8 @@ function TopBar() {
           <NavLink to="/comparisons" end>
             Comparisons
           </NavLink>
-          <NavLink to="/comparisons/new">New comparison</NavLink>
+          {/* Viewers read only: the server would refuse what this page makes. */}
+          {user.data?.role !== 'viewer' && <NavLink to="/comparisons/new">New comparison</NavLink>}
           <NavLink to="/trends">Trends</NavLink>
           <NavLink to="/devices">Devices</NavLink>
           <SettingsLink />

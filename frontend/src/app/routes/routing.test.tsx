@@ -1,7 +1,10 @@
-import { screen } from '@testing-library/react';
+import { screen, within } from '@testing-library/react';
+import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
+import { meFixture } from '@/testing/fixtures';
 import { renderRoutes } from '@/testing/test-utils';
 import { mockBackend } from '@/testing/mocks/handlers';
+import { server } from '@/testing/mocks/server';
 import { routes } from '../router';
 
 describe('routing', () => {
@@ -27,5 +30,20 @@ describe('routing', () => {
     await user.click(screen.getByRole('button', { name: 'Sign out' }));
     expect(await screen.findByRole('heading', { name: 'Sign in' })).toBeInTheDocument();
     expect(router.state.location.pathname).toBe('/login');
+  });
+
+  it('offers New comparison in the top bar to a member', async () => {
+    renderRoutes(routes, '/');
+    const nav = await screen.findByRole('navigation', { name: 'Main' });
+    expect(await within(nav).findByRole('link', { name: 'New comparison' })).toHaveAttribute('href', '/comparisons/new');
+  });
+
+  it('does not offer it to a viewer, who may not start one', async () => {
+    server.use(http.get('*/api/v1/auth/me', () => HttpResponse.json({ ...meFixture, role: 'viewer' })));
+    renderRoutes(routes, '/');
+    expect(await screen.findByText(/ada · Acme Mobile/)).toBeInTheDocument();
+    const nav = screen.getByRole('navigation', { name: 'Main' });
+    expect(within(nav).getByRole('link', { name: 'Trends' })).toBeInTheDocument();
+    expect(within(nav).queryByRole('link', { name: 'New comparison' })).not.toBeInTheDocument();
   });
 });
