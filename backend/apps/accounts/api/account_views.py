@@ -10,12 +10,10 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.authentication import SessionAuthentication
 from rest_framework.exceptions import PermissionDenied
-from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
-
-from apps.core.throttling import ClientRateThrottle, SignInRateThrottle
 
 from ..emails import link_base
 from ..member_services import (
@@ -39,6 +37,7 @@ from .account_serializers import (
     PasswordResetRequestInputSerializer,
     SignupInputSerializer,
 )
+from .entry import AnonymousEntryView
 from .views import SessionOutputSerializer, session_body
 
 # Sessions are signed in with the model backend whatever authenticated the request.
@@ -56,10 +55,7 @@ def sign_in_to(request: Request, user: User, organization: Organization) -> None
     request.session[SESSION_ORGANIZATION_KEY] = str(organization.pk)
 
 
-class SignupView(APIView):
-    permission_classes = [AllowAny]
-    throttle_classes = [ClientRateThrottle, SignInRateThrottle]  # per client IP: guessing, mail floods
-
+class SignupView(AnonymousEntryView):
     @extend_schema(request=SignupInputSerializer, responses={201: SessionOutputSerializer},
                    summary="Sign up: a new user owning a new organization, signed in (403 when sign-up is closed)")
     def post(self, request: Request) -> Response:
@@ -120,10 +116,7 @@ class OrganizationSelectView(SessionOnlyView):
         return Response(session_body(request))
 
 
-class InvitationPreviewView(APIView):
-    permission_classes = [AllowAny]
-    throttle_classes = [ClientRateThrottle, SignInRateThrottle]  # per client IP: guessing, mail floods
-
+class InvitationPreviewView(AnonymousEntryView):
     @extend_schema(responses={200: InvitationPreviewOutputSerializer, 404: DetailOutputSerializer,
                               410: DetailOutputSerializer},
                    summary="What an invitation link offers (404 unknown; 410 accepted, revoked or expired)")
@@ -135,10 +128,7 @@ class InvitationPreviewView(APIView):
         return Response(InvitationPreviewOutputSerializer(invitation).data)
 
 
-class InvitationAcceptView(APIView):
-    permission_classes = [AllowAny]
-    throttle_classes = [ClientRateThrottle, SignInRateThrottle]  # per client IP: guessing, mail floods
-
+class InvitationAcceptView(AnonymousEntryView):
     @extend_schema(request=InvitationAcceptInputSerializer, responses={200: SessionOutputSerializer},
                    summary="Accept an invitation: join as the signed-in user, or sign up (username, password) and "
                            "join; then act for that organization")
@@ -154,9 +144,7 @@ class InvitationAcceptView(APIView):
         return Response(session_body(request))
 
 
-class PasswordResetRequestView(APIView):
-    permission_classes = [AllowAny]
-    throttle_classes = [ClientRateThrottle, SignInRateThrottle]  # per client IP: guessing, mail floods
+class PasswordResetRequestView(AnonymousEntryView):
     authentication_classes: list = []
 
     @extend_schema(request=PasswordResetRequestInputSerializer, responses={200: DetailOutputSerializer},
@@ -168,9 +156,7 @@ class PasswordResetRequestView(APIView):
         return Response({"detail": RESET_SENT})
 
 
-class PasswordResetConfirmView(APIView):
-    permission_classes = [AllowAny]
-    throttle_classes = [ClientRateThrottle, SignInRateThrottle]  # per client IP: guessing, mail floods
+class PasswordResetConfirmView(AnonymousEntryView):
     authentication_classes: list = []
 
     @extend_schema(request=PasswordResetConfirmInputSerializer, responses={200: DetailOutputSerializer},

@@ -11,11 +11,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from apps.core.throttling import ClientRateThrottle, SignInRateThrottle
-
 from ..models import ApiToken, Membership
 from ..permissions import role_in
 from ..selectors import memberships_of_user, organization_for_request
+from .entry import AnonymousEntryView
 
 
 class LoginInputSerializer(serializers.Serializer):
@@ -68,10 +67,7 @@ class CsrfView(APIView):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
-class LoginView(APIView):
-    permission_classes = [AllowAny]
-    throttle_classes = [ClientRateThrottle, SignInRateThrottle]
-
+class LoginView(AnonymousEntryView):
     @extend_schema(request=LoginInputSerializer, responses={200: SessionOutputSerializer}, summary="Log in")
     def post(self, request: Request) -> Response:
         data = LoginInputSerializer(data=request.data)
