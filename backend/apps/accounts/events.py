@@ -9,6 +9,10 @@ creator), plus the fields below.
 - `accounts.member_role_changed`: `membership_id`, `user_id`, `username`, `role` (new), `old_role`.
 - `accounts.api_token_created`: `token_id`, `token_name`, `scopes`, `expires_at` (or None).
 - `accounts.api_token_revoked`: `token_id`, `token_name`.
+
+Not for the audit log (no organization, no actor; the address may have no account):
+
+- `accounts.password_reset_requested`: `email`, `base_url` (where the emailed link points).
 """
 
 MEMBER_INVITED = "accounts.member_invited"
@@ -16,3 +20,4 @@ MEMBER_REMOVED = "accounts.member_removed"
 MEMBER_ROLE_CHANGED = "accounts.member_role_changed"
 API_TOKEN_CREATED = "accounts.api_token_created"  # noqa: S105  (an event name)
 API_TOKEN_REVOKED = "accounts.api_token_revoked"  # noqa: S105  (an event name)
+PASSWORD_RESET_REQUESTED = "accounts.password_reset_requested"  # noqa: S105  (an event name)

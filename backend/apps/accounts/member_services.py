@@ -234,11 +234,20 @@ def invitation_accept(*, secret: str, user: User | None, username: str = "", pas
 # -- password reset -------------------------------------------------------------------
 
 def password_reset_request(*, email: str, base_url: str) -> None:
-    """Email a reset link to each active user of that address. Says nothing about whether
-    one exists (the API answers the same either way)."""
-    for user in User.objects.filter(email__iexact=email.strip(), is_active=True):
+    """Announce the request; a Celery task looks the address up and sends the mail
+    (`password_reset_mail_send`). The request itself does neither, so it takes as long for an
+    address with an account as for one without: its timing tells nobody who has an account."""
+    publish(events.PASSWORD_RESET_REQUESTED, email=email.strip(), base_url=base_url)
+
+
+def password_reset_mail_send(*, email: str, base_url: str) -> int:
+    """Email a reset link to each active user of that address who has a password; the number sent."""
+    sent = 0
+    for user in User.objects.filter(email__iexact=email, is_active=True):
         if user.has_usable_password():
             emails.send_password_reset(user=user, base_url=base_url)
+            sent += 1
+    return sent
 
 
 @transaction.atomic
