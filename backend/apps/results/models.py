@@ -1,4 +1,5 @@
 from django.db import models
+from django.db.models.functions import Now
 
 from apps.comparisons.models import Arm, Comparison, Run
 
@@ -58,6 +59,10 @@ class Sample(models.Model):
     # Derived once at ingest.
     total_us = models.BigIntegerField(null=True)
     ttfb_us = models.BigIntegerField(null=True)
+    # The table is partitioned by month of this (migration 0007, apps.results.partitions): the
+    # database's primary key is (id, stored_at); id alone stays unique (an identity column).
+    stored_at = models.DateTimeField(db_default=Now(), editable=False,
+                                     help_text="when the row was stored: the partition key")
 
     class Meta:
         indexes = [models.Index(fields=["comparison", "run", "block"], name="sample_cmp_run_block")]
