@@ -30,7 +30,7 @@ from apps.devices.services import (
     runner_hello,
 )
 
-from .models import Arm, Comparison, Run, RunAttempt
+from .models import Arm, Comparison, Run, RunAttempt, RunBlock
 from .platforms import device_protocols, devices_supporting, run_protocols
 from .secret_refs import referenced_secret_names
 from .services import comparison_complete_if_runs_done
@@ -223,7 +223,9 @@ def run_lock_under_lease(*, runner: Runner, run_id: str, lease_token: str, runs:
     run = (
         (Run.objects.select_related("device", "comparison") if runs is None else runs)
         .select_for_update(of=("self",))
-        .filter(pk=run_id, device__runner=runner)
+        # last_device: a run requeued after its lease expired has no device, and its last
+        # holder still deserves to hear why (lease_lost_reason).
+        .filter(Q(device__runner=runner) | Q(last_device__runner=runner), pk=run_id)
         .first()
     )
     if run is None:
@@ -231,10 +233,27 @@ def run_lock_under_lease(*, runner: Runner, run_id: str, lease_token: str, runs:
     if found is not None:
         found(run)
     if run.status != Run.Status.LEASED or not secrets.compare_digest(run.lease_token, lease_token):
-        raise Conflict("The lease on this run was lost (expired, cancelled or re-leased).")
-    if run.lease_expires_at and run.lease_expires_at < timezone.now():
-        raise Conflict("The lease on this run expired.")
+        raise Conflict(lease_lost_reason(run))
+    # The server's clock alone judges a lease: a runner's clock may be minutes off.
+    now = timezone.now()
+    if run.lease_expires_at and run.lease_expires_at < now:
+        raise Conflict(f"The lease on this run expired at {run.lease_expires_at.isoformat()} (server time; it is "
+                       f"{now.isoformat()}): heartbeats or uploads must extend it. Stop this attempt; the run is "
+                       f"requeued at its first missing block.")
     return run
+
+
+def lease_lost_reason(run: Run) -> str:
+    """Why a lease token no longer holds its run, for the runner's log (contract README, 409s)."""
+    if run.status == Run.Status.CANCELLED:
+        return "The comparison was cancelled: this run takes nothing more. Stop it."
+    if run.status == Run.Status.QUEUED:
+        return (f"The lease expired and the run was requeued; its next attempt resumes at block {run.next_block}. "
+                "Stop this attempt.")
+    if run.status == Run.Status.LEASED:
+        return (f"The run was leased again (attempt {run.attempt}); this lease token belongs to an earlier "
+                "attempt. Stop this attempt.")
+    return f"The run has ended ({run.status}); it takes nothing more."
 
 
 def run_lock_for_artifact(*, runner: Runner, run_id: str, lease_token: str) -> Run:
@@ -321,12 +340,28 @@ def _requeue_or_fail(run: Run, *, kind: str, error: str, counts_against_device: 
     run.save()
 
 
+def _refuse_ok_with_missing_blocks(run: Run) -> None:
+    """`ok` means every block is stored. A run is never done with holes: the lease is kept,
+    so the runner may still upload the missing blocks and finish again; a runner that
+    gives up lets the lease expire, and the next attempt resumes at the first missing block."""
+    stored = set(RunBlock.objects.filter(run=run).values_list("block", flat=True))
+    missing = [block for block in range(run.blocks_total) if block not in stored]
+    if missing:
+        shown = ", ".join(map(str, missing[:20])) + (f" … ({len(missing)} in all)" if len(missing) > 20 else "")
+        raise Conflict(f"status ok, but block{'s' if len(missing) > 1 else ''} {shown} of 0…{run.blocks_total - 1} "
+                       "not stored: upload them, then finish again (or finish failed or infra_error). "
+                       "Nothing was changed; the lease still holds.",
+                       extra={"missing_blocks": missing})
+
+
 @transaction.atomic
 def run_finish(*, runner: Runner, run_id: str, report: dict[str, Any]) -> Run:
     """End an attempt as the runner classified it (FinishInputSerializer checked that the
     error_kind fits the status): `infra_error` requeues, anything else ends the run."""
     run = run_lock_under_lease(runner=runner, run_id=run_id, lease_token=report["lease_token"])
     status = report["status"]
+    if status == "ok":
+        _refuse_ok_with_missing_blocks(run)
     error = (report.get("error") or "").strip()
     run.fingerprint = report.get("fingerprint") or {}
     run.link = report.get("link") or {}
@@ -338,12 +373,8 @@ def run_finish(*, runner: Runner, run_id: str, report: dict[str, Any]) -> Run:
             device_record_run_outcome(device_id=run.device_id, infra_error_kind=None)
             device_release_lease(device_id=run.device_id,
                                  why=_attempt_ended(run, "ok" if status == "ok" else Run.ErrorKind.TEST_FAILURE))
-        complete = run.next_block >= run.blocks_total
-        run.status = Run.Status.DONE if status == "ok" and complete else Run.Status.FAILED
-        if status == "ok" and not complete:
-            run.error_kind = ""
-            run.error = f"runner finished after {run.next_block} of {run.blocks_total} blocks"
-        elif status == "ok":
+        run.status = Run.Status.DONE if status == "ok" else Run.Status.FAILED
+        if status == "ok":
             run.error_kind, run.error = "", ""
         else:
             run.error_kind = Run.ErrorKind.TEST_FAILURE

@@ -18,16 +18,20 @@ from apps.comparisons.models import Arm, Run
 from apps.core.errors import Conflict
 from apps.devices.models import Runner
 
+from .block_repeat import repeat_check
 from .ingest import samples_insert
 
 # The block's RunBlock row and the run's progress in one statement. ON CONFLICT makes a
 # repeated block (even one committed by a concurrent upload while this one waited for the
-# run's lock) a no-op that returns no row; next_block is the first block without a
-# RunBlock, this one included (a data-modifying CTE's row isn't visible to the UPDATE).
+# run's lock) insert nothing and return no row, and so does a batch_seq the run already
+# used for another block (block_repeat tells the two apart); next_block is the first block
+# without a RunBlock, this one included (a data-modifying CTE's row isn't visible to the UPDATE).
 _BLOCK_RECORD = """
 WITH stored AS (
     INSERT INTO comparisons_runblock (run_id, block, attempt, batch_seq, baseline, sample_count, stored_at)
-    VALUES (%(run)s, %(block)s, %(attempt)s, %(batch_seq)s, %(baseline)s::jsonb, %(count)s, %(now)s)
+    SELECT %(run)s, %(block)s, %(attempt)s, %(batch_seq)s, %(baseline)s::jsonb, %(count)s, %(now)s
+    WHERE NOT EXISTS (SELECT 1 FROM comparisons_runblock AS used
+                      WHERE used.run_id = %(run)s AND used.batch_seq = %(batch_seq)s)
     ON CONFLICT (run_id, block) DO NOTHING
     RETURNING block
 )
@@ -65,6 +69,8 @@ def block_store(*, runner: Runner, run_id: str, batch: dict[str, Any],
     block = batch["block"]
     if block >= run.blocks_total:
         raise Conflict(f"block: this run has blocks 0…{run.blocks_total - 1}.")
+    if batch["attempt"] != run.attempt:
+        raise Conflict(f"attempt: this lease is attempt {run.attempt}; the batch says {batch['attempt']}.")
     now = timezone.now()
     with connection.cursor() as cursor:
         cursor.execute(_BLOCK_RECORD, {
@@ -73,6 +79,8 @@ def block_store(*, runner: Runner, run_id: str, batch: dict[str, Any],
             "expires": now + timedelta(seconds=settings.RUNNER_LEASE_SECONDS)})
         recorded = cursor.fetchone()
     if recorded is None:
+        # A retry of a stored batch is acknowledged; anything else that collides is a 409.
+        repeat_check(run=run, batch=batch)
         return {"stored": 0, "duplicate": True, "next_block": run.next_block}
     arm_ids = dict(zip(run.arm_labels, run.arm_ids, strict=True))
     stored = samples_insert(run=run, samples=batch["samples"], arm_ids=arm_ids, block=block)

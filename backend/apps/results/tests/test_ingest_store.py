@@ -104,9 +104,11 @@ def test_a_value_beyond_its_database_column_is_a_400_naming_it(runner_api, queue
 def test_a_repeated_block_is_a_no_op_and_progress_is_the_first_missing_block(runner_api, queued_run):
     leased = lease(runner_api).json()["runs"][0]
     assert upload(runner_api, leased, 1).json() == {"stored": 6, "duplicate": False, "next_block": 0}
-    again = upload(runner_api, leased, 1, samples=[make_sample("h2", 1, i) for i in range(9)])
+    again = upload(runner_api, leased, 1)
     assert again.status_code == 200
     assert again.json() == {"stored": 0, "duplicate": True, "next_block": 0}
+    # Other contents for a stored block are a 409 (runner_protocol/tests/test_protocol_edge_cases.py).
+    assert upload(runner_api, leased, 1, samples=[make_sample("h2", 1, i) for i in range(9)]).status_code == 409
     assert upload(runner_api, leased, 0).json() == {"stored": 6, "duplicate": False, "next_block": 2}
     assert Sample.objects.filter(run=queued_run).count() == 12
     queued_run.refresh_from_db()

@@ -128,9 +128,9 @@ def test_the_same_batch_twice_is_acknowledged_once_with_the_same_answer_each_tim
     again = [upload(runner_api, leased, 0).json() for _ in range(2)]
     assert again == [{"stored": 0, "duplicate": True, "next_block": 1}] * 2
     assert stored_state(leased["run_id"]) == before
-    # A retry of the same batch with other contents changes nothing either: the first copy stands.
+    # The same block with other contents is refused: the first copy stands (test_protocol_edge_cases.py).
     changed = upload(runner_api, leased, 0, samples=[make_sample("h2", 0, i, app_done=5_000) for i in range(6)])
-    assert changed.json() == {"stored": 0, "duplicate": True, "next_block": 1}
+    assert changed.status_code == 409, changed.content
     assert stored_state(leased["run_id"]) == before
 
 
