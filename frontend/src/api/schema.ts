@@ -306,7 +306,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** Whether sign-up is open on this server (the sign-in page offers it only then) */
+        get: operations["v1_auth_signup_retrieve"];
         put?: never;
         /** Sign up: a new user owning a new organization, signed in (403 when sign-up is closed) */
         post: operations["v1_auth_signup_create"];
@@ -3435,6 +3436,10 @@ export interface components {
             readonly open_count: number;
             readonly state: components["schemas"]["EnrollmentTokenStatusEnum"];
         };
+        SignupAvailabilityOutput: {
+            /** @description false: people join by invitation only (LATENCYLAB_OPEN_SIGNUP=0) */
+            open: boolean;
+        };
         SignupInputRequest: {
             username: string;
             /** Format: email */
@@ -4215,6 +4220,25 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DetailOutput"];
+                };
+            };
+        };
+    };
+    v1_auth_signup_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignupAvailabilityOutput"];
                 };
             };
         };

@@ -16,6 +16,10 @@ class SignupInputSerializer(serializers.Serializer):
                                               help_text="the new organization, which you will own")
 
 
+class SignupAvailabilityOutputSerializer(serializers.Serializer):
+    open = serializers.BooleanField(help_text="false: people join by invitation only (LATENCYLAB_OPEN_SIGNUP=0)")
+
+
 class OrganizationCreateInputSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=ORGANIZATION_NAME_MAX)
 

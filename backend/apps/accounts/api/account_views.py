@@ -35,6 +35,7 @@ from .account_serializers import (
     OrganizationSelectInputSerializer,
     PasswordResetConfirmInputSerializer,
     PasswordResetRequestInputSerializer,
+    SignupAvailabilityOutputSerializer,
     SignupInputSerializer,
 )
 from .entry import AnonymousEntryView
@@ -56,6 +57,11 @@ def sign_in_to(request: Request, user: User, organization: Organization) -> None
 
 
 class SignupView(AnonymousEntryView):
+    @extend_schema(responses={200: SignupAvailabilityOutputSerializer},
+                   summary="Whether sign-up is open on this server (the sign-in page offers it only then)")
+    def get(self, request: Request) -> Response:
+        return Response({"open": settings.LATENCYLAB_OPEN_SIGNUP})
+
     @extend_schema(request=SignupInputSerializer, responses={201: SessionOutputSerializer},
                    summary="Sign up: a new user owning a new organization, signed in (403 when sign-up is closed)")
     def post(self, request: Request) -> Response:

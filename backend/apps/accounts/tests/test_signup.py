@@ -80,7 +80,9 @@ def test_a_second_organization_of_the_same_name_gets_its_own_slug(org):
 
 @pytest.mark.django_db
 def test_closed_sign_up_is_refused(settings):
+    assert APIClient().get("/api/v1/auth/signup").json() == {"open": True}
     settings.LATENCYLAB_OPEN_SIGNUP = False
+    assert APIClient().get("/api/v1/auth/signup").json() == {"open": False}
     response = signup(APIClient())
     assert response.status_code == 403
     assert "invitation" in response.json()["detail"]

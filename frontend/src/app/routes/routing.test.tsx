@@ -24,6 +24,23 @@ describe('routing', () => {
     expect(router.state.location.pathname).toBe('/comparisons');
   });
 
+  it('offers sign-up only while the server has it open', async () => {
+    mockBackend.signedIn = false;
+    renderRoutes(routes, '/login');
+    expect(await screen.findByRole('link', { name: 'Create an organization' })).toHaveAttribute('href', '/signup');
+  });
+
+  it('says sign-up is closed, and offers no link to it, on an invitation-only server', async () => {
+    mockBackend.signedIn = false;
+    mockBackend.signupOpen = false;
+    const { user } = renderRoutes(routes, '/signup');
+    expect(await screen.findByRole('heading', { name: 'Sign-up is closed' })).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Create account' })).not.toBeInTheDocument();
+    await user.click(screen.getByRole('link', { name: 'Sign in' }));
+    expect(await screen.findByRole('heading', { name: 'Sign in' })).toBeInTheDocument();
+    expect(screen.queryByRole('link', { name: 'Create an organization' })).not.toBeInTheDocument();
+  });
+
   it('shows the signed-in user and signs out', async () => {
     const { user, router } = renderRoutes(routes, '/');
     expect(await screen.findByText(/ada · Acme Mobile/)).toBeInTheDocument();

@@ -1,4 +1,5 @@
 import { Link, Navigate, useNavigate, useParams } from 'react-router-dom';
+import { useSignupOpen } from '@/features/auth/api/accounts';
 import { useUser } from '@/features/auth/api/get-me';
 import { AcceptInvitation } from '@/features/auth/components/accept-invitation';
 import { AuthCard } from '@/features/auth/components/auth-card';
@@ -8,7 +9,18 @@ import { SignupForm } from '@/features/auth/components/signup-form';
 export function SignupRoute() {
   const navigate = useNavigate();
   const user = useUser();
+  const availability = useSignupOpen();
   if (user.data) return <Navigate to="/" replace />;
+  if (availability.data?.open === false) {
+    return (
+      <AuthCard title="Sign-up is closed">
+        <p>This server adds people by invitation only: ask an owner or admin of your organization to invite you.</p>
+        <p className="muted small">
+          Have an account? <Link to="/login">Sign in</Link>
+        </p>
+      </AuthCard>
+    );
+  }
   return (
     <AuthCard title="Create your organization" lead="Benchmark HTTPS/1.1, HTTP/2, HTTP/3 and gRPC on real devices.">
       <SignupForm onSuccess={() => void navigate('/', { replace: true })} />

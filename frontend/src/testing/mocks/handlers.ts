@@ -16,11 +16,13 @@ export const CSRF_TOKEN = 'test-csrf-token';
 /** The mocked backend's state; reset between tests. */
 export const mockBackend = {
   signedIn: true,
+  signupOpen: true,
   created: [] as ComparisonSpecRequest[],
   validated: [] as ComparisonSpecRequest[],
   lastCsrfHeader: null as string | null,
   reset() {
     this.signedIn = true;
+    this.signupOpen = true;
     this.created = [];
     this.validated = [];
     this.lastCsrfHeader = null;
@@ -39,6 +41,7 @@ export const handlers = [
       ? HttpResponse.json(meFixture)
       : HttpResponse.json({ detail: 'Authentication credentials were not provided.' }, { status: 403 }),
   ),
+  http.get(api('/auth/signup'), () => HttpResponse.json({ open: mockBackend.signupOpen })),
   http.post(api('/auth/login'), async ({ request }) => {
     mockBackend.lastCsrfHeader = request.headers.get('X-CSRFToken');
     const body = (await request.json()) as { username?: string; password?: string };

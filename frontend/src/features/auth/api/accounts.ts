@@ -16,6 +16,11 @@ function useSessionMutation<T>(mutationFn: (variables: T) => Promise<Me>) {
   });
 }
 
+export const getSignupAvailability = () => unwrap(api.GET('/api/v1/auth/signup'));
+/** Whether this server lets people create an organization (else: by invitation only). */
+export const useSignupOpen = () =>
+  useQuery({ queryKey: ['signup-availability'], queryFn: getSignupAvailability, staleTime: Infinity });
+
 export const signup = (body: SignupRequest) => unwrap(api.POST('/api/v1/auth/signup', { body }));
 export const useSignup = () => useSessionMutation(signup);
 
