@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router-dom';
+import { QueryState } from '@/components/query-state';
 import { Spinner } from '@/components/spinner';
 import { FormMessages, TextField } from '@/components/text-field';
 import { fieldErrorsOf } from '@/lib/api-client';
@@ -119,41 +120,37 @@ function MembersSection({ isOwner }: { isOwner: boolean }) {
   return (
     <section aria-labelledby="members-heading" className="stack-tight">
       <h2 id="members-heading">People</h2>
-      {members.isPending ? (
-        <Spinner label="Loading members" />
-      ) : members.isError ? (
-        <p role="alert" className="alert alert-error">
-          Could not load the members: {members.error.message}
-        </p>
-      ) : (
-        <div className="table-wrap">
-          <table className="table table-compact" aria-label="Members">
-            <thead>
-              <tr>
-                <th scope="col">Member</th>
-                <th scope="col">Role</th>
-                <th scope="col">Joined</th>
-                {isOwner && (
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                )}
-              </tr>
-            </thead>
-            <tbody>
-              {members.data.map((member) => (
-                <MemberRow key={member.id} member={member} isOwner={isOwner}
-                  onRole={(role) => changeRole.mutate({ id: member.id, role })}
-                  onRemove={() => {
-                    if (window.confirm(`Remove ${member.username} from the organization? Their API tokens stop working.`)) {
-                      remove.mutate(member.id);
-                    }
-                  }} />
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <QueryState query={members} what="the members">
+        {(rows) => (
+          <div className="table-wrap">
+            <table className="table table-compact" aria-label="Members">
+              <thead>
+                <tr>
+                  <th scope="col">Member</th>
+                  <th scope="col">Role</th>
+                  <th scope="col">Joined</th>
+                  {isOwner && (
+                    <th scope="col">
+                      <span className="visually-hidden">Actions</span>
+                    </th>
+                  )}
+                </tr>
+              </thead>
+              <tbody>
+                {rows.map((member) => (
+                  <MemberRow key={member.id} member={member} isOwner={isOwner}
+                    onRole={(role) => changeRole.mutate({ id: member.id, role })}
+                    onRemove={() => {
+                      if (window.confirm(`Remove ${member.username} from the organization? Their API tokens stop working.`)) {
+                        remove.mutate(member.id);
+                      }
+                    }} />
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </QueryState>
       {failure && (
         <p role="alert" className="alert alert-error">
           {failure.message}
@@ -212,37 +209,35 @@ function InvitationsSection() {
   return (
     <section aria-labelledby="invitations-heading" className="stack-tight">
       <h2 id="invitations-heading">Pending invitations</h2>
-      {invitations.isPending ? (
-        <Spinner label="Loading invitations" />
-      ) : invitations.isError ? (
-        <p role="alert" className="alert alert-error">
-          Could not load the invitations: {invitations.error.message}
-        </p>
-      ) : invitations.data.length === 0 ? (
-        <p className="empty-state muted">No pending invitation.</p>
-      ) : (
-        <div className="table-wrap">
-          <table className="table table-compact" aria-label="Pending invitations">
-            <thead>
-              <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Role</th>
-                <th scope="col">Expires</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {invitations.data.map((invitation) => (
-                <InvitationRow key={invitation.id} invitation={invitation}
-                  onResend={() => resend.mutate(invitation.id)}
-                  onRevoke={() => revoke.mutate(invitation.id)} />
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <QueryState
+        query={invitations}
+        what="the invitations"
+        isEmpty={(data) => data.length === 0}
+        empty={<p className="empty-state muted">No pending invitation.</p>}>
+        {(rows) => (
+          <div className="table-wrap">
+            <table className="table table-compact" aria-label="Pending invitations">
+              <thead>
+                <tr>
+                  <th scope="col">Email</th>
+                  <th scope="col">Role</th>
+                  <th scope="col">Expires</th>
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {rows.map((invitation) => (
+                  <InvitationRow key={invitation.id} invitation={invitation}
+                    onResend={() => resend.mutate(invitation.id)}
+                    onRevoke={() => revoke.mutate(invitation.id)} />
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </QueryState>
       {failure && (
         <p role="alert" className="alert alert-error">
           {failure.message}

@@ -1,5 +1,6 @@
 import { useId, useRef, useState, type FormEvent } from 'react';
 import { ErrorSummary, FieldMessages, fieldMessages } from '@/components/field-messages';
+import { QueryState } from '@/components/query-state';
 import { Spinner } from '@/components/spinner';
 import { fieldErrorsOf } from '@/lib/api-client';
 import type { FieldBounds, NetworkProfile, NetworkProfileBounds, NetworkProfileRequest } from '@/lib/api-types';
@@ -33,29 +34,25 @@ export function NetworkProfilesPage() {
           </p>
         </div>
       </header>
-      {profiles.isPending ? (
-        <Spinner label="Loading network profiles" />
-      ) : profiles.isError ? (
-        <p role="alert" className="alert alert-error">
-          Could not load network profiles: {profiles.error.message}
-        </p>
-      ) : (
-        <>
-          <section aria-labelledby="own-profiles-heading" className="stack-tight">
-            <h2 id="own-profiles-heading">Your organization's profiles</h2>
-            <OwnProfiles profiles={profiles.data.filter((profile) => !profile.built_in)} />
-          </section>
-          <section aria-labelledby="new-profile-heading" className="card pad stack-tight">
-            <h2 id="new-profile-heading">New profile</h2>
-            <CreateProfile />
-          </section>
-          <section aria-labelledby="presets-heading" className="stack-tight">
-            <h2 id="presets-heading">Built-in presets</h2>
-            <p className="muted">Read-only; every organization can use them by name in a spec.</p>
-            <Presets profiles={profiles.data.filter((profile) => profile.built_in)} />
-          </section>
-        </>
-      )}
+      <QueryState query={profiles} what="network profiles">
+        {(rows) => (
+          <>
+            <section aria-labelledby="own-profiles-heading" className="stack-tight">
+              <h2 id="own-profiles-heading">Your organization's profiles</h2>
+              <OwnProfiles profiles={rows.filter((profile) => !profile.built_in)} />
+            </section>
+            <section aria-labelledby="new-profile-heading" className="card pad stack-tight">
+              <h2 id="new-profile-heading">New profile</h2>
+              <CreateProfile />
+            </section>
+            <section aria-labelledby="presets-heading" className="stack-tight">
+              <h2 id="presets-heading">Built-in presets</h2>
+              <p className="muted">Read-only; every organization can use them by name in a spec.</p>
+              <Presets profiles={rows.filter((profile) => profile.built_in)} />
+            </section>
+          </>
+        )}
+      </QueryState>
     </div>
   );
 }

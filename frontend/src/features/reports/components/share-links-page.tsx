@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { Link } from 'react-router-dom';
 import { Pager } from '@/components/pager';
-import { Spinner } from '@/components/spinner';
+import { QueryState } from '@/components/query-state';
 import { useRevokeShare, useShares } from '../api/shares';
 import { ShareLinksTable } from './share-links-table';
 import '../reports.css';
@@ -28,31 +28,31 @@ export function ShareLinksPage() {
           Could not revoke the link: {revoke.error.message}
         </p>
       )}
-      {shares.isPending ? (
-        <Spinner label="Loading share links" />
-      ) : shares.isError ? (
-        <p role="alert" className="alert alert-error">
-          Could not load the share links: {shares.error.message}
-        </p>
-      ) : shares.data.count === 0 ? (
-        <div className="empty-state card">
-          <h2>No share links yet</h2>
-          <p>
-            Open a <Link to="/comparisons">comparison</Link> and create a link in its Share panel.
-          </p>
-        </div>
-      ) : (
-        <section className="card">
-          <ShareLinksTable
-            label="Share links of the organization"
-            links={shares.data.results}
-            showComparison
-            onRevoke={(link) => revoke.mutate(link)}
-            revokingId={revoke.isPending ? revoke.variables?.id : null}
-          />
-          <Pager page={page} data={shares.data} onPage={setPage} />
-        </section>
-      )}
+      <QueryState
+        query={shares}
+        what="the share links"
+        isEmpty={(data) => data.count === 0}
+        empty={
+          <div className="empty-state card">
+            <h2>No share links yet</h2>
+            <p>
+              Open a <Link to="/comparisons">comparison</Link> and create a link in its Share panel.
+            </p>
+          </div>
+        }>
+        {(data) => (
+          <section className="card">
+            <ShareLinksTable
+              label="Share links of the organization"
+              links={data.results}
+              showComparison
+              onRevoke={(link) => revoke.mutate(link)}
+              revokingId={revoke.isPending ? revoke.variables?.id : null}
+            />
+            <Pager page={page} data={data} onPage={setPage} />
+          </section>
+        )}
+      </QueryState>
     </div>
   );
 }

@@ -1,5 +1,6 @@
 import { useId, useState, type FormEvent } from 'react';
 import { ErrorSummary, FieldMessages, fieldMessages } from '@/components/field-messages';
+import { QueryState } from '@/components/query-state';
 import { Spinner } from '@/components/spinner';
 import { ApiError } from '@/lib/api-client';
 import { API_TOKEN_SCOPES, type ApiToken, type ApiTokenCreated, type ApiTokenScope, type Me } from '@/lib/api-types';
@@ -63,25 +64,23 @@ function ManageTokens() {
       </section>
       <section aria-labelledby="tokens-heading" className="stack-tight">
         <h2 id="tokens-heading">Tokens</h2>
-        {tokens.isPending ? (
-          <Spinner label="Loading API tokens" />
-        ) : tokens.isError ? (
-          <p role="alert" className="alert alert-error">
-            Could not load API tokens: {tokens.error.message}
-          </p>
-        ) : tokens.data.length === 0 ? (
-          <p className="empty-state muted">No API token yet. Create one above for your CI.</p>
-        ) : (
-          <TokenTable
-            tokens={tokens.data}
-            revoking={revoke.isPending ? revoke.variables : undefined}
-            onRevoke={(token) => {
-              if (window.confirm(`Revoke the token "${token.name}" (${token.prefix}…)? Anything using it is refused from then on.`)) {
-                revoke.mutate(token.id);
-              }
-            }}
-          />
-        )}
+        <QueryState
+          query={tokens}
+          what="API tokens"
+          isEmpty={(data) => data.length === 0}
+          empty={<p className="empty-state muted">No API token yet. Create one above for your CI.</p>}>
+          {(rows) => (
+            <TokenTable
+              tokens={rows}
+              revoking={revoke.isPending ? revoke.variables : undefined}
+              onRevoke={(token) => {
+                if (window.confirm(`Revoke the token "${token.name}" (${token.prefix}…)? Anything using it is refused from then on.`)) {
+                  revoke.mutate(token.id);
+                }
+              }}
+            />
+          )}
+        </QueryState>
         {revoke.isError && (
           <p role="alert" className="alert alert-error">
             Could not revoke the token: {revoke.error.message}

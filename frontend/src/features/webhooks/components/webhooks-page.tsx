@@ -1,7 +1,7 @@
 import { useId, useState, type FormEvent } from 'react';
 import { Link } from 'react-router-dom';
 import { ErrorSummary, FieldMessages, fieldMessages } from '@/components/field-messages';
-import { Spinner } from '@/components/spinner';
+import { QueryState } from '@/components/query-state';
 import { fieldErrorsOf } from '@/lib/api-client';
 import { WEBHOOK_EVENTS, type Webhook, type WebhookCreated, type WebhookDelivery, type WebhookEvent } from '@/lib/api-types';
 import type { FieldError } from '@/lib/field-errors';
@@ -43,23 +43,21 @@ export function WebhooksPage() {
       </section>
       <section aria-labelledby="webhooks-heading" className="stack-tight">
         <h2 id="webhooks-heading">Webhooks</h2>
-        {webhooks.isPending ? (
-          <Spinner label="Loading webhooks" />
-        ) : webhooks.isError ? (
-          <p role="alert" className="alert alert-error">
-            Could not load webhooks: {webhooks.error.message}
-          </p>
-        ) : webhooks.data.results.length === 0 ? (
-          <p className="empty-state muted">No webhook yet. Register one above to hear when comparisons end.</p>
-        ) : (
-          <ul className="plain-list stack">
-            {webhooks.data.results.map((webhook) => (
-              <li key={webhook.id}>
-                <WebhookCard webhook={webhook} />
-              </li>
-            ))}
-          </ul>
-        )}
+        <QueryState
+          query={webhooks}
+          what="webhooks"
+          isEmpty={(data) => data.results.length === 0}
+          empty={<p className="empty-state muted">No webhook yet. Register one above to hear when comparisons end.</p>}>
+          {(page) => (
+            <ul className="plain-list stack">
+              {page.results.map((webhook) => (
+                <li key={webhook.id}>
+                  <WebhookCard webhook={webhook} />
+                </li>
+              ))}
+            </ul>
+          )}
+        </QueryState>
       </section>
     </div>
   );
@@ -258,79 +256,76 @@ const DELIVERY_BADGE: Record<WebhookDelivery['status'], { label: string; classNa
 function Deliveries({ webhook }: { webhook: Webhook }) {
   const deliveries = useWebhookDeliveries(webhook.id);
   const redeliver = useRedeliver(webhook.id);
-  if (deliveries.isPending) return <Spinner label="Loading deliveries" />;
-  if (deliveries.isError) {
-    return (
-      <p role="alert" className="alert alert-error">
-        Could not load deliveries: {deliveries.error.message}
-      </p>
-    );
-  }
-  if (deliveries.data.results.length === 0) {
-    return <p className="muted">No delivery yet: one is made when a comparison ends.</p>;
-  }
   return (
-    <div className="table-wrap">
-      <table className="table table-compact" aria-label={`Deliveries to ${webhook.url}`}>
-        <thead>
-          <tr>
-            <th scope="col">Comparison</th>
-            <th scope="col">Event</th>
-            <th scope="col">Status</th>
-            <th scope="col">Attempts</th>
-            <th scope="col">Last answer</th>
-            <th scope="col">Created</th>
-            <th scope="col">Delivered</th>
-            <th scope="col">
-              <span className="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {deliveries.data.results.map((delivery) => {
-            const badge = DELIVERY_BADGE[delivery.status];
-            return (
-              <tr key={delivery.id} data-testid="delivery">
-                <th scope="row">
-                  <Link to={`/comparisons/${delivery.comparison.id}`}>{delivery.comparison.name}</Link>
+    <QueryState
+      query={deliveries}
+      what="deliveries"
+      isEmpty={(data) => data.results.length === 0}
+      empty={<p className="muted">No delivery yet: one is made when a comparison ends.</p>}>
+      {(page) => (
+        <div className="table-wrap">
+          <table className="table table-compact" aria-label={`Deliveries to ${webhook.url}`}>
+            <thead>
+              <tr>
+                <th scope="col">Comparison</th>
+                <th scope="col">Event</th>
+                <th scope="col">Status</th>
+                <th scope="col">Attempts</th>
+                <th scope="col">Last answer</th>
+                <th scope="col">Created</th>
+                <th scope="col">Delivered</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
                 </th>
-                <td>
-                  <code>{delivery.event}</code>
-                </td>
-                <td>
-                  <span className={`badge ${badge.className}`} data-status={delivery.status}>
-                    {badge.label}
-                  </span>
-                </td>
-                <td>{delivery.attempts}</td>
-                <td>
-                  {delivery.last_status_code !== null && <code>HTTP {delivery.last_status_code}</code>}
-                  {delivery.last_error && <div className="muted small">{delivery.last_error}</div>}
-                  {delivery.last_status_code === null && !delivery.last_error && '–'}
-                </td>
-                <td className="nowrap">{formatDateTime(delivery.created_at)}</td>
-                <td className="nowrap">{formatDateTime(delivery.delivered_at)}</td>
-                <td className="cell-action">
-                  <button
-                    type="button"
-                    className="button"
-                    disabled={delivery.status === 'pending' || (redeliver.isPending && redeliver.variables === delivery.id)}
-                    title={delivery.status === 'pending' ? 'Still being delivered' : undefined}
-                    onClick={() => redeliver.mutate(delivery.id)}
-                  >
-                    Redeliver<span className="visually-hidden"> {delivery.comparison.name}</span>
-                  </button>
-                </td>
               </tr>
-            );
-          })}
-        </tbody>
-      </table>
-      {redeliver.isError && (
-        <p role="alert" className="alert alert-error">
-          Could not redeliver: {redeliver.error.message}
-        </p>
+            </thead>
+            <tbody>
+              {page.results.map((delivery) => {
+                const badge = DELIVERY_BADGE[delivery.status];
+                return (
+                  <tr key={delivery.id} data-testid="delivery">
+                    <th scope="row">
+                      <Link to={`/comparisons/${delivery.comparison.id}`}>{delivery.comparison.name}</Link>
+                    </th>
+                    <td>
+                      <code>{delivery.event}</code>
+                    </td>
+                    <td>
+                      <span className={`badge ${badge.className}`} data-status={delivery.status}>
+                        {badge.label}
+                      </span>
+                    </td>
+                    <td>{delivery.attempts}</td>
+                    <td>
+                      {delivery.last_status_code !== null && <code>HTTP {delivery.last_status_code}</code>}
+                      {delivery.last_error && <div className="muted small">{delivery.last_error}</div>}
+                      {delivery.last_status_code === null && !delivery.last_error && '–'}
+                    </td>
+                    <td className="nowrap">{formatDateTime(delivery.created_at)}</td>
+                    <td className="nowrap">{formatDateTime(delivery.delivered_at)}</td>
+                    <td className="cell-action">
+                      <button
+                        type="button"
+                        className="button"
+                        disabled={delivery.status === 'pending' || (redeliver.isPending && redeliver.variables === delivery.id)}
+                        title={delivery.status === 'pending' ? 'Still being delivered' : undefined}
+                        onClick={() => redeliver.mutate(delivery.id)}
+                      >
+                        Redeliver<span className="visually-hidden"> {delivery.comparison.name}</span>
+                      </button>
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+          {redeliver.isError && (
+            <p role="alert" className="alert alert-error">
+              Could not redeliver: {redeliver.error.message}
+            </p>
+          )}
+        </div>
       )}
-    </div>
+    </QueryState>
   );
 }
