@@ -7,8 +7,17 @@ from rest_framework.test import APIClient
 
 from apps.accounts.services import api_token_create, organization_get_or_create, user_ensure_member
 from apps.comparisons.services import comparison_create, comparison_plan
+from apps.comparisons.wakeups import listener as runs_queued_listener
 from apps.devices.services import pool_get_or_create, runner_hello, runner_register
 from testing.factories import SPEC
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup):
+    """pytest-django's test database, and at its end the lease listener stopped first: its
+    connection would keep the test database from being dropped."""
+    yield
+    runs_queued_listener.stop()
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from typing import Any
 from uuid import UUID
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
@@ -23,9 +23,9 @@ from apps.accounts.selectors import secret_values
 from apps.core.errors import Conflict
 from apps.devices.models import Device, Runner
 from apps.devices.services import (
-    device_mark_leased,
     device_record_run_outcome,
     device_release_lease,
+    devices_mark_leased,
     runner_heartbeat,
     runner_hello,
 )
@@ -123,17 +123,20 @@ def _another_device_fits(run: Run, device: Device) -> bool:
     )
 
 
-def _next_run_for(device: Device) -> Run | None:
+def _next_run_for(device: Device, *, taken: list[UUID]) -> UUID | None:
+    """The id of the run this device takes next, locked; `taken`: runs this lease request
+    already took for the runner's other devices."""
     candidates = (
         Run.objects.select_for_update(skip_locked=True, of=("self",))
         .filter(
             status=Run.Status.QUEUED,
-            pool=device.pool,
+            pool_id=device.pool_id,
             platforms__contains=[device.platform],
             comparison__status__in=[Comparison.Status.QUEUED, Comparison.Status.RUNNING],
             # A suspended organization's runs wait until an operator reinstates it.
             comparison__organization__suspended_at__isnull=True,
         )
+        .exclude(pk__in=taken)
         # One device must not take two device-slots of the same comparison and profile:
         # that would be pseudo-replication in the device level of the statistics.
         .exclude(Exists(Run.objects.filter(comparison=OuterRef("comparison"),
@@ -142,8 +145,11 @@ def _next_run_for(device: Device) -> Run | None:
         # A run extended by run-until-decided keeps its device: another device takes it only
         # when that one is gone or quarantined.
         .exclude(Q(device__isnull=False) & ~Q(device=device) & ~Q(device__state__in=_UNFIT_STATES))
-        .select_related("comparison")
         .order_by("comparison__created_at", "slot", "network_profile")
+        # Only the id and what the pass-over needs: PostgreSQL sorts the whole queue before it
+        # locks the first row, and narrow rows make that sort cheap (the full run is read once
+        # it is chosen).
+        .values_list("pk", "failed_device_ids")
     )
     protocols = device_protocols(device.capabilities)
     if protocols is not None:
@@ -152,17 +158,24 @@ def _next_run_for(device: Device) -> Run | None:
                                                .exclude(protocol__in=protocols)))
     passed_over: list[UUID] = []
     for _ in range(_MAX_PASSED_OVER):
-        run = candidates.exclude(pk__in=passed_over).first()
+        found = candidates.exclude(pk__in=passed_over).first()
+        if found is None:
+            return None
+        run_id, failed_device_ids = found
         # A run that failed on this device goes to another one when another fits; when
         # none does, this device may try again.
-        if run is None or device.pk not in run.failed_device_ids or not _another_device_fits(run, device):
-            return run
-        passed_over.append(run.pk)
+        if device.pk not in failed_device_ids or not _another_device_fits(
+                Run.objects.select_related("comparison").get(pk=run_id), device):
+            return run_id
+        passed_over.append(run_id)
     return None
 
 
 @transaction.atomic
 def _lease_once(*, runner: Runner, serials: list[str]) -> list[Run]:
+    """One look for work for the runner's free devices. A fixed number of round trips
+    besides one query per device: the chosen runs, the devices and the attempts are
+    written together."""
     now = timezone.now()
     devices = list(
         Device.objects.select_for_update(skip_locked=True)
@@ -170,11 +183,17 @@ def _lease_once(*, runner: Runner, serials: list[str]) -> list[Run]:
         .exclude(state__in=_NOT_LEASABLE_STATES)
         .exclude(runs__status=Run.Status.LEASED)
     )
-    leased: list[Run] = []
+    chosen: dict[UUID, Device] = {}
     for device in devices:
-        run = _next_run_for(device)
-        if run is None:
-            continue
+        run_id = _next_run_for(device, taken=list(chosen))
+        if run_id is not None:
+            chosen[run_id] = device
+    if not chosen:
+        return []
+    found = Run.objects.select_related("comparison", "pool").in_bulk(list(chosen))
+    leased = [found[run_id] for run_id in chosen]
+    for run in leased:
+        device = chosen[run.pk]
         run.device = device
         run.last_device = device
         run.status = Run.Status.LEASED
@@ -183,37 +202,43 @@ def _lease_once(*, runner: Runner, serials: list[str]) -> list[Run]:
         run.lease_expires_at = _lease_expiry()
         run.lease_ended_at = None
         run.started_at = run.started_at or now
-        run.save()
-        RunAttempt.objects.create(run=run, number=run.attempt, device=device, started_at=now)
-        device_mark_leased(device=device, reason=f"running {run.comparison.name!r} ({run.network_profile}), "
-                                                 f"attempt {run.attempt}")
-        Comparison.objects.filter(pk=run.comparison_id, status=Comparison.Status.QUEUED).update(
-            status=Comparison.Status.RUNNING, started_at=now
-        )
-        leased.append(run)
+        run.updated_at = now
+    Run.objects.bulk_update(leased, ["device", "last_device", "status", "attempt", "lease_token", "lease_expires_at",
+                                     "lease_ended_at", "started_at", "updated_at"])
+    RunAttempt.objects.bulk_create([RunAttempt(run=run, number=run.attempt, device=run.device, started_at=now)
+                                    for run in leased])
+    devices_mark_leased(leases=[(chosen[run.pk], f"running {run.comparison.name!r} ({run.network_profile}), "
+                                                 f"attempt {run.attempt}") for run in leased])
+    Comparison.objects.filter(pk__in={run.comparison_id for run in leased}, status=Comparison.Status.QUEUED).update(
+        status=Comparison.Status.RUNNING, started_at=now
+    )
     return leased
 
 
-# Work can also appear without a run being queued (a device released from quarantine, an
-# organization reinstated): a waiting runner looks again this often even when not woken.
-LEASE_RECHECK_S = 5.0
+def _release_connection() -> None:
+    """Give the thread's database connection back before a long wait: a farm of waiting
+    runners must not hold a connection each (the listener hears for all of them). Not
+    inside a transaction (a test's), which must keep its connection."""
+    if not connection.in_atomic_block:
+        connection.close()
 
 
 def lease_acquire(*, runner: Runner, serials: list[str], wait_s: float) -> list[dict[str, Any]]:
-    """Long-poll: look for work now; if there is none, wait until PostgreSQL says a run was
-    queued in one of the pools of these devices (apps.comparisons.wakeups), or LEASE_RECHECK_S
-    passes, and look again, until wait_s has passed. A farm of idle runners then costs the
-    database one look per runner every LEASE_RECHECK_S, not two a second."""
+    """Long-poll: look for work now; if there is none, wait — holding no database
+    connection — until the process's listener says a run was queued in the runner's pool
+    or its recheck found queued runs there (apps.comparisons.wakeups), and look again,
+    until wait_s has passed. A farm of idle runners costs the database one query per web
+    process every few seconds, not a query per runner."""
     deadline = time.monotonic() + min(wait_s, settings.RUNNER_LEASE_WAIT_MAX_S)
-    pools = {str(pool) for pool in Device.objects.filter(runner=runner, serial__in=serials)
-             .values_list("pool_id", flat=True).distinct()}
-    with runs_queued_in(pools) as runs_queued:
+    # A runner's devices are all in its pool (devices.services.runner_devices_report).
+    with runs_queued_in({str(runner.pool_id)}) as wakeup:
         while True:
-            runs = _lease_once(runner=runner, serials=serials)
+            runs = [run_lease_payload(run) for run in _lease_once(runner=runner, serials=serials)]
             remaining = deadline - time.monotonic()
             if runs or remaining <= 0:
-                return [run_lease_payload(run) for run in runs]
-            runs_queued.wait(timeout=min(remaining, LEASE_RECHECK_S))
+                return runs
+            _release_connection()
+            wakeup.wait(timeout=remaining)
 
 
 def run_lock_under_lease(*, runner: Runner, run_id: str, lease_token: str, runs: QuerySet[Run] | None = None,

@@ -110,6 +110,11 @@ class Run(TimeStampedModel):
         indexes = [
             models.Index(fields=["status", "pool"]),
             models.Index(fields=["status", "lease_expires_at"]),
+            # The lease's check that a device holds no other slot of the same comparison and
+            # profile, once per queued run: an exact lookup, however many runs a comparison has.
+            models.Index(fields=["comparison", "network_profile", "device"], name="run_slot_device_idx"),
+            # Which devices hold a live lease (the lease's free devices, hello and heartbeat).
+            models.Index(fields=["device"], condition=models.Q(status="leased"), name="run_leased_device_idx"),
         ]
 
 

@@ -1,50 +1,195 @@
-"""Waking runners that wait for work, without polling: PostgreSQL tells them.
+"""Waking runners that wait for work, without polling and without a database connection
+each: one listener per process hears PostgreSQL and wakes the waiting lease requests.
 
 A trigger on the run table (migration 0005_run_queued_notify) calls
 `pg_notify('latencylab_runs_queued', <pool id>)` whenever a run becomes queued (planned,
 requeued after a failure or an expired lease, extended by a sequential look), in the
 transaction that queues it, so the notification is delivered only once the run is visible,
-and once per pool per transaction however many runs it queued. A waiting lease long-poll
-LISTENs on its own database connection before it looks for work, so a run queued between
-its look and its wait is not missed (psycopg keeps notifications that arrive meanwhile).
-"""
+and once per pool per transaction however many runs it queued.
 
+The listener is a thread with its own connection that LISTENs on that channel and sets
+the event of every waiting request (`Wakeup`) of the notified pool. A waiting request
+holds no database connection of its own; it takes one only to look for work. Work can
+also appear without a run being queued (a device released from quarantine, an
+organization reinstated), so every RECHECK_S the listener asks which pools have queued
+runs and wakes their waiters: one query per process, and none of the waiters look while
+the queue is empty. When its connection is lost the listener wakes everyone (it may have
+missed a notification), then keeps trying to reconnect, waking everyone every RECHECK_S
+meanwhile (polling, as a fallback)."""
+
+import logging
+import os
+import threading
+from collections import defaultdict
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
+from typing import Any
 
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connections
+
+log = logging.getLogger(__name__)
 
 CHANNEL = "latencylab_runs_queued"
+RECHECK_S = 5.0
+# How long a lease request waits for the listener's first LISTEN before it looks anyway.
+_START_WAIT_S = 5.0
+_QUEUED_POOLS_SQL = "SELECT DISTINCT pool_id::text FROM comparisons_run WHERE status = 'queued'"
 
 
-class RunsQueued:
-    """Notifications about runs queued in `pools` (ids as text), on one connection."""
+class Wakeup:
+    """One waiting lease request: set when a run of one of its pools may be leasable."""
 
     def __init__(self, pools: set[str]) -> None:
         self.pools = pools
-        self.pg = connection.connection  # psycopg's connection under Django's
+        self.event = threading.Event()
 
     def wait(self, timeout: float) -> bool:
-        """Until a run of one of the pools is queued (True) or `timeout` seconds pass (False).
-        psycopg keeps what arrived while the lease queries ran and yields it first."""
-        for notify in self.pg.notifies(timeout=timeout):
-            if notify.channel == CHANNEL and notify.payload in self.pools:
-                return True
-        return False
+        """Until woken (True) or `timeout` seconds pass (False). Cleared on return, before the
+        caller looks for work: a notification after this point wakes the next wait, and a
+        run queued before it is visible to that look."""
+        woken = self.event.wait(timeout)
+        self.event.clear()
+        return woken
 
 
-@contextmanager
-def runs_queued_in(pools: set[str]) -> Iterator[RunsQueued]:
-    """LISTEN for the duration (autocommit: it takes effect at once); UNLISTEN after, as the
-    connection goes back to serve other requests."""
-    connection.ensure_connection()
-    with connection.cursor() as cursor:
-        cursor.execute(f"LISTEN {CHANNEL}")
-    listener = RunsQueued(pools)
-    try:
-        yield listener
-    finally:
-        with connection.cursor() as cursor:
-            cursor.execute(f"UNLISTEN {CHANNEL}")
-        for _ in listener.pg.notifies(timeout=0):
-            pass  # what arrived meanwhile must not wake the connection's next long-poll
+class RunsQueuedListener:
+    """The process's listener thread and its waiting requests, by pool."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._waiting: dict[str, set[Wakeup]] = defaultdict(set)
+        self._thread: threading.Thread | None = None
+        self._pid = 0
+        self._started = threading.Event()
+        self._stop = threading.Event()
+        self._db: Any = None
+        self.connects = 0  # for tests and the benchmark: how often it (re)connected
+
+    def ensure_running(self) -> None:
+        """Start the thread in this process (a forked web worker starts its own) and wait, up
+        to _START_WAIT_S, for its first LISTEN: a request registered after that misses no
+        notification."""
+        with self._lock:
+            if self._pid != os.getpid():
+                self._waiting.clear()  # a forked child inherits its parent's waiters, not their threads
+            if self._thread is None or not self._thread.is_alive() or self._pid != os.getpid():
+                self._pid = os.getpid()
+                self._stop.clear()
+                self._started.clear()
+                self._thread = threading.Thread(target=self._run, name="runs-queued-listener", daemon=True)
+                self._thread.start()
+        self._started.wait(_START_WAIT_S)
+
+    def stop(self) -> None:
+        """Stop the thread and close its connection (tests, before the test database is dropped)."""
+        self._stop.set()
+        thread = self._thread
+        if thread is not None and thread.is_alive():
+            self._poke()
+            thread.join(timeout=RECHECK_S + 5)
+        self._thread = None
+
+    def backend_pid(self) -> int | None:
+        """The PostgreSQL backend of the listener's connection (tests cut it)."""
+        db = self._db
+        return db.connection.info.backend_pid if db is not None and db.connection is not None else None
+
+    @staticmethod
+    def _poke() -> None:
+        """A notification nobody waits for, so that the listener sees it should stop now
+        rather than at the end of its current wait."""
+        db = connections.create_connection(DEFAULT_DB_ALIAS)
+        try:
+            db.connect()
+            db.connection.execute(f"NOTIFY {CHANNEL}, ''")
+        except Exception:  # noqa: BLE001 — the database is gone: the listener stops at its next timeout
+            log.debug("could not poke the listener", exc_info=True)
+        finally:
+            db.close()
+
+    @contextmanager
+    def waiting(self, pools: set[str]) -> Iterator[Wakeup]:
+        self.ensure_running()
+        wakeup = Wakeup(pools)
+        with self._lock:
+            for pool in pools:
+                self._waiting[pool].add(wakeup)
+        try:
+            yield wakeup
+        finally:
+            with self._lock:
+                for pool in pools:
+                    self._waiting[pool].discard(wakeup)
+                    if not self._waiting[pool]:
+                        del self._waiting[pool]
+
+    def waiting_count(self) -> int:
+        with self._lock:
+            return len({w for ws in self._waiting.values() for w in ws})
+
+    def _wake(self, pools: set[str] | None) -> None:
+        """Wake the waiters of `pools`, or all of them (None)."""
+        with self._lock:
+            targets = [w for pool, ws in self._waiting.items() if pools is None or pool in pools for w in ws]
+        for wakeup in targets:
+            wakeup.event.set()
+
+    def _run(self) -> None:
+        listened = False
+        while not self._stop.is_set():
+            try:
+                self._connect()
+            except Exception:  # noqa: BLE001 — the database is unreachable: poll until it is back
+                log.warning("runs-queued listener cannot connect; waiters look every %s s", RECHECK_S, exc_info=True)
+                self._close()
+                self._started.set()  # waiters must not hang on a database that is down
+                self._wake(None)
+                self._stop.wait(RECHECK_S)
+                continue
+            if listened:
+                self._wake(None)  # a notification may have come while the connection was down
+            listened = True
+            self._started.set()
+            try:
+                self._listen()
+            except Exception:  # noqa: BLE001 — any failure of the connection: reconnect, never die
+                if not self._stop.is_set():
+                    log.warning("runs-queued listener lost its database connection; reconnecting", exc_info=True)
+            self._close()
+
+    def _connect(self) -> None:
+        # A connection of its own, outside Django's per-thread ones (and so never handed to
+        # a request); autocommit, so LISTEN takes effect at once.
+        self._db = connections.create_connection(DEFAULT_DB_ALIAS)
+        self._db.connect()
+        self._db.connection.execute(f"LISTEN {CHANNEL}")
+        self.connects += 1
+
+    def _listen(self) -> None:
+        pg = self._db.connection
+        while not self._stop.is_set():
+            # psycopg keeps notifications that arrive between two notifies() generators (while
+            # the recheck query runs) and yields them first.
+            for notify in pg.notifies(timeout=RECHECK_S):
+                if self._stop.is_set():
+                    return
+                if notify.channel == CHANNEL and notify.payload:
+                    self._wake({notify.payload})
+            if self.waiting_count():
+                self._wake({row[0] for row in pg.execute(_QUEUED_POOLS_SQL).fetchall()})
+
+    def _close(self) -> None:
+        if self._db is not None:
+            try:
+                self._db.close()
+            except Exception:  # noqa: BLE001 — closing a broken connection may fail; it is gone either way
+                log.debug("closing the listener's connection failed", exc_info=True)
+            self._db = None
+
+
+listener = RunsQueuedListener()
+
+
+def runs_queued_in(pools: set[str]) -> AbstractContextManager[Wakeup]:
+    """A Wakeup for runs queued in `pools` (ids as text), registered for the duration."""
+    return listener.waiting(pools)

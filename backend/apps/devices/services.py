@@ -219,11 +219,18 @@ def runner_heartbeat(*, runner: Runner, devices: list[dict[str, Any]],
 
 
 @transaction.atomic
-def device_mark_leased(*, device: Device, reason: str) -> None:
+def devices_mark_leased(*, leases: list[tuple[Device, str]]) -> None:
+    """The devices a lease request got runs for, each with its reason: busy, in two
+    queries however many there are (a runner's devices are leased together)."""
     now = timezone.now()
-    _set_state(device, Device.State.BUSY, reason, now=now)
-    device.last_seen_at = now
-    device.save(update_fields=["state", "state_reason", "last_seen_at", "updated_at"])
+    DeviceStateChange.objects.bulk_create(
+        [DeviceStateChange(device=device, from_state=device.state, to_state=Device.State.BUSY, reason=reason[:1000],
+                           at=now) for device, reason in leases if device.state != Device.State.BUSY])
+    for device, reason in leases:
+        device.state, device.state_reason = Device.State.BUSY, reason[:500]
+        device.last_seen_at = device.updated_at = now
+    Device.objects.bulk_update([device for device, _ in leases],
+                               ["state", "state_reason", "last_seen_at", "updated_at"])
 
 
 @transaction.atomic

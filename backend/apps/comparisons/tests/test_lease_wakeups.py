@@ -1,5 +1,7 @@
-"""Waiting runners are woken by PostgreSQL (LISTEN/NOTIFY on a trigger of the run table), not
-by a query every half second: counted in looks for work (`_lease_once` calls), not in time."""
+"""Waiting runners are woken by PostgreSQL (LISTEN/NOTIFY on a trigger of the run table), heard
+by one listener per process, not by a query every half second, and a waiting runner holds no
+database connection: counted in looks for work (`_lease_once` calls), wakes and connections,
+not in time."""
 
 import threading
 
@@ -11,13 +13,16 @@ from apps.comparisons.services import comparison_create, comparison_plan
 from apps.devices.services import pool_get_or_create, runner_hello, runner_register
 from testing.factories import SPEC
 
+# Bound on the waits for another thread to reach a state; never part of what is asserted.
+PATIENCE_S = 30.0
+
 
 @pytest.fixture
 def counted_looks(monkeypatch):
-    """Each look for work (runs found) and each wait's outcome (True: woken by a notification)."""
+    """Each look for work (runs found) and each wait's outcome (True: woken by the listener)."""
     looks: list[int] = []
     wakes: list[bool] = []
-    real_look, real_wait = leasing._lease_once, wakeups.RunsQueued.wait  # noqa: SLF001 — the units counted
+    real_look, real_wait = leasing._lease_once, wakeups.Wakeup.wait  # noqa: SLF001 — the units counted
 
     def look(**kwargs):
         runs = real_look(**kwargs)
@@ -30,10 +35,18 @@ def counted_looks(monkeypatch):
         return woken
 
     monkeypatch.setattr(leasing, "_lease_once", look)
-    monkeypatch.setattr(wakeups.RunsQueued, "wait", wait)
-    # Longer than any wait here: a look after the first can only come from a notification or the deadline.
-    monkeypatch.setattr(leasing, "LEASE_RECHECK_S", 600.0)
+    monkeypatch.setattr(wakeups.Wakeup, "wait", wait)
     return looks, wakes
+
+
+@pytest.fixture
+def slow_recheck(monkeypatch):
+    """The listener restarted with a recheck longer than any wait here: a wake can only come
+    from a notification or a lost connection."""
+    monkeypatch.setattr(wakeups, "RECHECK_S", 600.0)
+    wakeups.listener.stop()
+    yield
+    wakeups.listener.stop()  # the next test's listener starts with the default recheck
 
 
 def host_runner(pool, name: str):
@@ -58,27 +71,36 @@ def wait_for_lease(runner, wait_s: float) -> tuple[threading.Thread, dict]:
     return thread, result
 
 
-def until_first_look(looks: list[int]) -> None:
-    """The waiting thread has LISTENed and looked once, so a run queued now must wake it."""
-    for _ in range(1000):
-        if looks:
+def until(condition, what: str) -> None:
+    """Until another thread made `condition()` true; fails naming `what` if it never does."""
+    stop = threading.Event()
+    for _ in range(int(PATIENCE_S / 0.01)):
+        if condition():
             return
-        threading.Event().wait(0.01)
-    raise AssertionError("the lease never looked for work")
+        stop.wait(0.01)
+    raise AssertionError(f"never: {what}")
+
+
+def other_connections() -> int:
+    """Sessions on the test database besides this test's own."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                       "AND pid <> pg_backend_pid()")
+        return int(cursor.fetchone()[0])
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_waiting_runner_is_woken_by_a_queued_run_and_looks_twice(settings, org, counted_looks):
+def test_a_waiting_runner_is_woken_by_a_queued_run_and_looks_twice(settings, org, counted_looks, slow_recheck):
     settings.RUNNER_LEASE_WAIT_MAX_S = 20
     pool = pool_get_or_create(organization=org, slug="local", name="Local")
     runner = host_runner(pool, "lab-1")
     looks, wakes = counted_looks
     thread, result = wait_for_lease(runner, wait_s=20)
-    until_first_look(looks)
+    until(lambda: looks, "the lease looked for work")  # registered with the listener before that look
 
     comparison = comparison_create(organization=org, submitted_spec=SPEC)
     comparison_plan(comparison_id=str(comparison.pk))  # commits queued runs: the trigger notifies
-    thread.join(timeout=30)
+    thread.join(timeout=PATIENCE_S)
 
     assert not thread.is_alive()
     assert len(result["runs"]) == 1
@@ -89,35 +111,99 @@ def test_a_waiting_runner_is_woken_by_a_queued_run_and_looks_twice(settings, org
 
 
 @pytest.mark.django_db(transaction=True)
-def test_runs_queued_in_another_pool_do_not_wake_it(settings, org, other_org, counted_looks):
+def test_runs_queued_in_another_pool_do_not_wake_it(settings, org, other_org, counted_looks, slow_recheck):
     settings.RUNNER_LEASE_WAIT_MAX_S = 2
     pool = pool_get_or_create(organization=org, slug="local", name="Local")
     pool_get_or_create(organization=other_org, slug="local", name="Local")
     runner = host_runner(pool, "lab-1")
     looks, wakes = counted_looks
     thread, result = wait_for_lease(runner, wait_s=2)
-    until_first_look(looks)
+    until(lambda: looks, "the lease looked for work")
 
     elsewhere = comparison_create(organization=other_org, submitted_spec=SPEC)
     comparison_plan(comparison_id=str(elsewhere.pk))
-    thread.join(timeout=30)
+    thread.join(timeout=PATIENCE_S)
 
     assert result["runs"] == []
-    assert True not in wakes
-    assert looks[0] == 0
-    assert looks[-1] == 0
+    # Woken by nothing: one look, one wait to the deadline, the last look.
+    assert looks == [0, 0]
+    assert wakes == [False]
 
 
 @pytest.mark.django_db(transaction=True)
-def test_an_idle_wait_looks_again_only_at_the_recheck_interval(settings, org, monkeypatch):
-    """Without notifications a wait still looks again every LEASE_RECHECK_S (work that needs no
-    queued run: a released device): 2 s at a 0.5 s recheck is at most 5 looks, and with the
-    default 5 s recheck 25 s of waiting are 6 looks where polling made 51."""
+def test_waiting_runners_hold_no_database_connection(settings, org, counted_looks, slow_recheck):
+    """Four runners wait on four threads: the database sees the listener's one connection, not
+    four more. Queued work wakes each once, and each takes a connection again to lease."""
+    settings.RUNNER_LEASE_WAIT_MAX_S = 20
+    pool = pool_get_or_create(organization=org, slug="local", name="Local")
+    runners = [host_runner(pool, f"lab-{n}") for n in range(4)]
+    looks, wakes = counted_looks
+    waiting = [wait_for_lease(runner, wait_s=20) for runner in runners]
+    until(lambda: wakeups.listener.waiting_count() == 4 and len(looks) == 4, "four runners waiting")
+    until(lambda: other_connections() == 1, "the waiting runners gave their connections back")
+    assert wakeups.listener.backend_pid() is not None
+
+    comparison = comparison_create(organization=org, submitted_spec={**SPEC, "devices": {"count": 4}})
+    comparison_plan(comparison_id=str(comparison.pk))
+    for thread, _ in waiting:
+        thread.join(timeout=PATIENCE_S)
+
+    assert [len(result["runs"]) for _, result in waiting] == [1, 1, 1, 1]
+    assert wakes == [True] * 4
+    assert sorted(looks) == [0, 0, 0, 0, 1, 1, 1, 1]
+    assert wakeups.listener.waiting_count() == 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_lost_listener_connection_wakes_the_waiters_and_listens_again(settings, org, counted_looks,
+                                                                        slow_recheck):
+    """A notification may be lost while the listener's connection is down: everyone waiting
+    looks again, and the reconnected listener hears the next queued run."""
+    settings.RUNNER_LEASE_WAIT_MAX_S = 20
+    pool = pool_get_or_create(organization=org, slug="local", name="Local")
+    runner = host_runner(pool, "lab-1")
+    looks, wakes = counted_looks
+    thread, result = wait_for_lease(runner, wait_s=20)
+    until(lambda: looks, "the lease looked for work")
+    connects = wakeups.listener.connects
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_terminate_backend(%s)", [wakeups.listener.backend_pid()])
+    until(lambda: wakes and wakeups.listener.connects == connects + 1, "woken by the reconnect")
+    until(lambda: len(looks) == 2, "the second look")
+    comparison = comparison_create(organization=org, submitted_spec=SPEC)
+    comparison_plan(comparison_id=str(comparison.pk))
+    thread.join(timeout=PATIENCE_S)
+
+    assert len(result["runs"]) == 1
+    assert looks == [0, 0, 1]
+    assert wakes == [True, True]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_recheck_wakes_only_waiters_of_pools_with_queued_runs(settings, org, other_org, monkeypatch,
+                                                                  counted_looks):
+    """Work can appear without a run being queued (a released device), so the listener asks
+    every RECHECK_S which pools have queued runs, and wakes only their waiters: a runner of
+    an empty pool is not woken however many rechecks pass."""
+    monkeypatch.setattr(wakeups, "RECHECK_S", 0.05)
+    wakeups.listener.stop()
     settings.RUNNER_LEASE_WAIT_MAX_S = 2
-    monkeypatch.setattr(leasing, "LEASE_RECHECK_S", 0.5)
-    looks = []
-    real = leasing._lease_once  # noqa: SLF001
-    monkeypatch.setattr(leasing, "_lease_once", lambda **kw: looks.append(1) or real(**kw))
-    runner = host_runner(pool_get_or_create(organization=org, slug="local", name="Local"), "lab-1")
-    assert leasing.lease_acquire(runner=runner, serials=["host-lab-1"], wait_s=2) == []
-    assert 2 <= len(looks) <= 6
+    busy_pool = pool_get_or_create(organization=other_org, slug="local", name="Local")
+    # Queued runs that no waiting device can take: android runs, host devices.
+    busy = comparison_create(organization=other_org, submitted_spec={
+        **SPEC, "devices": {"platforms": ["android"]}})
+    comparison_plan(comparison_id=str(busy.pk))
+    looks, wakes = counted_looks
+    host_runner(busy_pool, "busy")
+    idle = host_runner(pool_get_or_create(organization=org, slug="local", name="Local"), "idle")
+
+    assert leasing.lease_acquire(runner=idle, serials=["host-idle"], wait_s=2) == []
+    assert (looks, wakes) == ([0, 0], [False])
+
+    looks.clear()
+    wakes.clear()
+    assert leasing.lease_acquire(runner=busy_pool.runners.get(), serials=["host-busy"], wait_s=2) == []
+    assert True in wakes
+    assert len(looks) == len(wakes) + 1
+    wakeups.listener.stop()
