@@ -7,7 +7,9 @@ urlpatterns = [
     path("imports", views.ImportView.as_view(), name="imports"),
     path("comparisons/<uuid:comparison_id>/results", comparison_views.ComparisonResultsView.as_view(),
          name="comparison-results"),
-    re_path(r"^comparisons/(?P<comparison_id>[0-9a-f-]{36})/samples\.(?P<fmt>csv|json)$",
+    # The pattern of <uuid:…>, spelled out so that only the two formats follow it.
+    re_path(r"^comparisons/(?P<comparison_id>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})"
+            r"/samples\.(?P<fmt>csv|json)$",
             comparison_views.ComparisonSamplesExportView.as_view(), name="comparison-samples"),
     path("comparisons/<uuid:comparison_id>/verdict", comparison_views.ComparisonVerdictView.as_view(),
          name="comparison-verdict"),
