@@ -7,6 +7,7 @@ Lock order, everywhere: runs, then devices (a finish holds its run and then upda
 device; a heartbeat extends its runs' leases before it locks the runner's devices)."""
 
 import secrets
+import threading
 import time
 from collections.abc import Callable
 from datetime import timedelta
@@ -216,11 +217,25 @@ def _lease_once(*, runner: Runner, serials: list[str]) -> list[Run]:
 
 
 def _release_connection() -> None:
-    """Give the thread's database connection back before a long wait: a farm of waiting
-    runners must not hold a connection each (the listener hears for all of them). Not
-    inside a transaction (a test's), which must keep its connection."""
+    """Give the thread's database connection back: a farm of runners long-polls on as many
+    web threads, which must not hold a connection each while they wait, nor keep one
+    after. Not inside a transaction (a test's), which must keep its connection."""
     if not connection.in_atomic_block:
         connection.close()
+
+
+# Looks for work at once per web process: when a queued backlog wakes every waiting runner
+# together, the rest queue here (in memory) rather than each opening a database connection.
+LOOKS_AT_ONCE = 8
+_looking = threading.BoundedSemaphore(LOOKS_AT_ONCE)
+
+
+def _look(*, runner: Runner, serials: list[str]) -> list[dict[str, Any]]:
+    with _looking:
+        try:
+            return [run_lease_payload(run) for run in _lease_once(runner=runner, serials=serials)]
+        finally:
+            _release_connection()
 
 
 def lease_acquire(*, runner: Runner, serials: list[str], wait_s: float) -> list[dict[str, Any]]:
@@ -233,11 +248,10 @@ def lease_acquire(*, runner: Runner, serials: list[str], wait_s: float) -> list[
     # A runner's devices are all in its pool (devices.services.runner_devices_report).
     with runs_queued_in({str(runner.pool_id)}) as wakeup:
         while True:
-            runs = [run_lease_payload(run) for run in _lease_once(runner=runner, serials=serials)]
+            runs = _look(runner=runner, serials=serials)
             remaining = deadline - time.monotonic()
             if runs or remaining <= 0:
                 return runs
-            _release_connection()
             wakeup.wait(timeout=remaining)
 
 

@@ -85,7 +85,10 @@ DATABASES = {
         "PASSWORD": env("DB_PASSWORD", "latencylab"),
         "HOST": env("DB_HOST", "127.0.0.1"),
         "PORT": env("DB_PORT", "5432"),
-        "CONN_MAX_AGE": 60,
+        # Seconds a web thread keeps its connection between requests. Every thread may keep
+        # one: with many threads per process (a large runner farm's long-polls) set 0, so
+        # that connections stay bounded by requests in progress (docs/operations.md).
+        "CONN_MAX_AGE": int(env("DB_CONN_MAX_AGE", "60")),
     }
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

@@ -207,3 +207,38 @@ def test_the_recheck_wakes_only_waiters_of_pools_with_queued_runs(settings, org,
     assert True in wakes
     assert len(looks) == len(wakes) + 1
     wakeups.listener.stop()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_woken_herd_looks_a_few_at_a_time(settings, org, monkeypatch, slow_recheck):
+    """Six runners woken by one queued backlog look for work at most LOOKS_AT_ONCE (here 2) at
+    a time, so a farm's herd does not open a database connection each; all six get work."""
+    settings.RUNNER_LEASE_WAIT_MAX_S = 20
+    monkeypatch.setattr(leasing, "_looking", threading.BoundedSemaphore(2))
+    looking, most = [0], [0]
+    lock, widen = threading.Lock(), threading.Event()
+    real = leasing._lease_once  # noqa: SLF001
+
+    def look(**kwargs):
+        with lock:
+            looking[0] += 1
+            most[0] = max(most[0], looking[0])
+        widen.wait(0.2)  # keeps each look open long enough for the others to pile up
+        try:
+            return real(**kwargs)
+        finally:
+            with lock:
+                looking[0] -= 1
+
+    monkeypatch.setattr(leasing, "_lease_once", look)
+    pool = pool_get_or_create(organization=org, slug="local", name="Local")
+    waiting = [wait_for_lease(host_runner(pool, f"lab-{n}"), wait_s=20) for n in range(6)]
+    until(lambda: wakeups.listener.waiting_count() == 6 and looking[0] == 0, "six runners waiting")
+
+    comparison = comparison_create(organization=org, submitted_spec={**SPEC, "devices": {"count": 6}})
+    comparison_plan(comparison_id=str(comparison.pk))
+    for thread, _ in waiting:
+        thread.join(timeout=PATIENCE_S)
+
+    assert [len(result["runs"]) for _, result in waiting] == [1] * 6
+    assert most[0] <= 2
