@@ -39,6 +39,7 @@ from .block_columns import (
 )
 from .derive import duration_sql
 from .models import BlockColumns
+from .retention import samples_available_check
 
 # Every expression is NOT NULL so each binary row has the same width; every column is
 # int8. period and repetition (int4) share one word, step (int4), block (int2) and the
@@ -151,6 +152,8 @@ def block_columns_backfill(run: Run) -> int:
 
 
 def load_comparison(comparison: Comparison, *, phases: bool = False) -> LoadedComparison:
+    """SamplesRemoved when retention dropped any of its samples: half a comparison is never analysed."""
+    samples_available_check(comparison=comparison)
     arm_ids, arm_labels = zip(*comparison.arms.order_by("position").values_list("id", "label"), strict=True) or ((), ())
     arm_ids_sorted = np.asarray(sorted(arm_ids), dtype=np.int64)
     code_of_sorted = np.asarray([list(arm_ids).index(i) for i in arm_ids_sorted], dtype=np.int32)

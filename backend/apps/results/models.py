@@ -84,6 +84,17 @@ class BlockColumns(models.Model):
         constraints = [models.UniqueConstraint(fields=["run", "block"], name="blockcolumns_unique_run_block")]
 
 
+class SampleRemoval(models.Model):
+    """Retention dropped (some of) this comparison's samples (apps.results.retention): its
+    stored analyses still serve charts, verdicts and reports, but its samples can no longer
+    be exported or analysed again, and the API says why with this record."""
+
+    comparison = models.OneToOneField(Comparison, on_delete=models.CASCADE, primary_key=True, related_name="+")
+    removed_at = models.DateTimeField()
+    retention_days = models.PositiveIntegerField(help_text="the retention in force when they were dropped")
+    partition = models.CharField(max_length=64, help_text="the first month partition dropped with its samples")
+
+
 class Analysis(models.Model):
     """Versioned aggregates and verdicts of one comparison, shaped for the charts."""
 

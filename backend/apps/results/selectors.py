@@ -3,7 +3,7 @@ from typing import Any
 
 from apps.comparisons.models import Comparison, Run
 
-from .models import Analysis, VerdictLook
+from .models import Analysis, SampleRemoval, VerdictLook
 from .stacks import ArmFacts, RunFacts, arm_stacks
 
 
@@ -31,11 +31,19 @@ def results_for_charts(*, comparison: Comparison) -> dict[str, Any]:
         "analysis_version": None,
         "groups": [],
         "stacks": stacks_of_arms(comparison=comparison),
+        "samples_removed": samples_removal(comparison=comparison),
     }
     if analysis is not None:
         body.update(analysis.result)
         body["analysis_version"] = analysis.version
     return body
+
+
+def samples_removal(*, comparison: Comparison) -> dict[str, Any] | None:
+    """When the sample retention dropped the comparison's samples: after how many days, and when."""
+    removal = SampleRemoval.objects.filter(comparison_id=comparison.pk).first()
+    return None if removal is None else {"retention_days": removal.retention_days,
+                                         "removed_at": removal.removed_at.isoformat()}
 
 
 def stacks_of_arms(*, comparison: Comparison) -> list[dict[str, Any]]:

@@ -21,6 +21,7 @@ from .gate import POOLED, overall_outcome, verdict_row
 from .loader import load_comparison
 from .models import Analysis, VerdictLook
 from .phases import phase_breakdown_loaded
+from .retention import SamplesRemoved
 
 ENGINE = "latencylab-stats"
 
@@ -140,6 +141,18 @@ def _look_continues(comparison: Comparison, point: LookPoint, result: dict[str, 
     return False
 
 
+def _analysing_fail(comparison_id: str, *, error: str) -> None:
+    with transaction.atomic():
+        locked = Comparison.objects.select_for_update().get(pk=comparison_id)
+        if locked.status != Comparison.Status.ANALYSING:
+            return
+        locked.status = Comparison.Status.FAILED
+        locked.error = error
+        locked.finished_at = timezone.now()
+        locked.save(update_fields=["status", "error", "finished_at", "updated_at"])
+        publish(COMPARISON_ENDED, comparison_id=str(comparison_id))
+
+
 def comparison_analyse(*, comparison_id: str) -> Analysis | None:
     """Compute (outside a transaction: it reads a lot) and store a new analysis version,
     then mark the comparison finished (or failed when no run succeeded). A run-until-decided
@@ -150,8 +163,12 @@ def comparison_analyse(*, comparison_id: str) -> Analysis | None:
         return None
     point = look_point(comparison)
     started = time.perf_counter()
-    result = analysis_compute(comparison=comparison,
-                              config=verdict_config(comparison.spec, alpha=point.alpha if point else None))
+    try:
+        result = analysis_compute(comparison=comparison,
+                                  config=verdict_config(comparison.spec, alpha=point.alpha if point else None))
+    except SamplesRemoved as exc:  # retention outran the comparison: it ends failed, saying why
+        _analysing_fail(comparison_id, error=exc.message)
+        return None
     compute_seconds = time.perf_counter() - started
     if point is not None and _look_continues(comparison, point, result):
         return None

@@ -1,9 +1,14 @@
 """Thin Celery tasks: ids in, a service call, nothing else (DESIGN §10)."""
 
+import logging
+
 from celery import shared_task
 
 from .reconcile import stuck_analyses_claim
+from .retention import sample_storage_maintain
 from .services import comparison_analyse
+
+logger = logging.getLogger(__name__)
 
 
 @shared_task(
@@ -18,3 +23,12 @@ def analyse_comparison(comparison_id: str) -> None:
 def reconcile_analyses() -> None:
     for comparison_id in stuck_analyses_claim():
         analyse_comparison.delay(comparison_id)
+
+
+@shared_task(name="results.maintain_sample_storage", acks_late=True, ignore_result=True,
+             soft_time_limit=3000, time_limit=3300)
+def maintain_sample_storage() -> None:
+    report = sample_storage_maintain()
+    if report.created or report.dropped or report.deferred:
+        logger.info("sample storage: created %s, dropped %s (%d comparisons' samples), deferred %s",
+                    report.created, report.dropped, report.comparisons_affected, report.deferred)

@@ -4,6 +4,8 @@ environment (LATENCYLAB_*), so one image serves compose, Kubernetes and `make up
 import os
 from pathlib import Path
 
+from django.core.exceptions import ImproperlyConfigured
+
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 REPO_DIR = BASE_DIR.parent
 
@@ -85,10 +87,7 @@ DATABASES = {
         "PASSWORD": env("DB_PASSWORD", "latencylab"),
         "HOST": env("DB_HOST", "127.0.0.1"),
         "PORT": env("DB_PORT", "5432"),
-        # Seconds a web thread keeps its connection between requests. Every thread may keep
-        # one: with many threads per process (a large runner farm's long-polls) set 0, so
-        # that connections stay bounded by requests in progress (docs/operations.md).
-        "CONN_MAX_AGE": int(env("DB_CONN_MAX_AGE", "60")),
+        "CONN_MAX_AGE": 60,
     }
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -184,6 +183,8 @@ CELERY_BEAT_SCHEDULE = {
     # Work whose task was lost (a Redis restart): rebuilt from PostgreSQL (apps.*.reconcile).
     "reconcile-comparisons": {"task": "comparisons.reconcile", "schedule": 60.0},
     "reconcile-analyses": {"task": "results.reconcile_analyses", "schedule": 60.0},
+    # The sample table's month partitions made ahead, and old ones dropped (apps.results.retention).
+    "maintain-sample-storage": {"task": "results.maintain_sample_storage", "schedule": 3600.0},
 }
 
 # The shared cache (share links' rendered reports, their open counts, API rate limits) lives on
@@ -215,6 +216,13 @@ RUNNER_OFFLINE_SECONDS = int(env("RUNNER_OFFLINE_SECONDS", "30"))
 RUNNER_MAX_ATTEMPTS = 3
 RUNNER_LEASE_WAIT_MAX_S = 25
 RUNNER_MAX_BATCH_SAMPLES = 20_000
+# Samples are kept this many days (whole months are dropped once all of their days are older;
+# docs/operations.md); unset or empty: kept forever.
+_retention = env("SAMPLE_RETENTION_DAYS", "").strip()
+if _retention and not (_retention.isdigit() and 1 <= int(_retention) <= 36500):
+    raise ImproperlyConfigured(f"LATENCYLAB_SAMPLE_RETENTION_DAYS={_retention!r}: a whole number of days from 1 to "
+                               "36500, or empty to keep samples forever")
+SAMPLE_RETENTION_DAYS = int(_retention) if _retention else None
 DATA_UPLOAD_MAX_MEMORY_SIZE = 64 * 1024 * 1024
 # Request body bounds by path prefix, the longest prefix wins (apps.core.body_limits: 413
 # from Content-Length, before the body is read). A runner's block of samples and imported

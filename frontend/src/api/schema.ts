@@ -1706,6 +1706,8 @@ export interface components {
             stacks: components["schemas"]["ArmStacks"][];
             /** @description absent until the comparison has been analysed */
             analysis?: components["schemas"]["Analysis"];
+            /** @description set when the sample retention dropped this comparison's samples: the analysis above stays, but the samples can no longer be exported (410) or analysed again */
+            samples_removed: components["schemas"]["SamplesRemoval"] | null;
         };
         /**
          * @description pooled: a device class's headline row; device: one device of the class beneath it
@@ -3277,6 +3279,16 @@ export interface components {
             readonly id: string;
             readonly name: string;
         };
+        SamplesRemoval: {
+            /** @description the sample retention in force when they were dropped */
+            retention_days: number;
+            /** Format: date-time */
+            removed_at: string;
+        };
+        SamplesRemovedError: {
+            detail: string;
+            samples_removed: components["schemas"]["SamplesRemoval"];
+        };
         /**
          * @description * `ci` - ci
          *     * `read` - read
@@ -4502,6 +4514,14 @@ export interface operations {
                 content: {
                     "text/csv": string;
                     "application/x-ndjson": string;
+                };
+            };
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SamplesRemovedError"];
                 };
             };
         };

@@ -4,7 +4,7 @@ endpoints, but owned here because they read what this app stores."""
 
 import uuid
 
-from django.http import Http404, StreamingHttpResponse
+from django.http import Http404, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
@@ -16,22 +16,31 @@ from apps.comparisons.selectors import comparisons_for
 from apps.comparisons.spec import blocks_range
 
 from ..export import stream_csv, stream_json_lines
-from ..selectors import results_for_charts, verdict_history
+from ..retention import samples_available_check
+from ..selectors import results_for_charts_json, verdict_history
 from ..verdicts import verdict_for
-from .serializers import ComparisonResultsSerializer, ComparisonVerdictSerializer, VerdictHistorySerializer
+from .serializers import (
+    ComparisonResultsSerializer,
+    ComparisonVerdictSerializer,
+    SamplesRemovedErrorSerializer,
+    VerdictHistorySerializer,
+)
 
 
 class ComparisonResultsView(APIView):
     @extend_schema(responses={200: ComparisonResultsSerializer}, summary="Aggregates shaped for the charts")
-    def get(self, request: Request, comparison_id: str) -> Response:
+    def get(self, request: Request, comparison_id: str) -> HttpResponse:
         comparison = get_object_or_404(comparisons_for(organization=organization_of(request)), pk=comparison_id)
-        return Response(results_for_charts(comparison=comparison))
+        # The database's JSON text as it is (selectors.results_for_charts_json): rendering it
+        # again would parse and re-serialise the whole stored analysis.
+        return HttpResponse(results_for_charts_json(comparison=comparison), content_type="application/json")
 
 
 class ComparisonSamplesExportView(APIView):
     """Raw samples, one row per request, with the derived durations in ms."""
 
-    @extend_schema(responses={(200, "text/csv"): str, (200, "application/x-ndjson"): str},
+    @extend_schema(responses={(200, "text/csv"): str, (200, "application/x-ndjson"): str,
+                              410: SamplesRemovedErrorSerializer},
                    summary="Export raw samples (CSV, or JSON lines)")
     def get(self, request: Request, comparison_id: str, fmt: str) -> StreamingHttpResponse:
         # The path's pattern (36 of [0-9a-f-], for the ".csv" suffix) admits strings no UUID spells.
@@ -40,6 +49,7 @@ class ComparisonSamplesExportView(APIView):
         except ValueError as exc:
             raise Http404 from exc
         comparison = get_object_or_404(comparisons_for(organization=organization_of(request)), pk=comparison_id)
+        samples_available_check(comparison=comparison)  # before the stream starts: a 410, not a cut-off body
         if fmt == "csv":
             response = StreamingHttpResponse(stream_csv(comparison), content_type="text/csv")
         else:

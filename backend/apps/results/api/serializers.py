@@ -412,6 +412,16 @@ class ArmStacksSerializer(serializers.Serializer):
                                     "run finishes")
 
 
+class SamplesRemovalSerializer(serializers.Serializer):
+    retention_days = serializers.IntegerField(help_text="the sample retention in force when they were dropped")
+    removed_at = serializers.DateTimeField()
+
+
+class SamplesRemovedErrorSerializer(serializers.Serializer):
+    detail = serializers.CharField()
+    samples_removed = SamplesRemovalSerializer()
+
+
 class ComparisonResultsSerializer(serializers.Serializer):
     comparison = serializers.UUIDField()
     status = serializers.ChoiceField(choices=Comparison.Status.choices)
@@ -422,6 +432,9 @@ class ComparisonResultsSerializer(serializers.Serializer):
     stacks = ArmStacksSerializer(many=True, help_text="per arm, in arm order: the client stacks and servers its "
                                  "runs' fingerprints report (docs/methodology.md, which client and server)")
     analysis = AnalysisSerializer(required=False, help_text="absent until the comparison has been analysed")
+    samples_removed = SamplesRemovalSerializer(
+        allow_null=True, help_text="set when the sample retention dropped this comparison's samples: the analysis "
+        "above stays, but the samples can no longer be exported (410) or analysed again")
 
 
 # --- the CI verdict ------------------------------------------------------------------------------------

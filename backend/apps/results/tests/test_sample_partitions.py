@@ -1,0 +1,186 @@
+"""The sample table's month partitions (apps.results.partitions) and the sample retention
+(apps.results.retention): a comparison whose samples span two partitions is analysed and
+exported whole; the maintenance is idempotent and empties DEFAULT; retention drops only
+whole old months and the API then says why the samples are gone."""
+
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+from datetime import UTC, datetime
+
+import pytest
+from django.db import connection
+
+from apps.comparisons.models import Comparison
+from apps.results.loader import load_comparison
+from apps.results.models import BlockColumns, SampleRemoval
+from apps.results.partitions import DEFAULT_PARTITION, sample_partitions, sample_partitions_ensure
+from apps.results.retention import SamplesRemoved, sample_storage_maintain
+from apps.results.services import analysis_compute, comparison_analyse
+from apps.results.tests.test_loader_block_columns import assert_same
+from testing.factories import run_measured_comparison
+
+SPEC = {"name": "partitions", "preset": "mid-image-series", "workload": {"kind": "series", "periods": [3],
+        "repetitions": 10}, "blocks": 6, "seed": 3}
+# The maintenance runs as at NOW: the samples stored for real (this month or later) are newer
+# than any retention below; OLD's month ended 57 days before NOW.
+NOW = datetime(2026, 11, 26, 12, 0, tzinfo=UTC)
+OLD = datetime(2026, 8, 15, 12, 0, tzinfo=UTC)
+
+
+def measured(runner_api, org, seed: int) -> Comparison:
+    return run_measured_comparison(runner_api, org, spec=SPEC, speed={"https-h1": 1.0, "h2": 0.8}, seed=seed,
+                                   blocks=6)
+
+
+def partition_counts(comparison: Comparison) -> dict[str, int]:
+    """Where the comparison's samples physically are: partition name → rows."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT tableoid::regclass::text, count(*) FROM results_sample WHERE comparison_id = %s "
+                       "GROUP BY 1", [comparison.pk])
+        return dict(cursor.fetchall())
+
+
+def store_blocks_in(comparison: Comparison, blocks: range, when: datetime) -> None:
+    """As if these blocks had been uploaded at `when`: their rows move to that month's partition."""
+    sample_partitions_ensure(now=when, months_ahead=0)
+    with connection.cursor() as cursor:
+        cursor.execute("UPDATE results_sample SET stored_at = %s WHERE comparison_id = %s AND block = ANY(%s)",
+                       [when, comparison.pk, list(blocks)])
+
+
+def exported(api, comparison: Comparison) -> tuple[list[dict], list[dict]]:
+    response = api.get(f"/api/v1/comparisons/{comparison.id}/samples.csv")
+    assert response.status_code == 200
+    rows = list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode())))
+    response = api.get(f"/api/v1/comparisons/{comparison.id}/samples.json")
+    assert response.status_code == 200
+    lines = [json.loads(line) for line in b"".join(response.streaming_content).decode().splitlines()]
+    return rows, lines
+
+
+@pytest.mark.django_db
+def test_a_comparison_spanning_two_partitions_is_analysed_and_exported_whole(api, org, runner_api):
+    comparison = measured(runner_api, org, seed=1)
+    before_csv, before_json = exported(api, comparison)
+    before = analysis_compute(comparison=comparison)
+    from_blocks = load_comparison(comparison, phases=True)
+
+    store_blocks_in(comparison, range(3), OLD)
+    counts = partition_counts(comparison)
+    assert counts == {"results_sample_p202608": 3 * 6, f"results_sample_p{datetime.now(UTC):%Y%m}": 3 * 6}
+
+    # The block columns path reads no sample; the samples path reads both partitions.
+    BlockColumns.objects.filter(run__comparison=comparison).delete()
+    assert_same(from_blocks, load_comparison(comparison, phases=True))
+    after = analysis_compute(comparison=comparison)
+    assert after["analysis"]["comparisons"] == before["analysis"]["comparisons"]
+    assert after["groups"] == before["groups"]
+
+    rows, lines = exported(api, comparison)
+    assert len(rows) == len(lines) == 36
+    assert len({(r["run"], r["block"], r["seq"]) for r in rows}) == 36  # each sample exactly once
+    assert (rows, lines) == (before_csv, before_json)  # same rows, same order
+
+
+@pytest.mark.django_db
+def test_maintenance_makes_months_ahead_once_and_empties_default(api, org, runner_api):
+    first = sample_partitions_ensure(now=NOW)
+    assert sample_partitions_ensure(now=NOW) == []  # idempotent
+    names = [p.name for p in sample_partitions()]
+    assert {"results_sample_p202611", "results_sample_p202612", "results_sample_p202701"} <= set(names)
+    assert set(first) <= set(names)
+
+    comparison = measured(runner_api, org, seed=2)
+    # A month without a partition (the task had not run for a long while): the rows land in
+    # DEFAULT instead of being refused.
+    lost = datetime(2029, 3, 10, tzinfo=UTC)
+    with connection.cursor() as cursor:
+        cursor.execute("UPDATE results_sample SET stored_at = %s WHERE comparison_id = %s AND block < 2",
+                       [lost, comparison.pk])
+    assert partition_counts(comparison)[DEFAULT_PARTITION] == 12
+
+    report = sample_storage_maintain(now=NOW, retention_days=None)
+    assert report.created == ["results_sample_p202903"]
+    assert DEFAULT_PARTITION not in partition_counts(comparison)
+    assert partition_counts(comparison)["results_sample_p202903"] == 12
+    assert sum(partition_counts(comparison).values()) == 36
+    assert sample_storage_maintain(now=NOW, retention_days=None).created == []
+
+
+@pytest.mark.django_db
+def test_retention_drops_only_whole_old_months_and_the_api_says_why(api, org, runner_api):
+    spanning = measured(runner_api, org, seed=3)
+    recent = measured(runner_api, org, seed=4)
+    store_blocks_in(spanning, range(2), OLD)
+    stored_analysis = api.get(f"/api/v1/comparisons/{spanning.id}/results").json()
+    assert stored_analysis["samples_removed"] is None
+    verdict = api.get(f"/api/v1/comparisons/{spanning.id}/verdict").json()
+
+    # Nothing is old enough for a year's retention.
+    report = sample_storage_maintain(now=NOW, retention_days=365)
+    assert report.dropped == []
+    assert SampleRemoval.objects.count() == 0
+
+    report = sample_storage_maintain(now=NOW, retention_days=30)
+    assert report.dropped == ["results_sample_p202608"]
+    assert report.comparisons_affected == 1
+    assert "results_sample_p202608" not in [p.name for p in sample_partitions()]
+    current = f"results_sample_p{datetime.now(UTC):%Y%m}"
+    assert partition_counts(spanning) == {current: 4 * 6}  # the newer blocks stay until their month goes
+    assert partition_counts(recent) == {current: 36}
+    assert not BlockColumns.objects.filter(run__comparison=spanning).exists()
+    assert BlockColumns.objects.filter(run__comparison=recent).count() == 6
+    assert sample_storage_maintain(now=NOW, retention_days=30).dropped == []  # idempotent
+
+    # The samples of the spanning comparison: gone, said so; its analysis still serves.
+    for fmt in ("csv", "json"):
+        response = api.get(f"/api/v1/comparisons/{spanning.id}/samples.{fmt}")
+        assert response.status_code == 410
+        body = response.json()
+        assert "removed by the 30-day sample retention on 2026-11-26;" in body["detail"]
+        assert body["samples_removed"]["retention_days"] == 30
+    results = api.get(f"/api/v1/comparisons/{spanning.id}/results").json()
+    assert results["samples_removed"]["retention_days"] == 30
+    assert {k: v for k, v in results.items() if k != "samples_removed"} == \
+        {k: v for k, v in stored_analysis.items() if k != "samples_removed"}
+    assert api.get(f"/api/v1/comparisons/{spanning.id}/verdict").json() == verdict
+    # A verdict that would read its samples (against it as a baseline) says so too.
+    response = api.get(f"/api/v1/comparisons/{recent.id}/verdict", {"baseline": str(spanning.id)})
+    assert response.status_code == 410
+    assert "30-day sample retention" in response.json()["detail"]
+    with pytest.raises(SamplesRemoved):
+        load_comparison(spanning)
+
+    # The other comparison is untouched.
+    rows, _ = exported(api, recent)
+    assert len(rows) == 36
+    assert api.get(f"/api/v1/comparisons/{recent.id}/results").json()["samples_removed"] is None
+
+
+@pytest.mark.django_db
+def test_analysing_a_comparison_whose_samples_were_dropped_fails_it_saying_why(org, runner_api):
+    comparison = measured(runner_api, org, seed=5)
+    store_blocks_in(comparison, range(6), OLD)
+    sample_storage_maintain(now=NOW, retention_days=30)
+    Comparison.objects.filter(pk=comparison.pk).update(status=Comparison.Status.ANALYSING)
+    assert comparison_analyse(comparison_id=str(comparison.id)) is None
+    comparison.refresh_from_db()
+    assert comparison.status == Comparison.Status.FAILED
+    assert "removed by the 30-day sample retention" in comparison.error
+    assert comparison.analyses.count() == 1  # the first analysis stays
+
+
+def test_retention_setting_is_checked_at_startup():
+    for value, ok in (("", True), ("90", True), ("0", False), ("-5", False), ("ninety", False)):
+        result = subprocess.run(
+            [sys.executable, "-c", "import django, os; os.environ['DJANGO_SETTINGS_MODULE'] = 'config.settings.test'; "
+             "django.setup(); from django.conf import settings; print(settings.SAMPLE_RETENTION_DAYS)"],
+            env={**os.environ, "LATENCYLAB_SAMPLE_RETENTION_DAYS": value},
+            capture_output=True, text=True, check=False)
+        assert (result.returncode == 0) == ok, (value, result.stderr[-300:])
+        if not ok:
+            assert "LATENCYLAB_SAMPLE_RETENTION_DAYS" in result.stderr
