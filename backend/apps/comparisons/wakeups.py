@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
+import psycopg
 from django.db import DEFAULT_DB_ALIAS, connections
 
 log = logging.getLogger(__name__)
@@ -62,7 +63,7 @@ class RunsQueuedListener:
         self._pid = 0
         self._started = threading.Event()
         self._stop = threading.Event()
-        self._db: Any = None
+        self._pg: psycopg.Connection[Any] | None = None
         self.connects = 0  # for tests and the benchmark: how often it (re)connected
 
     def ensure_running(self) -> None:
@@ -91,21 +92,19 @@ class RunsQueuedListener:
 
     def backend_pid(self) -> int | None:
         """The PostgreSQL backend of the listener's connection (tests cut it)."""
-        db = self._db
-        return db.connection.info.backend_pid if db is not None and db.connection is not None else None
+        pg = self._pg
+        return pg.info.backend_pid if pg is not None else None
 
     @staticmethod
     def _poke() -> None:
         """A notification nobody waits for, so that the listener sees it should stop now
         rather than at the end of its current wait."""
-        db = connections.create_connection(DEFAULT_DB_ALIAS)
         try:
-            db.connect()
-            db.connection.execute(f"NOTIFY {CHANNEL}, ''")
-        except Exception:  # noqa: BLE001 — the database is gone: the listener stops at its next timeout
+            with psycopg.Connection.connect(**connections[DEFAULT_DB_ALIAS].get_connection_params(),
+                                            autocommit=True) as pg:
+                pg.execute(f"NOTIFY {CHANNEL}, ''")
+        except psycopg.Error:  # the database is gone: the listener stops at its next timeout
             log.debug("could not poke the listener", exc_info=True)
-        finally:
-            db.close()
 
     @contextmanager
     def waiting(self, pools: set[str]) -> Iterator[Wakeup]:
@@ -138,7 +137,7 @@ class RunsQueuedListener:
         listened = False
         while not self._stop.is_set():
             try:
-                self._connect()
+                pg = self._connect()
             except Exception:  # noqa: BLE001 — the database is unreachable: poll until it is back
                 log.warning("runs-queued listener cannot connect; waiters look every %s s", RECHECK_S, exc_info=True)
                 self._close()
@@ -151,22 +150,23 @@ class RunsQueuedListener:
             listened = True
             self._started.set()
             try:
-                self._listen()
+                self._listen(pg)
             except Exception:  # noqa: BLE001 — any failure of the connection: reconnect, never die
                 if not self._stop.is_set():
                     log.warning("runs-queued listener lost its database connection; reconnecting", exc_info=True)
             self._close()
 
-    def _connect(self) -> None:
-        # A connection of its own, outside Django's per-thread ones (and so never handed to
-        # a request); autocommit, so LISTEN takes effect at once.
-        self._db = connections.create_connection(DEFAULT_DB_ALIAS)
-        self._db.connect()
-        self._db.connection.execute(f"LISTEN {CHANNEL}")
+    def _connect(self) -> psycopg.Connection[Any]:
+        # A connection of its own, straight from psycopg: never one of Django's per-thread
+        # connections nor one of its pool's (either would be handed to a request still
+        # LISTENing); autocommit, so LISTEN takes effect at once.
+        params = connections[DEFAULT_DB_ALIAS].get_connection_params()
+        self._pg = pg = psycopg.Connection.connect(**params, autocommit=True)
+        pg.execute(f"LISTEN {CHANNEL}")
         self.connects += 1
+        return pg
 
-    def _listen(self) -> None:
-        pg = self._db.connection
+    def _listen(self, pg: psycopg.Connection[Any]) -> None:
         while not self._stop.is_set():
             # psycopg keeps notifications that arrive between two notifies() generators (while
             # the recheck query runs) and yields them first.
@@ -179,12 +179,12 @@ class RunsQueuedListener:
                 self._wake({row[0] for row in pg.execute(_QUEUED_POOLS_SQL).fetchall()})
 
     def _close(self) -> None:
-        if self._db is not None:
+        if self._pg is not None:
             try:
-                self._db.close()
+                self._pg.close()
             except Exception:  # noqa: BLE001 — closing a broken connection may fail; it is gone either way
                 log.debug("closing the listener's connection failed", exc_info=True)
-            self._db = None
+            self._pg = None
 
 
 listener = RunsQueuedListener()

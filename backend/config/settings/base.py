@@ -87,9 +87,20 @@ DATABASES = {
         "PASSWORD": env("DB_PASSWORD", "latencylab"),
         "HOST": env("DB_HOST", "127.0.0.1"),
         "PORT": env("DB_PORT", "5432"),
-        "CONN_MAX_AGE": 60,
+        # Seconds a web thread keeps its connection between requests. Every thread may keep
+        # one: with many threads per process (a large runner farm's long-polls) set 0, so
+        # that connections stay bounded by requests in progress (docs/operations.md).
+        "CONN_MAX_AGE": int(env("DB_CONN_MAX_AGE", "60")),
     }
 }
+# A connection pool per process (psycopg_pool) instead of a connection kept per thread: for
+# web processes with many threads (a large farm's long-polls, docs/operations.md), so that
+# connections stay bounded by the pool and a request waits for one (DB_POOL_TIMEOUT_S) rather
+# than failing when PostgreSQL's max_connections is reached. Unset or 0: no pool.
+if DB_POOL_MAX_SIZE := int(env("DB_POOL_MAX_SIZE", "0")):
+    DATABASES["default"]["CONN_MAX_AGE"] = 0  # the pool keeps them
+    DATABASES["default"]["OPTIONS"] = {"pool": {"min_size": 2, "max_size": DB_POOL_MAX_SIZE,
+                                                "timeout": float(env("DB_POOL_TIMEOUT_S", "30"))}}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
