@@ -1,6 +1,7 @@
 /// <reference types="vitest/config" />
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
+import { withoutMapStyles } from './vite.plotly';
 
 const backend = process.env.LATENCYLAB_BACKEND_URL ?? 'http://127.0.0.1:8000';
 
@@ -21,7 +22,7 @@ function preloadPlotlyOnChartPages(): Plugin {
     enforce: 'post',
     generateBundle(_options, bundle) {
       const plotly = Object.values(bundle).find(
-        (file) => file.type === 'chunk' && Object.keys(file.modules).some((id) => id.includes('plotly.js-cartesian-dist-min')),
+        (file) => file.type === 'chunk' && Object.keys(file.modules).some((id) => id.includes('plotly-charts')),
       );
       const html = bundle['index.html'];
       if (!plotly || html?.type !== 'asset') return;
@@ -43,7 +44,7 @@ export default defineConfig({
   },
   // No React plugin: esbuild's automatic JSX runtime is all this app needs.
   esbuild: { jsx: 'automatic' },
-  plugins: [preloadPlotlyOnChartPages()],
+  plugins: [withoutMapStyles(), preloadPlotlyOnChartPages()],
   server: {
     proxy: { '/api': { target: backend, changeOrigin: false } },
   },

@@ -5,6 +5,7 @@
 // (backend/apps/reports/standalone.py). `npm run build` runs it after the app's build.
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
+import { withoutMapStyles } from './vite.plotly';
 
 export default defineConfig({
   base: './',
@@ -12,6 +13,7 @@ export default defineConfig({
     alias: { '@': fileURLToPath(new URL('./src', import.meta.url)) },
   },
   esbuild: { jsx: 'automatic' },
+  plugins: [withoutMapStyles()],
   publicDir: false,
   build: {
     outDir: 'dist/standalone',

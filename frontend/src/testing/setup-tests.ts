@@ -6,7 +6,7 @@ import { mockBackend } from './mocks/handlers';
 
 // jsdom has no layout engine for Plotly to measure; the charts' data is asserted through
 // the container's data-points attribute instead, so a stub that resolves is enough.
-vi.mock('plotly.js-cartesian-dist-min', () => {
+vi.mock('@/features/results/components/plotly-charts', () => {
   const stub = { react: vi.fn(() => Promise.resolve()), purge: vi.fn() };
   return { default: stub, ...stub };
 });

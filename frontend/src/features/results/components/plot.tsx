@@ -7,18 +7,17 @@ type PlotlyModule = typeof PlotlyTypes;
 
 let plotlyPromise: Promise<PlotlyModule> | undefined;
 /**
- * Plotly's cartesian bundle (scatter, bar, box: every trace type our charts draw; ~1.4 MB
- * against the full bundle's 4.7 MB) loads once, on the first chart, as its own chunk, so only
- * pages that draw a chart ship it (the dynamic import is the only reference to the package; the chart
- * builders import its types only). Performance marks time the load for `make bench`.
+ * Plotly, built with only the trace types the charts draw (plotly-charts.ts: ~1.1 MB against the
+ * full bundle's 4.7 MB), loads once, on the first chart, as its own chunk, so only pages that draw
+ * a chart ship it (this dynamic import is the only reference to it; the chart builders import
+ * plotly.js's types only). Performance marks time the load for `make bench`.
  */
 function loadPlotly(): Promise<PlotlyModule> {
   if (!plotlyPromise) {
     mark('latencylab:plotly-requested');
-    plotlyPromise = import('plotly.js-cartesian-dist-min').then((module) => {
+    plotlyPromise = import('./plotly-charts').then((module) => {
       mark('latencylab:plotly-loaded');
-      // The bundle is CommonJS: its namespace may arrive as `default`.
-      return (module as { default?: PlotlyModule }).default ?? module;
+      return module.default;
     });
   }
   return plotlyPromise;
