@@ -4,7 +4,7 @@ endpoints, but owned here because they read what this app stores."""
 
 import uuid
 
-from django.http import Http404, HttpResponse, StreamingHttpResponse
+from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
@@ -17,7 +17,7 @@ from apps.comparisons.spec import blocks_range
 
 from ..export import stream_csv, stream_json_lines
 from ..retention import samples_available_check
-from ..selectors import results_for_charts_json, verdict_history
+from ..selectors import results_for_charts, verdict_history
 from ..verdicts import verdict_for
 from .serializers import (
     ComparisonResultsSerializer,
@@ -29,11 +29,9 @@ from .serializers import (
 
 class ComparisonResultsView(APIView):
     @extend_schema(responses={200: ComparisonResultsSerializer}, summary="Aggregates shaped for the charts")
-    def get(self, request: Request, comparison_id: str) -> HttpResponse:
+    def get(self, request: Request, comparison_id: str) -> Response:
         comparison = get_object_or_404(comparisons_for(organization=organization_of(request)), pk=comparison_id)
-        # The database's JSON text as it is (selectors.results_for_charts_json): rendering it
-        # again would parse and re-serialise the whole stored analysis.
-        return HttpResponse(results_for_charts_json(comparison=comparison), content_type="application/json")
+        return Response(results_for_charts(comparison=comparison))
 
 
 class ComparisonSamplesExportView(APIView):
