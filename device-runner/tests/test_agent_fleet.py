@@ -36,7 +36,7 @@ def test_hello_and_heartbeat_carry_every_device_and_its_changes(lab, backend, ta
     reference = ReferenceTarget("127.0.0.1", target_server.plain_port, target_server.tls_port, "localhost",
                                 str(target_server.ca_file))
     exchange = JobExchange()
-    client = RunnerClient(backend.url, backend.runner_token, retries=0)
+    client = RunnerClient(backend.url, backend.runner_token, retry_budget_s=0)
     # A long interval: the heartbeats here are the test's own, each waiting for discovery.
     agent = Agent(client, name="mac-mini-3", drivers=[lab.android_driver(reference),
                                                       lab.ios_driver(reference, exchange)],
@@ -101,7 +101,7 @@ class BlockingDriver:
 def test_runs_on_different_devices_go_in_parallel_threads(backend):
     driver = BlockingDriver(["PHONE-A", "PHONE-B"], expected=2)
     runs = [backend.enqueue(serial="PHONE-A", spec=SPEC), backend.enqueue(serial="PHONE-B", spec=SPEC)]
-    client = RunnerClient(backend.url, backend.runner_token, retries=0)
+    client = RunnerClient(backend.url, backend.runner_token, retry_budget_s=0)
     try:
         assert Agent(client, name="lab", drivers=[driver]).run_forever(max_runs=2) == 2
     finally:
@@ -133,7 +133,7 @@ class WedgedDriver:
 
 def test_a_wedged_discovery_does_not_hold_back_the_heartbeat(backend):
     driver = WedgedDriver()
-    client = RunnerClient(backend.url, backend.runner_token, retries=0)
+    client = RunnerClient(backend.url, backend.runner_token, retry_budget_s=0)
     agent = Agent(client, name="lab", drivers=[driver], heartbeat_interval_s=0.2)
     try:
         agent.hello()
@@ -152,7 +152,7 @@ def test_a_wedged_discovery_does_not_hold_back_the_heartbeat(backend):
 def test_a_device_the_backend_quarantined_is_not_offered(backend):
     backend.quarantined = {"PHONE-A"}
     driver = BlockingDriver(["PHONE-A", "PHONE-B"], expected=1)
-    client = RunnerClient(backend.url, backend.runner_token, retries=0)
+    client = RunnerClient(backend.url, backend.runner_token, retry_budget_s=0)
     try:
         Agent(client, name="lab", drivers=[driver]).run_forever(idle_exit_s=0.5)
     finally:

@@ -170,7 +170,7 @@ def test_lane_that_cannot_start(tmp_path):
 
 
 def test_artifacts_are_bounded_and_budgeted(backend):
-    client = RunnerClient(backend.url, backend.runner_token, retries=0)
+    client = RunnerClient(backend.url, backend.runner_token, retry_budget_s=0)
     artifacts = RunArtifacts(client, run_id="run-1", lease_token="lt", attempt=2)
     big_log = b"x" * (3 * 1024 * 1024) + b"the end\n"
     artifacts.block_evidence(0, lane_log=big_log, raw_result=b"{" * (ARTIFACT_LIMIT + 1), failed=True)

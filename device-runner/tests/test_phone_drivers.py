@@ -52,7 +52,7 @@ def exchange():
 def execute(driver, backend, serial, *, spec=SPEC, network_profile=None, cancelled=None):
     run_id = backend.enqueue(serial=serial, spec=spec, network_profile=network_profile)
     lease = backend.queue.pop()
-    client = RunnerClient(backend.url, backend.runner_token, retries=0)
+    client = RunnerClient(backend.url, backend.runner_token, retry_budget_s=0)
     try:
         driver.execute(lease, client, cancelled or threading.Event())
     finally:

@@ -68,7 +68,7 @@ def test_the_host_runs_finish_names_reference_and_customer_servers(target_server
             _nginx_arm(nginx_server, tls_dir)]
     run_id = backend.enqueue(serial="host-1", spec=_spec(arms))
     lease = backend.queue.pop()
-    client = RunnerClient(backend.url, backend.runner_token, retries=0)
+    client = RunnerClient(backend.url, backend.runner_token, retry_budget_s=0)
     try:
         HostDriver(_reference(target_server)).execute(lease, client, threading.Event())
     finally:

@@ -155,7 +155,7 @@ def test_a_refused_target_fails_the_run_before_anything_is_fetched(backend, reso
     resolver.table["rebind.example.test"] = ["10.0.0.1"]
     spec = spec_with(["https://rebind.example.test"])
     run_id = backend.enqueue(serial="host-t", spec=spec, pool_kind="hosted")
-    client = RunnerClient(backend.url, backend.runner_token, retries=0)
+    client = RunnerClient(backend.url, backend.runner_token, retry_budget_s=0)
     try:
         Agent(client, name="t", serial="host-t", driver=HostDriver(UNUSED_TARGET),
               heartbeat_interval_s=60).run_forever(max_runs=1)
@@ -231,7 +231,7 @@ def run_on_phone(driver: Any, backend: Any, serial: str, spec: dict[str, Any], p
     run_id = backend.enqueue(serial=serial, spec=spec, pool_kind="hosted")
     lease = backend.queue.pop()
     lease["pinned_addresses"] = pinned  # what the agent put there at lease time (tested above)
-    client = RunnerClient(backend.url, backend.runner_token, retries=0)
+    client = RunnerClient(backend.url, backend.runner_token, retry_budget_s=0)
     try:
         driver.execute(lease, client, threading.Event())
     finally:

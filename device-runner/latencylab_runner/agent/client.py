@@ -1,13 +1,23 @@
 """The runner protocol v1 client (contract/README.md). Transient failures (connection
-errors, 5xx) are retried with backoff; 409 means the lease is gone and is raised as
-LeaseLost so the driver stops working on that run."""
+errors, 5xx) are retried with exponential backoff and jitter for about a minute
+(backoff.py), the same request each time, so a retried block carries its batch_seq and is
+stored once; 409 means the lease is gone and is raised as LeaseLost so the driver stops
+working on that run."""
 
+import logging
+import random
 import time
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import httpx
 
 from .. import __version__
+from .backoff import BUDGET_S, backoff_delays
+from .journal import UploadJournal
+
+log = logging.getLogger(__name__)
 
 
 class LeaseLost(Exception):
@@ -19,29 +29,35 @@ class ProtocolError(Exception):
 
 
 class RunnerClient:
-    def __init__(self, server: str, token: str, *, retries: int = 5, timeout_s: float = 60.0):
+    def __init__(self, server: str, token: str, *, retry_budget_s: float = BUDGET_S, timeout_s: float = 60.0,
+                 journal: Path | None = None, sleep: Callable[[float], None] = time.sleep,
+                 rng: random.Random | None = None):
         self._http = httpx.Client(
             base_url=server.rstrip("/") + "/api/runner/v1",
             headers={"Authorization": f"Runner {token}", "User-Agent": f"latencylab-runner/{__version__}"},
             timeout=timeout_s,
         )
-        self._retries = retries
+        self._retry_budget_s = retry_budget_s
+        self._journal = UploadJournal(journal) if journal else None
+        self._sleep = sleep
+        self._rng = rng or random.Random()  # noqa: S311 (jitter, not a secret)
 
     def close(self) -> None:
         self._http.close()
 
     def _post(self, path: str, body: dict[str, Any] | None = None, *, content: bytes | None = None,
               headers: dict[str, str] | None = None) -> httpx.Response:
-        delay = 0.5
-        for attempt in range(self._retries + 1):
+        delays = backoff_delays(rng=self._rng, budget_s=self._retry_budget_s)
+        tries = 0
+        while True:
+            tries += 1
             try:
                 if content is not None:
                     response = self._http.post(path, content=content, headers=headers)
                 else:
                     response = self._http.post(path, json=body, headers=headers)
-            except httpx.TransportError:
-                if attempt == self._retries:
-                    raise
+            except httpx.TransportError as exc:
+                failure: str = f"{type(exc).__name__}: {exc}"
             else:
                 if response.status_code == 409:
                     raise LeaseLost(response.json().get("detail", "lease lost"))
@@ -49,11 +65,12 @@ class RunnerClient:
                     if response.status_code >= 400:
                         raise ProtocolError(f"{path}: HTTP {response.status_code}: {response.text[:2000]}")
                     return response
-                if attempt == self._retries:
-                    raise ProtocolError(f"{path}: HTTP {response.status_code} after {attempt + 1} tries")
-            time.sleep(delay)
-            delay = min(delay * 2, 10)
-        raise AssertionError("unreachable")
+                failure = f"HTTP {response.status_code}"
+            delay = next(delays, None)
+            if delay is None:
+                raise ProtocolError(f"{path}: {failure}; gave up after {tries} tries")
+            log.warning("%s: %s; retrying in %.1f s (try %d)", path, failure, delay, tries + 1)
+            self._sleep(delay)
 
     def hello(self, runner: dict[str, Any], devices: list[dict[str, Any]]) -> dict[str, Any]:
         return self._post("/hello", {"runner": runner, "devices": devices}).json()
@@ -66,6 +83,8 @@ class RunnerClient:
         return [] if response.status_code == 204 else response.json()["runs"]
 
     def upload_block(self, run_id: str, batch: dict[str, Any]) -> dict[str, Any]:
+        if self._journal is not None:
+            self._journal.record(run_id, batch)
         return self._post(f"/runs/{run_id}/samples", batch).json()
 
     def finish(self, run_id: str, report: dict[str, Any]) -> dict[str, Any]:

@@ -30,6 +30,7 @@ from .agent import Agent
 from .client import EnrollmentError, RunnerClient, register
 from .config import DRIVERS, ConfigError, RunnerConfig, default_config_path, load_config, write_new_config
 from .fleet import Driver
+from .journal import journal_dir_from_env
 
 log = logging.getLogger("latencylab.runner")
 RUNNER_NAME = re.compile(r"^[A-Za-z0-9._-]{1,100}$")
@@ -128,7 +129,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"latencylab-runner: {exc}", file=sys.stderr)
         return 2
-    client = RunnerClient(config.server, config.runner_token)
+    client = RunnerClient(config.server, config.runner_token, journal=journal_dir_from_env())
     # One shaper for the host's AP interface, shared by every phone on it.
     shaper = WifiShaper(WifiInterfaces(ap=config.link_interface)) \
         if config.link_mode == "ap-netem" and config.link_interface else None

@@ -15,12 +15,14 @@ import logging
 import os
 import socket
 import sys
+from pathlib import Path
 
 from ..drivers.host import HostDriver
 from ..drivers.targets import ReferenceTarget
 from . import commands
 from .agent import Agent, SingleDevice
 from .client import RunnerClient
+from .journal import JOURNAL_ENV, journal_dir_from_env
 
 __all__ = ["Agent", "SingleDevice", "build_parser", "main"]
 
@@ -40,6 +42,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--ca-file", default=env("LATENCYLAB_TARGET_CA"), help="CA of the reference target")
     parser.add_argument("--hosted", action="store_true", default=env("LATENCYLAB_RUNNER_HOSTED") == "1",
                         help="a hosted pool's host: check and pin every customer host (or LATENCYLAB_RUNNER_HOSTED=1)")
+    parser.add_argument("--journal", type=Path, default=journal_dir_from_env(),
+                        help=f"keep every uploaded batch in this directory (or {JOURNAL_ENV})")
     parser.add_argument("--max-runs", type=int, default=None, help="exit after this many runs")
     parser.add_argument("--idle-exit", type=float, default=None, help="exit after this many idle seconds")
     return parser
@@ -53,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if not args.token:
         build_parser().error("a runner token is required (--token or LATENCYLAB_RUNNER_TOKEN)")
-    client = RunnerClient(args.server, args.token)
+    client = RunnerClient(args.server, args.token, journal=args.journal)
     target = ReferenceTarget(args.target_host, args.target_plain_port, args.target_tls_port, args.target_server_name,
                              args.ca_file)
     agent = Agent(client, name=args.name, serial=args.serial or f"host-{args.name}", driver=HostDriver(target),
