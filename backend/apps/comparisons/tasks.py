@@ -2,6 +2,7 @@
 
 from celery import shared_task
 
+from apps.core.broker_memory import broker_loss_check
 from apps.devices.services import devices_mark_silent_offline
 
 from .leasing import leases_reap_expired
@@ -22,4 +23,5 @@ def reap_expired_leases() -> None:
 
 @shared_task(name="comparisons.reconcile", acks_late=True, ignore_result=True)
 def reconcile_comparisons() -> None:
-    comparisons_reconcile()
+    with broker_loss_check("comparisons") as broker_lost:
+        comparisons_reconcile(broker_lost=broker_lost)

@@ -4,6 +4,8 @@ import logging
 
 from celery import shared_task
 
+from apps.core.broker_memory import broker_loss_check
+
 from .reconcile import stuck_analyses_claim
 from .retention import sample_storage_maintain
 from .services import comparison_analyse
@@ -21,8 +23,9 @@ def analyse_comparison(comparison_id: str) -> None:
 
 @shared_task(name="results.reconcile_analyses", acks_late=True, ignore_result=True)
 def reconcile_analyses() -> None:
-    for comparison_id in stuck_analyses_claim():
-        analyse_comparison.delay(comparison_id)
+    with broker_loss_check("analyses") as broker_lost:
+        for comparison_id in stuck_analyses_claim(broker_lost=broker_lost):
+            analyse_comparison.delay(comparison_id)
 
 
 @shared_task(name="results.maintain_sample_storage", acks_late=True, ignore_result=True,

@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 from rest_framework import serializers
 
@@ -251,9 +251,29 @@ def _record(*, delivery_id: str, status_code: int | None, error: str, retryable:
 STRANDED_AFTER_S = 120
 
 
-def webhook_deliveries_stranded(*, now: datetime.datetime | None = None) -> list[str]:
+NOTIFY_LOOKBACK = datetime.timedelta(days=1)
+
+
+def webhook_notifications_lost(*, now: datetime.datetime | None = None, broker_lost: bool = False) -> list[str]:
+    """Comparisons that ended within the last day, in an organization with an active webhook,
+    without a single delivery: their `notify_comparison_ended` task was lost (a Redis restart)
+    after the comparison's last transaction. Ended at least STRANDED_AFTER_S ago, or at any
+    time when the broker lost its data. A webhook that takes none of the event leaves its
+    comparisons here, and the notification finds nothing to send: harmless."""
     now = now or timezone.now()
-    cutoff = now - datetime.timedelta(seconds=STRANDED_AFTER_S)
+    until = now if broker_lost else now - datetime.timedelta(seconds=STRANDED_AFTER_S)
+    delivered = WebhookDelivery.objects.filter(comparison_id=OuterRef("pk"))
+    ended = (Comparison.objects.filter(status__in=list(EVENT_FOR_STATUS), finished_at__gte=now - NOTIFY_LOOKBACK,
+                                       finished_at__lte=until, organization__webhooks__active=True)
+             .exclude(Exists(delivered)).distinct())
+    return [str(pk) for pk in ended.values_list("pk", flat=True)[:500]]
+
+
+def webhook_deliveries_stranded(*, now: datetime.datetime | None = None, broker_lost: bool = False) -> list[str]:
+    """Pending deliveries whose task message is gone: late by STRANDED_AFTER_S, or every
+    pending one when the broker lost its data (apps.core.broker_memory)."""
+    now = now or timezone.now()
+    cutoff = now - datetime.timedelta(seconds=0 if broker_lost else STRANDED_AFTER_S)
     stranded = WebhookDelivery.objects.filter(status=WebhookDelivery.Status.PENDING).filter(
         Q(next_attempt_at__lt=cutoff) | Q(next_attempt_at__isnull=True, created_at__lt=cutoff))
     return [str(pk) for pk in stranded.values_list("pk", flat=True)[:500]]

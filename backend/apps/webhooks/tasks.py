@@ -2,11 +2,14 @@
 
 from celery import shared_task
 
+from apps.core.broker_memory import broker_loss_check
+
 from .services import (
     MAX_ATTEMPTS,
     webhook_deliveries_create,
     webhook_deliveries_stranded,
     webhook_delivery_attempt,
+    webhook_notifications_lost,
 )
 
 
@@ -29,7 +32,12 @@ def deliver(self, delivery_id: str) -> None:
 
 @shared_task(name="webhooks.requeue_stranded", acks_late=True, ignore_result=True)
 def requeue_stranded() -> None:
-    """Beat: re-queue deliveries whose task message was lost. A duplicate message is
-    harmless: an attempt is claimed under a row lock and a settled delivery is never re-sent."""
-    for delivery_id in webhook_deliveries_stranded():
-        deliver.delay(delivery_id)
+    """Beat: re-queue deliveries whose task message was lost, and the notification of a
+    comparison whose deliveries were never created. A duplicate message is harmless: an
+    attempt is claimed under a row lock, a settled delivery is never re-sent, and a
+    notification creates each delivery once."""
+    with broker_loss_check("webhooks") as broker_lost:
+        for delivery_id in webhook_deliveries_stranded(broker_lost=broker_lost):
+            deliver.delay(delivery_id)
+        for comparison_id in webhook_notifications_lost(broker_lost=broker_lost):
+            notify_comparison_ended.delay(comparison_id)

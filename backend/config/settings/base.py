@@ -91,6 +91,9 @@ DATABASES = {
         # one: with many threads per process (a large runner farm's long-polls) set 0, so
         # that connections stay bounded by requests in progress (docs/operations.md).
         "CONN_MAX_AGE": int(env("DB_CONN_MAX_AGE", "60")),
+        # A kept connection is checked before a request uses it: after PostgreSQL restarts,
+        # the first request of each thread reconnects instead of failing with a 500.
+        "CONN_HEALTH_CHECKS": True,
     }
 }
 # A connection pool per process (psycopg_pool) instead of a connection kept per thread: for
@@ -188,12 +191,14 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# How often work whose task was lost (a Redis restart) is rebuilt from PostgreSQL
+# (apps.*.reconcile); the fault tests shorten it.
+RECONCILE_INTERVAL_S = float(env("RECONCILE_INTERVAL_S", "60"))
 CELERY_BEAT_SCHEDULE = {
     "reap-expired-leases": {"task": "comparisons.reap_expired_leases", "schedule": 10.0},
-    "requeue-stranded-webhooks": {"task": "webhooks.requeue_stranded", "schedule": 60.0},
-    # Work whose task was lost (a Redis restart): rebuilt from PostgreSQL (apps.*.reconcile).
-    "reconcile-comparisons": {"task": "comparisons.reconcile", "schedule": 60.0},
-    "reconcile-analyses": {"task": "results.reconcile_analyses", "schedule": 60.0},
+    "requeue-stranded-webhooks": {"task": "webhooks.requeue_stranded", "schedule": RECONCILE_INTERVAL_S},
+    "reconcile-comparisons": {"task": "comparisons.reconcile", "schedule": RECONCILE_INTERVAL_S},
+    "reconcile-analyses": {"task": "results.reconcile_analyses", "schedule": RECONCILE_INTERVAL_S},
     # The sample table's month partitions made ahead, and old ones dropped (apps.results.retention).
     "maintain-sample-storage": {"task": "results.maintain_sample_storage", "schedule": 3600.0},
 }

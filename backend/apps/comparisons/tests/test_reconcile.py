@@ -58,3 +58,12 @@ def test_a_comparison_with_a_run_still_leased_is_left_running(org, pool):
     assert comparisons_reconcile()["analysing"] == []
     comparison.refresh_from_db()
     assert comparison.status == Comparison.Status.RUNNING
+
+
+@pytest.mark.django_db
+def test_after_the_broker_lost_its_data_a_fresh_comparison_is_planned_at_once(org, pool):
+    fresh = comparison_create(organization=org, submitted_spec=SPEC)  # its planning task: gone with Redis
+    assert comparisons_reconcile() == {"planned": [], "analysing": []}  # young: its task may yet run
+    assert comparisons_reconcile(broker_lost=True) == {"planned": [str(fresh.pk)], "analysing": []}
+    assert fresh.runs.exists()
+    assert comparisons_reconcile(broker_lost=True) == {"planned": [], "analysing": []}

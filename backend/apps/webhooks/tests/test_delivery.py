@@ -14,7 +14,12 @@ from apps.comparisons.models import Comparison
 from apps.comparisons.services import comparison_create
 from apps.results.models import Analysis
 from apps.webhooks.models import WebhookDelivery
-from apps.webhooks.services import webhook_create, webhook_deliveries_create, webhook_delivery_attempt
+from apps.webhooks.services import (
+    webhook_create,
+    webhook_deliveries_create,
+    webhook_delivery_attempt,
+    webhook_notifications_lost,
+)
 from config.celery import app as celery_app
 
 from .receiver import Receiver
@@ -209,3 +214,20 @@ def test_a_delivery_whose_task_message_was_lost_is_found_and_sent(org, django_ca
         assert webhook_deliveries_stranded(now=later + datetime.timedelta(minutes=5)) == []
     assert len(receiver.received) == 1
     assert receiver.received[0]["signature_ok"]
+
+
+@pytest.mark.django_db
+def test_a_comparison_whose_notification_task_was_lost_is_found_until_its_deliveries_exist(org):
+    comparison = finished_comparison(org, ["equivalent"])
+    now = timezone.now()
+    Comparison.objects.filter(pk=comparison.pk).update(finished_at=now)
+    assert webhook_notifications_lost(now=now, broker_lost=True) == []  # no webhook: nothing to send
+    with Receiver() as receiver:
+        webhook_create(organization=org, url=receiver.url, events=["comparison.finished"])
+    assert webhook_notifications_lost(now=now) == []  # seconds old: its task may yet run
+    assert webhook_notifications_lost(now=now, broker_lost=True) == [str(comparison.pk)]
+    later = now + datetime.timedelta(minutes=5)
+    assert webhook_notifications_lost(now=later) == [str(comparison.pk)]
+    webhook_deliveries_create(comparison_id=str(comparison.pk))  # what the re-queued task does
+    assert webhook_notifications_lost(now=later, broker_lost=True) == []
+    assert webhook_notifications_lost(now=now + datetime.timedelta(days=2), broker_lost=True) == []

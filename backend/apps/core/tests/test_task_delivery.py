@@ -1,0 +1,24 @@
+"""Every Celery task of ours survives a worker that dies mid-task (DESIGN §10, §12): it is
+acknowledged only once it ran (acks_late), and a worker killed under it hands it back to
+the broker (task_reject_on_worker_lost) instead of dropping it. A new task that forgets
+acks_late fails here."""
+
+from config.celery import app
+
+
+def our_tasks() -> dict:
+    app.loader.import_default_modules()  # what a worker imports at start: every app's tasks.py
+    return {name: task for name, task in app.tasks.items() if not name.startswith("celery.")}
+
+
+def test_every_task_is_acknowledged_late():
+    tasks = our_tasks()
+    assert "comparisons.plan_comparison" in tasks
+    assert "results.analyse_comparison" in tasks
+    assert [name for name, task in tasks.items() if not task.acks_late] == []
+
+
+def test_a_task_whose_worker_died_goes_back_to_the_queue():
+    assert app.conf.task_acks_late is True
+    assert app.conf.task_reject_on_worker_lost is True
+    assert app.conf.worker_prefetch_multiplier == 1  # a dying worker holds few unacknowledged tasks
