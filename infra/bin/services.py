@@ -3,7 +3,7 @@
 Docker: the Debian binaries, in a directory of our own, on free (or given) ports.
 
     services.py start --dir var/test [--pg-port N] [--redis-port N]   → prints KEY=VALUE lines
-    services.py stop  --dir var/test
+    services.py stop  --dir var/test [--only postgres|redis]
 
 PostgreSQL's initdb refuses to run as root, so as root the cluster is owned by and run as
 the `postgres` system user.
@@ -111,15 +111,23 @@ def start(base: Path, pg_port: int, redis_port: int) -> None:
           f"LATENCYLAB_REDIS_URL=redis://127.0.0.1:{redis_port}/0")
 
 
-def stop(base: Path) -> None:
+def stop(base: Path, only: str | None = None) -> None:
+    """Both servers, or one (the fault tests stop one and `start` it again on the same port)."""
     pgdata = base / "pg"
-    if (pgdata / "postmaster.pid").exists():
-        subprocess.run(as_owner([pg_bin("pg_ctl"), "-D", str(pgdata), "-m", "fast", "-w", "stop"]),
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if only in (None, "postgres") and (pgdata / "postmaster.pid").exists():
+        stopped = subprocess.run(as_owner([pg_bin("pg_ctl"), "-D", str(pgdata), "-m", "fast", "-w", "stop"]),
+                                 capture_output=True, text=True)
+        if stopped.returncode != 0:  # e.g. the postgres user can no longer reach its data directory
+            sys.exit(f"PostgreSQL in {pgdata} did not stop: {stopped.stderr.strip()}")
     pidfile = base / "redis" / "redis.pid"
-    if pidfile.exists():
+    if only in (None, "redis") and pidfile.exists():
         try:
-            os.kill(int(pidfile.read_text().strip()), 15)
+            pid = int(pidfile.read_text().strip())
+            os.kill(pid, 15)
+            # Gone before we return, so a `start` right after can take the same port.
+            deadline = time.monotonic() + 10
+            while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
+                time.sleep(0.05)
         except (ProcessLookupError, ValueError):
             pass
         pidfile.unlink(missing_ok=True)
@@ -131,12 +139,13 @@ def main() -> None:
     parser.add_argument("--dir", required=True, type=Path)
     parser.add_argument("--pg-port", type=int, default=0)
     parser.add_argument("--redis-port", type=int, default=0)
+    parser.add_argument("--only", choices=["postgres", "redis"], default=None, help="stop only this server")
     args = parser.parse_args()
     base = args.dir.resolve()
     if args.action == "start":
         start(base, args.pg_port or free_port(), args.redis_port or free_port())
     else:
-        stop(base)
+        stop(base, args.only)
 
 
 if __name__ == "__main__":

@@ -6,6 +6,9 @@
     stack.py demo [--dir var/dev]                                  submit the demo comparison again
     stack.py down [--dir var/dev]                                  stop everything `up` started
     stack.py env  [--dir var/dev]                                  print the environment of a running stack
+    stack.py kill  NAME [--dir var/dev]                            SIGKILL one process (web, worker, beat, target,
+                                                                   runner)
+    stack.py start NAME [--dir var/dev]                            start that process again
 
 Processes: PostgreSQL and Redis (infra/bin/services.py), the web server (gunicorn),
 a Celery worker and beat, the reference target server and one host runner agent. Each
@@ -160,15 +163,19 @@ class Stack:
 
     # -- steps ---------------------------------------------------------------------------
     def manage(self, state: dict, *args: str) -> str:
-        out = subprocess.run([PY, "manage.py", *args], cwd=BACKEND, env=self.env(state), check=True,
-                             capture_output=True, text=True)
+        out = subprocess.run([PY, "manage.py", *args], cwd=BACKEND, env=self.env(state), capture_output=True,
+                             text=True)
+        if out.returncode != 0:
+            sys.exit(f"manage.py {args[0]} failed (exit {out.returncode}):\n{out.stderr[-3000:]}")
         return out.stdout
 
-    def wait_http(self, url: str, what: str, timeout_s: float = 60, proc_name: str | None = None) -> None:
+    def wait_http(self, url: str, what: str, timeout_s: float = 180, proc_name: str | None = None) -> None:
+        # A bound, not an expectation: on a loaded two-core machine (make test runs suites side
+        # by side) gunicorn's workers may take a minute to import Django.
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
             try:
-                with urllib.request.urlopen(url, timeout=2):
+                with urllib.request.urlopen(url, timeout=10):
                     return
             except urllib.error.HTTPError:
                 return  # it answers
@@ -214,28 +221,11 @@ class Stack:
                                   f"ensure_tls(__import__('pathlib').Path({str(tls_dir)!r}))"],
                        check=True)
         web = f"http://127.0.0.1:{ports['web']}"
-        # gunicorn's workers write their HTTP metrics here and a /metrics scrape sums them
-        # (prometheus_client's multiprocess mode); emptied per start, as its docs require.
-        metrics_dir = self.base / "prometheus"
-        if not self.alive("web"):
-            shutil.rmtree(metrics_dir, ignore_errors=True)
-        metrics_dir.mkdir(exist_ok=True)
-        self.spawn("web", [str(VENV_BIN / "gunicorn"), "config.wsgi:application", "--bind", f"127.0.0.1:{ports['web']}",
-                           "--worker-class", "gthread", "--workers", "2", "--threads", "16", "--timeout", "90",
-                           "--graceful-timeout", "5"], {**env, "PROMETHEUS_MULTIPROC_DIR": str(metrics_dir)}, BACKEND)
-        self.spawn("worker", [str(VENV_BIN / "celery"), "-A", "config", "worker", "--concurrency", "2",
-                              "--loglevel", "INFO", "--hostname", f"worker-{ports['web']}@%h"], env, BACKEND)
-        self.spawn("beat", [str(VENV_BIN / "celery"), "-A", "config", "beat", "--loglevel", "INFO",
-                            "--schedule", str(self.base / "celerybeat-schedule")], env, BACKEND)
-        self.spawn("target", [PY, "-m", "latencylab_runner.target", "--host", "127.0.0.1",
-                              "--plain-port", str(ports["target_plain"]), "--tls-port", str(ports["target_tls"]),
-                              "--tls-dir", str(tls_dir)], env, REPO)
+        state["runner_name"] = boot["runner"]
+        for name in ("web", "worker", "beat", "target"):
+            self.start_process(state, name)
         self.wait_http(f"{web}/api/v1/auth/csrf", "the web server", proc_name="web")
-        self.spawn("runner", [PY, "-m", "latencylab_runner.agent", "--server", web, "--token", runner_token,
-                              "--name", boot["runner"], "--target-host", "127.0.0.1",
-                              "--target-plain-port", str(ports["target_plain"]),
-                              "--target-tls-port", str(ports["target_tls"]), "--target-server-name", "localhost",
-                              "--ca-file", str(tls_dir / "ca.pem")], env, REPO)
+        self.start_process(state, "runner")
         state["web"] = web
         state["api_token"] = self.api_token(state)
         self.save_state(state)
@@ -244,6 +234,58 @@ class Stack:
         if demo:
             self.demo(state)
         return state
+
+    def commands(self, state: dict) -> dict[str, tuple[list[str], dict[str, str], Path]]:
+        """How each of the stack's own processes is started: argv, environment, directory."""
+        ports, env = state["ports"], self.env(state)
+        tls_dir = self.base / "tls"
+        return {
+            "web": ([str(VENV_BIN / "gunicorn"), "config.wsgi:application", "--bind", f"127.0.0.1:{ports['web']}",
+                     "--worker-class", "gthread", "--workers", "2", "--threads", "16", "--timeout", "90",
+                     "--graceful-timeout", "5"], {**env, "PROMETHEUS_MULTIPROC_DIR": str(self.metrics_dir)}, BACKEND),
+            "worker": ([str(VENV_BIN / "celery"), "-A", "config", "worker", "--concurrency", "2", "--loglevel", "INFO",
+                        "--hostname", f"worker-{ports['web']}@%h"], env, BACKEND),
+            "beat": ([str(VENV_BIN / "celery"), "-A", "config", "beat", "--loglevel", "INFO",
+                      "--schedule", str(self.base / "celerybeat-schedule")], env, BACKEND),
+            "target": ([PY, "-m", "latencylab_runner.target", "--host", "127.0.0.1",
+                        "--plain-port", str(ports["target_plain"]), "--tls-port", str(ports["target_tls"]),
+                        "--tls-dir", str(tls_dir)], env, REPO),
+            "runner": ([PY, "-m", "latencylab_runner.agent", "--server", f"http://127.0.0.1:{ports['web']}",
+                        "--token", self.secret("runner.token"), "--name", state["runner_name"],
+                        "--target-host", "127.0.0.1", "--target-plain-port", str(ports["target_plain"]),
+                        "--target-tls-port", str(ports["target_tls"]), "--target-server-name", "localhost",
+                        "--ca-file", str(tls_dir / "ca.pem")], env, REPO),
+        }
+
+    @property
+    def metrics_dir(self) -> Path:
+        """gunicorn's workers write their HTTP metrics here and a /metrics scrape sums them
+        (prometheus_client's multiprocess mode)."""
+        return self.base / "prometheus"
+
+    def start_process(self, state: dict, name: str) -> None:
+        if name == "web" and not self.alive("web"):
+            # Emptied per start of the web server, as prometheus_client's docs require.
+            shutil.rmtree(self.metrics_dir, ignore_errors=True)
+            self.metrics_dir.mkdir()
+        argv, env, cwd = self.commands(state)[name]
+        self.spawn(name, argv, env, cwd)
+
+    def kill(self, name: str) -> None:
+        """SIGKILL, no goodbye (what the fault tests do to a process); `start NAME` brings it back."""
+        pidfile = self.pids / f"{name}.pid"
+        if not pidfile.exists():
+            sys.exit(f"{name} is not running")
+        pid = int(pidfile.read_text())
+        try:
+            os.killpg(pid, signal.SIGKILL)
+            while True:  # gone (and its port free) before we return
+                os.kill(pid, 0)
+                time.sleep(0.05)
+        except ProcessLookupError:
+            pass
+        pidfile.unlink(missing_ok=True)
+        print(f"  {name}: killed")
 
     def any_alive(self) -> bool:
         return any(self.alive(name) for name in ("web", "worker", "beat", "target", "runner", "demo-lab",
@@ -330,7 +372,9 @@ class Stack:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("action", choices=["up", "down", "demo", "env"])
+    parser.add_argument("action", choices=["up", "down", "demo", "env", "kill", "start"])
+    parser.add_argument("process", nargs="?", choices=["web", "worker", "beat", "target", "runner"],
+                        help="for kill and start")
     parser.add_argument("--dir", default=str(REPO / "var" / "dev"), type=Path)
     parser.add_argument("--ports", choices=["default", "auto"], default="default")
     parser.add_argument("--web-port", type=int, default=None)
@@ -356,6 +400,13 @@ def main() -> None:
         if not state.get("web") or not stack.alive("web"):
             sys.exit("The stack is not running: run `make up` first.")
         stack.demo(state)
+    elif args.action in ("kill", "start"):
+        if not args.process:
+            parser.error(f"{args.action} needs the process: web, worker, beat, target or runner")
+        if args.action == "kill":
+            stack.kill(args.process)
+        else:
+            stack.start_process(stack.load_state(), args.process)
     elif args.action == "env":
         state = stack.load_state()
         print(json.dumps({**state, "env": {k: v for k, v in stack.env(state).items() if k.startswith("LATENCYLAB_")}}))

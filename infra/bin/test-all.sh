@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test suite against real PostgreSQL and Redis started on free ports:
 # lint first (infra/bin/lint.sh: locks up to date, ruff, mypy, import contracts),
-# the Kotlin harness core (Maven/JUnit), backend (pytest), device-runner (pytest), frontend unit (vitest) and the browser
+# the Kotlin harness core (Maven/JUnit), backend (pytest), device-runner (pytest), the fault tests (pytest against a
+# whole stack: infra/tests/faults), frontend unit (vitest) and the browser
 # end-to-end tests (Playwright in Debian's Chromium against a full stack, with the demo lab of fake
 # phones: stack.py up --demo-lab).
 # Every suite runs even if an earlier one failed; the exit code is non-zero if any did.
@@ -71,7 +72,12 @@ fi
 background_suite device-runner "$run_dir/device-runner.log" \
   bash -c "cd device-runner && ../.venv/bin/python -m pytest -p no:cacheprovider -m 'not timing'"
 # The deployment files (docker-compose.yml through compose-spec's loader; infra/tests) likewise.
-background_suite deploy "$run_dir/deploy.log" .venv/bin/python -m pytest -p no:cacheprovider infra/tests
+background_suite deploy "$run_dir/deploy.log" \
+  .venv/bin/python -m pytest -p no:cacheprovider infra/tests --ignore=infra/tests/faults
+# The fault tests likewise: a whole stack of their own (stack.py), whose web server, Redis and
+# PostgreSQL they break mid-run; they mostly wait for processes to restart.
+background_suite faults "$run_dir/faults.log" \
+  env LATENCYLAB_FAULTS_DIR="$run_dir" .venv/bin/python -m pytest -p no:cacheprovider infra/tests/faults
 suite backend bash -c "cd backend && ../.venv/bin/python -m pytest --create-db -p no:cacheprovider"
 finish_background_suites
 # Tests that judge measured latencies run alone, so no other suite competes for the CPU.

@@ -1,0 +1,89 @@
+"""Faults injected into a whole running stack (DESIGN §12): the web server killed, Redis
+restarted with its data gone, PostgreSQL away for ten seconds. After each, the comparison
+finishes with exactly the samples the plan asked for and the runner sent: none lost, none
+twice, each one as measured (faultstack.exact_sample_problems)."""
+
+import re
+import time
+
+from faultstack import FaultStack, exact_sample_problems, wait_until
+
+UPLOAD = r"/runs/[0-9a-f-]+/samples"
+
+
+def ran_a_task_after_reconnecting(stack: FaultStack, mark: int) -> bool:
+    log = stack.log("worker")[mark:]
+    lost = log.find("Connection to broker lost")
+    return lost >= 0 and re.search(r"Task comparisons\.reconcile\[[^]]+\] succeeded", log[lost:]) is not None
+
+
+def finished_exactly(stack: FaultStack, comparison_id: str) -> dict:
+    final = stack.wait_status(comparison_id, {"finished", "failed"})
+    assert final["status"] == "finished", final
+    assert exact_sample_problems(stack, comparison_id) == []
+    return final
+
+
+def test_web_killed_and_restarted_while_the_runner_uploads(stack: FaultStack):
+    comparison_id = stack.submit("fault: web server killed")
+    assert stack.wait_blocks_done(comparison_id, 1) < 6
+    mark = len(stack.log("runner"))
+    stack.kill("web")
+    # The runner's next upload finds nothing listening, and keeps trying.
+    stack.wait_runner_retrying("the runner retrying a block's upload", UPLOAD + r": ConnectError", mark)
+    stack.start("web")
+
+    final = finished_exactly(stack, comparison_id)
+    # Retried under the same lease: the runner rode through, nothing waited for the reaper.
+    assert [run["attempt"] for run in final["runs"]] == [1]
+
+
+def test_redis_restarted_with_planning_and_analysis_in_flight(stack: FaultStack):
+    # Planning queued, then lost: no worker takes it before Redis comes back empty.
+    stack.kill("worker")
+    comparison_id = stack.submit("fault: redis restarted")
+    assert stack.is_queued("comparisons.plan_comparison", comparison_id)
+    stack.stop_server("redis")
+    stack.start_servers()
+    assert not stack.is_queued("comparisons.plan_comparison", comparison_id)
+    stack.start("worker")
+    # Only reconciliation can plan it now: the broker lost its marker, so it does not wait
+    # for the comparison to look old (apps.core.broker_memory).
+    stack.wait_status(comparison_id, {"running"}, timeout_s=60)
+
+    # Redis restarted under a live worker and beat: both reconnect, and the worker takes
+    # tasks beat sends again (reconciliation's, every few seconds).
+    mark = len(stack.log("worker"))
+    stack.stop_server("redis")
+    stack.start_servers()
+    wait_until("the worker to reconnect and run a task", lambda: ran_a_task_after_reconnecting(stack, mark), 60)
+    # The analysis queued, then lost the same way.
+    stack.kill("worker")
+    stack.wait_status(comparison_id, {"analysing"})
+    assert stack.is_queued("results.analyse_comparison", comparison_id)
+    stack.stop_server("redis")
+    stack.start_servers()
+    assert not stack.is_queued("results.analyse_comparison", comparison_id)
+    stack.start("worker")
+
+    final = finished_exactly(stack, comparison_id)
+    assert [run["attempt"] for run in final["runs"]] == [1]
+    # Reconciliation did it, told by the lost marker (not by age: these were seconds old).
+    worker = stack.log("worker")
+    assert "reconciled comparisons whose task was lost (the broker lost its data)" in worker
+    assert "analyses queued again, their task lost (the broker lost its data)" in worker
+
+
+def test_postgres_unreachable_for_ten_seconds_mid_run(stack: FaultStack):
+    comparison_id = stack.submit("fault: postgres away")
+    assert stack.wait_blocks_done(comparison_id, 1) < 6
+    mark = len(stack.log("runner"))
+    stopped = time.monotonic()
+    stack.stop_server("postgres")
+    # The web server is up but cannot store anything: it answers 5xx, and the runner retries.
+    stack.wait_runner_retrying("the runner retrying a block's upload", UPLOAD + r": HTTP 5\d\d", mark)
+    time.sleep(max(0.0, 10 - (time.monotonic() - stopped)))  # away for ten seconds in all
+    stack.start_servers()
+
+    final = finished_exactly(stack, comparison_id)
+    assert [run["attempt"] for run in final["runs"]] == [1]
