@@ -52,6 +52,14 @@ def store_blocks_in(comparison: Comparison, blocks: range, when: datetime) -> No
                        [when, comparison.pk, list(blocks)])
 
 
+def stored_rows(comparison: Comparison) -> list[tuple]:
+    """Every stored column but stored_at, in id order."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT * FROM results_sample WHERE comparison_id = %s ORDER BY id", [comparison.pk])
+        names = [c.name for c in cursor.description]
+        return [tuple(v for n, v in zip(names, row, strict=True) if n != "stored_at") for row in cursor.fetchall()]
+
+
 def exported(api, comparison: Comparison) -> tuple[list[dict], list[dict]]:
     response = api.get(f"/api/v1/comparisons/{comparison.id}/samples.csv")
     assert response.status_code == 200
@@ -184,3 +192,36 @@ def test_retention_setting_is_checked_at_startup():
         assert (result.returncode == 0) == ok, (value, result.stderr[-300:])
         if not ok:
             assert "LATENCYLAB_SAMPLE_RETENTION_DAYS" in result.stderr
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_converts_stored_samples_and_back(org, runner_api):
+    """0007 on a table with rows: each keeps its id and values, gets its comparison's creation
+    time as stored_at (so its month's partition), and the id sequence goes on; back to 0006 and
+    forward again loses nothing."""
+    from django.db.migrations.executor import MigrationExecutor
+
+    comparison = measured(runner_api, org, seed=6)
+    Comparison.objects.filter(pk=comparison.pk).update(created_at=OLD)
+    before = stored_rows(comparison)
+    latest = MigrationExecutor(connection).loader.graph.leaf_nodes("results")
+
+    def migrate(target: list[tuple[str, str]]) -> None:
+        MigrationExecutor(connection).migrate(target)
+
+    try:  # the database is left migrated whatever happens, for the tests after this one
+        migrate([("results", "0006_analysis_compute_seconds")])
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT relkind FROM pg_class WHERE relname = 'results_sample'")
+            assert cursor.fetchone() == ("r",)  # a plain table again
+            cursor.execute("SELECT count(*), max(id) FROM results_sample")
+            count, last_id = cursor.fetchone()
+        assert count == 36
+        migrate(latest)
+    finally:
+        migrate(latest)
+    assert stored_rows(comparison) == before
+    assert partition_counts(comparison) == {"results_sample_p202608": 36}  # the comparison's month
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT nextval(pg_get_serial_sequence('results_sample', 'id'))")
+        assert cursor.fetchone()[0] > last_id
