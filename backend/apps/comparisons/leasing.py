@@ -231,11 +231,16 @@ _looking = threading.BoundedSemaphore(LOOKS_AT_ONCE)
 
 
 def _look(*, runner: Runner, serials: list[str]) -> list[dict[str, Any]]:
-    with _looking:
-        try:
-            return [run_lease_payload(run) for run in _lease_once(runner=runner, serials=serials)]
-        finally:
-            _release_connection()
+    if not _looking.acquire(blocking=False):
+        # Others are looking: queue without the connection authentication took, or a herd
+        # queued here would hold every connection of the process (or of its pool).
+        _release_connection()
+        _looking.acquire()
+    try:
+        return [run_lease_payload(run) for run in _lease_once(runner=runner, serials=serials)]
+    finally:
+        _release_connection()
+        _looking.release()
 
 
 def lease_acquire(*, runner: Runner, serials: list[str], wait_s: float) -> list[dict[str, Any]]:

@@ -242,3 +242,37 @@ def test_a_woken_herd_looks_a_few_at_a_time(settings, org, monkeypatch, slow_rec
 
     assert [len(result["runs"]) for _, result in waiting] == [1] * 6
     assert most[0] <= 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_lease_request_queued_behind_the_looks_gives_its_connection_back(settings, org, monkeypatch,
+                                                                           slow_recheck):
+    """The request's connection (its authentication used one) is given back while it queues
+    for a look: a herd queued there holds no connections."""
+    settings.RUNNER_LEASE_WAIT_MAX_S = 20
+    looks = threading.BoundedSemaphore(1)
+    monkeypatch.setattr(leasing, "_looking", looks)
+    pool = pool_get_or_create(organization=org, slug="local", name="Local")
+    runners = [host_runner(pool, f"lab-{n}") for n in range(3)]
+    wakeups.listener.ensure_running()
+    queued = []
+
+    def authenticated_lease(runner) -> None:
+        try:
+            with connection.cursor() as cursor:  # as authentication does, before the view
+                cursor.execute("SELECT 1")
+            queued.append(runner.name)
+            leasing.lease_acquire(runner=runner, serials=[f"host-{runner.name}"], wait_s=0)
+        finally:
+            connection.close()
+
+    looks.acquire()  # every look taken: the requests queue
+    threads = [threading.Thread(target=authenticated_lease, args=(runner,)) for runner in runners]
+    for thread in threads:
+        thread.start()
+    until(lambda: len(queued) == 3, "three requests authenticated")
+    until(lambda: other_connections() == 1, "the queued requests gave their connections back")
+    looks.release()
+    for thread in threads:
+        thread.join(timeout=PATIENCE_S)
+    assert not any(thread.is_alive() for thread in threads)
