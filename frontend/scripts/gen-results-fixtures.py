@@ -99,7 +99,8 @@ def body(comparison_id, table, baselines, baseline_arm, *, stacks, quic_arms=(),
                                     [table.profile_labels[p] for p in table.profile])))
     return {"comparison": comparison_id, "status": "finished", "baseline_arm": baseline_arm, "arms": arms,
             "analysis_version": 1, "groups": chart_groups(analysis, arms=arms, groups=groups), "stacks": stacks,
-            "analysis": round_floats(analysis), "samples_removed": None}
+            "analysis": round_floats(analysis), "samples_removed": None, "partial": False, "blocks_planned": None,
+            "blocks_stored": None}
 
 
 def verdict(results, *, name, metric="total_ms"):

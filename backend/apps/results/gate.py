@@ -65,9 +65,12 @@ def no_data_against(*, baseline_comparison: str, ref: str, metric: str) -> str:
 
 def verdict_document(*, comparison: str, name: str, status: str, url: str, gate: dict[str, Any],
                      baseline: dict[str, Any], verdicts: list[dict[str, Any]], no_data_reason: str,
-                     history: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+                     history: list[dict[str, Any]] | None = None,
+                     coverage: dict[str, Any] | None = None) -> dict[str, Any]:
     """The whole answer: the verdict lines, their overall outcome and why; `history`: the looks
-    of a run-until-decided comparison (selectors.verdict_history), empty for fixed blocks."""
+    of a run-until-decided comparison (selectors.verdict_history), empty for fixed blocks;
+    `coverage`: partial (cancelled) or not, with the blocks planned and stored when partial."""
+    coverage = coverage or {"partial": False, "blocks_planned": None, "blocks_stored": None}
     pooled = headline(verdicts)
     outcome = overall_outcome([v["outcome"] for v in pooled])
     if outcome == NO_DATA:
@@ -80,6 +83,10 @@ def verdict_document(*, comparison: str, name: str, status: str, url: str, gate:
             disagree = sum(bool(v.get("devices_disagree")) for v in pooled)
             reason += (f"; {beneath} per-device row{'s' if beneath != 1 else ''} beneath pooled device classes"
                        + (f", devices disagree in {disagree}" if disagree else ""))
+        if coverage["partial"]:
+            reason += (f"; PARTIAL: cancelled after {coverage['blocks_stored']} of {coverage['blocks_planned']} "
+                       "blocks, so these verdicts rest on fewer blocks than planned")
     return {"comparison": comparison, "name": name, "status": status, "url": url, "gate": gate, "baseline": baseline,
             "verdicts": to_jsonable(verdicts), "outcome": outcome, "outcome_reason": reason,
-            "history": to_jsonable(history or [])}
+            "history": to_jsonable(history or []), "partial": coverage["partial"],
+            "blocks_planned": coverage["blocks_planned"], "blocks_stored": coverage["blocks_stored"]}

@@ -1,7 +1,9 @@
 from collections.abc import Iterable
 from typing import Any
 
-from apps.comparisons.models import Comparison, Run
+from django.db.models import Sum
+
+from apps.comparisons.models import Comparison, Run, RunBlock
 
 from .models import Analysis, SampleRemoval, VerdictLook
 from .stacks import ArmFacts, RunFacts, arm_stacks
@@ -36,7 +38,22 @@ def results_for_charts(*, comparison: Comparison) -> dict[str, Any]:
     if analysis is not None:
         body.update(analysis.result)
         body["analysis_version"] = analysis.version
+    body.update(partial_coverage(comparison=comparison))
     return body
+
+
+def partial_coverage(*, comparison: Comparison) -> dict[str, Any]:
+    """Whether the comparison's results are partial — it was cancelled, so its analysis covers
+    only the blocks stored before — and, when they are, the blocks planned and stored."""
+    if comparison.status != Comparison.Status.CANCELLED:
+        return {"partial": False, "blocks_planned": None, "blocks_stored": None}
+    return {"partial": True, **block_coverage(comparison=comparison)}
+
+
+def block_coverage(*, comparison: Comparison) -> dict[str, int]:
+    """The blocks the comparison's runs planned (their current block counts) and stored."""
+    planned = comparison.runs.aggregate(total=Sum("blocks_total"))["total"] or 0
+    return {"blocks_planned": planned, "blocks_stored": RunBlock.objects.filter(run__comparison=comparison).count()}
 
 
 def samples_removal(*, comparison: Comparison) -> dict[str, Any] | None:

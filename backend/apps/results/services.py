@@ -22,6 +22,7 @@ from .loader import load_comparison
 from .models import Analysis, VerdictLook
 from .phases import phase_breakdown_loaded
 from .retention import SamplesRemoved
+from .selectors import block_coverage
 
 ENGINE = "latencylab-stats"
 
@@ -157,8 +158,11 @@ def comparison_analyse(*, comparison_id: str) -> Analysis | None:
     """Compute (outside a transaction: it reads a lot) and store a new analysis version,
     then mark the comparison finished (or failed when no run succeeded). A run-until-decided
     comparison is judged at the α of the look its runs reached, and goes on to the next look
-    instead when that verdict is inconclusive (`_look_continues`)."""
+    instead when that verdict is inconclusive (`_look_continues`). A cancelled comparison
+    gets the partial analysis of what it stored (`comparison_analyse_partial`)."""
     comparison = Comparison.objects.get(pk=comparison_id)
+    if comparison.status == Comparison.Status.CANCELLED:
+        return comparison_analyse_partial(comparison=comparison)
     if comparison.status != Comparison.Status.ANALYSING:
         return None
     point = look_point(comparison)
@@ -191,3 +195,24 @@ def comparison_analyse(*, comparison_id: str) -> Analysis | None:
         locked.save(update_fields=["status", "error", "finished_at", "updated_at"])
         publish(COMPARISON_ENDED, comparison_id=str(comparison_id))
     return analysis
+
+
+def comparison_analyse_partial(*, comparison: Comparison) -> Analysis | None:
+    """A cancelled comparison: the blocks stored before the cancel, analysed like any others
+    (each block is whole, every arm interleaved in it, so the statistics of those blocks are
+    exact — only fewer) and marked `partial` with the blocks planned and stored. None when
+    nothing was stored, or it was analysed already (the task may run twice)."""
+    coverage = block_coverage(comparison=comparison)
+    if not coverage["blocks_stored"] or comparison.analyses.filter(result__partial=True).exists():
+        return None
+    started = time.perf_counter()
+    result = analysis_compute(comparison=comparison, config=comparison_verdict_config(comparison))
+    compute_seconds = time.perf_counter() - started
+    with transaction.atomic():
+        locked = Comparison.objects.select_for_update().get(pk=comparison.pk)
+        if locked.status != Comparison.Status.CANCELLED or locked.analyses.filter(result__partial=True).exists():
+            return None
+        version = (locked.analyses.aggregate(v=Max("version"))["v"] or 0) + 1
+        return Analysis.objects.create(comparison=locked, version=version, engine=ENGINE,
+                                       result={**result, "partial": True, **coverage},
+                                       compute_seconds=compute_seconds)

@@ -21,7 +21,7 @@ from apps.core.errors import ApplicationError, Conflict
 from .analysis import SampleTable, compare_arms
 from .gate import POOLED, no_data_against, no_data_within, overall_outcome, verdict_document, verdict_row
 from .loader import load_comparison
-from .selectors import analysis_latest, verdict_history
+from .selectors import analysis_latest, partial_coverage, verdict_history
 from .services import comparison_verdict_config
 
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
@@ -82,8 +82,11 @@ def gate_outcome_within(comparison: Comparison) -> str:
 
 
 def verdict_for(comparison: Comparison, *, baseline_ref: str | None, base_url: str) -> dict[str, Any]:
-    if comparison.status != Comparison.Status.FINISHED:
+    """A finished comparison's verdict; a cancelled one's is partial (the blocks it stored),
+    and says so — the CLI still exits 3 for it (docs/ci.md)."""
+    if comparison.status not in (Comparison.Status.FINISHED, Comparison.Status.CANCELLED):
         raise Conflict(f"The comparison is {comparison.status}; its verdict exists once it is finished.")
+    coverage = partial_coverage(comparison=comparison)
     gate = comparison.spec.get("gate") or {}
     metric = gate.get("metric", "total_ms")
     config = comparison_verdict_config(comparison)
@@ -91,6 +94,8 @@ def verdict_for(comparison: Comparison, *, baseline_ref: str | None, base_url: s
         verdicts = [verdict_row(c, baseline_comparison=None) for c in _within_rows(comparison, metric)]
         baseline = {"kind": "arm", "comparison": None, "arm": comparison.baseline_arm, "ref": None}
         no_data = no_data_within(baseline_arm=comparison.baseline_arm, metric=metric)
+        if coverage["partial"]:
+            no_data = _no_partial_data(coverage, analysed=analysis_latest(comparison=comparison) is not None) or no_data
     else:
         other = resolve_baseline(comparison, baseline_ref)
         current = load_comparison(comparison).table
@@ -119,4 +124,15 @@ def verdict_for(comparison: Comparison, *, baseline_ref: str | None, base_url: s
         # decided: the α of the last look).
         gate={"statistic": gate.get("statistic", "median"), "metric": metric, "margin_pct": config.margin_pct,
               "alpha": config.alpha},
-        baseline=baseline, verdicts=verdicts, no_data_reason=no_data, history=verdict_history(comparison=comparison))
+        baseline=baseline, verdicts=verdicts, no_data_reason=no_data, history=verdict_history(comparison=comparison),
+        coverage=coverage)
+
+
+def _no_partial_data(coverage: dict[str, Any], *, analysed: bool) -> str | None:
+    """Why a cancelled comparison has no verdict yet, when that is why."""
+    if not coverage["blocks_stored"]:
+        return f"the comparison was cancelled before any of its {coverage['blocks_planned']} blocks was stored"
+    if not analysed:
+        return (f"the comparison was cancelled after {coverage['blocks_stored']} of {coverage['blocks_planned']} "
+                "blocks; the analysis of those blocks is not stored yet")
+    return None

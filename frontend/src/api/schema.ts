@@ -1708,6 +1708,12 @@ export interface components {
             analysis?: components["schemas"]["Analysis"];
             /** @description set when the sample retention dropped this comparison's samples: the analysis above stays, but the samples can no longer be exported (410) or analysed again */
             samples_removed: components["schemas"]["SamplesRemoval"] | null;
+            /** @description the comparison was cancelled: its analysis and verdicts cover only the blocks stored before the cancel (blocks_stored of blocks_planned) */
+            partial: boolean;
+            /** @description partial only: the blocks the runs planned */
+            blocks_planned: number | null;
+            /** @description partial only: the blocks stored before the cancel, which the analysis covers */
+            blocks_stored: number | null;
         };
         /**
          * @description pooled: a device class's headline row; device: one device of the class beneath it
@@ -1798,6 +1804,12 @@ export interface components {
             outcome_reason: string;
             /** @description run until decided: the verdict at each look, in order (the last is the verdict above); empty for a fixed number of blocks */
             history: components["schemas"]["VerdictLook"][];
+            /** @description the comparison was cancelled: its analysis and verdicts cover only the blocks stored before the cancel (blocks_stored of blocks_planned) */
+            partial: boolean;
+            /** @description partial only: the blocks the runs planned */
+            blocks_planned: number | null;
+            /** @description partial only: the blocks the verdicts rest on */
+            blocks_stored: number | null;
         };
         /** @enum {string} */
         ConnectionPolicy: "cold" | "warm" | "resumed";

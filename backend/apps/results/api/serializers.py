@@ -422,6 +422,10 @@ class SamplesRemovedErrorSerializer(serializers.Serializer):
     samples_removed = SamplesRemovalSerializer()
 
 
+PARTIAL_HELP = ("the comparison was cancelled: its analysis and verdicts cover only the blocks stored before "
+                "the cancel (blocks_stored of blocks_planned)")
+
+
 class ComparisonResultsSerializer(serializers.Serializer):
     comparison = serializers.UUIDField()
     status = serializers.ChoiceField(choices=Comparison.Status.choices)
@@ -435,6 +439,12 @@ class ComparisonResultsSerializer(serializers.Serializer):
     samples_removed = SamplesRemovalSerializer(
         allow_null=True, help_text="set when the sample retention dropped this comparison's samples: the analysis "
         "above stays, but the samples can no longer be exported (410) or analysed again")
+    # The response's key; DRF's metaclass takes declared fields off the class, so this does not
+    # replace a serializer's own `partial` flag.
+    partial = serializers.BooleanField(help_text=PARTIAL_HELP)  # type: ignore[assignment]
+    blocks_planned = serializers.IntegerField(allow_null=True, help_text="partial only: the blocks the runs planned")
+    blocks_stored = serializers.IntegerField(allow_null=True, help_text="partial only: the blocks stored before the "
+                                             "cancel, which the analysis covers")
 
 
 # --- the CI verdict ------------------------------------------------------------------------------------
@@ -540,6 +550,12 @@ class ComparisonVerdictSerializer(serializers.Serializer):
     outcome_reason = serializers.CharField(help_text="why: which verdicts decided, or why there is nothing to judge")
     history = VerdictLookSerializer(many=True, help_text="run until decided: the verdict at each look, in order "
                                     "(the last is the verdict above); empty for a fixed number of blocks")
+    # The response's key; DRF's metaclass takes declared fields off the class, so this does not
+    # replace a serializer's own `partial` flag.
+    partial = serializers.BooleanField(help_text=PARTIAL_HELP)  # type: ignore[assignment]
+    blocks_planned = serializers.IntegerField(allow_null=True, help_text="partial only: the blocks the runs planned")
+    blocks_stored = serializers.IntegerField(allow_null=True, help_text="partial only: the blocks the verdicts rest "
+                                             "on")
 
 
 class VerdictHistorySerializer(serializers.Serializer):

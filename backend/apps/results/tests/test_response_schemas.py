@@ -127,7 +127,8 @@ def test_the_strict_check_catches_a_field_the_schema_does_not_document():
                "url": "http://x/comparisons/6f1c2a5e-8d3b-4c1e-9a0f-2b7d5e4c3a10",
                "gate": {"statistic": "median", "metric": "total_ms", "margin_pct": 5.0, "alpha": 0.01},
                "baseline": {"kind": "arm", "comparison": None, "arm": "a", "ref": None}, "verdicts": [],
-               "outcome": "no_data", "outcome_reason": "nothing", "history": []}
+               "outcome": "no_data", "outcome_reason": "nothing", "history": [], "partial": False,
+               "blocks_planned": None, "blocks_stored": None}
     assert schema_errors("ComparisonVerdict", verdict) == []
     assert schema_errors("ComparisonVerdict", {**verdict, "advisory": True})
     assert schema_errors("ComparisonVerdict", {**verdict, "outcome": "pass"})

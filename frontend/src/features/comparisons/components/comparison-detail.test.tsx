@@ -1,7 +1,9 @@
 import { screen, within } from '@testing-library/react';
+import { http, HttpResponse } from 'msw';
 import { describe, expect, it, vi } from 'vitest';
 import { renderWithProviders } from '@/testing/test-utils';
 import { mockBackend } from '@/testing/mocks/handlers';
+import { server } from '@/testing/mocks/server';
 import { comparisonDetailFixture } from '@/testing/fixtures';
 import { ComparisonDetailView } from './comparison-detail';
 
@@ -65,5 +67,47 @@ describe('comparison page actions', () => {
     renderPage();
     await screen.findByRole('button', { name: 'Re-run' });
     expect(screen.queryByRole('button', { name: 'Share' })).not.toBeInTheDocument();
+  });
+});
+
+describe('a cancelled comparison', () => {
+  function cancelledAfter(blocksDone: number) {
+    server.use(
+      http.get('*/api/v1/comparisons/:id', () =>
+        HttpResponse.json({
+          ...comparisonDetailFixture,
+          status: 'cancelled',
+          progress: { ...comparisonDetailFixture.progress, blocks_done: blocksDone, percent: (100 * blocksDone) / 12 },
+        }),
+      ),
+    );
+  }
+
+  it('says its results are partial, and after how many of its blocks', async () => {
+    cancelledAfter(5);
+    renderWithProviders(
+      <ComparisonDetailView id={comparisonDetailFixture.id} renderResults={() => <p>the charts</p>} />,
+      { path, routePath: '/comparisons/:id' },
+    );
+    const banner = await screen.findByRole('status', { name: 'Partial results' });
+    expect(banner).toHaveTextContent('Partial results — cancelled after 5 of 12 blocks.');
+    expect(banner).toHaveTextContent('cover only the blocks stored before the cancel');
+    // Above the charts it qualifies.
+    const charts = screen.getByText('the charts');
+    expect(banner.compareDocumentPosition(charts) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+  });
+
+  it('says when nothing was stored', async () => {
+    cancelledAfter(0);
+    renderPage();
+    expect(await screen.findByRole('status', { name: 'Partial results' })).toHaveTextContent(
+      'Cancelled before any block was stored: there are no results.',
+    );
+  });
+
+  it('a finished comparison has no such banner', async () => {
+    renderPage();
+    await screen.findByRole('button', { name: 'Re-run' });
+    expect(screen.queryByRole('status', { name: 'Partial results' })).not.toBeInTheDocument();
   });
 });

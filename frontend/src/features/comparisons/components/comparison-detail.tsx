@@ -9,6 +9,7 @@ import { ApiError } from '@/lib/api-client';
 import { isTerminal, statusOf, type ComparisonDetail, type ComparisonSpecRequest } from '@/lib/api-types';
 import { formatDateTime } from '@/utils/format';
 import { StatusBadge } from './status-badge';
+import { PartialResultsBanner } from './partial-results-banner';
 import { ProgressBar } from './progress-bar';
 import { RunsTable } from './runs-table';
 import { TagList } from './tag-list';
@@ -167,6 +168,7 @@ export function ComparisonDetailView({ id, renderResults, renderShare }: Compari
 
       <section aria-labelledby="results-heading" className="stack">
         <h2 id="results-heading">Results</h2>
+        {detailStatus === 'cancelled' && <PartialResultsBanner progress={detail.progress} />}
         {detailStatus === 'queued' ? (
           <p className="muted">Results appear once the first runs report.</p>
         ) : (

@@ -87,7 +87,8 @@ export function ResultsPanel({ comparisonId, live, shared = false }: ResultsPane
 
   return (
     <div className="results">
-      {results.data.status !== 'finished' && (
+      {/* A cancelled comparison's results are final, only partial: the comparison page says so. */}
+      {results.data.status !== 'finished' && results.data.status !== 'cancelled' && (
         <p className="alert alert-info" role="status">
           Partial results: analysis is not finished yet, charts update as blocks complete.
         </p>
