@@ -29,3 +29,5 @@ urlpatterns = [
     *share_link_pages,
     re_path(r"^(?!api/)(?P<path>.*)$", spa, name="spa"),
 ]
+
+handler404 = "apps.core.not_found.not_found"

@@ -169,6 +169,9 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # drf-spectacular's own enum hook first, then every operation's refusals (apps.core.error_responses).
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums",
+                             "apps.core.error_responses.document_error_responses"],
     "ENUM_NAME_OVERRIDES": {
         "ComparisonStatusEnum": "apps.comparisons.models.Comparison.Status",
         "RunStatusEnum": "apps.comparisons.models.Run.Status",

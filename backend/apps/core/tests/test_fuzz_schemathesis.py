@@ -4,9 +4,9 @@ bodies (valid and invalid), as an owner's API token of every scope, against an o
 that holds one object of every kind. No answer may be a 5xx, and an answer with a documented
 status must match its documented schema.
 
-Checks on: not_a_server_error, response_schema_conformance, content_type_conformance.
-status_code_conformance is off: the schema documents each operation's success answers, not
-the 400/403/404 every operation may give, so it would flag every refusal.
+Checks on: not_a_server_error, status_code_conformance (every status an operation answers is
+in its documented responses: apps.core.error_responses documents the refusals),
+response_schema_conformance, content_type_conformance.
 
 Bounded (a few examples per operation, derandomized) so the run is short and the same on every
 machine: a failure here is reproducible, not a flake."""
@@ -21,7 +21,12 @@ from django.db import close_old_connections
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis.errors import Unsatisfiable
 from schemathesis import GenerationMode
-from schemathesis.checks import content_type_conformance, not_a_server_error, response_schema_conformance
+from schemathesis.checks import (
+    content_type_conformance,
+    not_a_server_error,
+    response_schema_conformance,
+    status_code_conformance,
+)
 
 from apps.accounts.models import ApiToken
 from apps.accounts.services import api_token_create
@@ -33,7 +38,7 @@ from testing.org_world import POOL, acme_world
 # Per operation and mode (valid and invalid input): the whole run takes two to three minutes on a
 # busy two-core machine.
 EXAMPLES_PER_OPERATION = 5
-CHECKS = [not_a_server_error, response_schema_conformance, content_type_conformance]
+CHECKS = [not_a_server_error, status_code_conformance, response_schema_conformance, content_type_conformance]
 
 # Left out of the public API's run, and why: the runner protocol (fuzzed below with a runner's
 # token); signing out and leaving the organization would take the fuzzing credential's footing
@@ -148,3 +153,11 @@ def test_a_nul_character_in_a_runners_json_is_a_400_not_a_500(runner_api):
 def test_an_export_path_that_spells_no_uuid_is_a_404_not_a_500(api):
     """36 hex digits without dashes fit the export path's pattern but are no UUID."""
     assert api.get(f"/api/v1/comparisons/{'a' * 36}/samples.csv").status_code == 404
+
+
+@pytest.mark.django_db
+def test_an_api_path_no_pattern_matches_answers_json(api):
+    """Found by the fuzzing's status and content-type checks: Django's HTML 404 page answered."""
+    response = api.get("/api/v1/devices/not-a-uuid")
+    assert (response.status_code, response["Content-Type"], response.json()) == (
+        404, "application/json", {"detail": "Not found."})
