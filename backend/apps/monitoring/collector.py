@@ -21,6 +21,7 @@ from prometheus_client.registry import Collector
 from apps.comparisons.models import Comparison, Run, RunAttempt
 from apps.devices.models import Device, Runner
 from apps.results.models import Analysis, Sample
+from apps.results.partitions import default_partition_rows
 
 # The Celery queues whose length is the backlog of backend work (Celery's default queue).
 CELERY_QUEUES = ("celery",)
@@ -76,6 +77,10 @@ class ServiceCollector(Collector):
             (last,) = cursor.fetchone()
         samples.add_metric([], last or 0)
         yield samples
+        waiting = GaugeMetricFamily("latencylab_samples_without_partition", "Samples stored in the sample table's "
+                                    "DEFAULT partition, for want of their month's (up to 1,000,000)")
+        waiting.add_metric([], default_partition_rows())
+        yield waiting
 
     def _analysis(self) -> Iterator[Metric]:
         totals = Analysis.objects.filter(compute_seconds__isnull=False).aggregate(

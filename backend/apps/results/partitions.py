@@ -55,6 +55,13 @@ def sample_partitions_ensure(*, now: datetime | None = None, months_ahead: int =
         return [name for name, created in cursor.fetchall() if created]
 
 
+def default_partition_rows(*, at_most: int = 1_000_000) -> int:
+    """Rows in DEFAULT (0 while the maintenance runs), counted up to `at_most`."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT count(*) FROM (SELECT FROM {DEFAULT_PARTITION} LIMIT %s) rows", [at_most])  # noqa: S608  a module constant
+        return int(cursor.fetchone()[0])
+
+
 def partition_comparison_ids(name: str) -> list[UUID]:
     """The comparisons with samples in partition `name`: one index descent per comparison
     (a loose scan of its (comparison, run, block) index), not a read of every row."""

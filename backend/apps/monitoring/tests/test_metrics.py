@@ -56,6 +56,7 @@ def test_the_farm_the_queue_leases_and_ingestion_as_stored(settings, org, pool, 
     assert metrics[("latencylab_leases_granted_total", ())] == 1
     assert metrics[("latencylab_leases_expired_total", ())] == 0
     assert metrics[("latencylab_samples_ingested_total", ())] >= 3
+    assert metrics[("latencylab_samples_without_partition", ())] == 0
     assert metrics[("latencylab_runners_seen", ())] == 1
     assert metrics[("latencylab_broker_up", ())] == 1
     assert ("latencylab_task_queue_depth", (("queue", "celery"),)) in metrics

@@ -225,3 +225,22 @@ def test_the_migration_converts_stored_samples_and_back(org, runner_api):
     with connection.cursor() as cursor:
         cursor.execute("SELECT nextval(pg_get_serial_sequence('results_sample', 'id'))")
         assert cursor.fetchone()[0] > last_id
+
+
+@pytest.mark.django_db
+def test_samples_waiting_in_default_show_in_the_metrics(settings, org, runner_api):
+    from django.test import Client
+
+    settings.LATENCYLAB_METRICS_TOKEN = "metrics-token-for-tests"  # noqa: S105
+    comparison = measured(runner_api, org, seed=7)
+    with connection.cursor() as cursor:  # a month the maintenance has not made yet
+        cursor.execute("UPDATE results_sample SET stored_at = %s WHERE comparison_id = %s AND block = 0",
+                       [datetime(2031, 1, 2, tzinfo=UTC), comparison.pk])
+
+    def waiting() -> str:
+        body = Client().get("/metrics", HTTP_AUTHORIZATION="Bearer metrics-token-for-tests").content.decode()
+        return next(line for line in body.splitlines() if line.startswith("latencylab_samples_without_partition "))
+
+    assert waiting() == "latencylab_samples_without_partition 6.0"
+    sample_storage_maintain(now=NOW, retention_days=None)
+    assert waiting() == "latencylab_samples_without_partition 0.0"
