@@ -48,6 +48,9 @@ suite lint infra/bin/lint.sh
 run_dir=$(mktemp -d "$REPO/var/test-XXXXXX" 2>/dev/null || { mkdir -p "$REPO/var"; mktemp -d "$REPO/var/test-XXXXXX"; })
 cleanup() {
   .venv/bin/python infra/bin/stack.py down --dir "$run_dir/e2e" >/dev/null 2>&1
+  for faults in "$run_dir"/faults-*; do  # the fault tests' stack, should their own teardown not have run
+    [ -d "$faults" ] && .venv/bin/python infra/bin/stack.py down --dir "$faults" >/dev/null 2>&1
+  done
   .venv/bin/python infra/bin/services.py stop --dir "$run_dir/services" >/dev/null 2>&1
   rm -rf "$run_dir"
 }

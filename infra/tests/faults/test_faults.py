@@ -3,6 +3,7 @@ restarted with its data gone, PostgreSQL away for ten seconds. After each, the c
 finishes with exactly the samples the plan asked for and the runner sent: none lost, none
 twice, each one as measured (faultstack.exact_sample_problems)."""
 
+import json
 import re
 import time
 
@@ -87,3 +88,28 @@ def test_postgres_unreachable_for_ten_seconds_mid_run(stack: FaultStack):
 
     final = finished_exactly(stack, comparison_id)
     assert [run["attempt"] for run in final["runs"]] == [1]
+
+
+def test_the_exact_check_catches_a_sample_that_differs_from_what_the_runner_sent(stack: FaultStack):
+    """The check every fault test ends with can fail: on an undisturbed comparison it passes,
+    and it names a block whose stored samples no longer match the runner's journal, or that
+    the journal lacks."""
+    comparison_id = stack.submit("no fault: the check itself")
+    final = finished_exactly(stack, comparison_id)
+    run_dir = stack.journal / final["runs"][0]["id"]
+    first, second = sorted(run_dir.glob("a*-b*.json"))[:2]
+    kept = first.read_text(), second.read_text()
+    try:
+        batch = json.loads(kept[0])
+        batch["samples"][0]["resp_end"] += 1  # one microsecond
+        first.write_text(json.dumps(batch))
+        second.unlink()
+        problems = exact_sample_problems(stack, comparison_id)
+    finally:
+        first.write_text(kept[0])
+        second.write_text(kept[1])
+    changed, missing = (json.loads(text)["block"] for text in kept)
+    assert problems == [
+        f"run {run_dir.name} block {changed}: the stored samples differ from every batch the runner sent",
+        f"run {run_dir.name} block {missing}: stored, but the runner's journal has no batch for it",
+    ]
