@@ -116,6 +116,22 @@ describe('results panel: phases and devices', () => {
   });
 });
 
+describe('results panel: samples removed by retention', () => {
+  it('says when and by which retention, and still draws the stored analysis', async () => {
+    serve({ ...resultsFixture, samples_removed: { retention_days: 90, removed_at: '2026-11-26T10:00:00+00:00' } });
+    const notice = await screen.findByTestId('samples-removed');
+    expect(notice).toHaveTextContent('removed by the 90-day sample retention on 26 Nov 2026');
+    expect(notice).toHaveTextContent('can no longer be downloaded');
+    await screen.findByTestId('chart-avg');
+  });
+
+  it('says nothing while the samples are kept', async () => {
+    serve(resultsFixture);
+    await screen.findByTestId('chart-avg');
+    expect(screen.queryByTestId('samples-removed')).not.toBeInTheDocument();
+  });
+});
+
 describe('results panel: verdict and profiles', () => {
   it('shows the verdict and effect table only once the comparison is finished', async () => {
     serve({ ...resultsFixture, status: 'analysing' });

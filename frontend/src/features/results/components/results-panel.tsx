@@ -4,7 +4,7 @@ import { useResults } from '../api/get-results';
 import { useVerdict } from '../api/get-verdict';
 import type { Analysis, ComparisonResults, ResultGroup } from '@/lib/api-types';
 import { Spinner } from '@/components/spinner';
-import { formatMs, formatPercent } from '@/utils/format';
+import { formatDateTime, formatMs, formatPercent } from '@/utils/format';
 import {
   averageChart,
   concurrencyOf,
@@ -91,6 +91,13 @@ export function ResultsPanel({ comparisonId, live, shared = false }: ResultsPane
       {results.data.status !== 'finished' && results.data.status !== 'cancelled' && (
         <p className="alert alert-info" role="status">
           Partial results: analysis is not finished yet, charts update as blocks complete.
+        </p>
+      )}
+      {results.data.samples_removed && (
+        <p className="alert alert-info" role="status" data-testid="samples-removed">
+          The samples of this comparison were removed by the {results.data.samples_removed.retention_days}-day sample
+          retention on {formatDateTime(results.data.samples_removed.removed_at)}. The charts and verdict below are its
+          stored analysis; its samples can no longer be downloaded or analysed again.
         </p>
       )}
       {finished && verdict.data && <VerdictBanner verdict={verdict.data} arms={results.data.arms} />}
