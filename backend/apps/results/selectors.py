@@ -25,7 +25,18 @@ def analyses_latest_sections(*, comparison_ids: Iterable[Any], sections: Iterabl
 
 def results_for_charts(*, comparison: Comparison) -> dict[str, Any]:
     analysis = analysis_latest(comparison=comparison)
-    body: dict[str, Any] = {
+    body = results_head(comparison=comparison)
+    if analysis is not None:
+        body.update(analysis.result)
+        body["analysis_version"] = analysis.version
+    body.update(partial_coverage(comparison=comparison))
+    return body
+
+
+def results_head(*, comparison: Comparison) -> dict[str, Any]:
+    """What the results document says of a comparison besides its analysis (whose keys replace
+    these), read afresh each time: all of it can change without a new analysis."""
+    return {
         "comparison": str(comparison.id),
         "status": comparison.status,
         "baseline_arm": comparison.baseline_arm,
@@ -35,11 +46,6 @@ def results_for_charts(*, comparison: Comparison) -> dict[str, Any]:
         "stacks": stacks_of_arms(comparison=comparison),
         "samples_removed": samples_removal(comparison=comparison),
     }
-    if analysis is not None:
-        body.update(analysis.result)
-        body["analysis_version"] = analysis.version
-    body.update(partial_coverage(comparison=comparison))
-    return body
 
 
 def partial_coverage(*, comparison: Comparison) -> dict[str, Any]:
@@ -65,12 +71,13 @@ def samples_removal(*, comparison: Comparison) -> dict[str, Any] | None:
 
 def stacks_of_arms(*, comparison: Comparison) -> list[dict[str, Any]]:
     """Per arm, the client stacks and servers its runs reported (stacks.py)."""
+    # comparison_id too: the related managers check it on each row (one query per row when deferred).
     arms = [ArmFacts(label=arm.label, protocol=arm.protocol, endpoint=arm.endpoint)
-            for arm in comparison.arms.only("label", "protocol", "endpoint")]
+            for arm in comparison.arms.only("comparison_id", "label", "protocol", "endpoint")]
     runs = [RunFacts(fingerprint=run.fingerprint if isinstance(run.fingerprint, dict) else {},
                      device=_device_name(run))
             for run in comparison.runs.select_related("device").only(
-                "fingerprint", "device_label", "slot", "device__model", "device__serial")]
+                "comparison_id", "fingerprint", "device_label", "slot", "device__model", "device__serial")]
     return arm_stacks(arms, runs)
 
 

@@ -9,6 +9,7 @@ said so in the docs."""
 
 import dataclasses
 import re
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -18,11 +19,12 @@ from apps.comparisons.models import Comparison
 from apps.comparisons.selectors import comparisons_for
 from apps.core.errors import ApplicationError, Conflict
 
-from .analysis import SampleTable, compare_arms
+from .analysis import SampleTable, VerdictConfig, compare_arms
 from .gate import POOLED, no_data_against, no_data_within, overall_outcome, verdict_document, verdict_row
 from .loader import load_comparison
-from .selectors import analysis_latest, partial_coverage, verdict_history
+from .selectors import analyses_latest_sections, analysis_latest, partial_coverage, verdict_history
 from .services import comparison_verdict_config
+from .verdict_cache import verdicts_against_cached
 
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 
@@ -67,10 +69,34 @@ def _concat(a: SampleTable, b: SampleTable) -> SampleTable:
 
 
 def _within_rows(comparison: Comparison, metric: str) -> list[dict[str, Any]]:
-    """The stored analysis's comparisons of each arm with the baseline arm, on `metric`."""
-    analysis = analysis_latest(comparison=comparison)
-    return [c for c in ((analysis.result.get("analysis") or {}).get("comparisons", []) if analysis else [])
-            if c["metric"] == metric]
+    """The stored analysis's comparisons of each arm with the baseline arm, on `metric`: that
+    section alone is read (the whole analysis of 1,000,000 samples is ~1 MB of JSON)."""
+    sections = analyses_latest_sections(comparison_ids=[comparison.pk], sections=["comparisons"])
+    return [c for c in (sections.get(comparison.pk, {}).get("comparisons") or []) if c["metric"] == metric]
+
+
+def _rows_against(comparison: Comparison, other: Comparison, *, ref: str, metric: str,
+                  config: VerdictConfig) -> list[dict[str, Any]]:
+    """Each arm of the comparison judged against the same-named arm of `other`, from both
+    comparisons' samples."""
+    current = load_comparison(comparison).table
+    previous = _relabelled(load_comparison(other).table, " (baseline)")
+    combined = _concat(current, previous)
+    verdicts = []
+    for arm in current.arm_labels:
+        if f"{arm} (baseline)" not in previous.arm_labels:
+            continue
+        keep = np.isin(combined.arm, [combined.arm_labels.index(arm),
+                                      combined.arm_labels.index(f"{arm} (baseline)")])
+        sub = SampleTable(**{f.name: (getattr(combined, f.name)[keep] if isinstance(getattr(combined, f.name),
+                                                                                     np.ndarray)
+                                      else getattr(combined, f.name)) for f in dataclasses.fields(combined)})
+        for c in compare_arms(sub, baseline_arm=f"{arm} (baseline)", metrics=(metric,), config=config):
+            row = verdict_row(dataclasses.asdict(c), baseline_comparison=str(other.id))
+            row["baseline_arm"] = arm
+            row["summary"] = c.summary.replace(f"vs {arm} (baseline)", f"vs {arm} ({ref})")
+            verdicts.append(row)
+    return verdicts
 
 
 def gate_outcome_within(comparison: Comparison) -> str:
@@ -98,23 +124,9 @@ def verdict_for(comparison: Comparison, *, baseline_ref: str | None, base_url: s
             no_data = _no_partial_data(coverage, analysed=analysis_latest(comparison=comparison) is not None) or no_data
     else:
         other = resolve_baseline(comparison, baseline_ref)
-        current = load_comparison(comparison).table
-        previous = _relabelled(load_comparison(other).table, " (baseline)")
-        combined = _concat(current, previous)
-        verdicts = []
-        for arm in current.arm_labels:
-            if f"{arm} (baseline)" not in previous.arm_labels:
-                continue
-            keep = np.isin(combined.arm, [combined.arm_labels.index(arm),
-                                          combined.arm_labels.index(f"{arm} (baseline)")])
-            sub = SampleTable(**{f.name: (getattr(combined, f.name)[keep] if isinstance(getattr(combined, f.name),
-                                                                                         np.ndarray)
-                                          else getattr(combined, f.name)) for f in dataclasses.fields(combined)})
-            for c in compare_arms(sub, baseline_arm=f"{arm} (baseline)", metrics=(metric,), config=config):
-                row = verdict_row(dataclasses.asdict(c), baseline_comparison=str(other.id))
-                row["baseline_arm"] = arm
-                row["summary"] = c.summary.replace(f"vs {arm} (baseline)", f"vs {arm} ({baseline_ref})")
-                verdicts.append(row)
+        verdicts = verdicts_against_cached(
+            comparison=comparison, other=other, ref=baseline_ref, metric=metric, config=config,
+            compute=partial(_rows_against, comparison, other, ref=baseline_ref, metric=metric, config=config))
         baseline = {"kind": "comparison", "comparison": str(other.id), "arm": None, "ref": baseline_ref}
         no_data = no_data_against(baseline_comparison=str(other.id), ref=baseline_ref, metric=metric)
     return verdict_document(

@@ -4,7 +4,7 @@ endpoints, but owned here because they read what this app stores."""
 
 import uuid
 
-from django.http import Http404, StreamingHttpResponse
+from django.http import Http404, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
@@ -16,8 +16,9 @@ from apps.comparisons.selectors import comparisons_for
 from apps.comparisons.spec import blocks_range
 
 from ..export import stream_csv, stream_json_lines
+from ..results_json import results_json
 from ..retention import samples_available_check
-from ..selectors import results_for_charts, verdict_history
+from ..selectors import verdict_history
 from ..verdicts import verdict_for
 from .serializers import (
     ComparisonResultsSerializer,
@@ -29,9 +30,10 @@ from .serializers import (
 
 class ComparisonResultsView(APIView):
     @extend_schema(responses={200: ComparisonResultsSerializer}, summary="Aggregates shaped for the charts")
-    def get(self, request: Request, comparison_id: str) -> Response:
+    def get(self, request: Request, comparison_id: str) -> HttpResponse:
         comparison = get_object_or_404(comparisons_for(organization=organization_of(request)), pk=comparison_id)
-        return Response(results_for_charts(comparison=comparison))
+        # Rendered by results_json, which splices in the stored analysis's JSON text as it is.
+        return HttpResponse(results_json(comparison=comparison), content_type="application/json")
 
 
 class ComparisonSamplesExportView(APIView):

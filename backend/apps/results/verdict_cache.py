@@ -1,0 +1,47 @@
+"""Verdicts against another comparison, kept in the shared cache (Redis).
+
+They are computed from both comparisons' samples (seconds for 1,000,000 each, where the
+endpoint's target is 100 ms), and a finished comparison's samples change only with a new
+analysis of it. So the key names both comparisons' latest analysis versions and everything
+the rows were decided and worded with: a new analysis of either is a new key, never a
+stale answer. Without an analysis of both there is nothing to key on: computed each time.
+"""
+
+import dataclasses
+import hashlib
+import json
+from collections.abc import Callable
+from typing import Any, cast
+
+from django.core.cache import cache
+from django.db.models import Max
+
+from apps.comparisons.models import Comparison
+
+from .analysis import VerdictConfig, to_jsonable
+from .models import Analysis
+from .retention import samples_available_check
+
+# Bounds what an upgrade of the engine leaves cached from before it.
+VERDICT_CACHE_SECONDS = 24 * 3600
+
+
+def verdicts_against_cached(*, comparison: Comparison, other: Comparison, ref: str, metric: str,
+                            config: VerdictConfig, compute: Callable[[], list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """compute()'s verdict rows of `comparison` against `other`, from the cache when the same
+    analyses were judged the same way before."""
+    # Cached or not, a comparison whose samples retention dropped answers 410 here.
+    for judged in (comparison, other):
+        samples_available_check(comparison=judged)
+    versions = dict(Analysis.objects.filter(comparison_id__in=[comparison.pk, other.pk])
+                    .values("comparison_id").annotate(latest=Max("version")).values_list("comparison_id", "latest"))
+    if len(versions) < 2:
+        return compute()
+    identity = [str(comparison.pk), versions[comparison.pk], str(other.pk), versions[other.pk], ref, metric,
+                dataclasses.asdict(config)]
+    key = "verdict-against:" + hashlib.sha256(json.dumps(identity).encode()).hexdigest()
+    rows: list[dict[str, Any]] | None = cache.get(key)
+    if rows is None:
+        rows = cast(list[dict[str, Any]], to_jsonable(compute()))
+        cache.set(key, rows, VERDICT_CACHE_SECONDS)
+    return rows
