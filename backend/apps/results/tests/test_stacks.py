@@ -29,12 +29,17 @@ HOST_FINGERPRINT = {
 
 
 def finished_on_host(runner_api, org, fingerprint: dict) -> Comparison:
-    """Submit, lease and finish through the runner protocol with `fingerprint` (no samples:
-    the stacks come from the run, not from its measurements)."""
+    """Submit, lease, store the one block and finish through the runner protocol with
+    `fingerprint` (the block without samples: the stacks come from the run, not from its
+    measurements; `ok` needs every block stored)."""
     comparison = comparison_create(organization=org, submitted_spec=SPEC)
     comparison_plan(comparison_id=str(comparison.id))
     leased = runner_api.post("/api/runner/v1/lease", {"devices": ["host-lab-1"], "wait_s": 0},
                              format="json").json()["runs"][0]
+    stored = runner_api.post(f"/api/runner/v1/runs/{leased['run_id']}/samples",
+                             {"lease_token": leased["lease_token"], "attempt": 1, "batch_seq": 0, "block": 0,
+                              "samples": []}, format="json")
+    assert stored.status_code == 200, stored.content
     response = runner_api.post(f"/api/runner/v1/runs/{leased['run_id']}/finish",
                                {"lease_token": leased["lease_token"], "status": "ok", "fingerprint": fingerprint},
                                format="json")
