@@ -22,9 +22,9 @@ from apps.core.errors import ApplicationError, Conflict
 from .analysis import SampleTable, VerdictConfig, compare_arms
 from .gate import POOLED, no_data_against, no_data_within, overall_outcome, verdict_document, verdict_row
 from .loader import load_comparison
-from .selectors import analyses_latest_sections, analysis_latest, partial_coverage, verdict_history
+from .selectors import analysis_latest, partial_coverage, verdict_history
 from .services import comparison_verdict_config
-from .verdict_cache import verdicts_against_cached
+from .verdict_cache import arm_comparisons_cached, verdicts_against_cached
 
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 
@@ -71,8 +71,7 @@ def _concat(a: SampleTable, b: SampleTable) -> SampleTable:
 def _within_rows(comparison: Comparison, metric: str) -> list[dict[str, Any]]:
     """The stored analysis's comparisons of each arm with the baseline arm, on `metric`: that
     section alone is read (the whole analysis of 1,000,000 samples is ~1 MB of JSON)."""
-    sections = analyses_latest_sections(comparison_ids=[comparison.pk], sections=["comparisons"])
-    return [c for c in (sections.get(comparison.pk, {}).get("comparisons") or []) if c["metric"] == metric]
+    return [c for c in arm_comparisons_cached(comparison=comparison) if c["metric"] == metric]
 
 
 def _rows_against(comparison: Comparison, other: Comparison, *, ref: str, metric: str,

@@ -34,3 +34,16 @@ def test_a_verdict_against_a_baseline_follows_the_analyses_not_each_request(api,
     assert (again["outcome"], again["verdicts"]) == ("no_data", [])
     assert again["outcome_reason"].startswith(f"no arm of this comparison could be compared with the same-named arm "
                                               f"of comparison {main.id} (branch:main)")
+
+
+@pytest.mark.django_db
+def test_the_verdict_within_follows_a_new_analysis(api, org, runner_api):
+    comparison = run_measured_comparison(runner_api, org, spec=SPEC, speed={"https-h1": 1.0, "h2": 0.5}, seed=1)
+    url = f"/api/v1/comparisons/{comparison.id}/verdict"
+    assert api.get(url).json()["outcome"] == "improvement"
+    latest = Analysis.objects.get(comparison=comparison)
+    rows = latest.result["analysis"]["comparisons"]
+    flipped = [{**row, "verdict": {**row["verdict"], "outcome": "regression"}} for row in rows]
+    Analysis.objects.create(comparison=comparison, version=2, engine=latest.engine,
+                            result={**latest.result, "analysis": {**latest.result["analysis"], "comparisons": flipped}})
+    assert api.get(url).json()["outcome"] == "regression"
