@@ -242,7 +242,9 @@ class Stack:
         return {
             "web": ([str(VENV_BIN / "gunicorn"), "config.wsgi:application", "--bind", f"127.0.0.1:{ports['web']}",
                      "--worker-class", "gthread", "--workers", "2", "--threads", "16", "--timeout", "90",
-                     "--graceful-timeout", "5"], {**env, "PROMETHEUS_MULTIPROC_DIR": str(self.metrics_dir)}, BACKEND),
+                     # No control socket: gunicorn puts it at one path per user (~/.gunicorn), so
+                     # stacks side by side (tests, benchmarks) would take it from each other.
+                     "--graceful-timeout", "5", "--no-control-socket"], {**env, "PROMETHEUS_MULTIPROC_DIR": str(self.metrics_dir)}, BACKEND),
             "worker": ([str(VENV_BIN / "celery"), "-A", "config", "worker", "--concurrency", "2", "--loglevel", "INFO",
                         "--hostname", f"worker-{ports['web']}@%h"], env, BACKEND),
             "beat": ([str(VENV_BIN / "celery"), "-A", "config", "beat", "--loglevel", "INFO",
