@@ -86,11 +86,15 @@ finish_background_suites
 # Tests that judge measured latencies run alone, so no other suite competes for the CPU.
 suite device-runner-timing bash -c "cd device-runner && ../.venv/bin/python -m pytest -p no:cacheprovider -m timing"
 if [ -f frontend/package.json ]; then
+  # The end-to-end tests' stack starts (migrations, gunicorn, Celery, the demo lab) while the unit
+  # tests run: both mostly wait on a different resource, and the stack is ready when they end.
+  background_suite e2e-stack "$run_dir/e2e-stack.log" \
+    .venv/bin/python infra/bin/stack.py up --dir "$run_dir/e2e" --ports auto --no-demo --demo-lab
   suite api-types bash -c "cd frontend && npm run check:api --silent"  # src/api/schema.ts matches backend/openapi.yaml
   suite frontend-unit bash -c "cd frontend && npm test --silent"
+  finish_background_suites
   suite e2e bash -c "
     set -e
-    .venv/bin/python infra/bin/stack.py up --dir '$run_dir/e2e' --ports auto --no-demo --demo-lab
     web=\$(.venv/bin/python infra/bin/stack.py env --dir '$run_dir/e2e' | .venv/bin/python -c 'import json,sys; print(json.load(sys.stdin)[\"web\"])')
     cd frontend && E2E_BASE_URL=\$web E2E_USERNAME=demo E2E_PASSWORD=demo-latencylab E2E_STACK_DIR='$run_dir/e2e' npm run e2e --silent"
 fi
