@@ -289,3 +289,22 @@ def test_two_agents_with_one_runner_token_never_mix_their_samples(runner_api, qu
     assert finish(twin, second).json()["status"] == "done"
     # Block 0 from the first agent, block 1 from the twin: each block wholly one attempt's.
     assert stored_rows(first["run_id"]) == [(0, i, 1000 + i) for i in range(6)] + [(1, i, 2000 + i) for i in range(6)]
+
+
+# -- a comparison cancelled mid-run ------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_a_cancel_reaches_the_runner_in_its_next_heartbeat_and_frees_the_device(runner_api, api, leased, org):
+    assert api.post(f"/api/v1/comparisons/{Run.objects.get(pk=leased['run_id']).comparison_id}/cancel"
+                    ).json()["status"] == "cancelled"
+    assert heartbeat(runner_api, leased).json()["commands"] == [{"type": "cancel_run", "run_id": leased["run_id"]}]
+    refused = upload(runner_api, leased, 1, samples=marked_block(1, 1000))
+    assert refused.status_code == 409
+    assert refused.json()["detail"] == "The comparison was cancelled: this run takes nothing more. Stop it."
+    assert finish(runner_api, leased).status_code == 409
+    assert stored_rows(leased["run_id"]) == [(0, i, 1000 + i) for i in range(6)]  # block 0 stays
+    # The device takes the next comparison's run.
+    following = comparison_create(organization=org, submitted_spec=SPEC)
+    comparison_plan(comparison_id=str(following.id))
+    assert lease(runner_api).json()["runs"][0]["comparison_id"] == str(following.id)
