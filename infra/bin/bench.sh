@@ -15,7 +15,7 @@ bench "verdict calibration (A/A false positives, power)" bash -c "cd backend && 
 bench "analysis of a stored 1,000,000-sample comparison (load + engine)" bash -c "cd backend && ../.venv/bin/python benchmarks/bench_analysis_db.py"
 bench "results API on a stored 1,000,000-sample comparison, through gunicorn with the stack running" bash -c "cd backend && ../.venv/bin/python benchmarks/bench_results.py"
 bench "ingestion through the upload endpoint (gunicorn, stack running) vs COPY + commit" bash -c "cd backend && ../.venv/bin/python benchmarks/bench_ingest.py"
-bench "scheduler: 150 waiting runners × 4 devices, LISTEN/NOTIFY vs polling (idle cost, lease after queueing)" bash -c "cd backend && ../.venv/bin/python benchmarks/bench_scheduler.py"
+bench "scheduler: 200 runner agents × 4 simulated devices over HTTP (idle cost, lease latency, utilisation with a backlog), then 50 × 4 beside it" bash -c "cd backend && ../.venv/bin/python benchmarks/bench_scheduler.py && SCHEDULER_RUNNERS=50 ../.venv/bin/python benchmarks/bench_scheduler.py"
 bench "probe vs curl and h2load" bash -c "cd device-runner && ../.venv/bin/python benchmarks/bench_probe.py"
 bench "target server vs nginx" bash -c "cd device-runner && ../.venv/bin/python benchmarks/bench_target.py"
 bench "Nagle trap calibration" bash -c "cd device-runner && ../.venv/bin/python benchmarks/bench_nagle.py"
