@@ -1,6 +1,6 @@
 import '@testing-library/jest-dom/vitest';
 import { cleanup } from '@testing-library/react';
-import { afterAll, afterEach, beforeAll, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, vi } from 'vitest';
 import { server } from './mocks/server';
 import { mockBackend } from './mocks/handlers';
 
@@ -12,6 +12,12 @@ vi.mock('@/features/results/components/plotly-charts', () => {
 });
 
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+// Pages are lazily loaded chunks (src/app/router.tsx). Route tests load them all first: the
+// first import of a page transforms its modules, which on a loaded machine takes longer than
+// a findBy waits, and is not what those tests are about.
+beforeAll(async () => {
+  if (expect.getState().testPath?.includes('/src/app/')) await (await import('@/app/router')).loadAllPages();
+}, 60_000);
 afterEach(() => {
   cleanup();
   server.resetHandlers();
