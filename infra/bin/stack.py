@@ -244,7 +244,8 @@ class Stack:
                      "--worker-class", "gthread", "--workers", "2", "--threads", "16", "--timeout", "90",
                      # No control socket: gunicorn puts it at one path per user (~/.gunicorn), so
                      # stacks side by side (tests, benchmarks) would take it from each other.
-                     "--graceful-timeout", "5", "--no-control-socket"], {**env, "PROMETHEUS_MULTIPROC_DIR": str(self.metrics_dir)}, BACKEND),
+                     "--graceful-timeout", "5", "--no-control-socket"],
+                    {**env, "PROMETHEUS_MULTIPROC_DIR": str(self.metrics_dir)}, BACKEND),
             "worker": ([str(VENV_BIN / "celery"), "-A", "config", "worker", "--concurrency", "2", "--loglevel", "INFO",
                         "--hostname", f"worker-{ports['web']}@%h"], env, BACKEND),
             "beat": ([str(VENV_BIN / "celery"), "-A", "config", "beat", "--loglevel", "INFO",
