@@ -206,7 +206,10 @@ def comparison_analyse_partial(*, comparison: Comparison) -> Analysis | None:
     if not coverage["blocks_stored"] or comparison.analyses.filter(result__partial=True).exists():
         return None
     started = time.perf_counter()
-    result = analysis_compute(comparison=comparison, config=comparison_verdict_config(comparison))
+    try:
+        result = analysis_compute(comparison=comparison, config=comparison_verdict_config(comparison))
+    except SamplesRemoved:  # the retention took them first: nothing is left to analyse, and it says so
+        return None
     compute_seconds = time.perf_counter() - started
     with transaction.atomic():
         locked = Comparison.objects.select_for_update().get(pk=comparison.pk)

@@ -3,15 +3,19 @@ analysis task runs when the cancel commits), and the results and the verdict say
 partial, with the blocks planned and stored; a finished comparison's say they are not.
 (The real agent stopping on the cancel: apps/comparisons/tests/test_agent_cancel.py.)"""
 
+from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.utils import timezone
 
 from apps.comparisons.events import COMPARISON_CANCELLED
+from apps.comparisons.models import Comparison
 from apps.comparisons.services import comparison_create, comparison_plan
 from apps.core.events import subscribers
 from apps.results.handlers import analyse_cancelled_after_commit
 from apps.results.models import Analysis
+from apps.results.reconcile import STUCK_AFTER, stuck_analyses_claim
 from apps.results.services import comparison_analyse
 from apps.results.tests.openapi_schemas import schema_errors
 from testing.factories import SPEC, run_measured_comparison
@@ -107,3 +111,19 @@ def test_a_finished_comparison_is_not_partial(api, runner_api, org):
     verdict = api.get(f"/api/v1/comparisons/{finished.id}/verdict").json()
     assert (verdict["partial"], verdict["blocks_planned"], verdict["blocks_stored"]) == (False, None, None)
     assert "PARTIAL" not in verdict["outcome_reason"]
+
+
+@pytest.mark.django_db
+def test_a_lost_partial_analysis_is_claimed_again_and_only_until_it_exists(api, runner_api, org):
+    """The analysis task queued by the cancel lived in Redis; if it was lost, reconciliation finds
+    the cancelled comparison (blocks stored, no partial analysis) like a stuck analysis."""
+    with_blocks = cancelled_after(api, runner_api, org, stored=2)
+    nothing_stored = cancelled_after(api, runner_api, org, stored=0)
+    assert with_blocks not in stuck_analyses_claim()  # cancelled seconds ago: its task is alive
+    long_ago = timezone.now() - STUCK_AFTER - timedelta(minutes=1)
+    Comparison.objects.filter(pk__in=[with_blocks, nothing_stored]).update(updated_at=long_ago)
+    assert stuck_analyses_claim() == [with_blocks]
+    assert stuck_analyses_claim() == []  # touched: the next retry waits another STUCK_AFTER
+    assert comparison_analyse(comparison_id=with_blocks) is not None
+    Comparison.objects.filter(pk=with_blocks).update(updated_at=long_ago)
+    assert stuck_analyses_claim() == []  # analysed: nothing left to claim
