@@ -1,6 +1,6 @@
 """Seeds a running stack (infra/bin/stack.py) with a finished comparison of about 200,000
 samples for the dashboard speed benchmark: synthetic samples written with COPY as the
-backend's own analysis benchmark stores them (benchmarks/bench_analysis_db.py), analysed
+backend's own benchmarks store them (backend/benchmarks/seed.py), analysed
 and stored by the same service the Celery task calls, and a share link for its public
 report. Prints one JSON line: {"comparison", "samples", "share_token", "seconds"}.
 
@@ -20,7 +20,7 @@ import django  # noqa: E402
 
 django.setup()
 
-from bench_analysis_db import store  # noqa: E402  (the backend benchmark's COPY writer)
+from seed import store  # noqa: E402  (the backend benchmarks' COPY writer)
 from django.db import transaction  # noqa: E402  (after django.setup())
 
 
