@@ -24,6 +24,7 @@ from apps.comparisons.models import Comparison
 
 from .analysis import VerdictConfig, to_jsonable
 from .models import Analysis
+from .results_json import analysis_cache_key
 from .retention import samples_available_check
 
 # Bounds what an upgrade of the engine leaves cached from before it.
@@ -32,13 +33,16 @@ VERDICT_CACHE_SECONDS = 24 * 3600
 
 def arm_comparisons_cached(*, comparison: Comparison) -> list[dict[str, Any]]:
     """The `analysis.comparisons` section of the comparison's latest analysis ([] without one)."""
-    latest = Analysis.objects.filter(comparison=comparison).order_by("-version").values_list("id", flat=True).first()
+    latest = (Analysis.objects.filter(comparison=comparison).order_by("-version")
+              .values_list("id", "version", "created_at").first())
     if latest is None:
         return []
-    key = f"results:analysis-comparisons:{latest}"
+    analysis_id, version, created_at = latest
+    key = analysis_cache_key("results:analysis-comparisons", comparison, version, created_at)
     rows: list[dict[str, Any]] | None = cache.get(key)
     if rows is None:
-        rows = Analysis.objects.filter(pk=latest).values_list("result__analysis__comparisons", flat=True).first() or []
+        rows = Analysis.objects.filter(pk=analysis_id).values_list("result__analysis__comparisons",
+                                                                   flat=True).first() or []
         cache.set(key, rows, VERDICT_CACHE_SECONDS)
     return rows
 
