@@ -20,8 +20,8 @@ import django  # noqa: E402
 
 django.setup()
 
-from seed import store  # noqa: E402  (the backend benchmarks' COPY writer)
 from django.db import transaction  # noqa: E402  (after django.setup())
+from seed import store  # noqa: E402  (the backend benchmarks' COPY writer)
 
 
 def main() -> None:
