@@ -7,6 +7,8 @@ import json
 import os
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -15,6 +17,8 @@ from typing import Any
 from .targets import ReferenceTarget
 
 SERVER_PLAIN_PORT, SERVER_TLS_PORT = 8080, 8443
+# How often a block in progress looks whether its run was cancelled: well inside a heartbeat (10 s).
+CANCEL_POLL_S = 0.25
 
 
 class LinkUnavailable(Exception):
@@ -37,14 +41,34 @@ class EmulatedRun:
     link: Any
     target: ReferenceTarget
 
-    def run_job(self, job: dict[str, Any], *, baseline_origin: tuple[str, int], timeout_s: float) -> dict[str, Any]:
-        """The probe executes `job` in the client namespace; its result document."""
-        message = {"job": job, "baseline_origin": list(baseline_origin)}
-        done = self.link.run_in_client([sys.executable, "-m", "latencylab_runner.drivers.block_worker"],
-                                       timeout=timeout_s, input=json.dumps(message))
-        if done.returncode != 0:
-            raise RuntimeError(f"block worker failed (exit {done.returncode}): {done.stderr[-2000:]}")
-        return json.loads(done.stdout)
+    def run_job(self, job: dict[str, Any], *, baseline_origin: tuple[str, int], timeout_s: float,
+                cancelled: threading.Event | None = None) -> dict[str, Any] | None:
+        """The probe executes `job` in the client namespace; its result document, or None when
+        `cancelled` was set first: the block worker is killed mid-block and nothing of the
+        block is kept (a block is stored whole or not at all)."""
+        message = json.dumps({"job": job, "baseline_origin": list(baseline_origin)})
+        worker = self.link.spawn_in_client([sys.executable, "-m", "latencylab_runner.drivers.block_worker"],
+                                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                           text=True)
+        deadline = time.monotonic() + timeout_s
+        pending_input: str | None = message
+        while True:
+            try:
+                # Retrying communicate() after its timeout loses no output; the input goes once.
+                stdout, stderr = worker.communicate(pending_input, timeout=CANCEL_POLL_S)
+                break
+            except subprocess.TimeoutExpired:
+                pending_input = None
+                stopped_by_cancel = cancelled is not None and cancelled.is_set()
+                if stopped_by_cancel or time.monotonic() > deadline:
+                    worker.kill()
+                    worker.communicate()
+                    if stopped_by_cancel:
+                        return None
+                    raise subprocess.TimeoutExpired(worker.args, timeout_s) from None
+        if worker.returncode != 0:
+            raise RuntimeError(f"block worker failed (exit {worker.returncode}): {stderr[-2000:]}")
+        return json.loads(stdout)
 
     def link_report(self, profile_name: str) -> dict[str, Any]:
         try:

@@ -92,9 +92,9 @@ class HostDriver:
                         # Every request may take up to timeout_s: a hard bound on a stuck block.
                         bound = len(job["requests"]) * job["timeout_ms"] / 1000 + 60
                         origin = baseline_origin(spec, emulated.target, lease.get("pinned_addresses"))
-                        result = emulated.run_job(job, baseline_origin=origin,
-                                                  timeout_s=bound)
-                        return self._checked(job, result)
+                        result = emulated.run_job(job, baseline_origin=origin, timeout_s=bound,
+                                                  cancelled=cancelled)
+                        return {"status": "cancelled"} if result is None else self._checked(job, result)
 
                     completed = self._run_blocks(lease, client, cancelled, in_namespace, servers)
                     report = emulated.link_report(profile) if completed else {}
