@@ -1,4 +1,5 @@
 import { useId, useState, type FormEvent } from 'react';
+import { ACTIONS, DataTable } from '@/components/data-table';
 import { Spinner } from '@/components/spinner';
 import type { EnrollmentTokenCreated, Pool } from '@/lib/api-types';
 import { formatDateTime } from '@/utils/format';
@@ -143,52 +144,37 @@ function TokenList({ pool, tokens, onRevoke, revoking }: TokenListProps) {
   }
   if (tokens.data.length === 0) return <p className="muted">No enrollment token for {pool} yet.</p>;
   return (
-    <div className="table-wrap">
-      <table className="table table-compact" aria-label={`Enrollment tokens of ${pool}`}>
-        <thead>
-          <tr>
-            <th scope="col">Token</th>
-            <th scope="col">Status</th>
-            <th scope="col">Created</th>
-            <th scope="col">Expires</th>
-            <th scope="col">Runners enrolled</th>
-            <th scope="col">Last used</th>
-            <th scope="col">
-              <span className="visually-hidden">Actions</span>
+    <DataTable label={`Enrollment tokens of ${pool}`} columns={['Token', 'Status', 'Created', 'Expires', 'Runners enrolled', 'Last used', ACTIONS]}>
+      <tbody>
+        {tokens.data.map((token) => (
+          <tr key={token.id}>
+            <th scope="row">
+              <code>{token.prefix}…</code>
+              {token.name && <div className="muted small">{token.name}</div>}
             </th>
+            <td>{token.status}</td>
+            <td className="nowrap">
+              {formatDateTime(token.created_at)}
+              {token.created_by && <div className="muted small">by {token.created_by}</div>}
+            </td>
+            <td className="nowrap">{formatDateTime(token.expires_at)}</td>
+            <td>{token.runners_enrolled}</td>
+            <td className="nowrap">{formatDateTime(token.last_used_at)}</td>
+            <td className="cell-action">
+              {token.status === 'active' && (
+                <button
+                  type="button"
+                  className="button button-danger"
+                  onClick={() => onRevoke(token.id)}
+                  disabled={revoking === token.id}
+                >
+                  Revoke<span className="visually-hidden"> {token.prefix}</span>
+                </button>
+              )}
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {tokens.data.map((token) => (
-            <tr key={token.id}>
-              <th scope="row">
-                <code>{token.prefix}…</code>
-                {token.name && <div className="muted small">{token.name}</div>}
-              </th>
-              <td>{token.status}</td>
-              <td className="nowrap">
-                {formatDateTime(token.created_at)}
-                {token.created_by && <div className="muted small">by {token.created_by}</div>}
-              </td>
-              <td className="nowrap">{formatDateTime(token.expires_at)}</td>
-              <td>{token.runners_enrolled}</td>
-              <td className="nowrap">{formatDateTime(token.last_used_at)}</td>
-              <td className="cell-action">
-                {token.status === 'active' && (
-                  <button
-                    type="button"
-                    className="button button-danger"
-                    onClick={() => onRevoke(token.id)}
-                    disabled={revoking === token.id}
-                  >
-                    Revoke<span className="visually-hidden"> {token.prefix}</span>
-                  </button>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+        ))}
+      </tbody>
+    </DataTable>
   );
 }

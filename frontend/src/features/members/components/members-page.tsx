@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router-dom';
+import { ACTIONS, DataTable } from '@/components/data-table';
 import { QueryState } from '@/components/query-state';
 import { Spinner } from '@/components/spinner';
 import { FormMessages, TextField } from '@/components/text-field';
@@ -122,33 +123,19 @@ function MembersSection({ isOwner }: { isOwner: boolean }) {
       <h2 id="members-heading">People</h2>
       <QueryState query={members} what="the members">
         {(rows) => (
-          <div className="table-wrap">
-            <table className="table table-compact" aria-label="Members">
-              <thead>
-                <tr>
-                  <th scope="col">Member</th>
-                  <th scope="col">Role</th>
-                  <th scope="col">Joined</th>
-                  {isOwner && (
-                    <th scope="col">
-                      <span className="visually-hidden">Actions</span>
-                    </th>
-                  )}
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((member) => (
-                  <MemberRow key={member.id} member={member} isOwner={isOwner}
-                    onRole={(role) => changeRole.mutate({ id: member.id, role })}
-                    onRemove={() => {
-                      if (window.confirm(`Remove ${member.username} from the organization? Their API tokens stop working.`)) {
-                        remove.mutate(member.id);
-                      }
-                    }} />
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable label="Members" columns={['Member', 'Role', 'Joined', isOwner && ACTIONS]}>
+            <tbody>
+              {rows.map((member) => (
+                <MemberRow key={member.id} member={member} isOwner={isOwner}
+                  onRole={(role) => changeRole.mutate({ id: member.id, role })}
+                  onRemove={() => {
+                    if (window.confirm(`Remove ${member.username} from the organization? Their API tokens stop working.`)) {
+                      remove.mutate(member.id);
+                    }
+                  }} />
+              ))}
+            </tbody>
+          </DataTable>
         )}
       </QueryState>
       {failure && (
@@ -215,27 +202,15 @@ function InvitationsSection() {
         isEmpty={(data) => data.length === 0}
         empty={<p className="empty-state muted">No pending invitation.</p>}>
         {(rows) => (
-          <div className="table-wrap">
-            <table className="table table-compact" aria-label="Pending invitations">
-              <thead>
-                <tr>
-                  <th scope="col">Email</th>
-                  <th scope="col">Role</th>
-                  <th scope="col">Expires</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((invitation) => (
-                  <InvitationRow key={invitation.id} invitation={invitation}
-                    onResend={() => resend.mutate(invitation.id)}
-                    onRevoke={() => revoke.mutate(invitation.id)} />
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable label="Pending invitations" columns={['Email', 'Role', 'Expires', ACTIONS]}>
+            <tbody>
+              {rows.map((invitation) => (
+                <InvitationRow key={invitation.id} invitation={invitation}
+                  onResend={() => resend.mutate(invitation.id)}
+                  onRevoke={() => revoke.mutate(invitation.id)} />
+              ))}
+            </tbody>
+          </DataTable>
         )}
       </QueryState>
       {failure && (

@@ -1,4 +1,5 @@
 import { useId, useState, type FormEvent } from 'react';
+import { ACTIONS, DataTable } from '@/components/data-table';
 import { Spinner } from '@/components/spinner';
 import type { Secret } from '@/lib/api-types';
 import { formatDateTime } from '@/utils/format';
@@ -137,64 +138,49 @@ type SecretListProps = {
 
 function SecretList({ secrets, canManage, replacing, onReplace, onDelete, deleting }: SecretListProps) {
   return (
-    <div className="table-wrap">
-      <table className="table table-compact" aria-label="Secrets">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Reference</th>
-            <th scope="col">Created</th>
-            <th scope="col">Last changed</th>
+    <DataTable label="Secrets" columns={['Name', 'Reference', 'Created', 'Last changed', canManage && ACTIONS]}>
+      <tbody>
+        {secrets.map((secret) => (
+          <tr key={secret.name}>
+            <th scope="row">
+              <code>{secret.name}</code>
+            </th>
+            <td>
+              <code className="small">{`{{secret.${secret.name}}}`}</code>
+            </td>
+            <td className="nowrap">
+              {formatDateTime(secret.created_at)}
+              {secret.created_by && <div className="muted small">by {secret.created_by}</div>}
+            </td>
+            <td className="nowrap">
+              {formatDateTime(secret.updated_at)}
+              {secret.updated_by && <div className="muted small">by {secret.updated_by}</div>}
+            </td>
             {canManage && (
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
+              <td className="cell-action nowrap">
+                {replacing === secret.name ? (
+                  <ReplaceForm name={secret.name} onDone={() => onReplace(null)} />
+                ) : (
+                  <>
+                    <button type="button" className="button" onClick={() => onReplace(secret.name)}>
+                      Replace<span className="visually-hidden"> {secret.name}</span>
+                    </button>{' '}
+                    <button
+                      type="button"
+                      className="button button-danger"
+                      onClick={() => onDelete(secret.name)}
+                      disabled={deleting === secret.name}
+                    >
+                      Delete<span className="visually-hidden"> {secret.name}</span>
+                    </button>
+                  </>
+                )}
+              </td>
             )}
           </tr>
-        </thead>
-        <tbody>
-          {secrets.map((secret) => (
-            <tr key={secret.name}>
-              <th scope="row">
-                <code>{secret.name}</code>
-              </th>
-              <td>
-                <code className="small">{`{{secret.${secret.name}}}`}</code>
-              </td>
-              <td className="nowrap">
-                {formatDateTime(secret.created_at)}
-                {secret.created_by && <div className="muted small">by {secret.created_by}</div>}
-              </td>
-              <td className="nowrap">
-                {formatDateTime(secret.updated_at)}
-                {secret.updated_by && <div className="muted small">by {secret.updated_by}</div>}
-              </td>
-              {canManage && (
-                <td className="cell-action nowrap">
-                  {replacing === secret.name ? (
-                    <ReplaceForm name={secret.name} onDone={() => onReplace(null)} />
-                  ) : (
-                    <>
-                      <button type="button" className="button" onClick={() => onReplace(secret.name)}>
-                        Replace<span className="visually-hidden"> {secret.name}</span>
-                      </button>{' '}
-                      <button
-                        type="button"
-                        className="button button-danger"
-                        onClick={() => onDelete(secret.name)}
-                        disabled={deleting === secret.name}
-                      >
-                        Delete<span className="visually-hidden"> {secret.name}</span>
-                      </button>
-                    </>
-                  )}
-                </td>
-              )}
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+        ))}
+      </tbody>
+    </DataTable>
   );
 }
 

@@ -1,4 +1,5 @@
 import { Link } from 'react-router-dom';
+import { ACTIONS, DataTable } from '@/components/data-table';
 import { formatDateTime } from '@/utils/format';
 import type { ShareLink } from '../types';
 
@@ -15,59 +16,42 @@ type ShareLinksTableProps = {
 
 export function ShareLinksTable({ links, showComparison = false, onRevoke, revokingId, label }: ShareLinksTableProps) {
   return (
-    <div className="table-wrap">
-      <table className="table table-compact" aria-label={label}>
-        <thead>
-          <tr>
-            <th scope="col">Link</th>
-            {showComparison && <th scope="col">Comparison</th>}
-            <th scope="col">Created by</th>
-            <th scope="col">Created</th>
-            <th scope="col">Last opened</th>
-            <th scope="col">Opens</th>
-            <th scope="col">Expires</th>
-            <th scope="col">State</th>
-            <th scope="col">
-              <span className="visually-hidden">Actions</span>
+    <DataTable label={label} columns={['Link', showComparison && 'Comparison', 'Created by', 'Created', 'Last opened', 'Opens', 'Expires', 'State', ACTIONS]}>
+      <tbody>
+        {links.map((link) => (
+          <tr key={link.id} data-testid="share-link-row" data-state={link.state}>
+            <th scope="row">
+              <code>{link.prefix}…</code>
             </th>
-          </tr>
-        </thead>
-        <tbody>
-          {links.map((link) => (
-            <tr key={link.id} data-testid="share-link-row" data-state={link.state}>
-              <th scope="row">
-                <code>{link.prefix}…</code>
-              </th>
-              {showComparison && (
-                <td>
-                  <Link to={`/comparisons/${link.comparison.id}`}>{link.comparison.name}</Link>
-                </td>
+            {showComparison && (
+              <td>
+                <Link to={`/comparisons/${link.comparison.id}`}>{link.comparison.name}</Link>
+              </td>
+            )}
+            <td>{link.created_by ?? 'an API token'}</td>
+            <td>{formatDateTime(link.created_at)}</td>
+            <td>{link.last_opened_at ? formatDateTime(link.last_opened_at) : 'never'}</td>
+            <td>{link.open_count}</td>
+            <td>{link.expires_at ? formatDateTime(link.expires_at) : 'never'}</td>
+            <td>
+              <span className={`badge share-state-${link.state}`}>{STATE_LABELS[link.state] ?? link.state}</span>
+            </td>
+            <td>
+              {link.state === 'active' && (
+                <button
+                  type="button"
+                  className="button button-danger"
+                  onClick={() => onRevoke(link)}
+                  disabled={revokingId === link.id}
+                  aria-label={`Revoke share link ${link.prefix}…`}
+                >
+                  {revokingId === link.id ? 'Revoking…' : 'Revoke'}
+                </button>
               )}
-              <td>{link.created_by ?? 'an API token'}</td>
-              <td>{formatDateTime(link.created_at)}</td>
-              <td>{link.last_opened_at ? formatDateTime(link.last_opened_at) : 'never'}</td>
-              <td>{link.open_count}</td>
-              <td>{link.expires_at ? formatDateTime(link.expires_at) : 'never'}</td>
-              <td>
-                <span className={`badge share-state-${link.state}`}>{STATE_LABELS[link.state] ?? link.state}</span>
-              </td>
-              <td>
-                {link.state === 'active' && (
-                  <button
-                    type="button"
-                    className="button button-danger"
-                    onClick={() => onRevoke(link)}
-                    disabled={revokingId === link.id}
-                    aria-label={`Revoke share link ${link.prefix}…`}
-                  >
-                    {revokingId === link.id ? 'Revoking…' : 'Revoke'}
-                  </button>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </DataTable>
   );
 }

@@ -1,4 +1,5 @@
 import { useId, useState, type FormEvent } from 'react';
+import { ACTIONS, DataTable } from '@/components/data-table';
 import { ErrorSummary, FieldMessages, fieldMessages } from '@/components/field-messages';
 import { QueryState } from '@/components/query-state';
 import { Spinner } from '@/components/spinner';
@@ -204,59 +205,44 @@ function TokenTable({
   revoking: string | undefined;
 }) {
   return (
-    <div className="table-wrap">
-      <table className="table table-compact" aria-label="API tokens">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Scopes</th>
-            <th scope="col">Status</th>
-            <th scope="col">Created</th>
-            <th scope="col">Last used</th>
-            <th scope="col">Expires</th>
-            <th scope="col">
-              <span className="visually-hidden">Actions</span>
+    <DataTable label="API tokens" columns={['Name', 'Scopes', 'Status', 'Created', 'Last used', 'Expires', ACTIONS]}>
+      <tbody>
+        {tokens.map((token) => (
+          <tr key={token.id} data-testid={`api-token-${token.prefix}`}>
+            <th scope="row">
+              {token.name}
+              <div className="muted small">
+                <code>{token.prefix}…</code>
+              </div>
             </th>
+            <td>{token.scopes.join(', ')}</td>
+            <td>
+              <span className={`badge badge-token-${token.status}`} data-status={token.status}>
+                {STATUS_LABELS[token.status]}
+              </span>
+              {token.revoked_at && <div className="muted small">{formatDateTime(token.revoked_at)}</div>}
+            </td>
+            <td className="nowrap">
+              {formatDateTime(token.created_at)}
+              {token.created_by && <div className="muted small">by {token.created_by}</div>}
+            </td>
+            <td className="nowrap">{token.last_used_at ? formatDateTime(token.last_used_at) : 'never'}</td>
+            <td className="nowrap">{token.expires_at ? formatDateTime(token.expires_at) : 'never'}</td>
+            <td className="cell-action">
+              {token.status === 'active' && (
+                <button
+                  type="button"
+                  className="button button-danger"
+                  onClick={() => onRevoke(token)}
+                  disabled={revoking === token.id}
+                >
+                  Revoke<span className="visually-hidden"> {token.name}</span>
+                </button>
+              )}
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {tokens.map((token) => (
-            <tr key={token.id} data-testid={`api-token-${token.prefix}`}>
-              <th scope="row">
-                {token.name}
-                <div className="muted small">
-                  <code>{token.prefix}…</code>
-                </div>
-              </th>
-              <td>{token.scopes.join(', ')}</td>
-              <td>
-                <span className={`badge badge-token-${token.status}`} data-status={token.status}>
-                  {STATUS_LABELS[token.status]}
-                </span>
-                {token.revoked_at && <div className="muted small">{formatDateTime(token.revoked_at)}</div>}
-              </td>
-              <td className="nowrap">
-                {formatDateTime(token.created_at)}
-                {token.created_by && <div className="muted small">by {token.created_by}</div>}
-              </td>
-              <td className="nowrap">{token.last_used_at ? formatDateTime(token.last_used_at) : 'never'}</td>
-              <td className="nowrap">{token.expires_at ? formatDateTime(token.expires_at) : 'never'}</td>
-              <td className="cell-action">
-                {token.status === 'active' && (
-                  <button
-                    type="button"
-                    className="button button-danger"
-                    onClick={() => onRevoke(token)}
-                    disabled={revoking === token.id}
-                  >
-                    Revoke<span className="visually-hidden"> {token.name}</span>
-                  </button>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+        ))}
+      </tbody>
+    </DataTable>
   );
 }

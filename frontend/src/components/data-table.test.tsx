@@ -1,0 +1,26 @@
+import { render, screen, within } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import { ACTIONS, DataTable } from './data-table';
+
+describe('DataTable', () => {
+  it('names the table and its columns, the actions column for screen readers only, and leaves out falsy ones', () => {
+    render(
+      <DataTable label="Members" columns={['Member', false && 'Hidden from this user', 'Role', ACTIONS]}>
+        <tbody>
+          <tr>
+            <td>ada</td>
+            <td>owner</td>
+            <td>
+              <button type="button">Remove</button>
+            </td>
+          </tr>
+        </tbody>
+      </DataTable>,
+    );
+    const table = screen.getByRole('table', { name: 'Members' });
+    const headers = within(table).getAllByRole('columnheader');
+    expect(headers.map((header) => header.textContent)).toEqual(['Member', 'Role', 'Actions']);
+    expect(within(headers[2]).getByText('Actions')).toHaveClass('visually-hidden');
+    expect(within(table).getByRole('button', { name: 'Remove' })).toBeInTheDocument();
+  });
+});
