@@ -111,6 +111,7 @@ def verdict_document(comparison: str, base_url: str, verdicts: list[dict[str, An
         "gate": {"statistic": "median", "metric": "total_ms", "margin_pct": 5.0, "alpha": 0.01},
         "baseline": baseline or {"kind": "arm", "comparison": None, "arm": "https-h1", "ref": None},
         "verdicts": verdicts, "outcome": outcome, "outcome_reason": reason, "history": history or [],
+        "partial": False, "blocks_planned": None, "blocks_stored": None,
     })
 
 
