@@ -10,8 +10,12 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from rest_framework.test import APIClient
 
 from apps.accounts.models import Membership
+from apps.results.api.urls import urlpatterns as results_urlpatterns
 from apps.accounts.services import api_token_create
 from testing.clients import bearer, session_client
+
+# The samples export's route is a regular expression (a UUID, then the format suffix).
+SAMPLES_EXPORT = next(str(p.pattern) for p in results_urlpatterns if p.name == "comparison-samples")
 
 ROLES = ["viewer", "member", "admin", "owner"]
 VIEWER, MEMBER, ADMIN, OWNER = ROLES  # the least role that may
@@ -54,7 +58,7 @@ POLICY: dict[tuple[str, str], tuple[str, bool]] = {
     ("api/v1/comparisons/<uuid:comparison_id>/runs/<uuid:run_id>/artifacts", "GET"): (VIEWER, False),
     ("api/v1/comparisons/<uuid:comparison_id>/runs/<uuid:run_id>/artifacts/<uuid:artifact_id>", "GET"): (VIEWER, False),
     ("api/v1/comparisons/<uuid:comparison_id>/results", "GET"): (VIEWER, False),
-    (r"api/v1/^comparisons/(?P<comparison_id>[0-9a-f-]{36})/samples\.(?P<fmt>csv|json)$", "GET"): (VIEWER, False),
+    (f"api/v1/{SAMPLES_EXPORT}", "GET"): (VIEWER, False),
     ("api/v1/comparisons/<uuid:comparison_id>/verdict", "GET"): (VIEWER, False),
     ("api/v1/comparisons/<uuid:comparison_id>/verdict/history", "GET"): (VIEWER, False),
     ("api/v1/comparisons/<uuid:comparison_id>/shares", "GET"): (VIEWER, False),
@@ -117,8 +121,7 @@ def api_endpoints() -> list[tuple[str, str]]:
 
 def concrete(route: str) -> str:
     """A request path for the route: unknown ids (a 404 once permitted), the pool `local`."""
-    path = route.replace(r"^comparisons/(?P<comparison_id>[0-9a-f-]{36})/samples\.(?P<fmt>csv|json)$",
-                         f"comparisons/{uuid.uuid4()}/samples.csv")
+    path = route.replace(SAMPLES_EXPORT, f"comparisons/{uuid.uuid4()}/samples.csv")
     for kind in ("uuid:membership_id", "uuid:invitation_id", "uuid:token_id", "uuid:device_id", "uuid:comparison_id",
                  "uuid:run_id", "uuid:artifact_id", "uuid:share_id", "uuid:webhook_id", "uuid:delivery_id"):
         path = path.replace(f"<{kind}>", str(uuid.uuid4()))
