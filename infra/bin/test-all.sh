@@ -42,9 +42,6 @@ finish_background_suites() {  # waits for each, then prints its output whole
   background=()
 }
 
-# The lint suite is infra/bin/lint.sh, exactly what `make lint` runs; its tools come from the dev lock.
-suite lint infra/bin/lint.sh
-
 run_dir=$(mktemp -d "$REPO/var/test-XXXXXX" 2>/dev/null || { mkdir -p "$REPO/var"; mktemp -d "$REPO/var/test-XXXXXX"; })
 cleanup() {
   .venv/bin/python infra/bin/stack.py down --dir "$run_dir/e2e" >/dev/null 2>&1
@@ -56,6 +53,15 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# The lint suite is infra/bin/lint.sh, exactly what `make lint` runs; its tools come from the dev lock.
+# It and the dashboard's build run beside the Kotlin harness's build: three jobs that need nothing
+# from each other. The dashboard is built before the backend suite: the reports app inlines the
+# built standalone report into its offline HTML and PDF, and its tests check the real file.
+background_suite lint "$run_dir/lint.log" infra/bin/lint.sh
+if [ -f frontend/package.json ]; then
+  background_suite frontend-build "$run_dir/frontend-build.log" bash -c "cd frontend && npm run build --silent"
+fi
+
 eval "$(.venv/bin/python infra/bin/services.py start --dir "$run_dir/services" | sed 's/^/export /')" || exit 1
 echo "test services: postgres :$LATENCYLAB_DB_PORT, $LATENCYLAB_REDIS_URL"
 
@@ -64,11 +70,7 @@ echo "test services: postgres :$LATENCYLAB_DB_PORT, $LATENCYLAB_REDIS_URL"
 # so it runs before the suites whose phone tests run that jar: the backend's device-farm
 # end-to-end tests (apps/runner_protocol/tests/test_device_farm_e2e.py) and device-runner's.
 suite harness-android bash -c "cd device-runner/harness/android/core && mvn -B -ntp -Dstyle.color=never package"
-# The dashboard is built before the backend suite: the reports app inlines the built standalone
-# report into its offline HTML and PDF, and its tests check the real file.
-if [ -f frontend/package.json ]; then
-  suite frontend-build bash -c "cd frontend && npm run build --silent"
-fi
+finish_background_suites
 # The device-runner suite (apart from its timing tests) runs beside the backend's: it starts its
 # own servers and stacks on free ports, and much of it waits on sockets and emulated links, so
 # the two overlap well on two cores. Its output is printed whole when the backend's is done.
