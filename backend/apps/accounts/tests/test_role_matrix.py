@@ -10,8 +10,8 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from rest_framework.test import APIClient
 
 from apps.accounts.models import Membership
-from apps.results.api.urls import urlpatterns as results_urlpatterns
 from apps.accounts.services import api_token_create
+from apps.results.api.urls import urlpatterns as results_urlpatterns
 from testing.clients import bearer, session_client
 
 # The samples export's route is a regular expression (a UUID, then the format suffix).
