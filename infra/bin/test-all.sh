@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every test suite against real PostgreSQL and Redis started on free ports:
-# lint first (infra/bin/lint.sh: locks up to date, ruff, mypy, import contracts),
+# lint (infra/bin/lint.sh: locks up to date, ruff, mypy, import contracts) and the dashboard build beside
 # the Kotlin harness core (Maven/JUnit), backend (pytest), device-runner (pytest), the fault tests (pytest against a
 # whole stack: infra/tests/faults), frontend unit (vitest) and the browser
 # end-to-end tests (Playwright in Debian's Chromium against a full stack, with the demo lab of fake
