@@ -214,7 +214,8 @@ class Stack:
         # Kept across `up`s, so a running agent's token stays valid.
         runner_token = self.secret("runner.token")
         boot = json.loads(self.manage(state, "bootstrap_demo", "--username", DEMO_USER, "--password", DEMO_PASSWORD,
-                                      "--org", DEMO_ORG, "--runner-token", runner_token))
+                                      # "=": a token may begin with "-", which argparse takes for an option.
+                                      "--org", DEMO_ORG, f"--runner-token={runner_token}"))
         env = self.env(state)
         tls_dir = self.base / "tls"
         subprocess.run([PY, "-c", "from latencylab_runner.tls import ensure_tls; "
@@ -254,7 +255,7 @@ class Stack:
                         "--plain-port", str(ports["target_plain"]), "--tls-port", str(ports["target_tls"]),
                         "--tls-dir", str(tls_dir)], env, REPO),
             "runner": ([PY, "-m", "latencylab_runner.agent", "--server", f"http://127.0.0.1:{ports['web']}",
-                        "--token", self.secret("runner.token"), "--name", state["runner_name"],
+                        f"--token={self.secret('runner.token')}", "--name", state["runner_name"],
                         "--target-host", "127.0.0.1", "--target-plain-port", str(ports["target_plain"]),
                         "--target-tls-port", str(ports["target_tls"]), "--target-server-name", "localhost",
                         "--ca-file", str(tls_dir / "ca.pem")], env, REPO),
@@ -339,8 +340,9 @@ class Stack:
             headers={"Authorization": f"Bearer {state['api_token']}", "Content-Type": "application/json"})
         with urllib.request.urlopen(request, timeout=30) as response:
             enrollment = json.load(response)["token"]
-        subprocess.run([str(VENV_BIN / "latencylab-runner"), "register", "--server", state["web"], "--token",
-                        enrollment, "--name", DEMO_LAB_RUNNER, "--drivers", "android,ios", "--config", str(config)],
+        subprocess.run([str(VENV_BIN / "latencylab-runner"), "register", "--server", state["web"],
+                        f"--token={enrollment}", "--name", DEMO_LAB_RUNNER, "--drivers", "android,ios",
+                        "--config", str(config)],
                        check=True)
 
     def api_token(self, state: dict) -> str:
