@@ -1,5 +1,6 @@
 // What the browser end-to-end tests share: their settings, a Chromium page that records
-// uncaught errors, signing in, and screenshots in e2e/artifacts/ (gitignored).
+// uncaught errors, signing in, screenshots in e2e/artifacts/ (gitignored), and the tests' own
+// HTTP requests to the service.
 /* global document -- the function given to waitForFunction runs inside the page */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -13,6 +14,19 @@ export const env = (name, fallback) => {
   if (value === undefined || value === '') throw new Error(`${name} is not set; see the header of the e2e test file`);
   return value;
 };
+
+/**
+ * `fetch` from the test process, on a connection used for this request only. Node's fetch keeps
+ * idle connections and sends the next request on one; gunicorn closes an idle one after its
+ * keep-alive timeout, and a request that went out as it closed failed with "fetch failed: other side closed".
+ * `Connection: close` makes undici close the socket after the response instead of pooling it,
+ * so with every test request made here there is never an idle one to reuse.
+ */
+export function fetchOnce(url, init = {}) {
+  const headers = new Headers(init.headers);
+  headers.set('Connection', 'close');
+  return fetch(url, { ...init, headers });
+}
 
 /** A fresh browser with one page; `pageErrors` collects the page's uncaught errors. */
 export async function openPage() {

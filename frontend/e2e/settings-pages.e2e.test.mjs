@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { createServer } from 'node:http';
 import { after, before, test } from 'node:test';
-import { env, openPage, openSignedIn, saveScreenshot } from './session.mjs';
+import { env, fetchOnce, openPage, openSignedIn, saveScreenshot } from './session.mjs';
 
 const baseUrl = env('E2E_BASE_URL').replace(/\/$/, '');
 const deliveryTimeoutMs = Number(env('E2E_DELIVERY_TIMEOUT_MS', '60000'));
@@ -54,7 +54,7 @@ async function waitUntil(predicate, timeoutMs, what) {
 }
 
 const bearer = (secret, path, init = {}) =>
-  fetch(`${baseUrl}${path}`, {
+  fetchOnce(`${baseUrl}${path}`, {
     ...init,
     headers: { Authorization: `Bearer ${secret}`, 'Content-Type': 'application/json', ...(init.headers ?? {}) },
   });

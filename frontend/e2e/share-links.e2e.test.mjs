@@ -15,7 +15,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { after, before, test } from 'node:test';
 import { launchChromium } from './chromium.mjs';
-import { artifacts, env, openPage, openSignedIn, saveElementScreenshot, saveScreenshot } from './session.mjs';
+import { artifacts, env, fetchOnce, openPage, openSignedIn, saveElementScreenshot, saveScreenshot } from './session.mjs';
 import { waitForComparison } from './quick-comparisons.mjs';
 
 const baseUrl = env('E2E_BASE_URL').replace(/\/$/, '');
@@ -130,10 +130,10 @@ async function createLinkInUi(expiry) {
 
 async function assertRefused(url, t, screenshot) {
   const token = url.split('/r/')[1];
-  const api = await fetch(`${baseUrl}/api/v1/public/reports/${token}`);
+  const api = await fetchOnce(`${baseUrl}/api/v1/public/reports/${token}`);
   assert.equal(api.status, 404);
   assert.match((await api.json()).detail, /no longer valid/);
-  const shell = await fetch(url);
+  const shell = await fetchOnce(url);
   assert.equal(shell.status, 404);
   assert.equal(metaContent(await shell.text(), 'og:title'), null);
   const visitor = await freshBrowser();
@@ -187,13 +187,13 @@ test('a share link shows the report without a session, offline and as PDF, until
     assert.deepEqual(signedInCalls, [], 'the public page asks only the public API');
 
     // 3. The served HTML carries the preview tags; the card is a 1200×630 PNG.
-    const shell = await (await fetch(url)).text();
+    const shell = await (await fetchOnce(url)).text();
     assert.equal(metaContent(shell, 'og:title'), `${name} · LatencyLab`);
     assert.match(metaContent(shell, 'og:description') ?? '', /h2 vs https-h1/);
     assert.equal(metaContent(shell, 'twitter:card'), 'summary_large_image');
     const image = metaContent(shell, 'og:image');
     assert.ok(image?.startsWith('http') && image.endsWith(`/api/v1/public/reports/${token}/card.png`), image);
-    const card = await fetch(image);
+    const card = await fetchOnce(image);
     assert.equal(card.headers.get('content-type'), 'image/png');
     assert.deepEqual(pngSize(Buffer.from(await card.arrayBuffer())), { width: 1200, height: 630 });
 
@@ -223,7 +223,7 @@ test('a share link shows the report without a session, offline and as PDF, until
     t.diagnostic(`screenshot ${await saveScreenshot(offline.page, 'share-offline-html')}`);
 
     // 5. The PDF: pdftoppm renders its first page, and the page is not blank.
-    const pdf = Buffer.from(await (await fetch(`${baseUrl}/api/v1/public/reports/${token}/report.pdf`)).arrayBuffer());
+    const pdf = Buffer.from(await (await fetchOnce(`${baseUrl}/api/v1/public/reports/${token}/report.pdf`)).arrayBuffer());
     assert.equal(pdf.subarray(0, 4).toString('latin1'), '%PDF');
     const pdfFile = path.join(artifacts, 'share-report.pdf');
     writeFileSync(pdfFile, pdf);
