@@ -15,13 +15,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from .ports import free_port
+
 ECHO_MODULE = Path("/usr/lib/nginx/modules/ngx_http_echo_module.so")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _wait_listening(port: int, proc: subprocess.Popen[bytes], log: Path, timeout_s: float = 15.0) -> None:

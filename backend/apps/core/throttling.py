@@ -1,11 +1,58 @@
 """Rate limits (429 with Retry-After): DRF throttles counted in the shared cache (Redis), so
 every web process sees the same counts. Each rate is a setting (LATENCYLAB_*_RATE) read per
-request, so an operator changes it through the environment and a test lowers it."""
+request, so an operator changes it through the environment and a test lowers it.
 
+A rate limit is a protection, not a dependency: when its store does not answer, the request
+goes through uncounted (fail open) rather than failing with a 500. Each such request is
+counted in latencylab_rate_limit_store_errors_total (/metrics) and a warning is logged at
+most once per STORE_WARNING_INTERVAL_S per process, so an outage does not flood the log."""
+
+import logging
+import threading
+import time
 from typing import Any
 
 from django.conf import settings
+from prometheus_client import Counter
+from redis import RedisError
 from rest_framework.throttling import SimpleRateThrottle
+
+log = logging.getLogger(__name__)
+
+STORE_WARNING_INTERVAL_S = 60.0
+
+RATE_LIMIT_STORE_ERRORS = Counter(
+    "latencylab_rate_limit_store_errors", "Requests let through unchecked because the rate limits' store "
+    "(Redis) did not answer, by throttle scope", ["scope"])
+
+
+class OncePerInterval:
+    """True at most once per `interval_s` (monotonic clock), across the process's threads."""
+
+    def __init__(self, interval_s: float) -> None:
+        self.interval_s = interval_s
+        self._lock = threading.Lock()
+        self._last: float | None = None
+
+    def due(self) -> bool:
+        now = time.monotonic()
+        with self._lock:
+            if self._last is not None and now - self._last < self.interval_s:
+                return False
+            self._last = now
+            return True
+
+
+store_warning = OncePerInterval(STORE_WARNING_INTERVAL_S)
+
+
+def _store_unreachable(scope: str, error: RedisError) -> None:
+    RATE_LIMIT_STORE_ERRORS.labels(scope=scope).inc()
+    if store_warning.due():
+        log.warning("rate limits are not enforced: their store (the cache's Redis) did not answer (%s: %s); "
+                    "requests go through uncounted until it does (warned at most every %.0f s, counted in "
+                    "latencylab_rate_limit_store_errors_total)", type(error).__name__, error,
+                    store_warning.interval_s)
 
 
 class SettingRateThrottle(SimpleRateThrottle):
@@ -19,7 +66,11 @@ class SettingRateThrottle(SimpleRateThrottle):
     def allow_request(self, request: Any, view: Any) -> bool:
         self.rate = self.get_rate()
         self.num_requests, self.duration = self.parse_rate(self.rate)
-        return super().allow_request(request, view)
+        try:
+            return super().allow_request(request, view)
+        except RedisError as error:
+            _store_unreachable(self.scope or "", error)
+            return True
 
     def ident(self, request: Any) -> str:
         """The client IP (credential idents carry a "kind:" prefix, so they never collide)."""

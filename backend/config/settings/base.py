@@ -213,6 +213,10 @@ CACHES = {
         "BACKEND": "django.core.cache.backends.redis.RedisCache",
         "LOCATION": REDIS_URL,
         "KEY_PREFIX": "latencylab-cache",
+        # Bounded waits: an unreachable Redis must fail a cache call (the rate limits then let
+        # requests through, apps.core.throttling) rather than hold the request for the
+        # kernel's TCP connect timeout (minutes).
+        "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 5},
     }
 }
 # Rate limits (apps.core.throttling; 429 with Retry-After), "<n>/<second|minute|hour|day>":

@@ -2,20 +2,13 @@
 PostgreSQL and Redis the tests run against; failures are injected by pointing the broker at
 a closed port and by a database error on the probe's query."""
 
-import socket
-
 import pytest
 from django.db import OperationalError
 from django.db.migrations.recorder import MigrationRecorder
 from django.test import Client
 
 from apps.core import health
-
-
-def closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+from testing.ports import free_port
 
 
 def test_live_answers_without_touching_the_database():
@@ -37,7 +30,7 @@ def test_ready_checks_the_database_the_migrations_and_the_broker():
 
 @pytest.mark.django_db
 def test_an_unreachable_broker_makes_it_unready_and_says_so(settings):
-    settings.CELERY_BROKER_URL = f"redis://127.0.0.1:{closed_port()}/0"
+    settings.CELERY_BROKER_URL = f"redis://127.0.0.1:{free_port()}/0"
     response = Client().get("/readyz")
     assert response.status_code == 503
     body = response.json()
