@@ -10,15 +10,13 @@ the result is the same document as selectors.results_for_charts.
 """
 
 import json
-from datetime import datetime
 from typing import Any
 
-from django.core.cache import cache
 from django.db import connection
 
 from apps.comparisons.models import Comparison
 
-from .models import Analysis
+from .analysis_cache import analysis_cache_key, cached, latest_analysis
 from .selectors import partial_coverage, results_head
 
 # Bounds the cache's memory to the analyses read in the last hour (the reports' renderings
@@ -28,13 +26,6 @@ ANALYSIS_JSON_CACHE_SECONDS = 3600
 _ANALYSIS_TEXT = "SELECT result::text, ARRAY(SELECT jsonb_object_keys(result)) FROM results_analysis WHERE id = %s"
 
 
-def analysis_cache_key(kind: str, comparison: Comparison, version: int, created_at: datetime) -> str:
-    """A cache key for what an analysis row holds. Not its id: a database created again (the
-    test suite's, a restore) numbers rows from the same sequence, while the cache keeps its
-    keys; the comparison's random id, the version and its time name one analysis anywhere."""
-    return f"{kind}:{comparison.pk}:{version}:{created_at.timestamp()}"
-
-
 def _inner(document: dict[str, Any]) -> str:
     """An object's members as JSON text, without the braces."""
     return json.dumps(document, ensure_ascii=False)[1:-1]
@@ -42,14 +33,13 @@ def _inner(document: dict[str, Any]) -> str:
 
 def _analysis_text(analysis_id: int, key: str) -> tuple[list[str], str]:
     """(its top-level keys, its JSON text) of the stored analysis result."""
-    cached: tuple[list[str], str] | None = cache.get(key)
-    if cached is None:
+    def read() -> tuple[list[str], str]:
         with connection.cursor() as cursor:
             cursor.execute(_ANALYSIS_TEXT, [analysis_id])
             text, keys = cursor.fetchone()
-        cached = (list(keys), text)
-        cache.set(key, cached, ANALYSIS_JSON_CACHE_SECONDS)
-    return cached
+        return list(keys), text
+
+    return cached(key, ANALYSIS_JSON_CACHE_SECONDS, read)
 
 
 def results_json(*, comparison: Comparison) -> bytes:
@@ -57,8 +47,7 @@ def results_json(*, comparison: Comparison) -> bytes:
     members replacing the head's, its version, then the partial coverage."""
     head = results_head(comparison=comparison)
     tail = partial_coverage(comparison=comparison)
-    latest = (Analysis.objects.filter(comparison=comparison).order_by("-version")
-              .values_list("id", "version", "created_at").first())
+    latest = latest_analysis(comparison)
     if latest is None:
         return json.dumps({**head, **tail}, ensure_ascii=False).encode()
     analysis_id, version, created_at = latest

@@ -17,14 +17,13 @@ import json
 from collections.abc import Callable
 from typing import Any, cast
 
-from django.core.cache import cache
 from django.db.models import Max
 
 from apps.comparisons.models import Comparison
 
 from .analysis import VerdictConfig, to_jsonable
+from .analysis_cache import analysis_cache_key, cached, latest_analysis
 from .models import Analysis
-from .results_json import analysis_cache_key
 from .retention import samples_available_check
 
 # Bounds what an upgrade of the engine leaves cached from before it.
@@ -33,18 +32,17 @@ VERDICT_CACHE_SECONDS = 24 * 3600
 
 def arm_comparisons_cached(*, comparison: Comparison) -> list[dict[str, Any]]:
     """The `analysis.comparisons` section of the comparison's latest analysis ([] without one)."""
-    latest = (Analysis.objects.filter(comparison=comparison).order_by("-version")
-              .values_list("id", "version", "created_at").first())
+    latest = latest_analysis(comparison)
     if latest is None:
         return []
     analysis_id, version, created_at = latest
-    key = analysis_cache_key("results:analysis-comparisons", comparison, version, created_at)
-    rows: list[dict[str, Any]] | None = cache.get(key)
-    if rows is None:
-        rows = Analysis.objects.filter(pk=analysis_id).values_list("result__analysis__comparisons",
+
+    def read() -> list[dict[str, Any]]:
+        return Analysis.objects.filter(pk=analysis_id).values_list("result__analysis__comparisons",
                                                                    flat=True).first() or []
-        cache.set(key, rows, VERDICT_CACHE_SECONDS)
-    return rows
+
+    return cached(analysis_cache_key("results:analysis-comparisons", comparison, version, created_at),
+                  VERDICT_CACHE_SECONDS, read)
 
 
 def verdicts_against_cached(*, comparison: Comparison, other: Comparison, ref: str, metric: str,
@@ -61,8 +59,4 @@ def verdicts_against_cached(*, comparison: Comparison, other: Comparison, ref: s
     identity = [str(comparison.pk), versions[comparison.pk], str(other.pk), versions[other.pk], ref, metric,
                 dataclasses.asdict(config)]
     key = "verdict-against:" + hashlib.sha256(json.dumps(identity).encode()).hexdigest()
-    rows: list[dict[str, Any]] | None = cache.get(key)
-    if rows is None:
-        rows = cast(list[dict[str, Any]], to_jsonable(compute()))
-        cache.set(key, rows, VERDICT_CACHE_SECONDS)
-    return rows
+    return cached(key, VERDICT_CACHE_SECONDS, lambda: cast(list[dict[str, Any]], to_jsonable(compute())))
