@@ -154,6 +154,21 @@ def _analysing_fail(comparison_id: str, *, error: str) -> None:
         publish(COMPARISON_ENDED, comparison_id=str(comparison_id))
 
 
+def _analysis_compute_timed(comparison: Comparison, config: VerdictConfig) -> tuple[dict[str, Any], float]:
+    """The analysis (outside a transaction: it reads a lot) and the seconds it took."""
+    started = time.perf_counter()
+    result = analysis_compute(comparison=comparison, config=config)
+    return result, time.perf_counter() - started
+
+
+def _analysis_store(locked: Comparison, result: dict[str, Any], compute_seconds: float) -> Analysis:
+    """Store `result` as the comparison's next analysis version; the caller holds the
+    comparison's row lock, so two analyses never take the same version."""
+    version = (locked.analyses.aggregate(v=Max("version"))["v"] or 0) + 1
+    return Analysis.objects.create(comparison=locked, version=version, engine=ENGINE, result=result,
+                                   compute_seconds=compute_seconds)
+
+
 def comparison_analyse(*, comparison_id: str) -> Analysis | None:
     """Compute (outside a transaction: it reads a lot) and store a new analysis version,
     then mark the comparison finished (or failed when no run succeeded). A run-until-decided
@@ -166,23 +181,19 @@ def comparison_analyse(*, comparison_id: str) -> Analysis | None:
     if comparison.status != Comparison.Status.ANALYSING:
         return None
     point = look_point(comparison)
-    started = time.perf_counter()
     try:
-        result = analysis_compute(comparison=comparison,
-                                  config=verdict_config(comparison.spec, alpha=point.alpha if point else None))
+        result, compute_seconds = _analysis_compute_timed(
+            comparison, verdict_config(comparison.spec, alpha=point.alpha if point else None))
     except SamplesRemoved as exc:  # retention outran the comparison: it ends failed, saying why
         _analysing_fail(comparison_id, error=exc.message)
         return None
-    compute_seconds = time.perf_counter() - started
     if point is not None and _look_continues(comparison, point, result):
         return None
     with transaction.atomic():
         locked = Comparison.objects.select_for_update().get(pk=comparison_id)
         if locked.status != Comparison.Status.ANALYSING:
             return None
-        version = (locked.analyses.aggregate(v=Max("version"))["v"] or 0) + 1
-        analysis = Analysis.objects.create(comparison=locked, version=version, engine=ENGINE, result=result,
-                                           compute_seconds=compute_seconds)
+        analysis = _analysis_store(locked, result, compute_seconds)
         if point is not None:
             _record_look(locked, point, result, VerdictLook.Decision.STOP)
         runs = list(locked.runs.values_list("status", "error"))
@@ -205,17 +216,12 @@ def comparison_analyse_partial(*, comparison: Comparison) -> Analysis | None:
     coverage = block_coverage(comparison=comparison)
     if not coverage["blocks_stored"] or comparison.analyses.filter(result__partial=True).exists():
         return None
-    started = time.perf_counter()
     try:
-        result = analysis_compute(comparison=comparison, config=comparison_verdict_config(comparison))
+        result, compute_seconds = _analysis_compute_timed(comparison, comparison_verdict_config(comparison))
     except SamplesRemoved:  # the retention took them first: nothing is left to analyse, and it says so
         return None
-    compute_seconds = time.perf_counter() - started
     with transaction.atomic():
         locked = Comparison.objects.select_for_update().get(pk=comparison.pk)
         if locked.status != Comparison.Status.CANCELLED or locked.analyses.filter(result__partial=True).exists():
             return None
-        version = (locked.analyses.aggregate(v=Max("version"))["v"] or 0) + 1
-        return Analysis.objects.create(comparison=locked, version=version, engine=ENGINE,
-                                       result={**result, "partial": True, **coverage},
-                                       compute_seconds=compute_seconds)
+        return _analysis_store(locked, {**result, "partial": True, **coverage}, compute_seconds)
