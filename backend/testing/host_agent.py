@@ -6,6 +6,7 @@ their own share. Imports the device-runner package: use it after
 from __future__ import annotations
 
 import threading
+from typing import Any, TypeVar
 
 from celery.contrib.testing.worker import start_worker
 
@@ -22,14 +23,33 @@ from .waiting import wait_for
 # Every arm names its own endpoint: the reference target the runner knows is never asked.
 UNUSED_TARGET = ReferenceTarget("127.0.0.1", 9, 9, "localhost", None)
 
+Client = TypeVar("Client", bound=RunnerClient)
+
+
+def reference_of(target: Any) -> ReferenceTarget:
+    """How the runner knows a reference target the test started (latencylab_runner.target.start_target)."""
+    return ReferenceTarget("127.0.0.1", target.plain_port, target.tls_port, "localhost", str(target.ca_file))
+
+
+def runner_client(server_url: str, pool, name: str, client_class: type[Client] = RunnerClient) -> Client:  # type: ignore[assignment]
+    """A runner registered in `pool` as `name`, and a protocol client holding its token."""
+    _, token = runner_register(pool=pool, name=name)
+    return client_class(server_url, token)
+
+
+def host_agent(client: RunnerClient, name: str, *, target: ReferenceTarget = UNUSED_TARGET,
+               heartbeat_interval_s: float = 1) -> Agent:
+    """An agent of one host device (serial `host-<name>`) measuring with the built-in probe."""
+    return Agent(client, name=name, serial=f"host-{name}", driver=HostDriver(target),
+                 heartbeat_interval_s=heartbeat_interval_s)
+
 
 def run_on_host_agent(server_url: str, pool, comparison_ids: list[str], *, name: str = "host-agent",
                       timeout_s: float = 120, target: ReferenceTarget = UNUSED_TARGET) -> bool:
     """Registers a runner in `pool`, runs its agent until every comparison is terminal (or
     `timeout_s` passed), stops it; True when all ended in time."""
-    _, token = runner_register(pool=pool, name=name)
-    client = RunnerClient(server_url, token)
-    agent = Agent(client, name=name, serial=f"host-{name}", driver=HostDriver(target), heartbeat_interval_s=1)
+    client = runner_client(server_url, pool, name)
+    agent = host_agent(client, name, target=target)
     try:
         with start_worker(celery_app, pool="solo", perform_ping_check=False, shutdown_timeout=10):
             thread = threading.Thread(target=agent.run_forever, kwargs={"max_runs": len(comparison_ids)},

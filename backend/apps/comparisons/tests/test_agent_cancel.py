@@ -13,17 +13,14 @@ from celery.contrib.testing.worker import start_worker
 
 from apps.accounts.services import api_token_create
 from apps.comparisons.models import Comparison, RunBlock
-from apps.devices.services import runner_register
 from apps.results.models import Analysis, Sample
 from config.celery import app as celery_app
 from testing.waiting import wait_for
 
 pytest.importorskip("latencylab_runner")
 from latencylab_runner.agent.client import RunnerClient  # noqa: E402
-from latencylab_runner.agent.main import Agent  # noqa: E402
 from latencylab_runner.cli.main import main as latencylab  # noqa: E402
-from latencylab_runner.drivers.host import HostDriver  # noqa: E402
-from latencylab_runner.drivers.targets import ReferenceTarget  # noqa: E402
+from testing.host_agent import host_agent, reference_of, runner_client  # noqa: E402
 
 BLOCKS = 50  # far more than get measured before the cancel, however fast this machine is
 # Two repetitions of four series per block: 120 real requests a block, so the cancel lands mid-run.
@@ -62,12 +59,9 @@ class CountingClient(RunnerClient):
 @pytest.mark.django_db(transaction=True)
 def test_a_cancelled_run_stops_within_one_heartbeat_and_its_results_stay_partial(live_server, api, org, pool,
                                                                                    target):
-    _, runner_token = runner_register(pool=pool, name="cancel-runner")
-    client = CountingClient(live_server.url, runner_token)
-    reference = ReferenceTarget("127.0.0.1", target.plain_port, target.tls_port, "localhost", str(target.ca_file))
+    client = runner_client(live_server.url, pool, "cancel-runner", CountingClient)
     # The agent's own heartbeat loop would first fire after an hour: the one heartbeat is the test's.
-    agent = Agent(client, name="cancel-runner", serial="host-cancel", driver=HostDriver(reference),
-                  heartbeat_interval_s=3600)
+    agent = host_agent(client, "cancel-runner", target=reference_of(target), heartbeat_interval_s=3600)
     client.cancel_delivered = lambda run_id: run_id in agent._cancel and agent._cancel[run_id].is_set()
     _, ci_token = api_token_create(organization=org, name="ci", scopes=["ci"])
     with start_worker(celery_app, pool="solo", perform_ping_check=False, shutdown_timeout=10):

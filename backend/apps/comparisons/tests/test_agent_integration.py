@@ -8,15 +8,11 @@ import pytest
 from celery.contrib.testing.worker import start_worker
 
 from apps.comparisons.models import Comparison
-from apps.devices.services import runner_register
 from config.celery import app as celery_app
 from testing.waiting import wait_for
 
 latencylab_runner = pytest.importorskip("latencylab_runner")
-from latencylab_runner.agent.client import RunnerClient  # noqa: E402
-from latencylab_runner.agent.main import Agent  # noqa: E402
-from latencylab_runner.drivers.host import HostDriver  # noqa: E402
-from latencylab_runner.drivers.targets import ReferenceTarget  # noqa: E402
+from testing.host_agent import host_agent, reference_of, runner_client  # noqa: E402
 
 SMALL = {
     "mid-image-series": {"workload": {"kind": "series", "periods": [3, 6], "repetitions": 2}},
@@ -32,10 +28,8 @@ SMALL = {
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("preset", list(SMALL))
 def test_seed_preset_runs_end_to_end_through_the_agent(preset, live_server, api, pool, target):
-    _, token = runner_register(pool=pool, name="it-runner")
-    client = RunnerClient(live_server.url, token)
-    reference = ReferenceTarget("127.0.0.1", target.plain_port, target.tls_port, "localhost", str(target.ca_file))
-    agent = Agent(client, name="it-runner", serial="host-it", driver=HostDriver(reference), heartbeat_interval_s=1)
+    client = runner_client(live_server.url, pool, "it-runner")
+    agent = host_agent(client, "it-runner", target=reference_of(target))
     with start_worker(celery_app, pool="solo", perform_ping_check=False, shutdown_timeout=10):
         created = api.post("/api/v1/comparisons", {"name": preset, "preset": preset, "blocks": 2, "seed": 5,
                                                    **SMALL[preset]}, format="json")
@@ -91,10 +85,8 @@ def test_series_under_transatlantic_runs_through_the_emulated_link(live_server, 
 
     if os.geteuid() != 0:
         pytest.skip("the link emulator needs root (network namespaces)")
-    _, token = runner_register(pool=pool, name="it-runner")
-    client = RunnerClient(live_server.url, token)
-    reference = ReferenceTarget("127.0.0.1", target.plain_port, target.tls_port, "localhost", str(target.ca_file))
-    agent = Agent(client, name="it-runner", serial="host-it", driver=HostDriver(reference), heartbeat_interval_s=1)
+    client = runner_client(live_server.url, pool, "it-runner")
+    agent = host_agent(client, "it-runner", target=reference_of(target))
     with start_worker(celery_app, pool="solo", perform_ping_check=False, shutdown_timeout=10):
         created = api.post("/api/v1/comparisons", {
             "name": "transatlantic", "preset": "mid-image-series", "blocks": 2, "seed": 5,

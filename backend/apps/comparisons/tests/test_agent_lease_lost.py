@@ -21,9 +21,7 @@ from testing.waiting import wait_for
 
 pytest.importorskip("latencylab_runner")
 from latencylab_runner.agent.client import RunnerClient  # noqa: E402
-from latencylab_runner.agent.main import Agent  # noqa: E402
-from latencylab_runner.drivers.host import HostDriver  # noqa: E402
-from latencylab_runner.drivers.targets import ReferenceTarget  # noqa: E402
+from testing.host_agent import host_agent, reference_of, runner_client  # noqa: E402
 
 BLOCKS = 4
 SLOW_BLOCK = 2
@@ -63,11 +61,8 @@ class SlowUploadClient(RunnerClient):
 
 @pytest.mark.django_db(transaction=True)
 def test_an_upload_that_outlived_its_lease_is_refused_and_the_run_resumes_there(live_server, api, pool, target):
-    _, runner_token = runner_register(pool=pool, name="slow-runner")
-    client = SlowUploadClient(live_server.url, runner_token)
-    reference = ReferenceTarget("127.0.0.1", target.plain_port, target.tls_port, "localhost", str(target.ca_file))
-    agent = Agent(client, name="slow-runner", serial="host-slow", driver=HostDriver(reference),
-                  heartbeat_interval_s=3600)
+    client = runner_client(live_server.url, pool, "slow-runner", SlowUploadClient)
+    agent = host_agent(client, "slow-runner", target=reference_of(target), heartbeat_interval_s=3600)
     with start_worker(celery_app, pool="solo", perform_ping_check=False, shutdown_timeout=10):
         created = api.post("/api/v1/comparisons", SPEC, format="json")
         assert created.status_code == 201, created.content
@@ -109,10 +104,9 @@ def test_a_second_agent_with_the_same_runner_token_takes_over_and_samples_never_
     stalls in an upload, its lease runs out, the second takes the run; the first's upload is
     refused as belonging to an earlier attempt and it stops."""
     _, runner_token = runner_register(pool=pool, name="twin-runner")
-    reference = ReferenceTarget("127.0.0.1", target.plain_port, target.tls_port, "localhost", str(target.ca_file))
     first, second = SlowUploadClient(live_server.url, runner_token), SlowUploadClient(live_server.url, runner_token)
-    agents = [Agent(client, name="twin-runner", serial="host-twin", driver=HostDriver(reference),
-                    heartbeat_interval_s=3600) for client in (first, second)]
+    agents = [host_agent(client, "twin-runner", target=reference_of(target), heartbeat_interval_s=3600)
+              for client in (first, second)]
     with start_worker(celery_app, pool="solo", perform_ping_check=False, shutdown_timeout=10):
         created = api.post("/api/v1/comparisons", SPEC, format="json")
         assert created.status_code == 201, created.content

@@ -12,15 +12,11 @@ from celery.contrib.testing.worker import start_worker
 from django.conf import settings
 
 from apps.accounts.services import api_token_create
-from apps.devices.services import runner_register
 from config.celery import app as celery_app
 
 pytest.importorskip("latencylab_runner")
-from latencylab_runner.agent.client import RunnerClient  # noqa: E402
-from latencylab_runner.agent.main import Agent  # noqa: E402
 from latencylab_runner.cli.main import main as latencylab  # noqa: E402
-from latencylab_runner.drivers.host import HostDriver  # noqa: E402
-from latencylab_runner.drivers.targets import ReferenceTarget  # noqa: E402
+from testing.host_agent import host_agent, reference_of, runner_client  # noqa: E402
 
 SPEC_YAML = """
 name: CLI gate
@@ -36,10 +32,8 @@ EXIT = {"regression": 1, "inconclusive": 0, "improvement": 0, "equivalent": 0}
 @pytest.mark.django_db(transaction=True)
 def test_cli_run_wait_gates_on_the_real_verdict(live_server, org, pool, target, tmp_path, capsys):
     _, token = api_token_create(organization=org, name="ci", scopes=["ci"])
-    _, runner_token = runner_register(pool=pool, name="cli-runner")
-    client = RunnerClient(live_server.url, runner_token)
-    reference = ReferenceTarget("127.0.0.1", target.plain_port, target.tls_port, "localhost", str(target.ca_file))
-    agent = Agent(client, name="cli-runner", serial="host-cli", driver=HostDriver(reference), heartbeat_interval_s=1)
+    client = runner_client(live_server.url, pool, "cli-runner")
+    agent = host_agent(client, "cli-runner", target=reference_of(target))
     spec = tmp_path / "spec.yaml"
     spec.write_text(SPEC_YAML)
     report = tmp_path / "verdict.json"

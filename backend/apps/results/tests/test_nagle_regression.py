@@ -4,24 +4,15 @@ measured by the real agent over real sockets as two customer endpoints. With the
 6 blocks the verdict must be `regression` and the CLI must exit 1 on it (the rank test
 this gate used before could not go below p = 0.031 on 6 blocks: "inconclusive")."""
 
-import threading
-
 import pytest
-from celery.contrib.testing.worker import start_worker
 
 from apps.accounts.services import api_token_create
 from apps.comparisons.models import Comparison
-from apps.devices.services import runner_register
-from config.celery import app as celery_app
-from testing.waiting import wait_for
 
 pytest.importorskip("latencylab_runner")
-from latencylab_runner.agent.client import RunnerClient  # noqa: E402
-from latencylab_runner.agent.main import Agent  # noqa: E402
 from latencylab_runner.cli.main import main as latencylab  # noqa: E402
-from latencylab_runner.drivers.host import HostDriver  # noqa: E402
-from latencylab_runner.drivers.targets import ReferenceTarget  # noqa: E402
 from latencylab_runner.target import start_target  # noqa: E402
+from testing.host_agent import reference_of, run_on_host_agent  # noqa: E402
 
 
 @pytest.fixture
@@ -54,21 +45,12 @@ def test_nagle_trap_is_a_regression_with_the_default_spec(live_server, api, org,
                   "ca_bundle": ca}],
         "baseline_arm": "build-a",
     }
-    _, runner_token = runner_register(pool=pool, name="nagle-runner")
-    client = RunnerClient(live_server.url, runner_token)
-    reference = ReferenceTarget("127.0.0.1", target.plain_port, target.tls_port, "localhost", str(target.ca_file))
-    agent = Agent(client, name="nagle-runner", serial="host-nagle", driver=HostDriver(reference),
-                  heartbeat_interval_s=1)
-    with start_worker(celery_app, pool="solo", perform_ping_check=False, shutdown_timeout=10):
-        created = api.post("/api/v1/comparisons", spec, format="json")
-        assert created.status_code == 201, created.content
-        comparison_id = created.json()["id"]
-        assert created.json()["spec"]["blocks"] == 8
-        thread = threading.Thread(target=agent.run_forever, kwargs={"max_runs": 1}, daemon=True)
-        thread.start()
-        finished = wait_for(lambda: Comparison.objects.get(pk=comparison_id).status in Comparison.TERMINAL, 180)
-        agent.stopping.set()
-        thread.join(30)
+    created = api.post("/api/v1/comparisons", spec, format="json")
+    assert created.status_code == 201, created.content
+    comparison_id = created.json()["id"]
+    assert created.json()["spec"]["blocks"] == 8
+    finished = run_on_host_agent(live_server.url, pool, [comparison_id], name="nagle-runner", timeout_s=180,
+                                 target=reference_of(target))
     comparison = Comparison.objects.get(pk=comparison_id)
     assert finished, (comparison.status, comparison.error)
     assert comparison.status == "finished", (comparison.status, comparison.error)
@@ -86,4 +68,3 @@ def test_nagle_trap_is_a_regression_with_the_default_spec(live_server, api, org,
     code = latencylab(["--server", live_server.url, "--token", token, "verdict", comparison_id,
                        "--fail-on", "regression"])
     assert code == 1, capsys.readouterr().out
-    client.close()

@@ -14,10 +14,9 @@ from testing.customer_servers import start_nginx
 
 latencylab_runner = pytest.importorskip("latencylab_runner")
 from latencylab_runner.drivers.server_stacks import reference_target_software  # noqa: E402
-from latencylab_runner.drivers.targets import ReferenceTarget  # noqa: E402
 from latencylab_runner.target import start_target  # noqa: E402
 from latencylab_runner.target.content import file_bytes  # noqa: E402
-from testing.host_agent import run_on_host_agent  # noqa: E402
+from testing.host_agent import reference_of, run_on_host_agent  # noqa: E402
 
 
 @pytest.fixture
@@ -49,8 +48,8 @@ def test_a_finished_run_names_the_reference_target_and_the_customers_nginx(live_
     created = api.post("/api/v1/comparisons", spec, format="json")
     assert created.status_code == 201, created.content
     comparison_id = created.json()["id"]
-    reference = ReferenceTarget("127.0.0.1", target.plain_port, target.tls_port, "localhost", str(target.ca_file))
-    assert run_on_host_agent(live_server.url, pool, [comparison_id], name="stacks-runner", target=reference)
+    assert run_on_host_agent(live_server.url, pool, [comparison_id], name="stacks-runner",
+                             target=reference_of(target))
     comparison = Comparison.objects.get(pk=comparison_id)
     assert comparison.status == "finished", (comparison.error, list(comparison.runs.values("status", "error")))
 
