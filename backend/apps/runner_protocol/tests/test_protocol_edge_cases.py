@@ -175,6 +175,8 @@ def test_a_repeated_batch_is_acknowledged_and_stored_once(runner_api, leased):
     assert stored_state(leased["run_id"]) == before
 
 
+STORED_BLOCK_0 = ("block 0 is already stored (attempt 1, batch_seq 0) with other samples or another baseline; a "
+                  "stored block is never replaced. Nothing was stored.")
 CHANGED = {
     "one sample's time": lambda: [*marked_block(0, 1000)[:5], make_sample("h2", 0, 5, app_done=9999)],
     "one sample fewer": lambda: marked_block(0, 1000)[:5],
@@ -188,36 +190,27 @@ def test_the_same_block_with_other_contents_is_409_and_the_first_copy_stands(run
     before = stored_state(leased["run_id"])
     response = upload(runner_api, leased, 0, samples=samples())
     assert response.status_code == 409, response.content
-    assert response.json()["detail"] == (
-        "block 0 is already stored (attempt 1, batch_seq 0) with other samples or another baseline; a stored "
-        "block is never replaced. Nothing was stored.")
+    assert response.json()["detail"] == STORED_BLOCK_0
     assert stored_state(leased["run_id"]) == before
 
 
-@pytest.mark.django_db
-def test_the_same_block_with_another_baseline_is_409(runner_api, leased):
-    before = stored_state(leased["run_id"])
-    response = upload(runner_api, leased, 0, samples=marked_block(0, 1000), baseline={"tcp": {"n": 10, "avg_ms": 9}})
-    assert response.status_code == 409
-    assert stored_state(leased["run_id"]) == before
+# A batch that contradicts what is stored or leased: (block, what differs from a good upload, detail).
+CONTRADICTING = {
+    "the same block with another baseline": (0, {"baseline": {"tcp": {"n": 10, "avg_ms": 9}}}, STORED_BLOCK_0),
+    "a batch_seq used for another block": (1, {"batch_seq": 0}, (
+        "batch_seq: 0 was already used for block 0 of this run; a batch is one block, and each carries its own "
+        "batch_seq. Nothing was stored.")),
+    "a batch naming another attempt": (1, {"attempt": 2}, "attempt: this lease is attempt 1; the batch says 2."),
+}
 
 
 @pytest.mark.django_db
-def test_a_batch_seq_used_for_another_block_is_409(runner_api, leased):
+@pytest.mark.parametrize("block, differs, detail", CONTRADICTING.values(), ids=CONTRADICTING.keys())
+def test_a_batch_contradicting_the_stored_blocks_or_the_lease_is_409(runner_api, leased, block, differs, detail):
     before = stored_state(leased["run_id"])
-    response = upload(runner_api, leased, 1, samples=marked_block(1, 1000), batch_seq=0)
-    assert response.status_code == 409
-    assert response.json()["detail"] == ("batch_seq: 0 was already used for block 0 of this run; a batch is one "
-                                         "block, and each carries its own batch_seq. Nothing was stored.")
-    assert stored_state(leased["run_id"]) == before
-
-
-@pytest.mark.django_db
-def test_a_batch_naming_another_attempt_is_409(runner_api, leased):
-    before = stored_state(leased["run_id"])
-    response = upload(runner_api, leased, 1, samples=marked_block(1, 1000), attempt=2)
-    assert response.status_code == 409
-    assert response.json()["detail"] == "attempt: this lease is attempt 1; the batch says 2."
+    response = upload(runner_api, leased, block, samples=marked_block(block, 1000), **differs)
+    assert response.status_code == 409, response.content
+    assert response.json()["detail"] == detail
     assert stored_state(leased["run_id"]) == before
 
 
