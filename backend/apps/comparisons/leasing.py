@@ -324,13 +324,17 @@ def run_lock_for_artifact(*, runner: Runner, run_id: str, lease_token: str) -> R
 
 def heartbeat_extend_leases(*, runner: Runner, runs: list[dict[str, str]]) -> dict[str, Any]:
     """Extend each listed lease still held; answer cancel_run for the ones that are not.
-    In run-id order, so two transactions lock runs in the same order."""
+    In run-id order, so two transactions lock runs in the same order. A lease past its
+    expiry is not held, even before the reaper requeued its run: uploads are refused from
+    that moment (run_lock_under_lease), so a heartbeat must not revive it."""
     commands = []
-    expires = _lease_expiry()
+    now = timezone.now()
+    expires = now + timedelta(seconds=settings.RUNNER_LEASE_SECONDS)
     extended = 0
     for item in sorted(runs, key=lambda r: r["run_id"]):
         updated = Run.objects.filter(
-            pk=item["run_id"], device__runner=runner, status=Run.Status.LEASED, lease_token=item["lease_token"]
+            pk=item["run_id"], device__runner=runner, status=Run.Status.LEASED, lease_token=item["lease_token"],
+            lease_expires_at__gte=now,
         ).update(lease_expires_at=expires)
         extended += updated
         if not updated:

@@ -153,6 +153,21 @@ def test_an_upload_after_its_lease_expired_or_moved_on_is_409_and_stores_nothing
     assert stored_rows(first["run_id"]) == [(0, i, 1000 + i) for i in range(6)] + [(1, i, 2000 + i) for i in range(6)]
 
 
+@pytest.mark.django_db
+def test_a_heartbeat_after_the_lease_expired_cancels_the_run_before_the_reaper_gets_there(runner_api, queued_run):
+    """An expired lease is gone (contract README, heartbeat) whether or not the reaper has
+    requeued the run yet: the heartbeat must not bring it back, or whether the run goes on
+    would depend on which comes first, the heartbeat or the reaper."""
+    leased = lease(runner_api).json()["runs"][0]
+    expired_at = timezone.now() - timedelta(seconds=1)
+    Run.objects.filter(pk=leased["run_id"]).update(lease_expires_at=expired_at)
+    answer = heartbeat(runner_api, leased).json()
+    assert answer["commands"] == [{"type": "cancel_run", "run_id": leased["run_id"]}]
+    assert answer["lease_expires_at"] is None
+    assert Run.objects.get(pk=leased["run_id"]).lease_expires_at == expired_at
+    assert leases_reap_expired() == 1
+
+
 # -- a repeated batch -------------------------------------------------------------------------------
 
 
