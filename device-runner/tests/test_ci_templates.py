@@ -98,9 +98,12 @@ def checkout(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def fresh_python(where: Path) -> Path:
     """A virtualenv without latencylab_runner in which the project's dependencies are importable
     (a .pth line: the project's site-packages directory, whose own .pth files, including the
-    editable install's, are not processed). Returns its bin directory."""
+    editable install's, are not processed). Returns its bin directory. Its `python -m pip` is the
+    project's pip through that line (installing into this virtualenv, whose prefix it reads):
+    ensurepip would take five seconds of CPU per test to install a copy of it."""
     base = Path(getattr(sys, "_base_executable", sys.executable))
-    subprocess.run([str(base), "-m", "venv", str(where)], check=True, capture_output=True, timeout=120)
+    subprocess.run([str(base), "-m", "venv", "--without-pip", str(where)], check=True, capture_output=True,
+                   timeout=120)
     purelib = Path(sysconfig.get_paths()["purelib"])
     site = next((where / "lib").glob("python3*/site-packages"))
     (site / "zz-project-dependencies.pth").write_text(f"{purelib}\n")
@@ -108,6 +111,9 @@ def fresh_python(where: Path) -> Path:
     probe = subprocess.run([str(bin_dir / "python"), "-c", "import latencylab_runner"], capture_output=True,
                            timeout=60, check=False, cwd=where, env=runner_env(bin_dir))
     assert probe.returncode != 0, "the fresh Python must not have the CLI before the action installs it"
+    pip = subprocess.run([str(bin_dir / "python"), "-c", "import pip, sys; print(sys.prefix)"], capture_output=True,
+                         text=True, timeout=60, check=True, cwd=where, env=runner_env(bin_dir))
+    assert Path(pip.stdout.strip()).resolve() == where.resolve(), "pip installs into the fresh Python's prefix"
     return bin_dir
 
 
