@@ -24,4 +24,22 @@ describe('DataTable', () => {
     expect(within(table).getByText('Actions')).toHaveClass('visually-hidden');
     expect(within(table).getByRole('button', { name: 'Remove' })).toBeInTheDocument();
   });
+
+  it('is compact unless asked for roomy rows, and lines up figures when numeric', () => {
+    const { rerender } = render(
+      <DataTable label="Runners" columns={['Runner']}>
+        <tbody />
+      </DataTable>,
+    );
+    expect(screen.getByRole('table', { name: 'Runners' })).toHaveClass('table', 'table-compact');
+    rerender(
+      <DataTable label="Runners" columns={['Runner', 'Pool', 'Pool']} compact={false} numeric>
+        <tbody />
+      </DataTable>,
+    );
+    const table = screen.getByRole('table', { name: 'Runners' });
+    expect(table).not.toHaveClass('table-compact');
+    expect(table).toHaveClass('table', 'table-numeric');
+    expect(within(table).getAllByRole('columnheader').map((header) => header.textContent)).toEqual(['Runner', 'Pool', 'Pool']);
+  });
 });

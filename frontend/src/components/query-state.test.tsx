@@ -1,6 +1,7 @@
 import { render, screen } from '@testing-library/react';
 import type { UseQueryResult } from '@tanstack/react-query';
 import { describe, expect, it } from 'vitest';
+import { ApiError } from '@/lib/api-client';
 import { QueryState } from './query-state';
 
 type Rows = string[];
@@ -32,5 +33,23 @@ describe('QueryState', () => {
     view(as({ isPending: false, isError: false, data: ['a', 'b'] }));
     expect(screen.getAllByRole('listitem').map((item) => item.textContent)).toEqual(['a', 'b']);
     expect(screen.queryByText('Nothing yet.')).not.toBeInTheDocument();
+  });
+
+  it('says who may see it when the server refuses this user, and the reason for other errors', () => {
+    const refused = as({ isPending: false, isError: true, error: new ApiError(403, { detail: 'Forbidden.' }) });
+    const { unmount } = render(
+      <QueryState query={refused} what="usage" forbidden="Only owners of the organization see its usage.">
+        {() => null}
+      </QueryState>,
+    );
+    expect(screen.getByRole('alert')).toHaveTextContent(/^Only owners of the organization see its usage\.$/);
+    unmount();
+    const failed = as({ isPending: false, isError: true, error: new ApiError(503, { detail: 'Database is down.' }) });
+    render(
+      <QueryState query={failed} what="usage" forbidden="Only owners of the organization see its usage.">
+        {() => null}
+      </QueryState>,
+    );
+    expect(screen.getByRole('alert')).toHaveTextContent('Could not load usage: Database is down.');
   });
 });

@@ -1,7 +1,9 @@
 import { useId, useState, type FormEvent } from 'react';
+import { DataTable } from '@/components/data-table';
 import { FieldMessages, fieldMessages } from '@/components/field-messages';
+import { PageHeader } from '@/components/page-header';
 import { Pager } from '@/components/pager';
-import { Spinner } from '@/components/spinner';
+import { QueryState } from '@/components/query-state';
 import { ApiError } from '@/lib/api-client';
 import { AUDIT_ACTIONS, type AuditAction, type AuditEvent } from '@/lib/api-types';
 import { flattenFieldErrors } from '@/lib/field-errors';
@@ -49,15 +51,10 @@ export function AuditLogPage() {
 
   return (
     <div className="stack">
-      <header className="page-header">
-        <div>
-          <h1>Audit log</h1>
-          <p className="muted">
-            Who changed members, API tokens, share links, webhooks and devices, and who cancelled comparisons. Owners
-            and admins see it; records are never edited.
-          </p>
-        </div>
-      </header>
+      <PageHeader title="Audit log">
+        Who changed members, API tokens, share links, webhooks and devices, and who cancelled comparisons. Owners
+        and admins see it; records are never edited.
+      </PageHeader>
       <FiltersForm onApply={(next) => apply({ ...next, actor: filters.actor })} errors={refused} />
       {filters.actor !== undefined && (
         <p className="button-row">
@@ -69,59 +66,49 @@ export function AuditLogPage() {
           </button>
         </p>
       )}
-      {events.isPending ? (
-        <Spinner label="Loading the audit log" />
-      ) : events.isError && !refused ? (
-        <p role="alert" className="alert alert-error">
-          {events.error instanceof ApiError && events.error.status === 403
-            ? 'Only owners and admins of the organization see its audit log.'
-            : `Could not load the audit log: ${events.error.message}`}
-        </p>
-      ) : events.data && events.data.count === 0 ? (
-        <p className="empty-state muted">Nothing recorded{Object.keys(filters).length ? ' for these filters' : ''}.</p>
-      ) : events.data ? (
-        <section className="card">
-          <div className="table-wrap">
-            <table className="table table-compact" aria-label="Audit log">
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Who</th>
-                  <th scope="col">What</th>
-                  <th scope="col">Target</th>
-                  <th scope="col">Details</th>
-                </tr>
-              </thead>
-              <tbody>
-                {events.data.results.map((event) => (
-                  <tr key={event.id}>
-                    <td>{formatDateTime(event.created_at)}</td>
-                    <td>
-                      {event.actor.id === null ? (
-                        event.actor.label || <span className="muted">system</span>
-                      ) : (
-                        <button
-                          type="button"
-                          className="button-link"
-                          title="Show only this person's actions"
-                          onClick={() => filterByActor(event)}
-                        >
-                          {event.actor.label}
-                        </button>
-                      )}
-                    </td>
-                    <th scope="row">{ACTION_LABELS[event.action]}</th>
-                    <td>{event.target.label || event.target.id}</td>
-                    <td className="small">{detailsText(event.details)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <Pager page={page} data={events.data} onPage={setPage} />
-        </section>
-      ) : null}
+      {/* A refused filter is said at its field in the form; the list waits for a valid one. */}
+      {!refused && (
+        <QueryState
+          query={events}
+          what="the audit log"
+          forbidden="Only owners and admins of the organization see its audit log."
+          isEmpty={(data) => data.count === 0}
+          empty={<p className="empty-state muted">Nothing recorded{Object.keys(filters).length ? ' for these filters' : ''}.</p>}>
+          {(data) => (
+            <section className="card">
+              <DataTable label="Audit log" columns={['When', 'Who', 'What', 'Target', 'Details']}>
+                <tbody>
+                  {data.results.map((event) => (
+                    <AuditRow key={event.id} event={event} onActor={filterByActor} />
+                  ))}
+                </tbody>
+              </DataTable>
+              <Pager page={page} data={data} onPage={setPage} />
+            </section>
+          )}
+        </QueryState>
+      )}
     </div>
+  );
+}
+
+function AuditRow({ event, onActor }: { event: AuditEvent; onActor: (event: AuditEvent) => void }) {
+  return (
+    <tr>
+      <td>{formatDateTime(event.created_at)}</td>
+      <td>
+        {event.actor.id === null ? (
+          event.actor.label || <span className="muted">system</span>
+        ) : (
+          <button type="button" className="button-link" title="Show only this person's actions" onClick={() => onActor(event)}>
+            {event.actor.label}
+          </button>
+        )}
+      </td>
+      <th scope="row">{ACTION_LABELS[event.action]}</th>
+      <td>{event.target.label || event.target.id}</td>
+      <td className="small">{detailsText(event.details)}</td>
+    </tr>
   );
 }
 

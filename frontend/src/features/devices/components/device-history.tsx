@@ -1,4 +1,6 @@
-import { Spinner } from '@/components/spinner';
+import { DataTable } from '@/components/data-table';
+import { QueryState } from '@/components/query-state';
+import type { DeviceDetail } from '@/lib/api-types';
 import { formatDateTime } from '@/utils/format';
 import { useDevice } from '../api/get-devices';
 
@@ -8,15 +10,15 @@ const words = (state: string) => STATE_WORDS[state] ?? state;
 /** A device's recorded state changes, newest first. */
 export function DeviceHistory({ deviceId }: { deviceId: string }) {
   const device = useDevice(deviceId, true);
-  if (device.isPending) return <Spinner label="Loading the device's history" />;
-  if (device.isError) {
-    return (
-      <p role="alert" className="alert alert-error">
-        Could not load the history: {device.error.message}
-      </p>
-    );
-  }
-  const { state_changes: changes, infra_failures: failures } = device.data;
+  return (
+    <QueryState query={device} what="the device's history">
+      {(detail) => <History device={detail} />}
+    </QueryState>
+  );
+}
+
+function History({ device }: { device: DeviceDetail }) {
+  const { state_changes: changes, infra_failures: failures } = device;
   return (
     <div className="stack-tight">
       {failures.length > 0 && (
@@ -27,14 +29,7 @@ export function DeviceHistory({ deviceId }: { deviceId: string }) {
           {failures.map((failure) => `${failure.kind}${failure.error ? ` (${failure.error})` : ''}`).join('; ')}
         </p>
       )}
-      <table className="table table-compact" aria-label={`State changes of ${device.data.serial}`}>
-        <thead>
-          <tr>
-            <th scope="col">When</th>
-            <th scope="col">Change</th>
-            <th scope="col">Reason</th>
-          </tr>
-        </thead>
+      <DataTable label={`State changes of ${device.serial}`} columns={['When', 'Change', 'Reason']}>
         <tbody>
           {changes.map((change, index) => (
             <tr key={`${change.at}-${index}`}>
@@ -49,7 +44,7 @@ export function DeviceHistory({ deviceId }: { deviceId: string }) {
             </tr>
           ))}
         </tbody>
-      </table>
+      </DataTable>
     </div>
   );
 }

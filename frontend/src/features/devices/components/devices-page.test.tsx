@@ -1,6 +1,6 @@
-import { screen, within } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
-import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { poolsFixture, devicesPageFixture } from '@/testing/fixtures/devices';
 import { mockLab } from '@/testing/mocks/devices-handlers';
 import { server } from '@/testing/mocks/server';
@@ -13,6 +13,7 @@ beforeEach(() => {
   lab = mockLab();
   server.use(...lab.handlers);
 });
+afterEach(() => vi.restoreAllMocks());
 
 const renderPage = () => renderWithProviders(<DevicesPage />, { path: '/devices', routePath: '/devices' });
 const row = async (serial: string) => screen.findByTestId(`device-${serial}`);
@@ -150,8 +151,12 @@ describe('devices page', () => {
     await user.click(within(secret).getByRole('button', { name: 'Done' }));
     expect(screen.queryByDisplayValue(/secret-shown-once/)).toBeNull();
 
+    const confirm = vi.spyOn(window, 'confirm').mockReturnValueOnce(false).mockReturnValueOnce(true);
     await user.click(within(tokens).getByRole('button', { name: 'Revoke lle_Zx81q2Wm' }));
-    expect(lab.state.revoked).toEqual(['e1000000-0000-4000-8000-000000000001']);
+    expect(confirm).toHaveBeenLastCalledWith(expect.stringContaining('runners it enrolled keep working'));
+    expect(lab.state.revoked).toEqual([]);
+    await user.click(within(tokens).getByRole('button', { name: 'Revoke lle_Zx81q2Wm' }));
+    await waitFor(() => expect(lab.state.revoked).toEqual(['e1000000-0000-4000-8000-000000000001']));
     expect(await within(tokens).findAllByText('revoked')).toHaveLength(2);
   });
 });

@@ -1,4 +1,5 @@
-import { Spinner } from '@/components/spinner';
+import { PageHeader } from '@/components/page-header';
+import { QueryState } from '@/components/query-state';
 import { useDevices } from '../api/get-devices';
 import { usePools, useRunners } from '../api/get-fleet';
 import { DevicesTable } from './devices-table';
@@ -14,69 +15,57 @@ export function DevicesPage() {
 
   return (
     <div className="stack">
-      <header className="page-header">
-        <div>
-          <h1>Devices</h1>
-          <p className="muted">
-            Phones and hosts of your pools and LatencyLab's hosted ones, as their runners report them every 10 s.
-          </p>
-        </div>
-      </header>
+      <PageHeader title="Devices">
+        Phones and hosts of your pools and LatencyLab's hosted ones, as their runners report them every 10 s.
+      </PageHeader>
 
       <section aria-labelledby="pools-heading" className="stack-tight">
         <h2 id="pools-heading">Pools</h2>
-        {pools.isPending ? (
-          <Spinner label="Loading pools" />
-        ) : pools.isError ? (
-          <p role="alert" className="alert alert-error">
-            Could not load pools: {pools.error.message}
-          </p>
-        ) : (
-          <PoolsSummary pools={pools.data} />
-        )}
+        <QueryState query={pools} what="pools">
+          {(rows) => <PoolsSummary pools={rows} />}
+        </QueryState>
       </section>
 
       <section aria-labelledby="devices-heading" className="stack-tight">
         <h2 id="devices-heading">
           Devices {devices.data && <span className="muted small">({devices.data.count})</span>}
         </h2>
-        {devices.isPending ? (
-          <Spinner label="Loading devices" />
-        ) : devices.isError ? (
-          <p role="alert" className="alert alert-error">
-            Could not load devices: {devices.error.message}
-          </p>
-        ) : devices.data.results.length === 0 ? (
-          <div className="empty-state card">
-            <h3>No devices yet</h3>
-            <p>Enroll a runner on a lab host; its phones appear here within one heartbeat.</p>
-          </div>
-        ) : (
-          <div className="card card-flush">
-            <DevicesTable devices={devices.data.results} />
-            {devices.data.next && (
-              <p className="muted small pad">
-                Showing {devices.data.results.length} of {devices.data.count}; filter the API by pool or state for
-                the rest.
-              </p>
-            )}
-          </div>
-        )}
+        <QueryState
+          query={devices}
+          what="devices"
+          isEmpty={(page) => page.results.length === 0}
+          empty={
+            <div className="empty-state card">
+              <h3>No devices yet</h3>
+              <p>Enroll a runner on a lab host; its phones appear here within one heartbeat.</p>
+            </div>
+          }>
+          {(page) => (
+            <div className="card card-flush">
+              <DevicesTable devices={page.results} />
+              {page.next && (
+                <p className="muted small pad">
+                  Showing {page.results.length} of {page.count}; filter the API by pool or state for the rest.
+                </p>
+              )}
+            </div>
+          )}
+        </QueryState>
       </section>
 
       <section aria-labelledby="runners-heading" className="stack-tight">
         <h2 id="runners-heading">Runners</h2>
-        {runners.isPending ? (
-          <Spinner label="Loading runners" />
-        ) : runners.isError ? (
-          <p role="alert" className="alert alert-error">
-            Could not load runners: {runners.error.message}
-          </p>
-        ) : (
-          <div className="card card-flush">
-            <RunnersTable runners={runners.data.results} />
-          </div>
-        )}
+        <QueryState
+          query={runners}
+          what="runners"
+          isEmpty={(page) => page.results.length === 0}
+          empty={<p className="empty-state muted">No runner has enrolled yet.</p>}>
+          {(page) => (
+            <div className="card card-flush">
+              <RunnersTable runners={page.results} />
+            </div>
+          )}
+        </QueryState>
       </section>
 
       <section aria-labelledby="enrollment-heading" className="card stack-tight">

@@ -1,7 +1,8 @@
 import { useId, useState, type FormEvent } from 'react';
 import { ACTIONS, DataTable } from '@/components/data-table';
-import { Spinner } from '@/components/spinner';
-import type { EnrollmentTokenCreated, Pool } from '@/lib/api-types';
+import { QueryState } from '@/components/query-state';
+import { RevokeButton } from '@/components/revoke-button';
+import type { EnrollmentToken, EnrollmentTokenCreated, Pool } from '@/lib/api-types';
 import { formatDateTime } from '@/utils/format';
 import { useCreateEnrollmentToken, useEnrollmentTokens, useRevokeEnrollmentToken } from '../api/enrollment-tokens';
 import { ShownOnce } from '@/components/shown-once';
@@ -92,17 +93,13 @@ function PoolTokens({ pool }: { pool: string }) {
         </p>
       )}
       {created && <NewSecret token={created} pool={pool} onDismiss={() => setCreated(null)} />}
-      <TokenList
-        pool={pool}
-        tokens={tokens}
-        onRevoke={(id) => revoke.mutate(id)}
-        revoking={revoke.isPending ? revoke.variables : undefined}
-      />
-      {revoke.isError && (
-        <p role="alert" className="alert alert-error">
-          Could not revoke the token: {revoke.error.message}
-        </p>
-      )}
+      <QueryState
+        query={tokens}
+        what="enrollment tokens"
+        isEmpty={(data) => data.length === 0}
+        empty={<p className="empty-state muted">No enrollment token for {pool} yet.</p>}>
+        {(rows) => <TokenList pool={pool} tokens={rows} revoke={revoke} />}
+      </QueryState>
     </div>
   );
 }
@@ -128,25 +125,15 @@ function NewSecret({ token, pool, onDismiss }: { token: EnrollmentTokenCreated; 
 
 type TokenListProps = {
   pool: string;
-  tokens: ReturnType<typeof useEnrollmentTokens>;
-  onRevoke: (id: string) => void;
-  revoking: string | undefined;
+  tokens: EnrollmentToken[];
+  revoke: ReturnType<typeof useRevokeEnrollmentToken>;
 };
 
-function TokenList({ pool, tokens, onRevoke, revoking }: TokenListProps) {
-  if (tokens.isPending) return <Spinner label="Loading enrollment tokens" />;
-  if (tokens.isError) {
-    return (
-      <p role="alert" className="alert alert-error">
-        Could not load enrollment tokens: {tokens.error.message}
-      </p>
-    );
-  }
-  if (tokens.data.length === 0) return <p className="muted">No enrollment token for {pool} yet.</p>;
+function TokenList({ pool, tokens, revoke }: TokenListProps) {
   return (
     <DataTable label={`Enrollment tokens of ${pool}`} columns={['Token', 'Status', 'Created', 'Expires', 'Runners enrolled', 'Last used', ACTIONS]}>
       <tbody>
-        {tokens.data.map((token) => (
+        {tokens.map((token) => (
           <tr key={token.id}>
             <th scope="row">
               <code>{token.prefix}…</code>
@@ -162,14 +149,12 @@ function TokenList({ pool, tokens, onRevoke, revoking }: TokenListProps) {
             <td className="nowrap">{formatDateTime(token.last_used_at)}</td>
             <td className="cell-action">
               {token.status === 'active' && (
-                <button
-                  type="button"
-                  className="button button-danger"
-                  onClick={() => onRevoke(token.id)}
-                  disabled={revoking === token.id}
-                >
-                  Revoke<span className="visually-hidden"> {token.prefix}</span>
-                </button>
+                <RevokeButton
+                  mutation={revoke}
+                  variables={token.id}
+                  name={token.prefix}
+                  confirm={`Revoke the enrollment token ${token.prefix}…? No runner can enroll with it from then on; runners it enrolled keep working.`}
+                />
               )}
             </td>
           </tr>

@@ -1,7 +1,9 @@
 import { useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router-dom';
 import { ACTIONS, DataTable } from '@/components/data-table';
+import { PageHeader } from '@/components/page-header';
 import { QueryState } from '@/components/query-state';
+import { RevokeButton } from '@/components/revoke-button';
 import { Spinner } from '@/components/spinner';
 import { FormMessages, TextField } from '@/components/text-field';
 import { fieldErrorsOf } from '@/lib/api-client';
@@ -34,15 +36,10 @@ export function MembersPage({ me }: { me: Me | null | undefined }) {
   const canInvite = role === 'owner' || role === 'admin';
   return (
     <div className="stack">
-      <header className="page-header">
-        <div>
-          <h1>Members</h1>
-          <p className="muted">
-            Viewers read; members run comparisons; admins manage tokens, pools, webhooks and enrollment; owners manage
-            members and usage.
-          </p>
-        </div>
-      </header>
+      <PageHeader title="Members">
+        Viewers read; members run comparisons; admins manage tokens, pools, webhooks and enrollment; owners manage
+        members and usage.
+      </PageHeader>
       {me === undefined || me === null ? (
         <Spinner label="Loading" />
       ) : (
@@ -117,7 +114,6 @@ function MembersSection({ isOwner }: { isOwner: boolean }) {
   const members = useMembers();
   const changeRole = useChangeRole();
   const remove = useRemoveMember();
-  const failure = changeRole.error ?? remove.error;
   return (
     <section aria-labelledby="members-heading" className="stack-tight">
       <h2 id="members-heading">People</h2>
@@ -126,32 +122,27 @@ function MembersSection({ isOwner }: { isOwner: boolean }) {
           <DataTable label="Members" columns={['Member', 'Role', 'Joined', isOwner && ACTIONS]}>
             <tbody>
               {rows.map((member) => (
-                <MemberRow key={member.id} member={member} isOwner={isOwner}
-                  onRole={(role) => changeRole.mutate({ id: member.id, role })}
-                  onRemove={() => {
-                    if (window.confirm(`Remove ${member.username} from the organization? Their API tokens stop working.`)) {
-                      remove.mutate(member.id);
-                    }
-                  }} />
+                <MemberRow key={member.id} member={member} isOwner={isOwner} remove={remove}
+                  onRole={(role) => changeRole.mutate({ id: member.id, role })} />
               ))}
             </tbody>
           </DataTable>
         )}
       </QueryState>
-      {failure && (
+      {changeRole.error && (
         <p role="alert" className="alert alert-error">
-          {failure.message}
+          {changeRole.error.message}
         </p>
       )}
     </section>
   );
 }
 
-function MemberRow({ member, isOwner, onRole, onRemove }: {
+function MemberRow({ member, isOwner, onRole, remove }: {
   member: Member;
   isOwner: boolean;
   onRole: (role: Role) => void;
-  onRemove: () => void;
+  remove: ReturnType<typeof useRemoveMember>;
 }) {
   return (
     <tr data-testid={`member-${member.username}`}>
@@ -178,9 +169,8 @@ function MemberRow({ member, isOwner, onRole, onRemove }: {
       {isOwner && (
         <td className="cell-action">
           {!member.is_you && (
-            <button type="button" className="button button-danger" onClick={onRemove}>
-              Remove<span className="visually-hidden"> {member.username}</span>
-            </button>
+            <RevokeButton mutation={remove} variables={member.id} name={member.username} verb="Remove"
+              confirm={`Remove ${member.username} from the organization? Their API tokens stop working.`} />
           )}
         </td>
       )}
@@ -192,7 +182,6 @@ function InvitationsSection() {
   const invitations = useInvitations(true);
   const resend = useResendInvitation();
   const revoke = useRevokeInvitation();
-  const failure = resend.error ?? revoke.error;
   return (
     <section aria-labelledby="invitations-heading" className="stack-tight">
       <h2 id="invitations-heading">Pending invitations</h2>
@@ -205,27 +194,26 @@ function InvitationsSection() {
           <DataTable label="Pending invitations" columns={['Email', 'Role', 'Expires', ACTIONS]}>
             <tbody>
               {rows.map((invitation) => (
-                <InvitationRow key={invitation.id} invitation={invitation}
-                  onResend={() => resend.mutate(invitation.id)}
-                  onRevoke={() => revoke.mutate(invitation.id)} />
+                <InvitationRow key={invitation.id} invitation={invitation} revoke={revoke}
+                  onResend={() => resend.mutate(invitation.id)} />
               ))}
             </tbody>
           </DataTable>
         )}
       </QueryState>
-      {failure && (
+      {resend.error && (
         <p role="alert" className="alert alert-error">
-          {failure.message}
+          {resend.error.message}
         </p>
       )}
     </section>
   );
 }
 
-function InvitationRow({ invitation, onResend, onRevoke }: {
+function InvitationRow({ invitation, onResend, revoke }: {
   invitation: Invitation;
   onResend: () => void;
-  onRevoke: () => void;
+  revoke: ReturnType<typeof useRevokeInvitation>;
 }) {
   return (
     <tr data-testid={`invitation-${invitation.email}`}>
@@ -242,9 +230,7 @@ function InvitationRow({ invitation, onResend, onRevoke }: {
         <button type="button" className="button button-ghost" onClick={onResend}>
           Resend<span className="visually-hidden"> to {invitation.email}</span>
         </button>{' '}
-        <button type="button" className="button button-danger" onClick={onRevoke}>
-          Revoke<span className="visually-hidden"> the invitation of {invitation.email}</span>
-        </button>
+        <RevokeButton mutation={revoke} variables={invitation.id} name={`the invitation of ${invitation.email}`} />
       </td>
     </tr>
   );

@@ -1,7 +1,8 @@
 import { useId, useRef, useState, type FormEvent } from 'react';
+import { DataTable } from '@/components/data-table';
 import { ErrorSummary, FieldMessages, fieldMessages } from '@/components/field-messages';
+import { PageHeader } from '@/components/page-header';
 import { QueryState } from '@/components/query-state';
-import { Spinner } from '@/components/spinner';
 import { fieldErrorsOf } from '@/lib/api-client';
 import type { FieldBounds, NetworkProfile, NetworkProfileBounds, NetworkProfileRequest } from '@/lib/api-types';
 import type { FieldError } from '@/lib/field-errors';
@@ -25,15 +26,10 @@ export function NetworkProfilesPage() {
   const profiles = useNetworkProfiles();
   return (
     <div className="stack">
-      <header className="page-header">
-        <div>
-          <h1>Network profiles</h1>
-          <p className="muted">
-            The network conditions a comparison runs under, emulated per direction between the device and the target:
-            delay, jitter, loss, rate and queue, and optional blackouts.
-          </p>
-        </div>
-      </header>
+      <PageHeader title="Network profiles">
+        The network conditions a comparison runs under, emulated per direction between the device and the target:
+        delay, jitter, loss, rate and queue, and optional blackouts.
+      </PageHeader>
       <QueryState query={profiles} what="network profiles">
         {(rows) => (
           <>
@@ -63,35 +59,23 @@ function kbit(value: number | null | undefined): string {
 
 function Presets({ profiles }: { profiles: NetworkProfile[] }) {
   return (
-    <div className="table-wrap">
-      <table className="table table-compact" aria-label="Built-in presets">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Down</th>
-            <th scope="col">Up</th>
-            <th scope="col">RTT</th>
-            <th scope="col">Loss</th>
-            <th scope="col">Origin</th>
+    <DataTable label="Built-in presets" columns={['Name', 'Down', 'Up', 'RTT', 'Loss', 'Origin']}>
+      <tbody>
+        {profiles.map((profile) => (
+          <tr key={profile.name}>
+            <th scope="row">
+              <code>{profile.name}</code> <span className="badge badge-queued">Built-in</span>
+              {profile.description && <div className="muted small">{profile.description}</div>}
+            </th>
+            <td className="nowrap">{kbit(profile.down_kbit)}</td>
+            <td className="nowrap">{kbit(profile.up_kbit)}</td>
+            <td className="nowrap">{formatNumber(profile.rtt_ms)} ms</td>
+            <td className="nowrap">{formatNumber(profile.loss_pct)} %</td>
+            <td>{profile.origin}</td>
           </tr>
-        </thead>
-        <tbody>
-          {profiles.map((profile) => (
-            <tr key={profile.name}>
-              <th scope="row">
-                <code>{profile.name}</code> <span className="badge badge-queued">Built-in</span>
-                {profile.description && <div className="muted small">{profile.description}</div>}
-              </th>
-              <td className="nowrap">{kbit(profile.down_kbit)}</td>
-              <td className="nowrap">{kbit(profile.up_kbit)}</td>
-              <td className="nowrap">{formatNumber(profile.rtt_ms)} ms</td>
-              <td className="nowrap">{formatNumber(profile.loss_pct)} %</td>
-              <td>{profile.origin}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+        ))}
+      </tbody>
+    </DataTable>
   );
 }
 
@@ -113,52 +97,38 @@ function OwnProfiles({ profiles }: { profiles: NetworkProfile[] }) {
     return <p className="empty-state muted">No profile of your own yet. Create one below, or use a built-in preset.</p>;
   }
   return (
-    <div className="table-wrap">
-      <table className="table table-compact" aria-label="Your organization's profiles">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Downlink</th>
-            <th scope="col">Uplink</th>
-            <th scope="col">Blackouts</th>
-          </tr>
-        </thead>
-        <tbody>
-          {profiles.map((profile) => {
-            const spec = (profile.spec ?? {}) as StoredSpec;
-            return (
-              <tr key={profile.name} data-testid={`profile-${profile.name}`}>
-                <th scope="row">
-                  <code>{profile.name}</code>
-                  {profile.description && <div className="muted small">{profile.description}</div>}
-                </th>
-                <td>{directionText(spec.down)}</td>
-                <td>{directionText(spec.up)}</td>
-                <td>
-                  {spec.blackouts?.length
-                    ? spec.blackouts.map((b) => `${formatNumber(b.duration_s)} s every ${formatNumber(b.every_s)} s`).join('; ')
-                    : 'none'}
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    </div>
+    <DataTable label="Your organization's profiles" columns={['Name', 'Downlink', 'Uplink', 'Blackouts']}>
+      <tbody>
+        {profiles.map((profile) => {
+          const spec = (profile.spec ?? {}) as StoredSpec;
+          return (
+            <tr key={profile.name} data-testid={`profile-${profile.name}`}>
+              <th scope="row">
+                <code>{profile.name}</code>
+                {profile.description && <div className="muted small">{profile.description}</div>}
+              </th>
+              <td>{directionText(spec.down)}</td>
+              <td>{directionText(spec.up)}</td>
+              <td>
+                {spec.blackouts?.length
+                  ? spec.blackouts.map((b) => `${formatNumber(b.duration_s)} s every ${formatNumber(b.every_s)} s`).join('; ')
+                  : 'none'}
+              </td>
+            </tr>
+          );
+        })}
+      </tbody>
+    </DataTable>
   );
 }
 
 function CreateProfile() {
   const bounds = useNetworkProfileBounds();
-  if (bounds.isPending) return <Spinner label="Loading the bounds" />;
-  if (bounds.isError) {
-    return (
-      <p role="alert" className="alert alert-error">
-        Could not load the bounds of a profile: {bounds.error.message}
-      </p>
-    );
-  }
-  return <CreateProfileForm bounds={bounds.data} />;
+  return (
+    <QueryState query={bounds} what="the bounds of a profile">
+      {(data) => <CreateProfileForm bounds={data} />}
+    </QueryState>
+  );
 }
 
 function CreateProfileForm({ bounds }: { bounds: NetworkProfileBounds }) {

@@ -1,3 +1,4 @@
+import { PageHeader } from '@/components/page-header';
 import type { Me } from '@/lib/api-types';
 import { SecretsSection } from './secrets-section';
 
@@ -8,17 +9,14 @@ export function OrganizationPage({ me }: { me: Me | null | undefined }) {
   const canManage = MANAGER_ROLES.has(me?.role ?? '');
   return (
     <div className="stack">
-      <header className="page-header">
-        <div>
-          <h1>Organization</h1>
-          {me && (
-            <p className="muted">
-              Settings of {me.organization.name} (<code>{me.organization.slug}</code>)
-              {me.role && <>; you are {me.role === 'admin' || me.role === 'owner' ? 'an' : 'a'} {me.role}</>}.
-            </p>
-          )}
-        </div>
-      </header>
+      <PageHeader title="Organization">
+        {me && (
+          <>
+            Settings of {me.organization.name} (<code>{me.organization.slug}</code>)
+            {me.role && <>; you are {me.role === 'admin' || me.role === 'owner' ? 'an' : 'a'} {me.role}</>}.
+          </>
+        )}
+      </PageHeader>
       <section aria-labelledby="secrets-heading" className="stack-tight">
         <h2 id="secrets-heading">Secrets</h2>
         <SecretsSection canManage={canManage} />

@@ -1,6 +1,7 @@
 import { useId, useState, type FormEvent } from 'react';
 import { ACTIONS, DataTable } from '@/components/data-table';
-import { Spinner } from '@/components/spinner';
+import { QueryState } from '@/components/query-state';
+import { RevokeButton } from '@/components/revoke-button';
 import type { Secret } from '@/lib/api-types';
 import { formatDateTime } from '@/utils/format';
 import { useCreateSecret, useDeleteSecret, useReplaceSecret, useSecrets } from '../api/secrets';
@@ -37,31 +38,15 @@ export function SecretsSection({ canManage }: { canManage: boolean }) {
       ) : (
         <p className="muted">Only owners and admins of the organization add, replace and delete secrets.</p>
       )}
-      {secrets.isPending ? (
-        <Spinner label="Loading secrets" />
-      ) : secrets.isError ? (
-        <p role="alert" className="alert alert-error">
-          Could not load secrets: {secrets.error.message}
-        </p>
-      ) : secrets.data.length === 0 ? (
-        <p className="muted">No secret yet.</p>
-      ) : (
-        <SecretList
-          secrets={secrets.data}
-          canManage={canManage}
-          replacing={replacing}
-          onReplace={setReplacing}
-          onDelete={(name) => {
-            if (window.confirm(`Delete the secret ${name}? Queued runs that use it will fail.`)) remove.mutate(name);
-          }}
-          deleting={remove.isPending ? remove.variables : undefined}
-        />
-      )}
-      {remove.isError && (
-        <p role="alert" className="alert alert-error">
-          Could not delete the secret: {remove.error.message}
-        </p>
-      )}
+      <QueryState
+        query={secrets}
+        what="secrets"
+        isEmpty={(data) => data.length === 0}
+        empty={<p className="empty-state muted">No secret yet.</p>}>
+        {(rows) => (
+          <SecretList secrets={rows} canManage={canManage} replacing={replacing} onReplace={setReplacing} remove={remove} />
+        )}
+      </QueryState>
     </div>
   );
 }
@@ -132,11 +117,10 @@ type SecretListProps = {
   canManage: boolean;
   replacing: string | null;
   onReplace: (name: string | null) => void;
-  onDelete: (name: string) => void;
-  deleting: string | undefined;
+  remove: ReturnType<typeof useDeleteSecret>;
 };
 
-function SecretList({ secrets, canManage, replacing, onReplace, onDelete, deleting }: SecretListProps) {
+function SecretList({ secrets, canManage, replacing, onReplace, remove }: SecretListProps) {
   return (
     <DataTable label="Secrets" columns={['Name', 'Reference', 'Created', 'Last changed', canManage && ACTIONS]}>
       <tbody>
@@ -165,14 +149,13 @@ function SecretList({ secrets, canManage, replacing, onReplace, onDelete, deleti
                     <button type="button" className="button" onClick={() => onReplace(secret.name)}>
                       Replace<span className="visually-hidden"> {secret.name}</span>
                     </button>{' '}
-                    <button
-                      type="button"
-                      className="button button-danger"
-                      onClick={() => onDelete(secret.name)}
-                      disabled={deleting === secret.name}
-                    >
-                      Delete<span className="visually-hidden"> {secret.name}</span>
-                    </button>
+                    <RevokeButton
+                      mutation={remove}
+                      variables={secret.name}
+                      name={secret.name}
+                      verb="Delete"
+                      confirm={`Delete the secret ${secret.name}? Queued runs that use it will fail.`}
+                    />
                   </>
                 )}
               </td>

@@ -1,7 +1,9 @@
 import { useId, useState, type FormEvent } from 'react';
 import { ACTIONS, DataTable } from '@/components/data-table';
 import { ErrorSummary, FieldMessages, fieldMessages } from '@/components/field-messages';
+import { PageHeader } from '@/components/page-header';
 import { QueryState } from '@/components/query-state';
+import { RevokeButton } from '@/components/revoke-button';
 import { Spinner } from '@/components/spinner';
 import { ApiError } from '@/lib/api-client';
 import { API_TOKEN_SCOPES, type ApiToken, type ApiTokenCreated, type ApiTokenScope, type Me } from '@/lib/api-types';
@@ -32,15 +34,10 @@ export function ApiTokensPage({ me }: { me: Me | null | undefined }) {
   const canManage = MANAGER_ROLES.has(me?.role ?? '');
   return (
     <div className="stack">
-      <header className="page-header">
-        <div>
-          <h1>API tokens</h1>
-          <p className="muted">
-            For CI and scripts: send <code>Authorization: Bearer &lt;token&gt;</code>. A token acts for the organization
-            with the scopes it was given, until it expires or is revoked.
-          </p>
-        </div>
-      </header>
+      <PageHeader title="API tokens">
+        For CI and scripts: send <code>Authorization: Bearer &lt;token&gt;</code>. A token acts for the organization
+        with the scopes it was given, until it expires or is revoked.
+      </PageHeader>
       {me === undefined ? (
         <Spinner label="Loading" />
       ) : canManage ? (
@@ -70,23 +67,8 @@ function ManageTokens() {
           what="API tokens"
           isEmpty={(data) => data.length === 0}
           empty={<p className="empty-state muted">No API token yet. Create one above for your CI.</p>}>
-          {(rows) => (
-            <TokenTable
-              tokens={rows}
-              revoking={revoke.isPending ? revoke.variables : undefined}
-              onRevoke={(token) => {
-                if (window.confirm(`Revoke the token "${token.name}" (${token.prefix}…)? Anything using it is refused from then on.`)) {
-                  revoke.mutate(token.id);
-                }
-              }}
-            />
-          )}
+          {(rows) => <TokenTable tokens={rows} revoke={revoke} />}
         </QueryState>
-        {revoke.isError && (
-          <p role="alert" className="alert alert-error">
-            Could not revoke the token: {revoke.error.message}
-          </p>
-        )}
       </section>
     </>
   );
@@ -195,15 +177,7 @@ function NewTokenSecret({ token, onDismiss }: { token: ApiTokenCreated; onDismis
 
 const STATUS_LABELS: Record<ApiToken['status'], string> = { active: 'Active', expired: 'Expired', revoked: 'Revoked' };
 
-function TokenTable({
-  tokens,
-  onRevoke,
-  revoking,
-}: {
-  tokens: ApiToken[];
-  onRevoke: (token: ApiToken) => void;
-  revoking: string | undefined;
-}) {
+function TokenTable({ tokens, revoke }: { tokens: ApiToken[]; revoke: ReturnType<typeof useRevokeApiToken> }) {
   return (
     <DataTable label="API tokens" columns={['Name', 'Scopes', 'Status', 'Created', 'Last used', 'Expires', ACTIONS]}>
       <tbody>
@@ -230,14 +204,12 @@ function TokenTable({
             <td className="nowrap">{token.expires_at ? formatDateTime(token.expires_at) : 'never'}</td>
             <td className="cell-action">
               {token.status === 'active' && (
-                <button
-                  type="button"
-                  className="button button-danger"
-                  onClick={() => onRevoke(token)}
-                  disabled={revoking === token.id}
-                >
-                  Revoke<span className="visually-hidden"> {token.name}</span>
-                </button>
+                <RevokeButton
+                  mutation={revoke}
+                  variables={token.id}
+                  name={token.name}
+                  confirm={`Revoke the token "${token.name}" (${token.prefix}…)? Anything using it is refused from then on.`}
+                />
               )}
             </td>
           </tr>

@@ -1,5 +1,6 @@
-import { Spinner } from '@/components/spinner';
-import { ApiError } from '@/lib/api-client';
+import { DataTable } from '@/components/data-table';
+import { PageHeader } from '@/components/page-header';
+import { QueryState } from '@/components/query-state';
 import type { Usage, UsageMonth } from '@/lib/api-types';
 import { useUsage } from '../api/usage';
 
@@ -16,30 +17,19 @@ export function UsagePage() {
   const usage = useUsage();
   return (
     <div className="stack">
-      <header className="page-header">
-        <div>
-          <h1>Usage</h1>
-          <p className="muted">
-            Device-minutes: how long this organization&apos;s runs held a device, from each lease to its end, per pool and
-            month (UTC). LatencyLab sets the monthly quota; once a month reaches it, new comparisons are refused until
-            the next month.
-          </p>
-        </div>
-      </header>
-      {usage.isPending ? (
-        <Spinner label="Loading usage" />
-      ) : usage.isError ? (
-        <p role="alert" className="alert alert-error">
-          {usage.error instanceof ApiError && usage.error.status === 403
-            ? 'Only owners of the organization see its usage.'
-            : `Could not load usage: ${usage.error.message}`}
-        </p>
-      ) : (
-        <>
-          <ThisMonth usage={usage.data} />
-          <MonthsTable usage={usage.data} />
-        </>
-      )}
+      <PageHeader title="Usage">
+        Device-minutes: how long this organization&apos;s runs held a device, from each lease to its end, per pool and
+        month (UTC). LatencyLab sets the monthly quota; once a month reaches it, new comparisons are refused until
+        the next month.
+      </PageHeader>
+      <QueryState query={usage} what="usage" forbidden="Only owners of the organization see its usage.">
+        {(data) => (
+          <>
+            <ThisMonth usage={data} />
+            <MonthsTable usage={data} />
+          </>
+        )}
+      </QueryState>
     </div>
   );
 }
@@ -76,41 +66,29 @@ function ThisMonth({ usage }: { usage: Usage }) {
 function MonthsTable({ usage }: { usage: Usage }) {
   const pools = poolsOf(usage.months);
   const scale = usage.monthly_quota_device_minutes ?? Math.max(1, ...usage.months.map((m) => m.device_minutes));
+  const share = usage.monthly_quota_device_minutes === null ? 'Relative' : 'Of the quota';
   return (
     <section aria-labelledby="months-heading" className="card">
       <h2 id="months-heading" className="pad">
         Device-minutes per month
       </h2>
-      <div className="table-wrap">
-        <table className="table table-numeric" aria-labelledby="months-heading">
-          <thead>
-            <tr>
-              <th scope="col">Month</th>
+      <DataTable label="Device-minutes per month" columns={['Month', ...pools.map((pool) => pool.name), 'Total', share]}
+        compact={false} numeric>
+        <tbody>
+          {usage.months.map((month) => (
+            <tr key={month.month}>
+              <th scope="row">{monthName(month.month)}</th>
               {pools.map((pool) => (
-                <th key={pool.slug} scope="col">
-                  {pool.name}
-                </th>
+                <td key={pool.slug}>{minutes(month.pools.find((p) => p.pool === pool.slug)?.device_minutes ?? 0)}</td>
               ))}
-              <th scope="col">Total</th>
-              <th scope="col">{usage.monthly_quota_device_minutes === null ? 'Relative' : 'Of the quota'}</th>
+              <td>{minutes(month.device_minutes)}</td>
+              <td>
+                <meter aria-label={`${monthName(month.month)} device-minutes`} min={0} max={scale} value={month.device_minutes} />
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {usage.months.map((month) => (
-              <tr key={month.month}>
-                <th scope="row">{monthName(month.month)}</th>
-                {pools.map((pool) => (
-                  <td key={pool.slug}>{minutes(month.pools.find((p) => p.pool === pool.slug)?.device_minutes ?? 0)}</td>
-                ))}
-                <td>{minutes(month.device_minutes)}</td>
-                <td>
-                  <meter aria-label={`${monthName(month.month)} device-minutes`} min={0} max={scale} value={month.device_minutes} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+          ))}
+        </tbody>
+      </DataTable>
     </section>
   );
 }

@@ -69,7 +69,7 @@ describe('webhooks page', () => {
       { id: hook.id, body: { active: true } },
     ]);
     vi.spyOn(window, 'confirm').mockReturnValue(true);
-    await user.click(within(card).getByRole('button', { name: 'Delete' }));
+    await user.click(within(card).getByRole('button', { name: `Delete ${hook.url}` }));
     expect(await screen.findByText(/No webhook yet/)).toBeInTheDocument();
     expect(settings.state.deleted).toEqual([hook.id]);
   });

@@ -1,7 +1,10 @@
 import { useId, useState, type FormEvent } from 'react';
 import { Link } from 'react-router-dom';
+import { ACTIONS, DataTable } from '@/components/data-table';
 import { ErrorSummary, FieldMessages, fieldMessages } from '@/components/field-messages';
+import { PageHeader } from '@/components/page-header';
 import { QueryState } from '@/components/query-state';
+import { RevokeButton } from '@/components/revoke-button';
 import { fieldErrorsOf } from '@/lib/api-client';
 import { WEBHOOK_EVENTS, type Webhook, type WebhookCreated, type WebhookDelivery, type WebhookEvent } from '@/lib/api-types';
 import type { FieldError } from '@/lib/field-errors';
@@ -27,15 +30,10 @@ export function WebhooksPage() {
   const [created, setCreated] = useState<WebhookCreated | null>(null);
   return (
     <div className="stack">
-      <header className="page-header">
-        <div>
-          <h1>Webhooks</h1>
-          <p className="muted">
-            LatencyLab POSTs a signed JSON event (<code>X-LatencyLab-Signature: sha256=…</code>, HMAC of the body with
-            the webhook's secret) when a comparison ends, and retries with backoff when the receiver fails.
-          </p>
-        </div>
-      </header>
+      <PageHeader title="Webhooks">
+        LatencyLab POSTs a signed JSON event (<code>X-LatencyLab-Signature: sha256=…</code>, HMAC of the body with
+        the webhook's secret) when a comparison ends, and retries with backoff when the receiver fails.
+      </PageHeader>
       <section aria-labelledby="new-webhook-heading" className="card pad stack-tight">
         <h2 id="new-webhook-heading">New webhook</h2>
         <CreateWebhookForm onCreated={setCreated} />
@@ -220,23 +218,18 @@ function WebhookCard({ webhook }: { webhook: Webhook }) {
           >
             {open ? 'Hide deliveries' : 'Deliveries'}
           </button>
-          <button
-            type="button"
-            className="button button-danger"
-            disabled={remove.isPending}
-            onClick={() => {
-              if (window.confirm(`Delete the webhook to ${webhook.url}? Its deliveries go with it.`)) {
-                remove.mutate(webhook.id);
-              }
-            }}
-          >
-            Delete
-          </button>
+          <RevokeButton
+            mutation={remove}
+            variables={webhook.id}
+            name={webhook.url}
+            verb="Delete"
+            confirm={`Delete the webhook to ${webhook.url}? Its deliveries go with it.`}
+          />
         </div>
       </div>
-      {(update.isError || remove.isError) && (
+      {update.isError && (
         <p role="alert" className="alert alert-error">
-          {update.error?.message ?? remove.error?.message}
+          {update.error.message}
         </p>
       )}
       {editing && <EditEventsForm webhook={webhook} onDone={() => setEditing(false)} />}
@@ -263,22 +256,10 @@ function Deliveries({ webhook }: { webhook: Webhook }) {
       isEmpty={(data) => data.results.length === 0}
       empty={<p className="muted">No delivery yet: one is made when a comparison ends.</p>}>
       {(page) => (
-        <div className="table-wrap">
-          <table className="table table-compact" aria-label={`Deliveries to ${webhook.url}`}>
-            <thead>
-              <tr>
-                <th scope="col">Comparison</th>
-                <th scope="col">Event</th>
-                <th scope="col">Status</th>
-                <th scope="col">Attempts</th>
-                <th scope="col">Last answer</th>
-                <th scope="col">Created</th>
-                <th scope="col">Delivered</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
+        <>
+          <DataTable
+            label={`Deliveries to ${webhook.url}`}
+            columns={['Comparison', 'Event', 'Status', 'Attempts', 'Last answer', 'Created', 'Delivered', ACTIONS]}>
             <tbody>
               {page.results.map((delivery) => {
                 const badge = DELIVERY_BADGE[delivery.status];
@@ -318,13 +299,13 @@ function Deliveries({ webhook }: { webhook: Webhook }) {
                 );
               })}
             </tbody>
-          </table>
+          </DataTable>
           {redeliver.isError && (
             <p role="alert" className="alert alert-error">
               Could not redeliver: {redeliver.error.message}
             </p>
           )}
-        </div>
+        </>
       )}
     </QueryState>
   );
