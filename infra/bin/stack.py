@@ -145,21 +145,32 @@ class Stack:
         (self.pids / f"{name}.pid").write_text(str(proc.pid))
         print(f"  {name}: started (pid {proc.pid}, log {self.logs / (name + '.log')})")
 
-    def stop(self, name: str) -> None:
-        pidfile = self.pids / f"{name}.pid"
-        if not pidfile.exists():
-            return
-        pid = int(pidfile.read_text())
-        try:
-            os.killpg(pid, signal.SIGTERM)
-            for _ in range(100):
-                os.kill(pid, 0)
-                time.sleep(0.1)
-            os.killpg(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        pidfile.unlink(missing_ok=True)
-        print(f"  {name}: stopped")
+    def stop(self, *names: str) -> None:
+        """SIGTERM to each process group at once, then each waited for (SIGKILL after 10 s): each
+        takes seconds to shut down gracefully, and stopping them one after the other added those up."""
+        running = {}
+        for name in names:
+            pidfile = self.pids / f"{name}.pid"
+            if not pidfile.exists():
+                continue
+            pid = int(pidfile.read_text())
+            try:
+                os.killpg(pid, signal.SIGTERM)
+                running[name] = pid
+            except ProcessLookupError:
+                pidfile.unlink(missing_ok=True)
+                print(f"  {name}: stopped")
+        deadline = time.monotonic() + 10
+        for name, pid in running.items():
+            try:
+                while time.monotonic() < deadline:
+                    os.kill(pid, 0)
+                    time.sleep(0.1)
+                os.killpg(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            (self.pids / f"{name}.pid").unlink(missing_ok=True)
+            print(f"  {name}: stopped")
 
     # -- steps ---------------------------------------------------------------------------
     def manage(self, state: dict, *args: str) -> str:
@@ -369,8 +380,9 @@ class Stack:
         return comparison
 
     def down(self) -> None:
-        for name in ("demo-lab-runner", "demo-lab", "runner", "target", "beat", "worker", "web"):
-            self.stop(name)
+        # The runners first: a draining runner still reports its run in progress to the web server.
+        self.stop("demo-lab-runner", "runner")
+        self.stop("demo-lab", "target", "beat", "worker", "web")
         subprocess.run([sys.executable, str(REPO / "infra/bin/services.py"), "stop", "--dir", str(self.base)])
         print("  postgres, redis: stopped")
 
