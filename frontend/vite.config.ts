@@ -1,7 +1,7 @@
 /// <reference types="vitest/config" />
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
-import { withoutMapStyles } from './vite.plotly';
+import { compilePlotlyEagerly, withoutMapStyles } from './vite.plotly';
 
 const backend = process.env.LATENCYLAB_BACKEND_URL ?? 'http://127.0.0.1:8000';
 
@@ -74,7 +74,7 @@ export default defineConfig({
   },
   // No React plugin: esbuild's automatic JSX runtime is all this app needs.
   esbuild: { jsx: 'automatic' },
-  plugins: [withoutMapStyles(), preloadChartPages()],
+  plugins: [withoutMapStyles(), compilePlotlyEagerly(), preloadChartPages()],
   server: {
     proxy: { '/api': { target: backend, changeOrigin: false } },
   },

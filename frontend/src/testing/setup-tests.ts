@@ -1,5 +1,5 @@
 import '@testing-library/jest-dom/vitest';
-import { cleanup } from '@testing-library/react';
+import { cleanup, configure } from '@testing-library/react';
 import { afterAll, afterEach, beforeAll, expect, vi } from 'vitest';
 import { server } from './mocks/server';
 import { mockBackend } from './mocks/handlers';
@@ -10,6 +10,10 @@ vi.mock('@/features/results/components/plotly-charts', () => {
   const stub = { react: vi.fn(() => Promise.resolve()), purge: vi.fn() };
   return { default: stub, ...stub };
 });
+
+// findBy*/waitFor wait on a condition, never judge a duration: on a loaded two-core CI machine a
+// page's first render can take longer than the library's one-second default.
+configure({ asyncUtilTimeout: 5_000 });
 
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
 // Pages are lazily loaded chunks (src/app/router.tsx). Route tests load them all first: the

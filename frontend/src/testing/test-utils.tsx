@@ -30,10 +30,10 @@ export function renderWithProviders(
   return { ...utils, user, router, queryClient };
 }
 
-/** Renders the whole app's route table at `path`. */
-export function renderRoutes(routes: RouteObject[], path: string) {
+/** Renders the whole app's route table (made for the test's query client: its loaders prefetch into it) at `path`. */
+export function renderRoutes(makeRoutes: (queryClient: QueryClient) => RouteObject[], path: string) {
   const queryClient = makeTestQueryClient();
-  const router = createMemoryRouter(routes, { initialEntries: [path] });
+  const router = createMemoryRouter(makeRoutes(queryClient), { initialEntries: [path] });
   const user = userEvent.setup();
   const utils = render(
     <QueryClientProvider client={queryClient}>

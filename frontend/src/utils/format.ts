@@ -1,3 +1,31 @@
+/**
+ * Number formatters, one per precision, made once: `toLocaleString` with options builds a new
+ * Intl.NumberFormat on every call (tens of microseconds each), and a results page formats
+ * thousands of numbers while it renders.
+ */
+const numberFormats = new Map<number, Intl.NumberFormat>();
+
+/** `value` in en-US digit grouping with at most `maximumFractionDigits` decimals: 1,615,506 or 12.5. */
+export function formatNumber(value: number, maximumFractionDigits = 0): string {
+  let format = numberFormats.get(maximumFractionDigits);
+  if (!format) {
+    format = new Intl.NumberFormat('en-US', { maximumFractionDigits });
+    numberFormats.set(maximumFractionDigits, format);
+  }
+  return format.format(value);
+}
+
+/** Two decimals below 10, one below 100, none above: how sizes and rates read best. */
+const scaledDigits = (value: number) => (value >= 100 ? 0 : value >= 10 ? 1 : 2);
+
+const dateTimeFormat = new Intl.DateTimeFormat('en-GB', {
+  year: 'numeric',
+  month: 'short',
+  day: '2-digit',
+  hour: '2-digit',
+  minute: '2-digit',
+});
+
 /** Decimal units, as the seed experiment reports sizes (1,615,506 bytes = 1.615506 MB). */
 const RATE_UNITS = [
   { unit: 'B/s', divisor: 1 },
@@ -21,31 +49,25 @@ export function formatRate(bytesPerSecond: number | null | undefined): string {
   if (bytesPerSecond === null || bytesPerSecond === undefined || !Number.isFinite(bytesPerSecond)) return '–';
   const { unit, divisor } = pickRateUnit(bytesPerSecond);
   const value = bytesPerSecond / divisor;
-  return `${value.toLocaleString('en-US', { maximumFractionDigits: value >= 100 ? 0 : value >= 10 ? 1 : 2 })} ${unit}`;
+  return `${formatNumber(value, scaledDigits(value))} ${unit}`;
 }
 
 export function formatMs(ms: number | null | undefined): string {
   if (ms === null || ms === undefined || !Number.isFinite(ms)) return '–';
-  return `${ms.toLocaleString('en-US', { maximumFractionDigits: ms >= 100 ? 0 : 1 })} ms`;
+  return `${formatNumber(ms, ms >= 100 ? 0 : 1)} ms`;
 }
 
 export function formatPercent(pct: number | null | undefined): string {
   if (pct === null || pct === undefined || !Number.isFinite(pct)) return '–';
   const sign = pct > 0 ? '+' : pct < 0 ? '−' : '';
-  return `${sign}${Math.abs(pct).toLocaleString('en-US', { maximumFractionDigits: 1 })} %`;
+  return `${sign}${formatNumber(Math.abs(pct), 1)} %`;
 }
 
 export function formatDateTime(iso: string | null | undefined): string {
   if (!iso) return '–';
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
-  return date.toLocaleString('en-GB', {
-    year: 'numeric',
-    month: 'short',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-  });
+  return dateTimeFormat.format(date);
 }
 
 /**
@@ -95,7 +117,7 @@ export function formatBytes(bytes: number | null | undefined): string {
   let chosen = units[0]!;
   for (const candidate of units) if (Math.abs(bytes) >= candidate.divisor) chosen = candidate;
   const value = bytes / chosen.divisor;
-  return `${value.toLocaleString('en-US', { maximumFractionDigits: value >= 100 ? 0 : value >= 10 ? 1 : 2 })} ${chosen.unit}`;
+  return `${formatNumber(value, scaledDigits(value))} ${chosen.unit}`;
 }
 
 /** A duration in seconds as people say it: 45 s, 3 min, 1 h 20 min. */

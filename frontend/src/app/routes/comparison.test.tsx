@@ -4,14 +4,14 @@ import { describe, expect, it } from 'vitest';
 import { renderRoutes } from '@/testing/test-utils';
 import { server } from '@/testing/mocks/server';
 import { comparisonDetailFixture, resultsFixture } from '@/testing/fixtures';
-import { routes } from '@/app/router';
+import { makeRoutes } from '@/app/router';
 import type { ComparisonDetail } from '@/lib/api-types';
 
 const detailPath = `/comparisons/${comparisonDetailFixture.id}`;
 
 describe('comparison detail page', () => {
   it('draws every chart from the results, with device and network as subtitle', async () => {
-    renderRoutes(routes, detailPath);
+    renderRoutes(makeRoutes, detailPath);
 
     expect(await screen.findByRole('heading', { level: 1, name: comparisonDetailFixture.name })).toBeInTheDocument();
     const periods = resultsFixture.groups[0]?.periods.length ?? 0;
@@ -31,7 +31,7 @@ describe('comparison detail page', () => {
   });
 
   it('switches between device/network groups', async () => {
-    const { user } = renderRoutes(routes, detailPath);
+    const { user } = renderRoutes(makeRoutes, detailPath);
     const select = await screen.findByLabelText('Network profile');
     await user.selectOptions(select, 'none');
     expect((await screen.findAllByText('host-lab-1 · network profile: none')).length).toBeGreaterThan(0);
@@ -61,7 +61,7 @@ describe('comparison detail page', () => {
         HttpResponse.json({ ...resultsFixture, status: 'running', groups: [] }),
       ),
     );
-    const { user } = renderRoutes(routes, detailPath);
+    const { user } = renderRoutes(makeRoutes, detailPath);
 
     const progress = await screen.findByRole('progressbar', { name: 'Comparison progress' });
     expect(progress).toHaveAttribute('aria-valuenow', '25');
@@ -89,7 +89,7 @@ describe('comparison detail page', () => {
         HttpResponse.json({ ...resultsFixture, status: 'queued', groups: [] }),
       ),
     );
-    renderRoutes(routes, detailPath);
+    renderRoutes(makeRoutes, detailPath);
     expect(await screen.findByText("no host device is registered in pool 'local'")).toBeInTheDocument();
   });
 
@@ -107,14 +107,14 @@ describe('comparison detail page', () => {
           : HttpResponse.json(resultsFixture),
       ),
     );
-    renderRoutes(routes, detailPath);
+    renderRoutes(makeRoutes, detailPath);
     expect(await screen.findByTestId('status-badge')).toHaveTextContent('Running');
     expect(await screen.findByTestId('chart-avg', {}, { timeout: 5_000 })).toHaveAttribute('data-points', '30');
     expect(screen.getByTestId('status-badge')).toHaveTextContent('Finished');
   });
 
   it('says so when the comparison does not exist', async () => {
-    renderRoutes(routes, '/comparisons/00000000-0000-4000-8000-000000000000');
+    renderRoutes(makeRoutes, '/comparisons/00000000-0000-4000-8000-000000000000');
     expect(await screen.findByRole('alert')).toHaveTextContent('does not exist');
   });
 });

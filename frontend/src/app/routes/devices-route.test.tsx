@@ -1,6 +1,6 @@
 import { screen, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { routes } from '@/app/router';
+import { makeRoutes } from '@/app/router';
 import { mockLab } from '@/testing/mocks/devices-handlers';
 import { server } from '@/testing/mocks/server';
 import { renderRoutes } from '@/testing/test-utils';
@@ -8,7 +8,7 @@ import { renderRoutes } from '@/testing/test-utils';
 describe('devices route', () => {
   it('is linked from the navigation and shows the lab', async () => {
     server.use(...mockLab().handlers);
-    const { user, router } = renderRoutes(routes, '/comparisons');
+    const { user, router } = renderRoutes(makeRoutes, '/comparisons');
     const nav = await screen.findByRole('navigation', { name: 'Main' });
     await user.click(within(nav).getByRole('link', { name: 'Devices' }));
     expect(await screen.findByRole('heading', { level: 1, name: 'Devices' })).toBeInTheDocument();

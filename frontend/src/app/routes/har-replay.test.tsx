@@ -1,7 +1,7 @@
 import { screen, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it, vi } from 'vitest';
-import { routes } from '@/app/router';
+import { makeRoutes } from '@/app/router';
 import type { HarPreview } from '@/lib/api-types';
 import { server } from '@/testing/mocks/server';
 import { renderRoutes } from '@/testing/test-utils';
@@ -43,7 +43,7 @@ describe('HAR replay page', () => {
         return HttpResponse.json({ id: 'c-har', name: 'x' }, { status: 201 });
       }),
     );
-    const { user, router } = renderRoutes(routes, '/comparisons/new');
+    const { user, router } = renderRoutes(makeRoutes, '/comparisons/new');
     await user.click(await screen.findByRole('link', { name: 'replay a HAR recording' }));
     expect(await screen.findByRole('heading', { level: 1, name: 'Replay a recording' })).toBeInTheDocument();
 
@@ -83,7 +83,7 @@ describe('HAR replay page', () => {
         HttpResponse.json({ entries: { '8': { 'request.url': ['An http(s) URL is required: missing'] } } }, { status: 400 }),
       ),
     );
-    const { user } = renderRoutes(routes, '/comparisons/new/har');
+    const { user } = renderRoutes(makeRoutes, '/comparisons/new/har');
     await user.upload(await screen.findByLabelText('HAR file'), harFile('not json'));
     await user.click(screen.getByRole('button', { name: 'Preview' }));
     expect(await screen.findByText(/The file is not JSON/)).toBeInTheDocument();

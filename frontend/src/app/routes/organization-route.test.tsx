@@ -1,7 +1,7 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { routes } from '@/app/router';
+import { makeRoutes } from '@/app/router';
 import type { Secret } from '@/lib/api-types';
 import { meFixture } from '@/testing/fixtures';
 import { server } from '@/testing/mocks/server';
@@ -50,7 +50,7 @@ describe('organization settings: secrets', () => {
   it('lists names, adds, replaces and deletes without ever showing a value', async () => {
     const backend = secretsBackend(['API_TOKEN']);
     server.use(...backend.handlers);
-    const { user } = renderRoutes(routes, '/comparisons');
+    const { user } = renderRoutes(makeRoutes, '/comparisons');
     const nav = await screen.findByRole('navigation', { name: 'Main' });
     await user.click(within(nav).getByRole('link', { name: 'Settings' }));
     const settings = await screen.findByRole('navigation', { name: 'Settings' });
@@ -84,7 +84,7 @@ describe('organization settings: secrets', () => {
       ...secretsBackend(['API_TOKEN']).handlers,
       http.get(api('/auth/me'), () => HttpResponse.json({ ...meFixture, role: 'member' })),
     );
-    renderRoutes(routes, '/organization');
+    renderRoutes(makeRoutes, '/organization');
     expect(await screen.findByText('{{secret.API_TOKEN}}')).toBeInTheDocument();
     expect(screen.getByText(/Only owners and admins/)).toBeInTheDocument();
     expect(screen.queryByRole('button', { name: 'Add secret' })).not.toBeInTheDocument();

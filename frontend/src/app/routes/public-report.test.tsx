@@ -5,7 +5,7 @@ import { renderRoutes } from '@/testing/test-utils';
 import { mockBackend } from '@/testing/mocks/handlers';
 import { server } from '@/testing/mocks/server';
 import { publicReportFixture } from '@/features/reports/testing/fixtures';
-import { routes } from '../router';
+import { makeRoutes } from '../router';
 
 describe('public report route /r/:token', () => {
   it('shows the report without a session, drawn from the report alone', async () => {
@@ -26,7 +26,7 @@ describe('public report route /r/:token', () => {
       requested.push(new URL(request.url).pathname);
     };
     server.events.on('request:start', onRequest);
-    const { router } = renderRoutes(routes, '/r/lls_good');
+    const { router } = renderRoutes(makeRoutes, '/r/lls_good');
     expect(await screen.findByRole('heading', { name: 'Mid image series on Pixel 8', level: 1 })).toBeInTheDocument();
     expect(router.state.location.pathname).toBe('/r/lls_good'); // no detour to the login page
     expect(screen.getByTestId('report-verdict-line')).toHaveTextContent('Improvement: h2 vs https-h1');
@@ -54,7 +54,7 @@ describe('public report route /r/:token', () => {
         HttpResponse.json({ detail: 'This share link is no longer valid.' }, { status: 404 }),
       ),
     );
-    renderRoutes(routes, '/r/lls_revoked');
+    renderRoutes(makeRoutes, '/r/lls_revoked');
     expect(await screen.findByRole('heading', { name: 'This link is no longer valid' })).toBeInTheDocument();
   });
 });

@@ -1,6 +1,6 @@
 import { screen, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { routes } from '@/app/router';
+import { makeRoutes } from '@/app/router';
 import type { ApiToken } from '@/lib/api-types';
 import { server } from '@/testing/mocks/server';
 import { mockSettings } from '@/testing/mocks/settings-handlers';
@@ -15,7 +15,7 @@ const existing: ApiToken = {
 describe('settings pages', () => {
   it('is reached from the top bar through Settings and its sub-navigation', async () => {
     server.use(...mockSettings({ tokens: [existing] }).handlers);
-    const { user } = renderRoutes(routes, '/comparisons');
+    const { user } = renderRoutes(makeRoutes, '/comparisons');
     const nav = await screen.findByRole('navigation', { name: 'Main' });
     await user.click(within(nav).getByRole('link', { name: 'Settings' }));
     const settings = await screen.findByRole('navigation', { name: 'Settings' });
@@ -30,7 +30,7 @@ describe('settings pages', () => {
 
   it('answers /webhooks with its page under the same sub-navigation', async () => {
     server.use(...mockSettings().handlers);
-    renderRoutes(routes, '/webhooks');
+    renderRoutes(makeRoutes, '/webhooks');
     expect(await screen.findByRole('heading', { level: 1, name: 'Webhooks' })).toBeInTheDocument();
     const settings = screen.getByRole('navigation', { name: 'Settings' });
     expect(within(settings).getByRole('link', { name: 'Webhooks' })).toHaveAttribute('aria-current', 'page');

@@ -9,10 +9,11 @@ export function getPublicReport(token: string): Promise<PublicReport> {
 }
 
 /** A shared report, read without a session; it does not change while open (the analysis is stored). */
+export const publicReportQueryOptions = (token: string) =>
+  queryOptions({ queryKey: publicReportQueryKey(token), queryFn: () => getPublicReport(token), staleTime: Infinity });
+
 export function usePublicReport(token: string) {
-  return useQuery(
-    queryOptions({ queryKey: publicReportQueryKey(token), queryFn: () => getPublicReport(token), staleTime: Infinity }),
-  );
+  return useQuery(publicReportQueryOptions(token));
 }
 
 export const publicReportDownloads = (token: string) => ({

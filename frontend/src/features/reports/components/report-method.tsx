@@ -1,3 +1,4 @@
+import { formatNumber } from '@/utils/format';
 import type { ReportMethod, ReportRun } from '../types';
 
 /** Key facts of a link profile or measurement, e.g. "delay 50 ms · loss 1 %". */
@@ -25,7 +26,7 @@ export function ReportMethodSection({ method }: { method: ReportMethod }) {
     <section className="card report-method" aria-labelledby="method-heading">
       <h2 id="method-heading">Method</h2>
       <p className="muted">
-        {method.sample_count.toLocaleString('en-US')} samples stored (warm-up requests included) across{' '}
+        {formatNumber(method.sample_count)} samples stored (warm-up requests included) across{' '}
         {method.runs.length} run{method.runs.length === 1 ? '' : 's'}; baseline arm <strong>{method.baseline_arm}</strong>.
       </p>
       <h3>Arms</h3>
@@ -77,7 +78,7 @@ export function ReportMethodSection({ method }: { method: ReportMethod }) {
                   <td>{describeLink(run.network_profile_applied)}</td>
                   <td>{describeLink(run.network_measured)}</td>
                   <td>{run.blocks}</td>
-                  <td>{run.samples.toLocaleString('en-US')}</td>
+                  <td>{formatNumber(run.samples)}</td>
                 </tr>
               ))}
             </tbody>

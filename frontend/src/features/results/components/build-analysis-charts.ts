@@ -1,6 +1,6 @@
 import type { Data, Layout, PlotMarker, Shape } from 'plotly.js';
 import type { Analysis, ComparisonResults, DescriptiveRow, ResultGroup } from '@/lib/api-types';
-import { formatBytes, formatMs } from '@/utils/format';
+import { formatBytes, formatMs, formatNumber } from '@/utils/format';
 import { armBarMarker, armLine, armStyle } from './arm-style';
 import { armColor, type ChartSpec } from './build-charts';
 
@@ -281,7 +281,7 @@ export function distributionChart(results: ComparisonResults, analysis: Analysis
       y: points.map((q) => q.p),
       text: points.map((q) => q.label),
       ...armLine(results.arms, arm),
-      hovertemplate: `<b>${arm}</b><br>%{text}: %{x:.1f} ms<br>${row.n.toLocaleString('en-US')} requests<extra></extra>`,
+      hovertemplate: `<b>${arm}</b><br>%{text}: %{x:.1f} ms<br>${formatNumber(row.n)} requests<extra></extra>`,
     });
     if (hasCi) {
       data.push({

@@ -6,9 +6,11 @@ import {
   averageChart,
   concurrencyOf,
   gainChart,
+  MAX_POINTS_PER_BOX,
   meanGain,
   periodTrialsChart,
   seriesChart,
+  seriesChartNote,
   seriesTimeMeaning,
   throughputChart,
 } from './build-charts';
@@ -50,6 +52,28 @@ describe('chart builders', () => {
     expect(trace.type).toBe('box');
     expect(trace.y).toHaveLength(10 * 12);
     expect(trace.x.slice(0, 12).every((x) => x === '3')).toBe(true);
+    expect((trace as { boxpoints?: string }).boxpoints).toBe('all');
+  });
+
+  it('draws the points over the boxes only while a period has few enough repetitions to see them', () => {
+    const repeated = (times: number) => ({
+      ...group,
+      arms: Object.fromEntries(
+        Object.entries(group.arms).map(([arm, series]) => [
+          arm,
+          { ...series, series_ms: series.series_ms.map((reps) => Array.from({ length: times }, (_, i) => reps[i % reps.length] ?? 0)) },
+        ]),
+      ),
+    });
+    const boxpoints = (times: number) =>
+      seriesChart(resultsFixture, repeated(times)).data.map((trace) => (trace as { boxpoints?: string }).boxpoints);
+    expect(boxpoints(MAX_POINTS_PER_BOX)).toEqual(['all', 'all', 'all']);
+    expect(boxpoints(MAX_POINTS_PER_BOX + 1)).toEqual(['outliers', 'outliers', 'outliers']);
+    expect(seriesChartNote(seriesChart(resultsFixture, repeated(MAX_POINTS_PER_BOX)))).toBeUndefined();
+    expect(seriesChartNote(seriesChart(resultsFixture, repeated(MAX_POINTS_PER_BOX + 1)))).toMatch(/marks the outliers/);
+    // Every value still reaches the box, which Plotly draws from them.
+    const trace = seriesChart(resultsFixture, repeated(100)).data[0] as { y: number[] };
+    expect(trace.y).toHaveLength(10 * 100);
   });
 
   it('says which concurrency the series were issued with, and what their time then is', () => {

@@ -151,8 +151,23 @@ export function gainChart(results: ComparisonResults, group: ResultGroup): Chart
 }
 
 /** Every repetition's series time, as one box per arm and period with all points shown. */
+/**
+ * Up to this many repetitions in a period, the series chart draws each one as a point over its
+ * box, as the seed figures do (12 per period). Beyond it the points would only blur into a band
+ * behind the box, yet each is an SVG node: a thousand per arm made this one chart cost more to
+ * draw than the rest of the page. The box then shows the spread and marks the outliers, and the
+ * repetitions chart below it shows every repetition of a period in order.
+ */
+export const MAX_POINTS_PER_BOX = 40;
+
 export function seriesChart(results: ComparisonResults, group: ResultGroup): ChartSpec {
-  const data: Data[] = groupArms(results, group).map((arm) => {
+  const arms = groupArms(results, group);
+  const mostRepetitions = Math.max(
+    0,
+    ...arms.flatMap((arm) => (seriesOf(group, arm)?.series_ms ?? []).map((repetitions) => repetitions.filter((value) => Number.isFinite(value)).length)),
+  );
+  const boxpoints = mostRepetitions <= MAX_POINTS_PER_BOX ? 'all' : 'outliers';
+  const data: Data[] = arms.map((arm) => {
     const perPeriod = seriesOf(group, arm)?.series_ms ?? [];
     const x: string[] = [];
     const y: number[] = [];
@@ -171,7 +186,7 @@ export function seriesChart(results: ComparisonResults, group: ResultGroup): Cha
       name: arm,
       x,
       y,
-      boxpoints: 'all',
+      boxpoints,
       jitter: 0.4,
       pointpos: 0,
       marker: { color: armColor(results.arms, arm), symbol: armStyle(results.arms, arm).symbol, size: 5, opacity: 0.75 },
@@ -192,6 +207,15 @@ export function seriesChart(results: ComparisonResults, group: ResultGroup): Cha
       legend: concurrencyLegend(group),
     },
   };
+}
+
+/** What the series chart's reader needs told when it draws the boxes without their points. */
+export function seriesChartNote(chart: ChartSpec): string | undefined {
+  const pointsHidden = chart.data.some((trace) => (trace as { boxpoints?: unknown }).boxpoints === 'outliers');
+  return pointsHidden
+    ? `More than ${MAX_POINTS_PER_BOX} repetitions per period: each box shows their spread and marks the outliers; ` +
+        'the repetitions chart below shows every repetition of one period in order.'
+    : undefined;
 }
 
 /** Up to this many repetitions, the period-trials chart labels every one. */

@@ -1,6 +1,6 @@
 import type { Annotations, Data, Layout } from 'plotly.js';
 import type { Analysis, ComparisonResults, PhaseRow } from '@/lib/api-types';
-import { formatMs } from '@/utils/format';
+import { formatMs, formatNumber } from '@/utils/format';
 import { armsBarMarker } from './arm-style';
 import type { ChartSpec } from './build-charts';
 import type { GroupKey } from './build-analysis-charts';
@@ -62,9 +62,9 @@ export function hasPhases(analysis: Analysis, key: GroupKey): boolean {
 export function phaseHover(row: PhaseRow, phase: PhaseKey): string {
   const label = PHASE_LABELS[phase];
   const count = row[`${phase}_n`];
-  const n = row.n.toLocaleString('en-US');
+  const n = formatNumber(row.n);
   if (count >= row.n) return `${label} ${formatMs(row[`${phase}_ms`])} (in all ${n} requests)`;
-  return `${label} ${formatMs(row[`${phase}_ms`])} (in ${count.toLocaleString('en-US')} of ${n} requests: ${PARTIAL_REASON[phase]})`;
+  return `${label} ${formatMs(row[`${phase}_ms`])} (in ${formatNumber(count)} of ${n} requests: ${PARTIAL_REASON[phase]})`;
 }
 
 /** Median request time of the arm on the group (the `requests` section), to mark on the bars. */
@@ -208,7 +208,7 @@ export function devicesChart(results: ComparisonResults, analysis: Analysis | nu
       text: stats.map((s) => formatMs(s.median)),
       textposition: 'outside',
       cliponaxis: false,
-      customdata: stats.map((s) => [formatMs(s.p90), s.n === null ? '–' : s.n.toLocaleString('en-US')]),
+      customdata: stats.map((s) => [formatMs(s.p90), s.n === null ? '–' : formatNumber(s.n)]),
       marker: armsBarMarker(results.arms, arms),
       hovertemplate: `<b>%{x}</b> on ${device}<br>median %{text}, p90 %{customdata[0]}<br>%{customdata[1]} requests<extra></extra>`,
     });

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type * as PlotlyTypes from 'plotly.js';
 import type { Config, Data, Layout } from 'plotly.js';
 import { queueDraw } from './draw-queue';
@@ -23,21 +23,15 @@ function loadPlotly(): Promise<PlotlyModule> {
   return plotlyPromise;
 }
 
-/** Starts fetching Plotly without waiting for a chart (idempotent). */
+/**
+ * Starts fetching Plotly without waiting for a chart (idempotent). Chart pages' route loaders call it
+ * (src/app/router.tsx), so Plotly downloads and compiles while the page fetches its data, instead of
+ * after the data has arrived. Pages without charts never call it, so they never load Plotly.
+ */
 export function preloadPlotly(): void {
   void loadPlotly().catch(() => {
     plotlyPromise = undefined; // a failed preload does not poison the chart's own attempt
   });
-}
-
-/**
- * Wraps a chart page's route element: Plotly starts downloading and compiling as the page
- * mounts, while the page fetches its data, instead of after the data has arrived. Pages
- * without charts do not use it, so they never load Plotly.
- */
-export function PreloadPlotly({ children }: { children: ReactNode }) {
-  useEffect(preloadPlotly, []);
-  return children;
 }
 
 function mark(name: string): void {

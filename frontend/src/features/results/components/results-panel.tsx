@@ -4,7 +4,7 @@ import { useResults } from '../api/get-results';
 import { useVerdict } from '../api/get-verdict';
 import type { Analysis, ComparisonResults, ResultGroup } from '@/lib/api-types';
 import { Spinner } from '@/components/spinner';
-import { formatDateTime, formatMs, formatPercent } from '@/utils/format';
+import { formatDateTime, formatMs, formatNumber, formatPercent } from '@/utils/format';
 import {
   averageChart,
   concurrencyOf,
@@ -14,6 +14,7 @@ import {
   medianChart,
   periodTrialsChart,
   seriesChart,
+  seriesChartNote,
   seriesTimeMeaning,
   throughputChart,
 } from './build-charts';
@@ -287,6 +288,7 @@ function GroupResults({ results, group, analysis }: GroupResultsProps) {
           subtitle={subtitle}
           testId="chart-series"
           chart={charts.series}
+          note={seriesChartNote(charts.series)}
           wide
         />
         {trials && period !== undefined && (
@@ -355,7 +357,7 @@ function RequestTable({ results, group }: { results: ComparisonResults; group: R
                     {arm}
                     {arm === results.baseline_arm && <span className="tag">baseline</span>}
                   </th>
-                  <td>{stats.n.toLocaleString('en-US')}</td>
+                  <td>{formatNumber(stats.n)}</td>
                   <td>{formatMs(stats.median_ms)}</td>
                   <td>{formatMs(stats.p90_ms)}</td>
                   <td>{formatMs(stats.p95_ms)}</td>

@@ -6,7 +6,7 @@ import type {
   OverallOutcome,
   VerdictLook,
 } from '@/lib/api-types';
-import { formatChangeWithCi, formatMs, formatP, formatSigned } from '@/utils/format';
+import { formatChangeWithCi, formatMs, formatNumber, formatP, formatSigned } from '@/utils/format';
 import { ArmSwatch } from './arm-swatch';
 
 const OUTCOME_LABELS: Record<OverallOutcome, string> = {
@@ -71,7 +71,7 @@ export function OutcomeBadge({ outcome }: { outcome: OverallOutcome }) {
 }
 
 function headline(outcome: OverallOutcome, baseline: string, marginPct: number): string {
-  const margin = `${marginPct.toLocaleString('en-US')} %`;
+  const margin = `${formatNumber(marginPct, 3)} %`;
   switch (outcome) {
     case 'regression':
       return `Slower than ${baseline} beyond the ${margin} margin somewhere.`;
@@ -118,7 +118,7 @@ export function VerdictBanner({ verdict, arms }: VerdictBannerProps) {
               ? `No verdict: ${verdict.outcome_reason}.`
               : `Median ${metricLabel(gate.metric)} of each arm against ${baseline}; the worst outcome decides (α = ${gate.alpha}${verdict.history.length > 0 ? ', the last look’s share' : ''}, Holm-corrected).`}
             {widened &&
-              ` The 2 ms floor widens the margin to ±${Math.round(widestPct).toLocaleString('en-US')} % here: these medians are too short for ${gate.margin_pct} % to be meaningful.`}
+              ` The 2 ms floor widens the margin to ±${formatNumber(Math.round(widestPct))} % here: these medians are too short for ${gate.margin_pct} % to be meaningful.`}
           </p>
         </div>
       </div>

@@ -1,0 +1,39 @@
+import type { QueryClient } from '@tanstack/react-query';
+import { meQueryOptions } from '@/features/auth/api/get-me';
+import { comparisonQueryOptions } from '@/features/comparisons/api/get-comparison';
+import { resultsQueryOptions } from '@/features/results/api/get-results';
+import { verdictQueryOptions } from '@/features/results/api/get-verdict';
+import { publicReportQueryOptions } from '@/features/reports/api/public-report';
+
+/**
+ * What a page will ask the API for, asked as the navigation starts (the routes' loaders call
+ * these and return at once, never waiting): the requests go out in parallel, while the page's
+ * code and Plotly load, instead of one after another as each component mounts and finds it
+ * needs them (/auth/me, then the comparison, then its results, then its verdict). The
+ * components then find the answers in the query cache.
+ */
+
+/** The signed-in user: every page of the app's layout needs it first. */
+export function prefetchSignedInPage(queryClient: QueryClient): null {
+  void queryClient.prefetchQuery(meQueryOptions());
+  return null;
+}
+
+/** A comparison page: the comparison, its results and, once they say it is finished, its verdict. */
+export function prefetchComparisonPage(queryClient: QueryClient, id: string): null {
+  void queryClient.prefetchQuery(comparisonQueryOptions(id));
+  void queryClient.fetchQuery(resultsQueryOptions(id, false)).then(
+    (results) => {
+      // Before it is finished a comparison has no verdict (the endpoint answers 409).
+      if (results.status === 'finished') void queryClient.prefetchQuery(verdictQueryOptions(id, true));
+    },
+    () => undefined, // the results panel shows the error when it asks again
+  );
+  return null;
+}
+
+/** A shared report (no session): one document. */
+export function prefetchPublicReport(queryClient: QueryClient, token: string): null {
+  void queryClient.prefetchQuery(publicReportQueryOptions(token));
+  return null;
+}
