@@ -2,7 +2,7 @@ import type { QueryClient } from '@tanstack/react-query';
 import { meQueryOptions } from '@/features/auth/api/get-me';
 import { comparisonQueryOptions } from '@/features/comparisons/api/get-comparison';
 import { resultsQueryOptions } from '@/features/results/api/get-results';
-import { verdictQueryOptions } from '@/features/results/api/get-verdict';
+import { hasVerdict, verdictQueryOptions } from '@/features/results/api/get-verdict';
 import { publicReportQueryOptions } from '@/features/reports/api/public-report';
 
 /**
@@ -19,13 +19,12 @@ export function prefetchSignedInPage(queryClient: QueryClient): null {
   return null;
 }
 
-/** A comparison page: the comparison, its results and, once they say it is finished, its verdict. */
+/** A comparison page: the comparison, its results and, once they say it has one, its verdict. */
 export function prefetchComparisonPage(queryClient: QueryClient, id: string): null {
   void queryClient.prefetchQuery(comparisonQueryOptions(id));
   void queryClient.fetchQuery(resultsQueryOptions(id, false)).then(
     (results) => {
-      // Before it is finished a comparison has no verdict (the endpoint answers 409).
-      if (results.status === 'finished') void queryClient.prefetchQuery(verdictQueryOptions(id, true));
+      if (hasVerdict(results.status)) void queryClient.prefetchQuery(verdictQueryOptions(id, true));
     },
     () => undefined, // the results panel shows the error when it asks again
   );

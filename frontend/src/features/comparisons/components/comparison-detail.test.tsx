@@ -40,6 +40,19 @@ describe('comparison page actions', () => {
     ]);
   });
 
+  it('offers no sample download once the retention removed the samples, and says why', async () => {
+    renderWithProviders(
+      <ComparisonDetailView id={comparisonDetailFixture.id} renderResults={() => null} samplesRemoved />,
+      { path, routePath: '/comparisons/:id' },
+    );
+    const downloads = await screen.findByRole('region', { name: 'Downloads' });
+    expect(within(downloads).getAllByRole('link').map((link) => link.textContent)).toEqual([
+      'Report (HTML, opens offline)',
+      'Report (PDF)',
+    ]);
+    expect(within(downloads).getByTestId('samples-download-note')).toHaveTextContent('removed by the sample retention');
+  });
+
   it('opens the Share panel from the header’s Share button, below the header', async () => {
     const { user } = renderWithProviders(
       <ComparisonDetailView

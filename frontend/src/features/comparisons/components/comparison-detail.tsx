@@ -20,9 +20,11 @@ type ComparisonDetailViewProps = {
   renderResults: (comparison: ComparisonDetail) => ReactNode;
   /** The Share panel, opened by the header's Share button (omitted: no button); rendered by the route too. */
   renderShare?: (comparison: ComparisonDetail) => ReactNode;
+  /** The sample retention has removed this comparison's samples: their downloads would answer 410. */
+  samplesRemoved?: boolean;
 };
 
-export function ComparisonDetailView({ id, renderResults, renderShare }: ComparisonDetailViewProps) {
+export function ComparisonDetailView({ id, renderResults, renderShare, samplesRemoved = false }: ComparisonDetailViewProps) {
   const comparison = useComparison(id);
   const cancel = useCancelComparison();
   const rerun = useCreateComparison();
@@ -178,16 +180,22 @@ export function ComparisonDetailView({ id, renderResults, renderShare }: Compari
 
       <section className="card" aria-labelledby="downloads-heading" id="downloads">
         <h2 id="downloads-heading">Downloads</h2>
-        <p className="muted small">
-          Every sample (one row per request, with its timings), streamed: the charts above are drawn from aggregates.
+        <p className="muted small" data-testid="samples-download-note">
+          {samplesRemoved
+            ? 'The samples were removed by the sample retention and can no longer be downloaded; the report keeps the stored analysis.'
+            : 'Every sample (one row per request, with its timings), streamed: the charts above are drawn from aggregates.'}
         </p>
         <div className="page-actions">
-          <a className="button" href={`/api/v1/comparisons/${detail.id}/samples.csv`} download>
-            Samples (CSV)
-          </a>
-          <a className="button" href={`/api/v1/comparisons/${detail.id}/samples.json`} download>
-            Samples (JSON)
-          </a>
+          {!samplesRemoved && (
+            <>
+              <a className="button" href={`/api/v1/comparisons/${detail.id}/samples.csv`} download>
+                Samples (CSV)
+              </a>
+              <a className="button" href={`/api/v1/comparisons/${detail.id}/samples.json`} download>
+                Samples (JSON)
+              </a>
+            </>
+          )}
           {detailStatus === 'finished' && (
             <>
               <a className="button" href={`/api/v1/comparisons/${detail.id}/report.html`} download>

@@ -9,15 +9,21 @@ export function getVerdict(id: string): Promise<ComparisonVerdict> {
 export const verdictQueryKey = (id: string) => ['comparisons', 'verdict', id] as const;
 
 /**
- * The CI gate's verdict of a finished comparison, as the CLI reads it: the dashboard shows
- * the server's overall outcome, never its own. Before the comparison is finished there is
- * none (the endpoint answers 409), so the query waits for `finished`.
+ * Whether a comparison in this status has a verdict: a finished one, and a cancelled one, whose
+ * verdict is partial (it covers the blocks stored before the cancel, and says so). Before that the
+ * endpoint answers 409.
  */
-export const verdictQueryOptions = (id: string, finished: boolean) =>
-  queryOptions({ queryKey: verdictQueryKey(id), queryFn: () => getVerdict(id), enabled: finished });
+export const hasVerdict = (status: string): boolean => status === 'finished' || status === 'cancelled';
 
-export function useVerdict(id: string, finished: boolean) {
-  return useQuery(verdictQueryOptions(id, finished));
+/**
+ * The CI gate's verdict of a comparison, as the CLI reads it: the dashboard shows the server's
+ * overall outcome, never its own. The query waits until the comparison `hasVerdict`.
+ */
+export const verdictQueryOptions = (id: string, judged: boolean) =>
+  queryOptions({ queryKey: verdictQueryKey(id), queryFn: () => getVerdict(id), enabled: judged });
+
+export function useVerdict(id: string, judged: boolean) {
+  return useQuery(verdictQueryOptions(id, judged));
 }
 
 /**

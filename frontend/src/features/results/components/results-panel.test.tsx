@@ -140,6 +140,21 @@ describe('results panel: verdict and profiles', () => {
     expect(screen.queryByTestId('effect-table')).not.toBeInTheDocument();
   });
 
+  it("shows a cancelled comparison's partial verdict and effect table, but offers no other baseline", async () => {
+    const asked: string[] = [];
+    server.use(
+      http.get('*/api/v1/comparisons/:id/verdict', ({ request }) => {
+        asked.push(new URL(request.url).search);
+        return HttpResponse.json({ ...ttfbVerdictFixture, status: 'cancelled' });
+      }),
+    );
+    serve({ ...resultsFixture, status: 'cancelled', partial: true, blocks_planned: 12, blocks_stored: 5 });
+    expect(await screen.findByTestId('verdict-banner')).toBeInTheDocument();
+    expect(screen.getByTestId('effect-table')).toBeInTheDocument();
+    expect(asked).toEqual(['']);
+    expect(screen.queryByRole('form', { name: 'Baseline' })).not.toBeInTheDocument();
+  });
+
   it('compares one arm across network profiles and follows the arm picker', async () => {
     const { user } = serve(resultsFixture);
     const profiles = await screen.findByTestId('chart-profiles');

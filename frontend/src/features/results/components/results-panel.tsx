@@ -1,7 +1,7 @@
 import { useMemo, useState } from 'react';
 import { filterResults, periodsOf, type ResultFilters } from './filter-results';
 import { useResults } from '../api/get-results';
-import { useVerdict } from '../api/get-verdict';
+import { hasVerdict, useVerdict } from '../api/get-verdict';
 import type { Analysis, ComparisonResults, ResultGroup } from '@/lib/api-types';
 import { Spinner } from '@/components/spinner';
 import { formatDateTime, formatMs, formatNumber, formatPercent } from '@/utils/format';
@@ -38,8 +38,10 @@ type ResultsPanelProps = {
 export function ResultsPanel({ comparisonId, live, shared = false }: ResultsPanelProps) {
   const results = useResults(comparisonId, live);
   const finished = results.data?.status === 'finished';
-  // The CI gate's verdict (the server's overall outcome), once the comparison is finished.
-  const verdict = useVerdict(comparisonId, finished);
+  // The CI gate's verdict (the server's overall outcome), once the comparison has one: finished,
+  // or cancelled (a partial verdict on the blocks stored before the cancel; the page says so).
+  const judged = results.data !== undefined && hasVerdict(results.data.status);
+  const verdict = useVerdict(comparisonId, judged);
   const [groupIndex, setGroupIndex] = useState(0);
   // Arms hidden by the filter (so an arm that appears while results stream in is shown).
   const [hiddenArms, setHiddenArms] = useState<string[]>([]);
@@ -101,7 +103,7 @@ export function ResultsPanel({ comparisonId, live, shared = false }: ResultsPane
           stored analysis; its samples can no longer be downloaded or analysed again.
         </p>
       )}
-      {finished && verdict.data && <VerdictBanner verdict={verdict.data} arms={results.data.arms} />}
+      {judged && verdict.data && <VerdictBanner verdict={verdict.data} arms={results.data.arms} />}
       {finished && !shared && <BaselinePicker results={results.data} />}
       <StacksPanel results={results.data} />
       <div className="filter-bar card" role="group" aria-label="Filter the charts">
@@ -203,7 +205,7 @@ export function ResultsPanel({ comparisonId, live, shared = false }: ResultsPane
         <p className="empty-state card">No arm is selected: tick one under Arms to draw the charts.</p>
       ) : (
         <>
-          {finished && analysis && <EffectTable analysis={analysis} arms={results.data.arms} gateMetric={gateMetric} />}
+          {judged && analysis && <EffectTable analysis={analysis} arms={results.data.arms} gateMetric={gateMetric} />}
           <GroupResults results={shown} group={group} analysis={analysis} />
           <DevicesView results={shown} analysis={analysis} profile={group.network_profile} />
           <ProfilesView results={shown} analysis={analysis} device={group.device} />
