@@ -50,6 +50,11 @@ MIDDLEWARE = [
     "apps.core.health.HealthProbeMiddleware",  # before host checks and HTTPS redirects (its docstring)
     "apps.core.http_metrics.HttpMetricsMiddleware",  # HTTP latency by route for /metrics (apps.monitoring)
     "apps.core.request_ids.RequestIdMiddleware",  # X-Request-ID, and the ids every log line carries
+    # Compresses answers for clients that accept gzip, after every middleware below has written its
+    # part: a 200,000-sample comparison's results are ~400 KB of JSON, ~10x smaller gzipped (a third of
+    # a second on a 10 Mbit/s link). Django's adds random padding against BREACH; the SPA's files come
+    # compressed already (apps.core.spa), and an answer with a Content-Encoding is left alone.
+    "django.middleware.gzip.GZipMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "apps.core.body_limits.BodySizeLimitMiddleware",
     "apps.core.csp.ContentSecurityPolicyMiddleware",

@@ -1,6 +1,7 @@
 """GET results splices the stored analysis's JSON text (cached by row) into the document
 instead of rendering it as data: the same document as results_for_charts, every time."""
 
+import gzip
 import json
 
 import pytest
@@ -48,6 +49,16 @@ def test_the_spliced_document_is_the_document(api, org, runner_api):
     assert cancelled == results_for_charts(comparison=analysed)
 
 
+@pytest.mark.django_db
+def test_results_travel_gzipped_to_a_client_that_accepts_it(api, org, runner_api):
+    comparison = run_measured_comparison(runner_api, org, spec=SPEC, speed={"https-h1": 1.0, "h2": 0.6}, seed=6)
+    plain = api.get(f"/api/v1/comparisons/{comparison.id}/results")
+    packed = api.get(f"/api/v1/comparisons/{comparison.id}/results", HTTP_ACCEPT_ENCODING="gzip, deflate, br")
+    assert "Content-Encoding" not in plain
+    assert packed["Content-Encoding"] == "gzip"
+    assert "Accept-Encoding" in packed["Vary"]
+    assert json.loads(gzip.decompress(packed.content)) == json.loads(plain.content)
+    assert len(packed.content) * 3 < len(plain.content)
 
 
 @pytest.mark.django_db
