@@ -37,5 +37,7 @@ echo "seeded: $seed"
 value() { printf '%s' "$seed" | .venv/bin/python -c "import json, sys; print(json.load(sys.stdin)['$1'])"; }
 comparison=$(value comparison)
 token=$(value share_token)
-cd frontend && BENCH_BASE_URL="$web" BENCH_USERNAME=demo BENCH_PASSWORD=demo-latencylab \
-  BENCH_COMPARISON="$comparison" BENCH_SHARE_TOKEN="$token" node bench/dashboard-speed.mjs
+# In a subshell: the EXIT trap's stack.py down runs from the repository's root (a `cd` here left
+# it unable to find stack.py, and every run's stack running after the benchmark).
+(cd frontend && BENCH_BASE_URL="$web" BENCH_USERNAME=demo BENCH_PASSWORD=demo-latencylab \
+  BENCH_COMPARISON="$comparison" BENCH_SHARE_TOKEN="$token" node bench/dashboard-speed.mjs)
