@@ -114,11 +114,13 @@ def start(base: Path, pg_port: int, redis_port: int) -> None:
 def stop(base: Path, only: str | None = None) -> None:
     """Both servers, or one (the fault tests stop one and `start` it again on the same port)."""
     pgdata = base / "pg"
+    failure = None
     if only in (None, "postgres") and (pgdata / "postmaster.pid").exists():
         stopped = subprocess.run(as_owner([pg_bin("pg_ctl"), "-D", str(pgdata), "-m", "fast", "-w", "stop"]),
                                  capture_output=True, text=True)
         if stopped.returncode != 0:  # e.g. the postgres user can no longer reach its data directory
-            sys.exit(f"PostgreSQL in {pgdata} did not stop: {stopped.stderr.strip()}")
+            failure = f"PostgreSQL in {pgdata} did not stop: {stopped.stderr.strip()}"
+    # Redis is stopped even when PostgreSQL would not: exiting first left it running for good.
     pidfile = base / "redis" / "redis.pid"
     if only in (None, "redis") and pidfile.exists():
         try:
@@ -131,6 +133,8 @@ def stop(base: Path, only: str | None = None) -> None:
         except (ProcessLookupError, ValueError):
             pass
         pidfile.unlink(missing_ok=True)
+    if failure:
+        sys.exit(failure)
 
 
 def main() -> None:
