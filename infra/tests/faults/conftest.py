@@ -27,3 +27,10 @@ def stack() -> Iterator[FaultStack]:
         # directory); the database files go.
         for heavy in ("pg", "redis", "journal"):
             shutil.rmtree(faulty.base / heavy, ignore_errors=True)
+
+
+@pytest.fixture(autouse=True)
+def whole_again(stack: FaultStack) -> Iterator[None]:
+    """After each test, the stack whole again even if the test stopped half-way."""
+    yield
+    stack.heal()

@@ -97,6 +97,18 @@ class FaultStack:
     def start(self, process: str) -> None:
         self._stack("start", process)
 
+    def alive(self, process: str) -> bool:
+        pidfile = self.base / "pids" / f"{process}.pid"
+        return pidfile.exists() and Path(f"/proc/{pidfile.read_text().strip()}").exists()
+
+    def heal(self) -> None:
+        """Whatever a test left stopped (it failed between breaking something and mending it) comes
+        back, so that one failure does not starve the tests after it."""
+        self.start_servers()
+        for process in ("web", "worker", "beat", "target", "runner"):
+            if not self.alive(process):
+                self.start(process)
+
     def stop_server(self, which: str) -> None:
         """PostgreSQL (`pg_ctl stop -m fast`: every connection cut) or Redis (its data gone:
         it runs without persistence, like a cache-only deployment)."""
