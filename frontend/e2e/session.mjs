@@ -49,6 +49,9 @@ export async function saveScreenshot(page, name) {
     .waitForFunction(() => document.querySelectorAll('.plot[data-state="loading"]').length === 0, null,
       { timeout: CHARTS_SETTLE_MS })
     .catch(() => {});
+  // Chart cards skip painting while out of view (content-visibility: auto) and a full-page
+  // screenshot does not scroll: the picture would show blank cards where the charts are.
+  await page.addStyleTag({ content: '* { content-visibility: visible !important; }' }).catch(() => {});
   await page.screenshot({ path: file, fullPage: true }).catch(() => {});
   return file;
 }
