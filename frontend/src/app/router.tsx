@@ -58,10 +58,10 @@ const PAGES = {
   auditLog: page(() => import('./routes/audit-log'), 'AuditLogRoute'),
 };
 
-/** A chart page's loader: it also starts loading Plotly (its own ~1.1 MB chunk, which no other page ships). */
 /** Shown while a route's loader runs on the first load (for a tick: loaders never wait). */
 const LOADING = <Spinner label="Loading page" />;
 
+/** A chart page's loader: it also starts loading Plotly (its own ~1.1 MB chunk, which no other page ships). */
 const withCharts =
   <Args,>(prefetch: (args: Args) => null) =>
   (args: Args): null => {
