@@ -2,6 +2,7 @@
 //   E2E_BASE_URL=http://127.0.0.1:8000 E2E_USERNAME=… E2E_PASSWORD=… npm run e2e
 // Optional: E2E_PERIODS (default "3,6"), E2E_REPETITIONS (2), E2E_BLOCKS (2),
 // E2E_FINISH_TIMEOUT_MS (300000). Screenshots go to e2e/artifacts/ (gitignored).
+/* global window -- page.evaluate callbacks run in the page */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { env, openPage, openSignedIn, saveScreenshot as screenshotOf, signIn as signInOn, waitForTerminalStatus } from './session.mjs';
@@ -77,6 +78,25 @@ test('a user creates a MID image-series comparison and sees its charts', { timeo
 
     const file = await saveScreenshot(`comparison-${id}`);
     t.diagnostic(`screenshot ${file}`);
+
+    // 5. A first visit (a fresh load of the page): the HTML's first script sends the page's API
+    //    requests and the app takes their answers, so each goes out once, and the page is whole.
+    const asked = [];
+    const record = (request) => {
+      const url = new URL(request.url());
+      if (url.pathname.startsWith('/api/')) asked.push(url.pathname + url.search);
+    };
+    page.on('request', record);
+    await page.reload();
+    await page.getByTestId('chart-avg').and(page.locator('[data-state="ready"]')).waitFor({ timeout: 60_000 });
+    await page.getByTestId('verdict-banner').waitFor();
+    page.off('request', record);
+    for (const path of ['/api/v1/auth/me', `/api/v1/comparisons/${id}`, `/api/v1/comparisons/${id}/results`, `/api/v1/comparisons/${id}/verdict`]) {
+      assert.equal(asked.filter((candidate) => candidate === path).length, 1, `${path} asked once (all: ${asked.join(', ')})`);
+    }
+    // The first script left its answers for the app (src/lib/early-responses.ts), which took every one.
+    const untaken = await page.evaluate(() => Object.keys(window.__latencylabEarlyResponses ?? { 'no first script ran': 1 }));
+    assert.deepEqual(untaken, [], 'every early answer was taken by the app');
     assert.deepEqual(pageErrors, [], 'no uncaught errors in the page');
   } catch (error) {
     await saveScreenshot('failure');

@@ -10,7 +10,9 @@ import { publicReportQueryOptions } from '@/features/reports/api/public-report';
  * these and return at once, never waiting): the requests go out in parallel, while the page's
  * code and Plotly load, instead of one after another as each component mounts and finds it
  * needs them (/auth/me, then the comparison, then its results, then its verdict). The
- * components then find the answers in the query cache.
+ * components then find the answers in the query cache. On a first load the HTML's first script
+ * has sent the same requests even earlier (src/app/first-load/pages.ts, whose table must match
+ * these loaders: first-load.test.ts checks), and the API client adopts its answers.
  */
 
 /** The signed-in user: every page of the app's layout needs it first. */
@@ -19,15 +21,18 @@ export function prefetchSignedInPage(queryClient: QueryClient): null {
   return null;
 }
 
-/** A comparison page: the comparison, its results and, once they say it has one, its verdict. */
+/**
+ * A comparison page: the comparison, its results and, once the comparison says it has one, its
+ * verdict (asked after the comparison, the quicker of the two to answer).
+ */
 export function prefetchComparisonPage(queryClient: QueryClient, id: string): null {
-  void queryClient.prefetchQuery(comparisonQueryOptions(id));
-  void queryClient.fetchQuery(resultsQueryOptions(id, false)).then(
-    (results) => {
-      if (hasVerdict(results.status)) void queryClient.prefetchQuery(verdictQueryOptions(id, true));
+  void queryClient.fetchQuery(comparisonQueryOptions(id)).then(
+    (comparison) => {
+      if (hasVerdict(comparison.status)) void queryClient.prefetchQuery(verdictQueryOptions(id, true));
     },
-    () => undefined, // the results panel shows the error when it asks again
+    () => undefined, // the page shows the error when it asks again
   );
+  void queryClient.prefetchQuery(resultsQueryOptions(id, false));
   return null;
 }
 

@@ -1,4 +1,4 @@
-import { createElement, lazy, Suspense, useState, type ComponentType } from 'react';
+import { useState, type ComponentType } from 'react';
 import { useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { createBrowserRouter, RouterProvider, type RouteObject } from 'react-router-dom';
 import { AppLayout } from './routes/app-layout';
@@ -13,28 +13,25 @@ import { prefetchComparisonPage, prefetchPublicReport, prefetchSignedInPage } fr
  * A page loaded when first shown: every page but the shell, the sign-in page and "not found"
  * is its own chunk, so the comparison page or a shared report downloads and runs its own code
  * and not the spec builder's, the settings pages' or the others'. On chart pages the build
- * preloads that chunk with the HTML (vite.config.ts, preloadChartPages).
+ * preloads that chunk with the HTML (src/app/first-load/pages.ts).
+ * The router loads a page's module before it renders the route (the route's `lazy`): on a
+ * navigation the previous page stays until then, on the first load the loading element shows.
+ * (React.lazy under Suspense did the same with a spinner in between, and React holds back
+ * revealing a Suspense boundary's content up to 300 ms after its fallback was shown: a third of
+ * a second lost on every first load of a page.)
  */
 const pageLoads: (() => Promise<unknown>)[] = [];
 
-function page<Name extends string>(load: () => Promise<Record<Name, ComponentType>>, name: Name) {
-  let loaded: ComponentType | undefined;
-  const loadPage = () => load().then((module): ComponentType => (loaded = module[name]));
-  pageLoads.push(loadPage);
-  const Lazy = lazy<ComponentType>(() => loadPage().then((component) => ({ default: component })));
-  // Once its chunk has run, a page renders at once (React.lazy would suspend for a tick on every
-  // new mount, and a navigation, being a transition, keeps the previous page until it resolves).
-  const Page = () => (loaded ? createElement(loaded) : <Lazy />);
-  return (
-    <Suspense fallback={<Spinner label="Loading page" />}>
-      <Page />
-    </Suspense>
-  );
+type LazyPage = () => Promise<{ Component: ComponentType }>;
+
+function page<Name extends string>(load: () => Promise<Record<Name, ComponentType>>, name: Name): LazyPage {
+  pageLoads.push(load);
+  return async () => ({ Component: (await load())[name] });
 }
 
 const signedOut = () => import('./routes/signed-out-pages');
 
-// Each page's element, made once for the module, however many route tables are made from them.
+// Each page's module loader, for the routes' `lazy`.
 const PAGES = {
   signup: page(signedOut, 'SignupRoute'),
   forgotPassword: page(signedOut, 'ForgotPasswordRoute'),
@@ -58,7 +55,7 @@ const PAGES = {
   auditLog: page(() => import('./routes/audit-log'), 'AuditLogRoute'),
 };
 
-/** Shown while a route's loader runs on the first load (for a tick: loaders never wait). */
+/** Shown on the first load while the page's module loads and its loaders run (they never wait). */
 const LOADING = <Spinner label="Loading page" />;
 
 /** A chart page's loader: it also starts loading Plotly (its own ~1.1 MB chunk, which no other page ships). */
@@ -77,45 +74,45 @@ const withCharts =
  */
 export const makeRoutes = (queryClient: QueryClient): RouteObject[] => [
   { path: '/login', element: <LoginRoute /> },
-  { path: '/signup', element: PAGES.signup },
-  { path: '/forgot-password', element: PAGES.forgotPassword },
-  { path: '/reset-password/:uid/:token', element: PAGES.resetPassword },
+  { path: '/signup', lazy: PAGES.signup, hydrateFallbackElement: LOADING },
+  { path: '/forgot-password', lazy: PAGES.forgotPassword, hydrateFallbackElement: LOADING },
+  { path: '/reset-password/:uid/:token', lazy: PAGES.resetPassword, hydrateFallbackElement: LOADING },
   // The emailed invitation link: for a signed-in user or a new one.
-  { path: '/invitations/:token', element: PAGES.acceptInvitation },
+  { path: '/invitations/:token', lazy: PAGES.acceptInvitation, hydrateFallbackElement: LOADING },
   // A shared report: no sign-in, outside the app's layout.
   {
     path: '/r/:token',
     loader: withCharts(({ params }) => prefetchPublicReport(queryClient, params.token ?? '')),
     hydrateFallbackElement: LOADING,
-    element: PAGES.publicReport,
+    lazy: PAGES.publicReport,
   },
   {
     element: <AppLayout />,
     loader: () => prefetchSignedInPage(queryClient),
     hydrateFallbackElement: LOADING,
     children: [
-      { index: true, element: PAGES.home },
-      { path: '/trends', loader: withCharts(() => null), element: PAGES.trends },
-      { path: '/comparisons', element: PAGES.comparisons },
-      { path: '/comparisons/new', element: PAGES.newComparison },
-      { path: '/comparisons/new/har', element: PAGES.harReplay },
+      { index: true, lazy: PAGES.home },
+      { path: '/trends', loader: withCharts(() => null), lazy: PAGES.trends },
+      { path: '/comparisons', lazy: PAGES.comparisons },
+      { path: '/comparisons/new', lazy: PAGES.newComparison },
+      { path: '/comparisons/new/har', lazy: PAGES.harReplay },
       {
         path: '/comparisons/:id',
         loader: withCharts(({ params }) => prefetchComparisonPage(queryClient, params.id ?? '')),
-        element: PAGES.comparison,
+        lazy: PAGES.comparison,
       },
-      { path: '/devices', element: PAGES.devices },
+      { path: '/devices', lazy: PAGES.devices },
       {
         element: <SettingsLayout />,
         children: [
-          { path: '/organization', element: PAGES.organization },
-          { path: '/members', element: PAGES.members },
-          { path: '/network-profiles', element: PAGES.networkProfiles },
-          { path: '/tokens', element: PAGES.tokens },
-          { path: '/webhooks', element: PAGES.webhooks },
-          { path: '/shares', element: PAGES.shares },
-          { path: '/usage', element: PAGES.usage },
-          { path: '/audit-log', element: PAGES.auditLog },
+          { path: '/organization', lazy: PAGES.organization },
+          { path: '/members', lazy: PAGES.members },
+          { path: '/network-profiles', lazy: PAGES.networkProfiles },
+          { path: '/tokens', lazy: PAGES.tokens },
+          { path: '/webhooks', lazy: PAGES.webhooks },
+          { path: '/shares', lazy: PAGES.shares },
+          { path: '/usage', lazy: PAGES.usage },
+          { path: '/audit-log', lazy: PAGES.auditLog },
         ],
       },
       { path: '*', element: <NotFoundRoute /> },

@@ -1,6 +1,7 @@
 import createClient, { type Middleware } from 'openapi-fetch';
 import type { paths } from '@/api/schema';
 import { flattenFieldErrors, type FieldError } from './field-errors';
+import { answerEarly } from './early-responses';
 
 /** An HTTP error from the API, carrying the decoded JSON body (DRF `{detail}` or a field map). */
 export class ApiError extends Error {
@@ -71,8 +72,9 @@ export const api = createClient<paths>({
   baseUrl: origin(),
   credentials: 'same-origin',
   headers: { Accept: 'application/json' },
-  // Resolve fetch at call time so test interceptors (MSW) that patch it later are honoured.
-  fetch: (request: Request) => globalThis.fetch(request),
+  // Resolve fetch at call time so test interceptors (MSW) that patch it later are honoured. A GET the
+  // HTML's first script already sent is answered by that request (early-responses.ts).
+  fetch: (request: Request) => answerEarly(request, (sent) => globalThis.fetch(sent)),
 });
 api.use(csrfMiddleware);
 

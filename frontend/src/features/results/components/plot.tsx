@@ -128,7 +128,8 @@ export function Plot({ data, layout, testId, label }: PlotProps) {
       // Until drawn, the chart holds its drawn height, so the page does not jump as charts appear.
       style={{ minHeight: layout.height ?? BASE_LAYOUT.height }}
     >
-      <div ref={containerRef} className="plot-canvas" />
+      {/* Its own size, so the page's layout never waits on Plotly's (styles.css, .plot-canvas). */}
+      <div ref={containerRef} className="plot-canvas" style={{ height: layout.height ?? BASE_LAYOUT.height }} />
       {state === 'error' && <p className="muted">The chart could not be drawn.</p>}
     </div>
   );

@@ -1,0 +1,57 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { answerEarly, EARLY_RESPONSE_MAX_AGE_MS } from './early-responses';
+
+const STORE = '__latencylabEarlyResponses';
+const url = (path: string) => new URL(path, location.origin).toString();
+
+function leaveEarly(answers: Record<string, Response | null>): void {
+  (window as unknown as Record<string, unknown>)[STORE] = Object.fromEntries(
+    Object.entries(answers).map(([path, response]) => [path, Promise.resolve(response)]),
+  );
+}
+
+const send = () => vi.fn((request: Request) => Promise.resolve(new Response(`sent ${new URL(request.url).pathname}`)));
+
+afterEach(() => {
+  delete (window as unknown as Record<string, unknown>)[STORE];
+});
+
+describe('answers the first script sent', () => {
+  it('answer the same GET once; the next one is sent', async () => {
+    leaveEarly({ '/api/v1/comparisons/c1?x=1': new Response('early') });
+    const sender = send();
+    expect(await (await answerEarly(new Request(url('/api/v1/comparisons/c1?x=1')), sender)).text()).toBe('early');
+    expect(await (await answerEarly(new Request(url('/api/v1/comparisons/c1?x=1')), sender)).text()).toBe('sent /api/v1/comparisons/c1');
+    expect(sender).toHaveBeenCalledTimes(1);
+  });
+
+  it('never answer another query, another method or another origin', async () => {
+    leaveEarly({ '/api/v1/comparisons/c1': new Response('early') });
+    const sender = send();
+    await answerEarly(new Request(url('/api/v1/comparisons/c1?x=1')), sender);
+    await answerEarly(new Request(url('/api/v1/comparisons/c1'), { method: 'POST' }), sender);
+    await answerEarly(new Request('https://elsewhere.example/api/v1/comparisons/c1'), sender);
+    expect(sender).toHaveBeenCalledTimes(3);
+  });
+
+  it('are sent by the app where the first script chose not to ask', async () => {
+    leaveEarly({ '/api/v1/comparisons/c1/verdict': null });
+    const sender = send();
+    expect(await (await answerEarly(new Request(url('/api/v1/comparisons/c1/verdict')), sender)).text()).toBe(
+      'sent /api/v1/comparisons/c1/verdict',
+    );
+  });
+
+  it('are stale once the page has been open a while: the app asks again', async () => {
+    leaveEarly({ '/api/v1/comparisons/c1': new Response('early') });
+    vi.spyOn(performance, 'now').mockReturnValue(EARLY_RESPONSE_MAX_AGE_MS + 1);
+    const sender = send();
+    expect(await (await answerEarly(new Request(url('/api/v1/comparisons/c1')), sender)).text()).toBe('sent /api/v1/comparisons/c1');
+  });
+
+  it('without a first script (tests, other pages), every request is sent', async () => {
+    const sender = send();
+    await answerEarly(new Request(url('/api/v1/auth/me')), sender);
+    expect(sender).toHaveBeenCalledTimes(1);
+  });
+});
