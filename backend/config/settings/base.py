@@ -53,8 +53,9 @@ MIDDLEWARE = [
     # Compresses answers for clients that accept gzip, after every middleware below has written its
     # part: a 200,000-sample comparison's results are ~400 KB of JSON, ~10x smaller gzipped (a third of
     # a second on a 10 Mbit/s link). Django's adds random padding against BREACH; the SPA's files come
-    # compressed already (apps.core.spa), and an answer with a Content-Encoding is left alone.
-    "django.middleware.gzip.GZipMiddleware",
+    # compressed already (apps.core.spa), and an answer with a Content-Encoding, or of a media type
+    # compressed already (a .gz artifact, a PDF), is left alone.
+    "apps.core.compression.GZipUncompressedMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "apps.core.body_limits.BodySizeLimitMiddleware",
     "apps.core.csp.ContentSecurityPolicyMiddleware",
