@@ -6,6 +6,7 @@ from django.utils import timezone
 
 from apps.accounts.models import Organization
 from apps.comparisons.models import Comparison
+from apps.core.cache_outage import RedisError, cache_unreachable
 from apps.core.tokens import digest
 
 from .models import ShareLink
@@ -35,7 +36,11 @@ def share_links_with_pending_opens(links: Iterable[ShareLink]) -> list[ShareLink
     """The links with the opens still counted in the cache added (services.share_link_record_open
     writes them at most once a minute), so a list shows every open at once."""
     rows = list(links)
-    pending = cache.get_many([pending_opens_key(link.pk) for link in rows]) if rows else {}
+    try:
+        pending = cache.get_many([pending_opens_key(link.pk) for link in rows]) if rows else {}
+    except RedisError as error:
+        cache_unreachable("share-link-opens", error)
+        pending = {}  # the written opens only, until the cache answers
     for link in rows:
         link.open_count += max(int(pending.get(pending_opens_key(link.pk)) or 0), 0)
     return rows

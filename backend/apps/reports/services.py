@@ -12,6 +12,7 @@ from django.utils import timezone
 from apps.accounts.actor import NO_ACTOR, Actor
 from apps.accounts.models import Organization
 from apps.comparisons.models import Comparison
+from apps.core.cache_outage import RedisError, cache_unreachable
 from apps.core.errors import ApplicationError
 from apps.core.events import publish
 from apps.core.tokens import digest, new_secret, visible_prefix
@@ -66,7 +67,7 @@ def share_link_revoke(*, link: ShareLink, actor: Actor = NO_ACTOR) -> ShareLink:
         link.revoked_at = timezone.now()
         link.save(update_fields=["revoked_at", "updated_at"])
         # How often it was opened while it worked, with the opens not yet written from the cache.
-        opens = link.open_count + max(int(cache.get(pending_opens_key(link.pk)) or 0), 0)
+        opens = link.open_count + pending_opens(link)
         _announce(SHARE_LINK_REVOKED, link=link, actor=actor, open_count=opens)
     return link
 
@@ -81,19 +82,43 @@ def pending_opens_key(link_id: object) -> str:
     return f"reports:opens:{link_id}"
 
 
+def pending_opens(link: ShareLink) -> int:
+    """The link's opens counted in the cache, not yet written to it (0 without the cache)."""
+    try:
+        return max(int(cache.get(pending_opens_key(link.pk)) or 0), 0)
+    except RedisError as error:
+        cache_unreachable("share-link-opens", error)
+        return 0
+
+
 def share_link_record_open(*, link: ShareLink) -> None:
     """One more open of the report. Opens add up in the cache; the first open in a minute
     writes them to the link (last_opened_at, open_count) with one UPDATE, so a popular link
     costs at most one write a minute. Concurrent opens between the read and the decrement
     stay pending for the next write, none is lost; the lists add the pending ones
-    (selectors.share_links_with_pending_opens)."""
+    (selectors.share_links_with_pending_opens). Without the cache (Redis down) the open is
+    written at once; an open counted in the cache is written once, never twice (the pending
+    count is taken from the cache before it is written to the link)."""
     pending_key = pending_opens_key(link.pk)
-    cache.add(pending_key, 0, timeout=None)
-    cache.incr(pending_key)
-    if not cache.add(f"reports:opens-written:{link.pk}", 1, timeout=OPEN_FLUSH_SECONDS):
+    try:
+        cache.add(pending_key, 0, timeout=None)
+        cache.incr(pending_key)
+    except RedisError as error:
+        cache_unreachable("share-link-opens", error)
+        _write_opens(link, 1)
         return
-    pending = int(cache.get(pending_key) or 0)
-    if pending <= 0:
-        return
-    ShareLink.objects.filter(pk=link.pk).update(last_opened_at=timezone.now(), open_count=F("open_count") + pending)
-    cache.decr(pending_key, pending)
+    try:
+        if not cache.add(f"reports:opens-written:{link.pk}", 1, timeout=OPEN_FLUSH_SECONDS):
+            return
+        pending = int(cache.get(pending_key) or 0)
+        if pending <= 0:
+            return
+        cache.decr(pending_key, pending)
+    except RedisError as error:
+        cache_unreachable("share-link-opens", error)
+        return  # still pending in the cache: a later open writes it
+    _write_opens(link, pending)
+
+
+def _write_opens(link: ShareLink, opens: int) -> None:
+    ShareLink.objects.filter(pk=link.pk).update(last_opened_at=timezone.now(), open_count=F("open_count") + opens)

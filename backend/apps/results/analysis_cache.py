@@ -9,6 +9,7 @@ from typing import TypeVar
 from django.core.cache import cache
 
 from apps.comparisons.models import Comparison
+from apps.core.cache_outage import RedisError, cache_unreachable
 
 from .models import Analysis
 
@@ -29,9 +30,17 @@ def analysis_cache_key(kind: str, comparison: Comparison, version: int, created_
 
 
 def cached(key: str, seconds: int, build: Callable[[], T]) -> T:
-    """The value cached under `key`, else build() — cached for `seconds`. Values are never None."""
-    value: T | None = cache.get(key)
+    """The value cached under `key`, else build() — cached for `seconds`. Values are never None.
+    Without the cache (Redis down), build() every time (apps.core.cache_outage)."""
+    try:
+        value: T | None = cache.get(key)
+    except RedisError as error:
+        cache_unreachable("analysis", error)
+        return build()
     if value is None:
         value = build()
-        cache.set(key, value, timeout=seconds)
+        try:
+            cache.set(key, value, timeout=seconds)
+        except RedisError as error:
+            cache_unreachable("analysis", error)
     return value
