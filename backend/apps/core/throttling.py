@@ -8,14 +8,13 @@ counted in latencylab_rate_limit_store_errors_total (/metrics) and a warning is 
 most once per STORE_WARNING_INTERVAL_S per process, so an outage does not flood the log."""
 
 import logging
-import threading
-import time
 from typing import Any
 
 from django.conf import settings
 from prometheus_client import Counter
-from redis import RedisError
 from rest_framework.throttling import SimpleRateThrottle
+
+from .cache_outage import OncePerInterval, RedisError
 
 log = logging.getLogger(__name__)
 
@@ -24,23 +23,6 @@ STORE_WARNING_INTERVAL_S = 60.0
 RATE_LIMIT_STORE_ERRORS = Counter(
     "latencylab_rate_limit_store_errors", "Requests let through unchecked because the rate limits' store "
     "(Redis) did not answer, by throttle scope", ["scope"])
-
-
-class OncePerInterval:
-    """True at most once per `interval_s` (monotonic clock), across the process's threads."""
-
-    def __init__(self, interval_s: float) -> None:
-        self.interval_s = interval_s
-        self._lock = threading.Lock()
-        self._last: float | None = None
-
-    def due(self) -> bool:
-        now = time.monotonic()
-        with self._lock:
-            if self._last is not None and now - self._last < self.interval_s:
-                return False
-            self._last = now
-            return True
 
 
 store_warning = OncePerInterval(STORE_WARNING_INTERVAL_S)

@@ -216,7 +216,8 @@ CELERY_BEAT_SCHEDULE = {
 # the same Redis as the broker, under its own key prefix.
 CACHES = {
     "default": {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        # Django's Redis cache, leaving a Redis that failed alone for 10 s (apps.core.cache_outage).
+        "BACKEND": "apps.core.cache_outage.BreakerRedisCache",
         "LOCATION": REDIS_URL,
         "KEY_PREFIX": "latencylab-cache",
         # Bounded waits: an unreachable Redis must fail a cache call (the rate limits then let
