@@ -29,11 +29,17 @@ background_suite() {  # background_suite NAME LOG COMMAND...
   "$@" >"$log" 2>&1 &
   background+=("$name|$log|$!|$SECONDS")
 }
+background_suite_after() {  # background_suite_after PID NAME LOG COMMAND...: starts once process PID has ended
+  local after=$1 name=$2 log=$3; shift 3
+  ( tail --pid="$after" -f /dev/null; echo "$SECONDS" >"$log.started"; exec "$@" ) >"$log" 2>&1 &
+  background+=("$name|$log|$!|@$log.started")  # its time counts from when it started, read from the file
+}
 finish_background_suites() {  # waits for each, then prints its output whole
   local entry name log pid started rc
   for entry in "${background[@]}"; do
     IFS='|' read -r name log pid started <<<"$entry"
     wait "$pid"; rc=$?
+    if [[ $started == @* ]]; then started=$(cat "${started#@}" 2>/dev/null || echo "$SECONDS"); fi
     echo; echo "=== $name (ran beside the other suites) ==="
     cat "$log"
     timings+=("$(printf '%-16s %4ds (in the background)' "$name" $((SECONDS - started)))")
@@ -79,6 +85,14 @@ finish_background_suites
 # 582 s and 437 s without it, at busier load) and a quarter more CPU; the pair already fills both cores.
 background_suite device-runner "$run_dir/device-runner.log" \
   bash -c "cd device-runner && ../.venv/bin/python -m pytest -p no:cacheprovider -m 'not timing'"
+device_runner_pid=$!
+if [ -f frontend/package.json ]; then
+  # The dashboard's unit tests (Vitest, CPU-bound) take the device-runner suite's place when it ends:
+  # the backend's suite outlasts it by minutes, waiting on its agents' emulated links and leaving a
+  # core mostly idle. They were a step of their own after the timing tests (160-180 s).
+  background_suite_after "$device_runner_pid" frontend-unit "$run_dir/frontend-unit.log" \
+    bash -c "cd frontend && npm test --silent"
+fi
 # The deployment files (docker-compose.yml through compose-spec's loader; infra/tests) likewise.
 background_suite deploy "$run_dir/deploy.log" \
   .venv/bin/python -m pytest -p no:cacheprovider infra/tests --ignore=infra/tests/faults
@@ -91,12 +105,11 @@ finish_background_suites
 # Tests that judge measured latencies run alone, so no other suite competes for the CPU.
 suite device-runner-timing bash -c "cd device-runner && ../.venv/bin/python -m pytest -p no:cacheprovider -m timing"
 if [ -f frontend/package.json ]; then
-  # The end-to-end tests' stack starts (migrations, gunicorn, Celery, the demo lab) while the unit
-  # tests run: both mostly wait on a different resource, and the stack is ready when they end.
+  # The end-to-end tests' stack starts (migrations, gunicorn, Celery, the demo lab) only now: its
+  # idle servers and fake phones would otherwise share the CPU with the timing tests.
   background_suite e2e-stack "$run_dir/e2e-stack.log" \
     .venv/bin/python infra/bin/stack.py up --dir "$run_dir/e2e" --ports auto --no-demo --demo-lab
   suite api-types bash -c "cd frontend && npm run check:api --silent"  # src/api/schema.ts matches backend/openapi.yaml
-  suite frontend-unit bash -c "cd frontend && npm test --silent"
   finish_background_suites
   suite e2e bash -c "
     set -e
