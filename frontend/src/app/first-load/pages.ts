@@ -5,7 +5,8 @@
  * (src/app/page-data.ts), so that neither waits for the app's bundle to download, compile, create
  * its router and run the loaders (a quarter to half a second on the comparison page). The app
  * adopts those answers (src/lib/early-responses.ts) instead of asking again.
- * No imports: the build reads this table (vite.config.ts imports it).
+ * No imports: the build reads this table (vite.first-load.ts). pages.test.tsx checks it lists
+ * exactly the routes whose loaders start Plotly.
  */
 export type FirstLoadPage = {
   /** A regular expression on `location.pathname`; its groups fill `$1`… in the requests. */
