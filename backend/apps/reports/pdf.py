@@ -10,6 +10,8 @@ from django.conf import settings
 
 from apps.core.errors import ApplicationError
 
+from .standalone import PRINT_WIDTH_PX
+
 TIMEOUT_S = 90
 # Virtual time for the page's scripts (Plotly draws asynchronously) before printing.
 VIRTUAL_TIME_BUDGET_MS = 15_000
@@ -39,6 +41,10 @@ def render_pdf(html: str) -> bytes:
             "--disable-extensions", "--mute-audio", "--hide-scrollbars", "--disable-dev-shm-usage",
             f"--user-data-dir={work}/profile", "--run-all-compositor-stages-before-draw",
             f"--virtual-time-budget={VIRTUAL_TIME_BUDGET_MS}", "--no-pdf-header-footer",
+            # Plotly draws each chart at its container's width when the page loads, and printing
+            # does not redraw it: a window as wide as the printed page makes them the same (at the
+            # default 800 px the charts came out wider than A4 and were cut at their card's edge).
+            f"--window-size={PRINT_WIDTH_PX},1200",
             f"--print-to-pdf={out}", page.as_uri(),
         ]
         try:

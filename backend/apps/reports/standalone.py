@@ -18,13 +18,20 @@ BUNDLE_JS = "report.js"
 BUNDLE_CSS = "report.css"
 
 # Charts sized for A4 when printed (the PDF is this page printed by Chromium).
-PRINT_CSS = """
-@page { size: A4; margin: 12mm; }
+A4_WIDTH_MM = 210
+PAGE_MARGIN_MM = 12
+# The printed page's width in CSS pixels (96 per inch): the PDF's browser window is this wide, so the
+# charts are drawn at the width they are printed at (pdf.py).
+PRINT_WIDTH_PX = round((A4_WIDTH_MM - 2 * PAGE_MARGIN_MM) / 25.4 * 96)
+PRINT_CSS = f"\n@page {{ size: A4; margin: {PAGE_MARGIN_MM}mm; }}" + """
 @media print {
   html { font-size: 11px; }
   body { background: #fff; }
   .table-wrap { overflow: visible !important; }
   .table th, .table td { padding: 3px 5px !important; }
+  /* Twelve columns: at the screen's sizes and with unbroken headers the last ones fell off A4. */
+  .effect-table th, .effect-table td { font-size: 9px !important; padding: 2px 3px !important;
+                                       white-space: normal !important; }
   .report-actions { display: none !important; }
   .card, .chart-card { break-inside: avoid; }
   .modebar-container, .filter-bar { display: none !important; }

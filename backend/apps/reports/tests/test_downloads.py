@@ -16,6 +16,7 @@ from rest_framework.test import APIClient
 
 from apps.reports.pdf import chromium_path
 from apps.reports.services import share_link_create
+from apps.reports.standalone import PRINT_WIDTH_PX
 
 BUNDLE = Path(django_settings.FRONTEND_DIST) / "standalone" / "report.js"
 needs_bundle = pytest.mark.skipif(not BUNDLE.is_file(), reason="the frontend is not built (npm run build)")
@@ -119,3 +120,22 @@ def test_chromium_prints_what_the_inlined_script_drew(finished, client_ip, minim
     pdf.write_bytes(response.content)
     text = subprocess.run(["pdftotext", str(pdf), "-"], check=True, capture_output=True, text=True).stdout
     assert f"Report: {finished.name} / Improvement" in " ".join(text.split())
+
+
+@pytest.mark.skipif(chromium_path() is None or shutil.which("pdftotext") is None,
+                    reason="needs Chromium and poppler-utils (infra/bin/bootstrap.sh installs both)")
+@pytest.mark.django_db
+def test_the_page_is_laid_out_as_wide_as_the_printed_page_when_the_charts_draw(finished, client_ip, minimal_dist,
+                                                                                 tmp_path):
+    """Plotly sizes each chart to its container when the page loads, and printing does not draw it
+    again: the window must be as wide as A4 less its margins, or the charts are cut at the edge."""
+    (minimal_dist / "standalone" / "report.js").write_text(
+        "document.getElementById('root').textContent = 'Drawn at ' + document.documentElement.clientWidth + ' px';")
+    token = share_token(finished)
+    response = APIClient(REMOTE_ADDR=client_ip).get(f"/api/v1/public/reports/{token}/report.pdf")
+    assert response.status_code == 200, response.content[:300]
+    pdf = tmp_path / "report.pdf"
+    pdf.write_bytes(response.content)
+    text = subprocess.run(["pdftotext", str(pdf), "-"], check=True, capture_output=True, text=True).stdout
+    assert PRINT_WIDTH_PX == 703  # 186 mm at 96 px per inch
+    assert f"Drawn at {PRINT_WIDTH_PX} px" in " ".join(text.split())
