@@ -64,6 +64,8 @@ def main() -> None:
     with running_stack("results") as state:
         candidate, baseline = seed()
         client = Http(state["web"], f"Bearer {state['api_token']}")
+        # As browsers, httpx (the CLI) and curl --compressed ask: the answer is then gzipped.
+        gzip_client = Http(state["web"], f"Bearer {state['api_token']}", {"Accept-Encoding": "gzip"})
         endpoints = {
             "peer: GET /api/v1/secrets (empty list)": "/api/v1/secrets",
             "GET results": f"/api/v1/comparisons/{candidate}/results",
@@ -74,7 +76,10 @@ def main() -> None:
         for label, path in endpoints.items():
             times, size = measure(client, path)
             figures[label] = (times[0], percentiles(times[1:]), size)
+        times, size = measure(gzip_client, endpoints["GET results"])
+        figures["GET results, Accept-Encoding: gzip"] = (times[0], percentiles(times[1:]), size)
         client.close()
+        gzip_client.close()
     peer = figures["peer: GET /api/v1/secrets (empty list)"][1]
     print(f"results API, a 1,000,000-sample comparison: {REQUESTS} GETs each over one keep-alive connection "
           f"(load average {os.getloadavg()[0]:.1f})")

@@ -48,10 +48,10 @@ def running_stack(name: str) -> Iterator[dict]:
 class Http:
     """One keep-alive HTTP/1.1 connection to the web server, as a client that reuses it."""
 
-    def __init__(self, base_url: str, authorization: str):
+    def __init__(self, base_url: str, authorization: str, headers: dict[str, str] | None = None):
         parts = urlsplit(base_url)
         self.connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=120)
-        self.headers = {"Authorization": authorization, "Accept": "application/json"}
+        self.headers = {"Authorization": authorization, "Accept": "application/json", **(headers or {})}
 
     def request(self, method: str, path: str, body: bytes | None = None) -> tuple[int, bytes, float]:
         """(status, body, seconds from sending to the last byte read)."""

@@ -5,9 +5,11 @@ import gzip
 import json
 
 import pytest
+from django.core.cache import cache
 
 from apps.comparisons.models import Comparison
 from apps.comparisons.services import comparison_create
+from apps.results.analysis_cache import analysis_cache_key
 from apps.results.models import Analysis
 from apps.results.selectors import results_for_charts
 from testing.factories import run_measured_comparison
@@ -58,7 +60,24 @@ def test_results_travel_gzipped_to_a_client_that_accepts_it(api, org, runner_api
     assert packed["Content-Encoding"] == "gzip"
     assert "Accept-Encoding" in packed["Vary"]
     assert json.loads(gzip.decompress(packed.content)) == json.loads(plain.content)
+    assert gzip.decompress(packed.content) == plain.content  # the same bytes, byte for byte
     assert len(packed.content) * 3 < len(plain.content)
+    # The analysis was compressed once and kept: the next answer is made from it, and is the same.
+    latest = Analysis.objects.get(comparison=comparison)
+    assert cache.get(analysis_cache_key("results:analysis-json-deflated", comparison, latest.version,
+                                        latest.created_at)) is not None
+    again = api.get(f"/api/v1/comparisons/{comparison.id}/results", HTTP_ACCEPT_ENCODING="gzip")
+    assert again.content == packed.content
+
+
+@pytest.mark.django_db
+def test_results_without_an_analysis_travel_gzipped_too(api, org, runner_api):
+    comparison = comparison_create(organization=org, submitted_spec={**SPEC, "name": "queued"})
+    plain = api.get(f"/api/v1/comparisons/{comparison.id}/results")
+    packed = api.get(f"/api/v1/comparisons/{comparison.id}/results", HTTP_ACCEPT_ENCODING="gzip")
+    assert packed["Content-Encoding"] == "gzip"
+    assert gzip.decompress(packed.content) == plain.content
+    assert json.loads(plain.content)["analysis_version"] is None
 
 
 @pytest.mark.django_db
