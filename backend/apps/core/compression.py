@@ -1,6 +1,11 @@
-"""Gzip for answers that are not compressed already."""
-from django.http import HttpRequest, HttpResponseBase
+"""Gzip for answers that are not compressed already, and for views that send a body compressed ahead."""
+import re
+
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.middleware.gzip import GZipMiddleware
+from django.utils.cache import patch_vary_headers
+
+_ACCEPTS_GZIP = re.compile(r"\bgzip\b")  # as Django's GZipMiddleware reads Accept-Encoding
 
 # Media types whose bytes are compressed already: gzipping them again costs the server CPU on every
 # download (run artifacts are often .gz or .zip, reports' PDFs and chart images are deflated) and
@@ -22,3 +27,17 @@ class GZipUncompressedMiddleware(GZipMiddleware):
         if media_type(response) in ALREADY_COMPRESSED:
             return response
         return super().process_response(request, response)
+
+
+def accepts_gzip(request: HttpRequest) -> bool:
+    return bool(_ACCEPTS_GZIP.search(request.META.get("HTTP_ACCEPT_ENCODING", "")))
+
+
+def json_answer(body: bytes, *, gzipped: bool) -> HttpResponse:
+    """A JSON body as it is, or gzipped ahead (then marked so; the middleware leaves it alone).
+    Either way it varies with Accept-Encoding."""
+    response = HttpResponse(body, content_type="application/json")
+    if gzipped:
+        response["Content-Encoding"] = "gzip"
+    patch_vary_headers(response, ("Accept-Encoding",))
+    return response

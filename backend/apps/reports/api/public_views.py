@@ -8,13 +8,14 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.exceptions import NotFound
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
-from rest_framework.response import Response
 from rest_framework.views import APIView
+
+from apps.core.compression import accepts_gzip, json_answer
 
 from ..document import report_filename
 from ..models import ShareLink
 from ..og import app_shell_with_meta
-from ..rendering import report_card_cached, report_document_cached, report_html_cached, report_pdf_cached
+from ..rendering import report_card_cached, report_document_json_cached, report_html_cached, report_pdf_cached
 from ..selectors import share_link_live
 from ..services import share_link_record_open
 from .serializers import PublicReportSerializer
@@ -40,11 +41,12 @@ class PublicView(APIView):
 class PublicReportView(PublicView):
     @extend_schema(responses={200: PublicReportSerializer, 404: NOT_FOUND}, auth=[],
                    summary="A shared comparison's report (no authentication)")
-    def get(self, request: Request, token: str) -> Response:
+    def get(self, request: Request, token: str) -> HttpResponse:
         link = live_link(token)
-        document = report_document_cached(scope=str(link.pk), comparison=link.comparison)
+        gzipped = accepts_gzip(request)
+        body = report_document_json_cached(scope=str(link.pk), comparison=link.comparison, gzipped=gzipped)
         share_link_record_open(link=link)
-        return Response(document)
+        return json_answer(body, gzipped=gzipped)
 
 
 class PublicReportCardView(PublicView):

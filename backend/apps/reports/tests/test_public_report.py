@@ -3,6 +3,7 @@
 with its preview card and OpenGraph tags."""
 
 import datetime as dt
+import gzip
 import io
 import json
 
@@ -18,6 +19,7 @@ from apps.accounts.models import Secret
 from apps.accounts.services import secret_create
 from apps.comparisons.services import comparison_create
 from apps.reports.models import ShareLink
+from apps.reports.selectors import share_links_with_pending_opens
 from apps.reports.services import share_link_create, share_link_revoke
 from apps.results.models import Sample
 from apps.results.tests.openapi_schemas import schema_errors
@@ -193,3 +195,20 @@ def test_the_link_page_carries_opengraph_tags(finished, client_ip, tmp_path, set
     gone = public(client_ip).get("/r/lls_unknown")
     assert gone.status_code == 404
     assert b'<div id="root">' in gone.content
+
+
+@pytest.mark.django_db
+def test_the_report_travels_gzipped_kept_rendered_and_counts_each_open(finished, client_ip):
+    link, token = share(finished)
+    client = public(client_ip)
+    plain = client.get(f"/api/v1/public/reports/{token}")
+    packed = client.get(f"/api/v1/public/reports/{token}", HTTP_ACCEPT_ENCODING="gzip, deflate, br")
+    assert "Content-Encoding" not in plain
+    assert packed["Content-Encoding"] == "gzip"
+    assert "Accept-Encoding" in packed["Vary"]
+    assert gzip.decompress(packed.content) == plain.content
+    assert len(packed.content) * 3 < len(plain.content)
+    assert schema_errors("PublicReport", json.loads(plain.content)) == []
+    # Kept as sent: the next answers are the same bytes, and every open still counts.
+    assert client.get(f"/api/v1/public/reports/{token}", HTTP_ACCEPT_ENCODING="gzip").content == packed.content
+    assert [listed.open_count for listed in share_links_with_pending_opens([ShareLink.objects.get(pk=link.pk)])] == [3]

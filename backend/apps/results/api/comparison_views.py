@@ -2,12 +2,10 @@
 the raw samples export. Routed under /comparisons/{id}/ beside the comparisons app's own
 endpoints, but owned here because they read what this app stores."""
 
-import re
 import uuid
 
 from django.http import Http404, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
-from django.utils.cache import patch_vary_headers
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -16,6 +14,7 @@ from rest_framework.views import APIView
 from apps.accounts.permissions import organization_of
 from apps.comparisons.selectors import comparisons_for
 from apps.comparisons.spec import blocks_range
+from apps.core.compression import accepts_gzip, json_answer
 
 from ..export import stream_csv, stream_json_lines
 from ..results_json import results_json, results_json_gzip
@@ -29,8 +28,6 @@ from .serializers import (
     VerdictHistorySerializer,
 )
 
-ACCEPTS_GZIP = re.compile(r"\bgzip\b")  # as Django's GZipMiddleware reads Accept-Encoding
-
 
 class ComparisonResultsView(APIView):
     @extend_schema(responses={200: ComparisonResultsSerializer}, summary="Aggregates shaped for the charts")
@@ -39,13 +36,9 @@ class ComparisonResultsView(APIView):
         # Rendered by results_json, which splices in the stored analysis's JSON text as it is, and
         # gzipped here from the analysis's compressed form kept beside it (the gzip middleware leaves
         # an answer with a Content-Encoding alone).
-        if ACCEPTS_GZIP.search(request.META.get("HTTP_ACCEPT_ENCODING", "")):
-            response = HttpResponse(results_json_gzip(comparison=comparison), content_type="application/json")
-            response["Content-Encoding"] = "gzip"
-        else:
-            response = HttpResponse(results_json(comparison=comparison), content_type="application/json")
-        patch_vary_headers(response, ("Accept-Encoding",))
-        return response
+        if accepts_gzip(request):
+            return json_answer(results_json_gzip(comparison=comparison), gzipped=True)
+        return json_answer(results_json(comparison=comparison), gzipped=False)
 
 
 class ComparisonSamplesExportView(APIView):
