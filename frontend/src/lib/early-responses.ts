@@ -16,16 +16,22 @@ type EarlyResponses = Record<string, Promise<Response | null> | undefined>;
 
 /**
  * Answers `request` with the first script's answer to the same GET (path and query), taken from
- * the store, or else with `send(request)`.
+ * the store, or else with `send(request)`. Only a successful early answer is used: an error may
+ * no longer hold (a visitor signed out then signs in, and the page asks again). Any other method
+ * (signing in, a change) drops every early answer left: they may describe the state before it.
  */
 export function answerEarly(request: Request, send: (request: Request) => Promise<Response>): Promise<Response> {
+  if (request.method !== 'GET') {
+    delete (globalThis as unknown as Record<string, unknown>)[EARLY_RESPONSES];
+    return send(request);
+  }
   const early = takeEarly(request);
-  return early ? early.then((response) => response ?? send(request)) : send(request);
+  return early ? early.then((response) => (response?.ok ? response : send(request))) : send(request);
 }
 
 function takeEarly(request: Request): Promise<Response | null> | undefined {
   const responses = (globalThis as unknown as Record<string, EarlyResponses | undefined>)[EARLY_RESPONSES];
-  if (!responses || request.method !== 'GET') return undefined;
+  if (!responses) return undefined;
   const url = new URL(request.url);
   if (url.origin !== globalThis.location?.origin) return undefined;
   const key = url.pathname + url.search;
