@@ -1,25 +1,9 @@
 import { screen, waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { renderRoutes } from '@/testing/test-utils';
-import { server } from '@/testing/mocks/server';
+import { apiRequestsDuring } from '@/testing/api-requests';
 import { comparisonDetailFixture } from '@/testing/fixtures';
 import { makeRoutes } from '@/app/router';
-
-/** Records the API paths asked for, in order, while `run` runs (it reads them as they come). */
-async function requestsDuring(run: (paths: readonly string[]) => Promise<void>): Promise<string[]> {
-  const paths: string[] = [];
-  const record = ({ request }: { request: Request }) => {
-    const url = new URL(request.url);
-    if (url.pathname.startsWith('/api/')) paths.push(url.pathname + url.search);
-  };
-  server.events.on('request:start', record);
-  try {
-    await run(paths);
-  } finally {
-    server.events.removeListener('request:start', record);
-  }
-  return paths;
-}
 
 const marks = (name: string) => performance.getEntriesByName(name).length;
 
@@ -32,7 +16,7 @@ describe("a page's data, asked for as its navigation starts", () => {
 
   it('asks for the user, the comparison, its results and then its verdict before the page has rendered', async () => {
     const id = comparisonDetailFixture.id;
-    const paths = await requestsDuring(async (asked) => {
+    const paths = await apiRequestsDuring(async (asked) => {
       renderRoutes(makeRoutes, `/comparisons/${id}`);
       // The loaders have run: every request is out before the page's first paint of the comparison.
       await waitFor(() => expect(asked).toContain(`/api/v1/comparisons/${id}/verdict`));

@@ -3,6 +3,7 @@ import { http, HttpResponse } from 'msw';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTestQueryClient, renderRoutes } from '@/testing/test-utils';
 import { server } from '@/testing/mocks/server';
+import { apiRequestsDuring } from '@/testing/api-requests';
 import { mockBackend } from '@/testing/mocks/handlers';
 import { comparisonDetailFixture } from '@/testing/fixtures';
 import { publicReportFixture } from '@/features/reports/testing/fixtures';
@@ -20,22 +21,6 @@ const BUILT: BuiltFirstLoadPage[] = FIRST_LOAD_PAGES.map((page) => ({
 
 const id = comparisonDetailFixture.id;
 const comparisonPage = `/comparisons/${id}`;
-
-/** The API paths asked for while `run` runs, as the (mock) server saw them. */
-async function requestsDuring(run: (paths: readonly string[]) => Promise<void>): Promise<string[]> {
-  const paths: string[] = [];
-  const record = ({ request }: { request: Request }) => {
-    const url = new URL(request.url);
-    if (url.pathname.startsWith('/api/')) paths.push(url.pathname + url.search);
-  };
-  server.events.on('request:start', record);
-  try {
-    await run(paths);
-  } finally {
-    server.events.removeListener('request:start', record);
-  }
-  return paths;
-}
 
 /** The first script as the browser runs it at `path`, its requests going to the mock server. */
 function runFirstScript(path: string): string[] {
@@ -63,7 +48,7 @@ afterEach(() => {
 describe("the HTML's first script", () => {
   it("sends what the comparison page's loaders ask for, and the verdict once the comparison has one", async () => {
     // What the comparison route's loaders (and its layout's) ask for.
-    const asked = await requestsDuring(async (paths) => {
+    const asked = await apiRequestsDuring(async (paths) => {
       const queryClient = makeTestQueryClient();
       prefetchSignedInPage(queryClient);
       prefetchComparisonPage(queryClient, id);
@@ -89,7 +74,7 @@ describe("the HTML's first script", () => {
   });
 
   it('answers the app: each request goes out once, from the first script, and the page renders from it', async () => {
-    const asked = await requestsDuring(async (paths) => {
+    const asked = await apiRequestsDuring(async (paths) => {
       runFirstScript(comparisonPage);
       renderRoutes(makeRoutes, comparisonPage);
       await screen.findByRole('heading', { level: 1, name: comparisonDetailFixture.name });
@@ -103,7 +88,7 @@ describe("the HTML's first script", () => {
   it("sends a shared report's one request, with no session", async () => {
     mockBackend.signedIn = false;
     server.use(http.get('*/api/v1/public/reports/:token', () => HttpResponse.json(publicReportFixture)));
-    const asked = await requestsDuring(async () => {
+    const asked = await apiRequestsDuring(async () => {
       runFirstScript('/r/lls_good');
       renderRoutes(makeRoutes, '/r/lls_good');
       await screen.findByRole('heading', { level: 1, name: 'Mid image series on Pixel 8' });
