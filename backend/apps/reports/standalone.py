@@ -3,6 +3,7 @@ standalone report bundle (the dashboard's own chart code with Plotly, built by `
 into dist/standalone/) inlined. The charts are drawn by the same TypeScript as the dashboard;
 nothing here re-implements them."""
 
+import hashlib
 import html
 import json
 import re
@@ -50,11 +51,13 @@ def _bundle_file(name: str) -> Path:
 
 
 def bundle_version() -> str:
-    """Changes when the frontend is rebuilt (the cached HTML and PDF are then made anew)."""
+    """Changes when the frontend is rebuilt or the print styles change (the cached HTML and PDF
+    are then made anew: a backend-only deploy kept a day-old PDF in the old layout)."""
+    styles = hashlib.sha256(PRINT_CSS.encode()).hexdigest()[:12]
     try:
-        return str(_bundle_file(BUNDLE_JS).stat().st_mtime_ns)
+        return f"{_bundle_file(BUNDLE_JS).stat().st_mtime_ns}-{styles}"
     except OSError:
-        return "none"
+        return f"none-{styles}"
 
 
 def _script_safe(source: str) -> str:

@@ -14,6 +14,7 @@ import pytest
 from django.conf import settings as django_settings
 from rest_framework.test import APIClient
 
+from apps.reports import standalone
 from apps.reports.pdf import chromium_path
 from apps.reports.services import share_link_create
 from apps.reports.standalone import PRINT_WIDTH_PX
@@ -139,3 +140,10 @@ def test_the_page_is_laid_out_as_wide_as_the_printed_page_when_the_charts_draw(f
     text = subprocess.run(["pdftotext", str(pdf), "-"], check=True, capture_output=True, text=True).stdout
     assert PRINT_WIDTH_PX == 703  # 186 mm at 96 px per inch
     assert f"Drawn at {PRINT_WIDTH_PX} px" in " ".join(text.split())
+
+
+def test_the_cached_renderings_are_made_anew_when_the_print_styles_change(minimal_dist, monkeypatch) -> None:
+    before = standalone.bundle_version()
+    assert standalone.bundle_version() == before
+    monkeypatch.setattr(standalone, "PRINT_CSS", standalone.PRINT_CSS + "\n.report { color: black; }")
+    assert standalone.bundle_version() != before
