@@ -1,11 +1,7 @@
 """Gzip for answers that are not compressed already, and for views that send a body compressed ahead."""
-import re
-
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
-from django.middleware.gzip import GZipMiddleware
+from django.middleware.gzip import GZipMiddleware, re_accepts_gzip
 from django.utils.cache import patch_vary_headers
-
-_ACCEPTS_GZIP = re.compile(r"\bgzip\b")  # as Django's GZipMiddleware reads Accept-Encoding
 
 # Media types whose bytes are compressed already: gzipping them again costs the server CPU on every
 # download (run artifacts are often .gz or .zip, reports' PDFs and chart images are deflated) and
@@ -30,13 +26,14 @@ class GZipUncompressedMiddleware(GZipMiddleware):
 
 
 def accepts_gzip(request: HttpRequest) -> bool:
-    return bool(_ACCEPTS_GZIP.search(request.META.get("HTTP_ACCEPT_ENCODING", "")))
+    """Whether the client takes gzip, read as Django's GZipMiddleware reads it."""
+    return bool(re_accepts_gzip.search(request.META.get("HTTP_ACCEPT_ENCODING", "")))
 
 
-def json_answer(body: bytes, *, gzipped: bool) -> HttpResponse:
-    """A JSON body as it is, or gzipped ahead (then marked so; the middleware leaves it alone).
+def answer(body: bytes, *, content_type: str = "application/json", gzipped: bool) -> HttpResponse:
+    """A body as it is, or gzipped ahead (then marked so; the middleware leaves it alone).
     Either way it varies with Accept-Encoding."""
-    response = HttpResponse(body, content_type="application/json")
+    response = HttpResponse(body, content_type=content_type)
     if gzipped:
         response["Content-Encoding"] = "gzip"
     patch_vary_headers(response, ("Accept-Encoding",))

@@ -6,10 +6,12 @@ from functools import lru_cache
 from pathlib import Path
 
 from django.conf import settings
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.http import FileResponse, Http404, HttpRequest
 from django.http.response import HttpResponseBase
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_GET
+
+from .compression import accepts_gzip, answer
 
 # Text assets worth compressing: Plotly's chunk alone is ~1.4 MB, ~0.45 MB gzipped.
 COMPRESSIBLE = {".js", ".css", ".svg", ".json", ".map", ".txt"}
@@ -31,17 +33,15 @@ def spa(request: HttpRequest, path: str = "") -> HttpResponseBase:
 
 
 def _asset(request: HttpRequest, file: Path, *, immutable: bool) -> HttpResponseBase:
-    accepts_gzip = "gzip" in request.headers.get("Accept-Encoding", "")
     response: HttpResponseBase
-    if accepts_gzip and file.suffix in COMPRESSIBLE:
+    if file.suffix in COMPRESSIBLE and accepts_gzip(request):
         stat = file.stat()
-        response = HttpResponse(_gzipped(str(file), stat.st_mtime_ns, stat.st_size),
-                                content_type=mimetypes.guess_type(file.name)[0] or "application/octet-stream")
-        response["Content-Encoding"] = "gzip"
+        response = answer(_gzipped(str(file), stat.st_mtime_ns, stat.st_size),
+                          content_type=mimetypes.guess_type(file.name)[0] or "application/octet-stream", gzipped=True)
     else:
         response = FileResponse(open(file, "rb"))
-    if file.suffix in COMPRESSIBLE:
-        patch_vary_headers(response, ["Accept-Encoding"])
+        if file.suffix in COMPRESSIBLE:
+            patch_vary_headers(response, ["Accept-Encoding"])
     if immutable:
         response["Cache-Control"] = "public, max-age=31536000, immutable"
     return response

@@ -28,14 +28,15 @@ def report_document_cached(*, scope: str, comparison: Comparison) -> dict[str, A
 
 
 def report_document_json_cached(*, scope: str, comparison: Comparison, gzipped: bool) -> bytes:
-    """The document as the API sends it (DRF's JSON), kept rendered, and gzipped for a client that
-    accepts it: rendering and compressing a 200,000-sample comparison's report per request cost
-    its web process tens of milliseconds on every open of a popular link."""
+    """The document as the API sends it (DRF's JSON), kept gzipped: rendering and compressing a
+    200,000-sample comparison's report per request cost its web process tens of milliseconds on
+    every open of a popular link. A client without gzip gets it decompressed (a millisecond)."""
     def build() -> bytes:
         body = JSONRenderer().render(report_document_cached(scope=scope, comparison=comparison))
-        return gzip.compress(body, compresslevel=6, mtime=0) if gzipped else body
+        return gzip.compress(body, compresslevel=6, mtime=0)
 
-    return cached(_key(scope, "doc-json-gzip" if gzipped else "doc-json", comparison), CACHE_SECONDS, build)
+    packed = cached(_key(scope, "doc-json-gzip", comparison), CACHE_SECONDS, build)
+    return packed if gzipped else gzip.decompress(packed)
 
 
 def report_card_cached(*, scope: str, comparison: Comparison) -> bytes:

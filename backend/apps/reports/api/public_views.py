@@ -10,7 +10,7 @@ from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
-from apps.core.compression import accepts_gzip, json_answer
+from apps.core.compression import accepts_gzip, answer
 
 from ..document import report_filename
 from ..models import ShareLink
@@ -46,7 +46,7 @@ class PublicReportView(PublicView):
         gzipped = accepts_gzip(request)
         body = report_document_json_cached(scope=str(link.pk), comparison=link.comparison, gzipped=gzipped)
         share_link_record_open(link=link)
-        return json_answer(body, gzipped=gzipped)
+        return answer(body, gzipped=gzipped)
 
 
 class PublicReportCardView(PublicView):

@@ -14,7 +14,7 @@ from rest_framework.views import APIView
 from apps.accounts.permissions import organization_of
 from apps.comparisons.selectors import comparisons_for
 from apps.comparisons.spec import blocks_range
-from apps.core.compression import accepts_gzip, json_answer
+from apps.core.compression import accepts_gzip, answer
 
 from ..export import stream_csv, stream_json_lines
 from ..results_json import results_json, results_json_gzip
@@ -37,8 +37,8 @@ class ComparisonResultsView(APIView):
         # gzipped here from the analysis's compressed form kept beside it (the gzip middleware leaves
         # an answer with a Content-Encoding alone).
         if accepts_gzip(request):
-            return json_answer(results_json_gzip(comparison=comparison), gzipped=True)
-        return json_answer(results_json(comparison=comparison), gzipped=False)
+            return answer(results_json_gzip(comparison=comparison), gzipped=True)
+        return answer(results_json(comparison=comparison), gzipped=False)
 
 
 class ComparisonSamplesExportView(APIView):
