@@ -12,7 +12,7 @@ import { publicReportQueryOptions } from '@/features/reports/api/public-report';
  * needs them (/auth/me, then the comparison, then its results, then its verdict). The
  * components then find the answers in the query cache. On a first load the HTML's first script
  * has sent the same requests even earlier (src/app/first-load/pages.ts, whose table must match
- * these loaders: first-load.test.ts checks), and the API client adopts its answers.
+ * these loaders: first-load/start-first-load.test.tsx checks), and the API client adopts its answers.
  */
 
 /** The signed-in user: every page of the app's layout needs it first. */

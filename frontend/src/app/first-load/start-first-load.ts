@@ -46,15 +46,16 @@ function sendRequests(page: BuiltFirstLoadPage, fill: Fill, fetchEarly: typeof f
   (window as unknown as Record<string, unknown>)[EARLY_RESPONSES] = responses;
   // The same request the app's API client would send (src/lib/api-client.ts): its cookie, JSON.
   const get = (url: string) => fetchEarly(url, { credentials: 'same-origin', headers: { Accept: 'application/json' } });
-  for (const template of page.requests) responses[fill(template)] = get(fill(template));
+  for (const url of page.requests.map(fill)) responses[url] = get(url);
   const followUp = page.followUp;
   const after = followUp && responses[fill(followUp.after)];
   if (!followUp || !after) return;
+  const request = fill(followUp.request);
   // Registered now, so that the app, asking as soon as it has read the same answer, finds it.
   // The status is read from a copy (the app reads the original) taken before the app reads it.
-  responses[fill(followUp.request)] = after
+  responses[request] = after
     .then((response) => (response?.ok ? (response.clone().json() as Promise<{ status?: unknown }>) : null))
-    .then((body) => (body && followUp.statuses.includes(String(body.status)) ? get(fill(followUp.request)) : null))
+    .then((body) => (body && followUp.statuses.includes(String(body.status)) ? get(request) : null))
     .catch(() => null);
 }
 
