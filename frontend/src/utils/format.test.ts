@@ -4,7 +4,11 @@ import {
   formatDuration,
   formatChangePct,
   formatChangeWithCi,
+  formatDateTime,
+  formatDayMonth,
+  formatMonth,
   formatMs,
+  formatNumber,
   formatP,
   formatPercent,
   formatRate,
@@ -66,5 +70,57 @@ describe('formatDuration', () => {
     expect(formatDuration(3600)).toBe('1 h');
     expect(formatDuration(4830)).toBe('1 h 21 min');
     expect(formatDuration(-1)).toBe('–');
+  });
+});
+
+// The formatters stand in for Intl (format.ts says why): they must write exactly what it writes.
+describe('formatting without Intl', () => {
+  const intlNumber = (value: number, digits: number) =>
+    new Intl.NumberFormat('en-US', { maximumFractionDigits: digits }).format(value);
+
+  it('writes numbers exactly as Intl.NumberFormat en-US does', () => {
+    const edges = [0, -0, 0.5, 1.5, 2.5, -2.5, 1.005, 1.0049999, 0.05, 0.000049, 9.995, 99.95, 999.5, 1e-7, 5e-324,
+      123456789.125, 1e15 + 0.5, 1e21, 1.7976931348623157e308, NaN, Infinity, -Infinity, -0.4, 1615506];
+    let seed = 7;
+    const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    const values = [...edges];
+    for (let i = 0; i < 4000; i++) {
+      const scale = 10 ** Math.floor(random() * 12 - 4);
+      values.push((random() - 0.3) * scale);
+      values.push(Math.round(random() * 100000) / 1000); // exact halves and ties at three decimals
+    }
+    for (const digits of [0, 1, 2, 3]) {
+      for (const value of values) expect(formatNumber(value, digits), `${value} to ${digits}`).toBe(intlNumber(value, digits));
+    }
+  });
+
+  it('writes dates exactly as Intl.DateTimeFormat en-GB does', () => {
+    const intlDate = new Intl.DateTimeFormat('en-GB', { year: 'numeric', month: 'short', day: '2-digit', hour: '2-digit', minute: '2-digit' });
+    for (let month = 0; month < 12; month++) {
+      for (const [day, hour, minute] of [[1, 0, 0], [9, 9, 5], [28, 12, 30], [15, 23, 59]] as const) {
+        const date = new Date(2026, month, day, hour, minute, 41);
+        expect(formatDateTime(date.toISOString())).toBe(intlDate.format(date));
+        expect(formatDayMonth(date)).toBe(date.toLocaleDateString('en-GB', { day: '2-digit', month: 'short' }));
+      }
+      const key = `2026-${String(month + 1).padStart(2, '0')}`;
+      expect(formatMonth(key)).toBe(
+        new Date(Date.UTC(2026, month, 1)).toLocaleString('en-US', { month: 'long', year: 'numeric', timeZone: 'UTC' }),
+      );
+    }
+    expect(formatDateTime('not a date')).toBe('not a date');
+    expect(formatDateTime(null)).toBe('–');
+  });
+
+  it('is the only formatting the app does: no source calls Intl, toLocale… or localeCompare', () => {
+    const sources = import.meta.glob(['/src/**/*.{ts,tsx}', '!/src/**/*.test.{ts,tsx}', '!/src/testing/**'], {
+      query: '?raw',
+      import: 'default',
+      eager: true,
+    });
+    expect(Object.keys(sources).length).toBeGreaterThan(50);
+    const callers = Object.entries(sources)
+      .filter(([, text]) => /\bIntl\.\w+\(|\.toLocale\w*\(|\.localeCompare\(/.test(String(text)))
+      .map(([path]) => path);
+    expect(callers).toEqual([]);
   });
 });

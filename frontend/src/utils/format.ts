@@ -1,30 +1,58 @@
 /**
- * Number formatters, one per precision, made once: `toLocaleString` with options builds a new
- * Intl.NumberFormat on every call (tens of microseconds each), and a results page formats
- * thousands of numbers while it renders.
+ * Numbers and dates in one fixed format (en-US digits, en-GB dates), written without Intl: the
+ * first Intl call in a page (a NumberFormat, a DateTimeFormat, even `localeCompare`) loads ICU's
+ * data, 40–80 ms of the main thread in a fresh Chromium tab, just while a results page is being
+ * drawn. format.test.ts checks these against Intl over thousands of values.
  */
-const numberFormats = new Map<number, Intl.NumberFormat>();
 
 /** `value` in en-US digit grouping with at most `maximumFractionDigits` decimals: 1,615,506 or 12.5. */
 export function formatNumber(value: number, maximumFractionDigits = 0): string {
-  let format = numberFormats.get(maximumFractionDigits);
-  if (!format) {
-    format = new Intl.NumberFormat('en-US', { maximumFractionDigits });
-    numberFormats.set(maximumFractionDigits, format);
-  }
-  return format.format(value);
+  if (Number.isNaN(value)) return 'NaN';
+  const sign = value < 0 || Object.is(value, -0) ? '-' : '';
+  const magnitude = Math.abs(value);
+  if (magnitude === Infinity) return `${sign}∞`;
+  const [whole, fraction] = roundDecimal(magnitude, maximumFractionDigits);
+  const shown = fraction.replace(/0+$/, '');
+  return `${sign}${whole.replace(/\B(?=(\d{3})+$)/g, ',')}${shown ? `.${shown}` : ''}`;
+}
+
+/**
+ * A finite `value` ≥ 0 rounded half away from zero to `digits` decimals, as whole and fraction digit
+ * strings. It rounds the shortest decimal that reads back as `value` (as Intl does: 1.005 → 1.01),
+ * not its binary expansion (`toFixed`: 1.005 → 1.00).
+ */
+function roundDecimal(value: number, digits: number): [string, string] {
+  const [mantissa = '0', exponent = '0'] = value.toExponential().split('e');
+  const significant = mantissa.replace('.', '');
+  const point = Number(exponent) + 1; // where the decimal point falls in `significant`
+  const padded = point <= 0 ? '0'.repeat(1 - point) + significant : significant.padEnd(point + 1, '0');
+  const wholeLength = Math.max(point, 1);
+  const kept = padded.slice(0, wholeLength) + padded.slice(wholeLength, wholeLength + digits).padEnd(digits, '0');
+  const roundUp = (padded[wholeLength + digits] ?? '0') >= '5';
+  const rounded = (BigInt(kept) + (roundUp ? 1n : 0n)).toString().padStart(digits + 1, '0');
+  return [rounded.slice(0, rounded.length - digits), rounded.slice(rounded.length - digits)];
+}
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sept', 'Oct', 'Nov', 'Dec'];
+const MONTHS_LONG = [
+  'January', 'February', 'March', 'April', 'May', 'June',
+  'July', 'August', 'September', 'October', 'November', 'December',
+];
+const twoDigits = (value: number) => String(value).padStart(2, '0');
+
+/** "05 Nov", in the browser's time zone (en-GB's short day and month). */
+export function formatDayMonth(date: Date): string {
+  return `${twoDigits(date.getDate())} ${MONTHS[date.getMonth()]}`;
+}
+
+/** "2026-11" → "November 2026" (a calendar month, no time zone involved). */
+export function formatMonth(month: string): string {
+  const [year = 1970, number = 1] = month.split('-').map(Number);
+  return `${MONTHS_LONG[number - 1] ?? month} ${year}`;
 }
 
 /** Two decimals below 10, one below 100, none above: how sizes and rates read best. */
 const scaledDigits = (value: number) => (value >= 100 ? 0 : value >= 10 ? 1 : 2);
-
-const dateTimeFormat = new Intl.DateTimeFormat('en-GB', {
-  year: 'numeric',
-  month: 'short',
-  day: '2-digit',
-  hour: '2-digit',
-  minute: '2-digit',
-});
 
 /** Decimal units, as the seed experiment reports sizes (1,615,506 bytes = 1.615506 MB). */
 const RATE_UNITS = [
@@ -63,11 +91,13 @@ export function formatPercent(pct: number | null | undefined): string {
   return `${sign}${formatNumber(Math.abs(pct), 1)} %`;
 }
 
+/** "05 Nov 2026, 15:32" in the browser's time zone (en-GB's day, short month, 24-hour time). */
 export function formatDateTime(iso: string | null | undefined): string {
   if (!iso) return '–';
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
-  return dateTimeFormat.format(date);
+  const time = `${twoDigits(date.getHours())}:${twoDigits(date.getMinutes())}`;
+  return `${formatDayMonth(date)} ${date.getFullYear()}, ${time}`;
 }
 
 /**

@@ -1,9 +1,10 @@
 import { useMemo, useState, type ReactNode } from 'react';
 import { stringify } from 'yaml';
 import type { ComparisonSpecRequest } from '@/lib/api-types';
+import { formatNumber } from '@/utils/format';
 import type { ComparisonEstimate, LiveValidation } from '../api/validate-comparison';
 
-const count = (value: number) => value.toLocaleString('en-US');
+const count = (value: number) => formatNumber(value, 3);
 
 function range(min: number, max: number, unit: string): string {
   return min === max ? `${count(min)} ${unit}` : `${count(min)}–${count(max)} ${unit}`;

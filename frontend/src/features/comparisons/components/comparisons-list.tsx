@@ -2,7 +2,7 @@ import { Link, useSearchParams } from 'react-router-dom';
 import { useComparisons } from '../api/get-comparisons';
 import { Spinner } from '@/components/spinner';
 import { statusOf } from '@/lib/api-types';
-import { formatDateTime } from '@/utils/format';
+import { formatDateTime, formatNumber } from '@/utils/format';
 import { StatusBadge } from './status-badge';
 import { ProgressBar } from './progress-bar';
 import { TagList } from './tag-list';
@@ -72,7 +72,7 @@ export function ComparisonsList() {
       </div>
       <nav className="pagination" aria-label="Pagination">
         <span className="muted">
-          {count.toLocaleString('en-US')} {count === 1 ? 'comparison' : 'comparisons'} · page {page}
+          {formatNumber(count, 3)} {count === 1 ? 'comparison' : 'comparisons'} · page {page}
         </span>
         <div className="button-row">
           <button

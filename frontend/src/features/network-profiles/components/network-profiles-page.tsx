@@ -8,7 +8,7 @@ import type { FieldBounds, NetworkProfile, NetworkProfileBounds, NetworkProfileR
 import type { FieldError } from '@/lib/field-errors';
 import { useCreateNetworkProfile, useNetworkProfileBounds, useNetworkProfiles } from '../api/network-profiles';
 import { AdvancedFields } from './advanced-fields';
-import { formatNumber, NumberField } from './number-field';
+import { formatSetting, NumberField } from './number-field';
 import {
   BLACKOUT_FIELDS,
   buildSpec,
@@ -54,7 +54,7 @@ export function NetworkProfilesPage() {
 }
 
 function kbit(value: number | null | undefined): string {
-  return value === null || value === undefined ? 'unlimited' : `${formatNumber(value)} kbit/s`;
+  return value === null || value === undefined ? 'unlimited' : `${formatSetting(value)} kbit/s`;
 }
 
 function Presets({ profiles }: { profiles: NetworkProfile[] }) {
@@ -69,8 +69,8 @@ function Presets({ profiles }: { profiles: NetworkProfile[] }) {
             </th>
             <td className="nowrap">{kbit(profile.down_kbit)}</td>
             <td className="nowrap">{kbit(profile.up_kbit)}</td>
-            <td className="nowrap">{formatNumber(profile.rtt_ms)} ms</td>
-            <td className="nowrap">{formatNumber(profile.loss_pct)} %</td>
+            <td className="nowrap">{formatSetting(profile.rtt_ms)} ms</td>
+            <td className="nowrap">{formatSetting(profile.loss_pct)} %</td>
             <td>{profile.origin}</td>
           </tr>
         ))}
@@ -84,11 +84,11 @@ type StoredSpec = { down?: DirectionSpec; up?: DirectionSpec; blackouts?: { ever
 
 function directionText(spec: DirectionSpec | undefined): string {
   if (!spec) return '–';
-  const parts = [`${formatNumber(Number(spec['delay_ms'] ?? 0))} ms`];
-  if (Number(spec['jitter_ms'] ?? 0) > 0) parts.push(`± ${formatNumber(Number(spec['jitter_ms']))} ms jitter`);
-  if (Number(spec['loss_pct'] ?? 0) > 0) parts.push(`${formatNumber(Number(spec['loss_pct']))} % loss`);
+  const parts = [`${formatSetting(Number(spec['delay_ms'] ?? 0))} ms`];
+  if (Number(spec['jitter_ms'] ?? 0) > 0) parts.push(`± ${formatSetting(Number(spec['jitter_ms']))} ms jitter`);
+  if (Number(spec['loss_pct'] ?? 0) > 0) parts.push(`${formatSetting(Number(spec['loss_pct']))} % loss`);
   parts.push(kbit(spec['rate_kbit'] as number | null | undefined));
-  if (spec['queue_packets'] !== undefined) parts.push(`queue ${formatNumber(Number(spec['queue_packets']))} packets`);
+  if (spec['queue_packets'] !== undefined) parts.push(`queue ${formatSetting(Number(spec['queue_packets']))} packets`);
   return parts.join(' · ');
 }
 
@@ -111,7 +111,7 @@ function OwnProfiles({ profiles }: { profiles: NetworkProfile[] }) {
               <td>{directionText(spec.up)}</td>
               <td>
                 {spec.blackouts?.length
-                  ? spec.blackouts.map((b) => `${formatNumber(b.duration_s)} s every ${formatNumber(b.every_s)} s`).join('; ')
+                  ? spec.blackouts.map((b) => `${formatSetting(b.duration_s)} s every ${formatSetting(b.every_s)} s`).join('; ')
                   : 'none'}
               </td>
             </tr>

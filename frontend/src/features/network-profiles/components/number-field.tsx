@@ -1,19 +1,19 @@
 import { FieldMessages } from '@/components/field-messages';
 import type { FieldBounds } from '@/lib/api-types';
+import { formatNumber } from '@/utils/format';
 
-export function formatNumber(value: number): string {
-  return value.toLocaleString('en-US', { maximumFractionDigits: 3 });
-}
+/** A profile's setting as typed: up to three decimals (0.25 % loss, 12.5 ms). */
+export const formatSetting = (value: number): string => formatNumber(value, 3);
 
 /** "0–60,000 ms, default 0" from the server's bounds of one field. */
 export function describeBounds(bounds: FieldBounds | undefined, unit: string): string {
   if (!bounds) return '';
   const range =
     bounds.minimum !== undefined && bounds.maximum !== undefined
-      ? `${formatNumber(bounds.minimum)}–${formatNumber(bounds.maximum)} ${unit}`
+      ? `${formatSetting(bounds.minimum)}–${formatSetting(bounds.maximum)} ${unit}`
       : unit;
   const parts = [range];
-  if (typeof bounds.default === 'number') parts.push(`default ${formatNumber(bounds.default)}`);
+  if (typeof bounds.default === 'number') parts.push(`default ${formatSetting(bounds.default)}`);
   else if (bounds.nullable && !bounds.required) parts.push('empty: unlimited');
   return parts.join(', ');
 }

@@ -20,6 +20,12 @@ const OUTCOME_LABELS: Record<OverallOutcome, string> = {
 const METRIC_LABELS: Record<string, string> = { total_ms: 'total time', ttfb_ms: 'time to first byte' };
 export const metricLabel = (metric: string): string => METRIC_LABELS[metric] ?? metric;
 
+/**
+ * Code-point order, the same in every browser and locale (these are ids and names, not prose), and
+ * without `localeCompare`, whose first call loads ICU's collation data (utils/format.ts).
+ */
+const byText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
 /** Comparisons with the gate metric first (total_ms by default), then arm order, then device and profile. */
 export function orderedComparisons(
   analysis: Analysis,
@@ -31,12 +37,12 @@ export function orderedComparisons(
   return [...analysis.comparisons].sort(
     (a, b) =>
       metricRank(a.metric) - metricRank(b.metric) ||
-      a.metric.localeCompare(b.metric) ||
+      byText(a.metric, b.metric) ||
       armRank(arms, a.arm) - armRank(arms, b.arm) ||
-      a.device_class.localeCompare(b.device_class) ||
-      a.profile.localeCompare(b.profile) ||
+      byText(a.device_class, b.device_class) ||
+      byText(a.profile, b.profile) ||
       scopeRank(a.scope) - scopeRank(b.scope) ||
-      (a.device ?? '').localeCompare(b.device ?? ''),
+      byText(a.device ?? '', b.device ?? ''),
   );
 }
 
@@ -55,10 +61,10 @@ export function orderedVerdicts(verdict: ComparisonVerdict, arms: readonly strin
   return [...verdict.verdicts].sort(
     (a, b) =>
       armRank(arms, a.arm) - armRank(arms, b.arm) ||
-      a.device.localeCompare(b.device) ||
-      a.network_profile.localeCompare(b.network_profile) ||
+      byText(a.device, b.device) ||
+      byText(a.network_profile, b.network_profile) ||
       scopeRank(a.scope) - scopeRank(b.scope) ||
-      (a.device_label ?? '').localeCompare(b.device_label ?? ''),
+      byText(a.device_label ?? '', b.device_label ?? ''),
   );
 }
 

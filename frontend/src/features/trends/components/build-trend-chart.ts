@@ -1,5 +1,5 @@
 import type { Data, Layout } from 'plotly.js';
-import { formatMs } from '@/utils/format';
+import { formatDayMonth, formatMs } from '@/utils/format';
 import type { Trend, TrendPoint, TrendVerdict } from '../api/get-trend';
 
 /** How each verdict is drawn: a SHAPE of its own (colour-blind and greyscale safe), then a colour. */
@@ -24,7 +24,7 @@ export const trendValueLabel = (trend: Pick<Trend, 'statistic' | 'metric'>): str
 export function pointLabel(point: TrendPoint): string {
   if (point.commit) return point.commit.slice(0, 8);
   if (point.version) return point.version;
-  return new Date(point.created_at).toLocaleDateString('en-GB', { day: '2-digit', month: 'short' });
+  return formatDayMonth(new Date(point.created_at));
 }
 
 /**

@@ -2,15 +2,10 @@ import { DataTable } from '@/components/data-table';
 import { PageHeader } from '@/components/page-header';
 import { QueryState } from '@/components/query-state';
 import type { Usage, UsageMonth } from '@/lib/api-types';
+import { formatMonth, formatNumber } from '@/utils/format';
 import { useUsage } from '../api/usage';
 
-const minutes = (value: number) => value.toLocaleString('en-US', { maximumFractionDigits: value >= 100 ? 0 : 2 });
-
-/** "2026-11" → "November 2026". */
-function monthName(month: string): string {
-  const [year = 1970, number = 1] = month.split('-').map(Number);
-  return new Date(Date.UTC(year, number - 1, 1)).toLocaleString('en-US', { month: 'long', year: 'numeric', timeZone: 'UTC' });
-}
+const minutes = (value: number) => formatNumber(value, value >= 100 ? 0 : 2);
 
 /** Device-minutes per month and pool, against the organization's monthly quota (owners only). */
 export function UsagePage() {
@@ -41,7 +36,7 @@ function ThisMonth({ usage }: { usage: Usage }) {
   const reached = quota !== null && current.device_minutes >= quota;
   return (
     <section aria-labelledby="this-month-heading" className="card pad stack-tight">
-      <h2 id="this-month-heading">{monthName(current.month)}</h2>
+      <h2 id="this-month-heading">{formatMonth(current.month)}</h2>
       {quota === null ? (
         <p>
           <strong>{minutes(current.device_minutes)}</strong> device-minutes so far; no monthly quota.
@@ -49,7 +44,7 @@ function ThisMonth({ usage }: { usage: Usage }) {
       ) : (
         <>
           <p>
-            <strong>{minutes(current.device_minutes)}</strong> of {quota.toLocaleString('en-US')} device-minutes used
+            <strong>{minutes(current.device_minutes)}</strong> of {formatNumber(quota, 3)} device-minutes used
           </p>
           <meter aria-label="This month's device-minutes of the quota" min={0} max={quota} value={current.device_minutes} />
         </>
@@ -77,13 +72,13 @@ function MonthsTable({ usage }: { usage: Usage }) {
         <tbody>
           {usage.months.map((month) => (
             <tr key={month.month}>
-              <th scope="row">{monthName(month.month)}</th>
+              <th scope="row">{formatMonth(month.month)}</th>
               {pools.map((pool) => (
                 <td key={pool.slug}>{minutes(month.pools.find((p) => p.pool === pool.slug)?.device_minutes ?? 0)}</td>
               ))}
               <td>{minutes(month.device_minutes)}</td>
               <td>
-                <meter aria-label={`${monthName(month.month)} device-minutes`} min={0} max={scale} value={month.device_minutes} />
+                <meter aria-label={`${formatMonth(month.month)} device-minutes`} min={0} max={scale} value={month.device_minutes} />
               </td>
             </tr>
           ))}
