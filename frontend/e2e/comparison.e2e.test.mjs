@@ -71,6 +71,16 @@ test('a user creates a MID image-series comparison and sees its charts', { timeo
       assert.ok((await chart.locator('svg.main-svg').count()) > 0, `${testId} has no Plotly SVG`);
     }
     await page.getByTestId('chart-series').and(page.locator('[data-state="ready"]')).waitFor();
+    // A one-row legend fits the room the charts keep for it (plot.tsx, chartLayout): Plotly kept
+    // each such chart's margins, so it laid the chart out once, not twice.
+    const pushed = await page.evaluate(() =>
+      [...document.querySelectorAll('.plot-canvas')]
+        .map((canvas) => ({ id: canvas.parentElement?.dataset.testid, layout: canvas._fullLayout }))
+        .filter(({ layout }) => layout.showlegend && layout.legend._effHeight < 40)
+        .filter(({ layout }) => ['t', 'r', 'b', 'l'].some((side) => layout._size[side] !== layout.margin[side]))
+        .map(({ id }) => id),
+    );
+    assert.deepEqual(pushed, [], 'charts whose one-row legend made Plotly widen their margins');
     // The statistics reached the page too: a verdict for h2 against the baseline arm.
     const banner = page.getByTestId('verdict-banner');
     await banner.waitFor({ timeout: 30_000 });

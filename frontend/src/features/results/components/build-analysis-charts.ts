@@ -219,7 +219,6 @@ export function firstRestChart(results: ComparisonResults, analysis: Analysis, k
       bargap: 0.3,
       xaxis: axis('Arm', { type: 'category' }),
       yaxis: axis('Median request time (ms)', { rangemode: 'tozero' }),
-      legend: { orientation: 'h', x: 0, y: 1.14 },
     },
   };
 }
@@ -314,7 +313,6 @@ export function distributionChart(results: ComparisonResults, analysis: Analysis
         tickvals: [0, 0.25, 0.5, 0.75, 0.9, 1],
         ticktext: ['0', '25 %', 'median', '75 %', 'p90', '100 %'],
       }),
-      legend: { orientation: 'h', x: 0, y: 1.14 },
     },
   };
 }

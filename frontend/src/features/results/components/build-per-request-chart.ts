@@ -38,7 +38,6 @@ export function perRequestChart(results: ComparisonResults, perRequest: PerReque
       margin: { l: 260, r: 20, t: 10, b: 50 },
       xaxis: { title: { text: 'Median request time (ms)' }, gridcolor: '#eef0f3', rangemode: 'tozero' },
       yaxis: { autorange: 'reversed', automargin: true, type: 'category' },
-      legend: { orientation: 'h', y: 1.02, yanchor: 'bottom' },
     },
   };
 }

@@ -133,7 +133,7 @@ export function phaseChart(results: ComparisonResults, analysis: Analysis, key: 
         ticktext: arms.map((arm) => (arm === results.baseline_arm ? `<b>${arm}</b>` : arm)),
         ticks: '',
       },
-      legend: { orientation: 'h', x: 0, y: 1, yanchor: 'bottom', traceorder: 'normal', font: { size: 11 } },
+      legend: { traceorder: 'normal', font: { size: 11 } },
       hovermode: 'closest',
     },
   };
