@@ -74,7 +74,7 @@ test('a user creates a MID image-series comparison and sees its charts', { timeo
     // A one-row legend fits the room the charts keep for it (plot.tsx, chartLayout): Plotly kept
     // each such chart's margins, so it laid the chart out once, not twice.
     const pushed = await page.evaluate(() =>
-      [...document.querySelectorAll('.plot-canvas')]
+      [...globalThis.document.querySelectorAll('.plot-canvas')]
         .map((canvas) => ({ id: canvas.parentElement?.dataset.testid, layout: canvas._fullLayout }))
         .filter(({ layout }) => layout.showlegend && layout.legend._effHeight < 40)
         .filter(({ layout }) => ['t', 'r', 'b', 'l'].some((side) => layout._size[side] !== layout.margin[side]))
