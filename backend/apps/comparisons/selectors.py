@@ -50,6 +50,13 @@ def comparisons_for(*, organization: Organization) -> QuerySet[Comparison]:
     return Comparison.objects.filter(organization=organization).annotate(**_progress_annotations())
 
 
+def comparison_rows_for(*, organization: Organization) -> QuerySet[Comparison]:
+    """An organization's comparisons as stored, without comparisons_for()'s progress: for readers that
+    need the row only (results, verdicts, reports, artifacts). The progress subqueries count a
+    comparison's runs and blocks, which is most of the query's time for a large one."""
+    return Comparison.objects.filter(organization=organization)
+
+
 def comparison_get(*, organization: Organization, comparison_id: Any) -> Comparison:
     """Another organization's id answers 404, exactly like an unknown one."""
     return comparisons_for(organization=organization).get(pk=comparison_id)

@@ -16,7 +16,7 @@ import numpy as np
 from django.http import Http404
 
 from apps.comparisons.models import Comparison
-from apps.comparisons.selectors import comparisons_for
+from apps.comparisons.selectors import comparison_rows_for
 from apps.core.errors import ApplicationError, Conflict
 
 from .analysis import SampleTable, VerdictConfig, compare_arms
@@ -32,7 +32,7 @@ UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12
 def resolve_baseline(comparison: Comparison, ref: str) -> Comparison:
     """A comparison id, `branch:NAME` or `tag:K=V` → the newest finished comparison of the
     same organization (and, for branch/tag, the same spec), never the one being judged."""
-    candidates = comparisons_for(organization=comparison.organization).filter(
+    candidates = comparison_rows_for(organization=comparison.organization).filter(
         status=Comparison.Status.FINISHED).exclude(pk=comparison.pk)
     if UUID.match(ref):
         found = candidates.filter(pk=ref).first()

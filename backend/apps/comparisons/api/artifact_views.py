@@ -13,12 +13,12 @@ from apps.accounts.permissions import organization_of
 
 from ..artifacts import run_artifacts_listing, served_content_type
 from ..models import Run, RunArtifact
-from ..selectors import comparisons_for
+from ..selectors import comparison_rows_for
 from .serializers import RunArtifactOutputSerializer
 
 
 def _run_of(request: Request, comparison_id: str, run_id: str) -> Run:
-    comparison = get_object_or_404(comparisons_for(organization=organization_of(request)), pk=comparison_id)
+    comparison = get_object_or_404(comparison_rows_for(organization=organization_of(request)), pk=comparison_id)
     return get_object_or_404(Run.objects.filter(comparison=comparison), pk=run_id)
 
 

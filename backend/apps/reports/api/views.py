@@ -20,7 +20,7 @@ from apps.accounts.actor import actor_of
 from apps.accounts.models import Membership
 from apps.accounts.permissions import ADMIN_ROLES, organization_of, role_in
 from apps.comparisons.models import Comparison
-from apps.comparisons.selectors import comparisons_for
+from apps.comparisons.selectors import comparison_rows_for
 
 from ..document import report_filename
 from ..models import ShareLink
@@ -32,7 +32,7 @@ from .serializers import ShareLinkCreatedSerializer, ShareLinkInputSerializer, S
 
 
 def _comparison(request: Request, comparison_id: str) -> Comparison:
-    return get_object_or_404(comparisons_for(organization=organization_of(request)), pk=comparison_id)
+    return get_object_or_404(comparison_rows_for(organization=organization_of(request)), pk=comparison_id)
 
 
 def public_report_url(request: Request, token: str) -> str:

@@ -12,7 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.accounts.permissions import organization_of
-from apps.comparisons.selectors import comparisons_for
+from apps.comparisons.selectors import comparison_rows_for
 from apps.comparisons.spec import blocks_range
 from apps.core.compression import accepts_gzip, answer
 
@@ -32,7 +32,7 @@ from .serializers import (
 class ComparisonResultsView(APIView):
     @extend_schema(responses={200: ComparisonResultsSerializer}, summary="Aggregates shaped for the charts")
     def get(self, request: Request, comparison_id: str) -> HttpResponse:
-        comparison = get_object_or_404(comparisons_for(organization=organization_of(request)), pk=comparison_id)
+        comparison = get_object_or_404(comparison_rows_for(organization=organization_of(request)), pk=comparison_id)
         # Rendered by results_json, which splices in the stored analysis's JSON text as it is, and
         # gzipped here from the analysis's compressed form kept beside it (the gzip middleware leaves
         # an answer with a Content-Encoding alone).
@@ -53,7 +53,7 @@ class ComparisonSamplesExportView(APIView):
             uuid.UUID(comparison_id)
         except ValueError as exc:
             raise Http404 from exc
-        comparison = get_object_or_404(comparisons_for(organization=organization_of(request)), pk=comparison_id)
+        comparison = get_object_or_404(comparison_rows_for(organization=organization_of(request)), pk=comparison_id)
         samples_available_check(comparison=comparison)  # before the stream starts: a 410, not a cut-off body
         if fmt == "csv":
             response = StreamingHttpResponse(stream_csv(comparison), content_type="text/csv")
@@ -73,7 +73,7 @@ class ComparisonVerdictView(APIView):
         responses={200: ComparisonVerdictSerializer}, summary="Verdict of a finished comparison (CI gate)",
     )
     def get(self, request: Request, comparison_id: str) -> Response:
-        comparison = get_object_or_404(comparisons_for(organization=organization_of(request)), pk=comparison_id)
+        comparison = get_object_or_404(comparison_rows_for(organization=organization_of(request)), pk=comparison_id)
         base_url = request.build_absolute_uri("/").rstrip("/")
         return Response(verdict_for(comparison, baseline_ref=request.query_params.get("baseline") or None,
                                     base_url=base_url))
@@ -85,7 +85,7 @@ class ComparisonVerdictHistoryView(APIView):
     @extend_schema(responses={200: VerdictHistorySerializer}, summary="Verdict history of a run-until-decided "
                    "comparison (the looks so far)")
     def get(self, request: Request, comparison_id: str) -> Response:
-        comparison = get_object_or_404(comparisons_for(organization=organization_of(request)), pk=comparison_id)
+        comparison = get_object_or_404(comparison_rows_for(organization=organization_of(request)), pk=comparison_id)
         bounds = blocks_range(comparison.spec)
         return Response({"comparison": str(comparison.id), "status": comparison.status,
                          "blocks_min": bounds[0] if bounds else None, "blocks_max": bounds[1] if bounds else None,
