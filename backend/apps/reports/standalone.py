@@ -36,6 +36,9 @@ PRINT_CSS = f"\n@page {{ size: A4; margin: {PAGE_MARGIN_MM}mm; }}" + """
   .report-actions { display: none !important; }
   .card, .chart-card { break-inside: avoid; }
   .modebar-container, .filter-bar { display: none !important; }
+  /* A select on paper is its chosen value, not a control with an arrow. */
+  select { appearance: none; border: none !important; background: none !important; padding: 0 !important;
+           font: inherit; color: inherit; }
   .chart-grid { display: block !important; }
   .plot, .plot-canvas, .js-plotly-plot { width: 100% !important; max-width: 186mm; }
 }
