@@ -57,7 +57,7 @@ def run_on_host_agent(server_url: str, pool, comparison_ids: list[str], *, name:
             thread.start()
             ended = wait_for(lambda: all(Comparison.objects.get(pk=c).status in Comparison.TERMINAL
                                          for c in comparison_ids), timeout_s)
-            agent.stopping.set()
+            agent.drain()
             thread.join(30)
     finally:
         client.close()

@@ -36,7 +36,7 @@ from .platforms import device_protocols, devices_supporting, run_protocols
 from .secret_refs import referenced_secret_names
 from .services import comparison_complete_if_runs_done
 from .spec import wire_spec
-from .wakeups import runs_queued_in
+from .wakeups import runner_wakeup_key, runs_queued_in, wake_runner
 
 # Devices that could take a run soon: not gone, not quarantined, not waiting for a human.
 _UNFIT_STATES = (Device.State.OFFLINE, Device.State.QUARANTINED, Device.State.UNAUTHORIZED)
@@ -104,7 +104,14 @@ def heartbeat_receive(*, runner: Runner, devices: list[dict[str, Any]],
     device descriptors. Returns the commands, the new lease expiry and the devices'
     effective states (a quarantined device is not offered for leases)."""
     extended = heartbeat_extend_leases(runner=runner, runs=runs)
-    stored = runner_heartbeat(runner=runner, devices=devices, leased_device_ids=_leased_device_ids(runner))
+    went_offline: set[str] = set()
+    stored = runner_heartbeat(runner=runner, devices=devices, leased_device_ids=_leased_device_ids(runner),
+                              went_offline=went_offline)
+    if went_offline:
+        # The runner's waiting lease request answers now (lease_acquire), at this commit: an
+        # agent that is stopping reports its free devices offline and exits without waiting
+        # out its long-poll, and one whose phone was unplugged asks again for the rest.
+        wake_runner(runner.pk)
     return {**extended, "devices": [{"serial": d.serial, "state": d.state, "reason": d.state_reason}
                                     for d in stored]}
 
@@ -248,16 +255,22 @@ def lease_acquire(*, runner: Runner, serials: list[str], wait_s: float) -> list[
     connection — until the process's listener says a run was queued in the runner's pool
     or its recheck found queued runs there (apps.comparisons.wakeups), and look again,
     until wait_s has passed. A farm of idle runners costs the database one query per web
-    process every few seconds, not a query per runner."""
+    process every few seconds, not a query per runner. It answers at once, with no runs,
+    when a heartbeat of the same runner takes one of its devices offline."""
     deadline = time.monotonic() + min(wait_s, settings.RUNNER_LEASE_WAIT_MAX_S)
     # A runner's devices are all in its pool (devices.services.runner_devices_report).
-    with runs_queued_in({str(runner.pool_id)}) as wakeup:
+    own = runner_wakeup_key(runner.pk)
+    with runs_queued_in({str(runner.pool_id), own}) as wakeup:
         while True:
             runs = _look(runner=runner, serials=serials)
             remaining = deadline - time.monotonic()
             if runs or remaining <= 0:
                 return runs
             wakeup.wait(timeout=remaining)
+            if wakeup.woken_for(own):
+                # A heartbeat of this runner took a device offline (heartbeat_receive): the
+                # runner is stopping, or asks again for the devices it still has.
+                return []
 
 
 def run_lock_under_lease(*, runner: Runner, run_id: str, lease_token: str, runs: QuerySet[Run] | None = None,

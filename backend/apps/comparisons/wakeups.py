@@ -8,7 +8,9 @@ transaction that queues it, so the notification is delivered only once the run i
 and once per pool per transaction however many runs it queued.
 
 The listener is a thread with its own connection that LISTENs on that channel and sets
-the event of every waiting request (`Wakeup`) of the notified pool. A waiting request
+the event of every waiting request (`Wakeup`) of the notified pool. The same channel
+carries `runner:<runner id>` (wake_runner), which wakes only that runner's requests: a
+heartbeat took one of its devices offline (apps.comparisons.leasing). A waiting request
 holds no database connection of its own; it takes one only to look for work. Work can
 also appear without a run being queued (a device released from quarantine, an
 organization reinstated), so every RECHECK_S the listener asks which pools have queued
@@ -26,7 +28,7 @@ from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 import psycopg
-from django.db import DEFAULT_DB_ALIAS, connections
+from django.db import DEFAULT_DB_ALIAS, connection, connections
 
 log = logging.getLogger(__name__)
 
@@ -38,11 +40,14 @@ _QUEUED_POOLS_SQL = "SELECT DISTINCT pool_id::text FROM comparisons_run WHERE st
 
 
 class Wakeup:
-    """One waiting lease request: set when a run of one of its pools may be leasable."""
+    """One waiting lease request: set when a run of one of its pools may be leasable, or its
+    runner's key (runner_wakeup_key) was notified."""
 
     def __init__(self, pools: set[str]) -> None:
         self.pools = pools
         self.event = threading.Event()
+        self._lock = threading.Lock()
+        self._woken_for: set[str] = set()
 
     def wait(self, timeout: float) -> bool:
         """Until woken (True) or `timeout` seconds pass (False). Cleared on return, before the
@@ -51,6 +56,18 @@ class Wakeup:
         woken = self.event.wait(timeout)
         self.event.clear()
         return woken
+
+    def wake(self, keys: set[str]) -> None:
+        with self._lock:
+            self._woken_for |= keys
+        self.event.set()
+
+    def woken_for(self, key: str) -> bool:
+        """Whether a notification for `key` woke it since the last time this was asked."""
+        with self._lock:
+            found = key in self._woken_for
+            self._woken_for.discard(key)
+            return found
 
 
 class RunsQueuedListener:
@@ -127,11 +144,11 @@ class RunsQueuedListener:
             return len({w for ws in self._waiting.values() for w in ws})
 
     def _wake(self, pools: set[str] | None) -> None:
-        """Wake the waiters of `pools`, or all of them (None)."""
+        """Wake the waiters of `pools` (pool ids or runner keys), or all of them (None)."""
         with self._lock:
-            targets = [w for pool, ws in self._waiting.items() if pools is None or pool in pools for w in ws]
-        for wakeup in targets:
-            wakeup.event.set()
+            targets = [(w, {key}) for key, ws in self._waiting.items() if pools is None or key in pools for w in ws]
+        for wakeup, keys in targets:
+            wakeup.wake(keys if pools is not None else set())
 
     def _run(self) -> None:
         listened = False
@@ -188,6 +205,18 @@ class RunsQueuedListener:
 
 
 listener = RunsQueuedListener()
+
+
+def runner_wakeup_key(runner_id: object) -> str:
+    """What a runner's waiting requests also wait on, beside their pool's id."""
+    return f"runner:{runner_id}"
+
+
+def wake_runner(runner_id: object) -> None:
+    """Wake the runner's waiting lease requests in every process, once the caller's
+    transaction commits (NOTIFY is transactional)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_notify(%s, %s)", [CHANNEL, runner_wakeup_key(runner_id)])
 
 
 def runs_queued_in(pools: set[str]) -> AbstractContextManager[Wakeup]:

@@ -158,13 +158,16 @@ def _apply_descriptor(device: Device, descriptor: dict[str, Any], *, default_sta
 @transaction.atomic
 def runner_devices_report(*, runner: Runner, devices: list[dict[str, Any]], full_list: bool = True,
                           leased_device_ids: frozenset[UUID] | set[UUID] = frozenset(),
-                          default_state: str | None = None) -> list[Device]:
+                          default_state: str | None = None, went_offline: set[str] | None = None) -> list[Device]:
     """Apply a runner's device descriptors (hello, heartbeat): devices appear (upsert by
     serial), change state, and — when `full_list` — a device it reported before and no
     longer lists goes offline with reason `disconnected`. The caller locks the runner's
-    devices and passes the ones under a live lease (apps.comparisons.leasing)."""
+    devices and passes the ones under a live lease (apps.comparisons.leasing). The serials
+    this report took offline (the runner says so, or no longer lists them) are added to
+    `went_offline`, when given."""
     now = timezone.now()
     known = {d.serial: d for d in Device.objects.select_for_update().filter(runner=runner)}
+    reported_before = {serial: device.reported_state for serial, device in known.items()}
     stored: list[Device] = []
     for index, descriptor in enumerate(devices):
         device = known.pop(descriptor["serial"], None)
@@ -194,6 +197,10 @@ def runner_devices_report(*, runner: Runner, devices: list[dict[str, Any]], full
             note = f"{DISCONNECTED} (no longer listed by runner {runner.name})"
             _set_state(device, state, reason, now=now, note=note)
             device.save(update_fields=["reported_state", "reported_reason", "state", "state_reason", "updated_at"])
+    if went_offline is not None:
+        went_offline.update(device.serial for device in [*stored, *known.values()]
+                            if device.reported_state == Device.State.OFFLINE
+                            and reported_before.get(device.serial, Device.State.OFFLINE) != Device.State.OFFLINE)
     return stored
 
 
@@ -213,9 +220,11 @@ def runner_hello(*, runner: Runner, info: dict[str, Any], devices: list[dict[str
 
 @transaction.atomic
 def runner_heartbeat(*, runner: Runner, devices: list[dict[str, Any]],
-                     leased_device_ids: frozenset[UUID] | set[UUID] = frozenset()) -> list[Device]:
+                     leased_device_ids: frozenset[UUID] | set[UUID] = frozenset(),
+                     went_offline: set[str] | None = None) -> list[Device]:
     Runner.objects.filter(pk=runner.pk).update(last_seen_at=timezone.now())
-    return runner_devices_report(runner=runner, devices=devices, leased_device_ids=leased_device_ids)
+    return runner_devices_report(runner=runner, devices=devices, leased_device_ids=leased_device_ids,
+                                 went_offline=went_offline)
 
 
 @transaction.atomic

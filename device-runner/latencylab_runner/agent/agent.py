@@ -8,7 +8,10 @@ needs no inbound port from the internet.
 
 Draining (SIGTERM, or a `drain` command from the server): no new lease; the runs held
 are finished (heartbeating all the while); then run_forever returns — so upgrading a
-runner loses no run."""
+runner loses no run. Its first act is a heartbeat reporting the devices without a run
+offline ("runner stopping"): the backend then leases them nothing more and answers the
+agent's waiting long-poll at once, so an idle agent stops in a moment, not after up to
+lease_wait_s."""
 
 from __future__ import annotations
 
@@ -26,6 +29,9 @@ from .client import ProtocolError, RunnerClient
 from .fleet import Driver, Fleet
 
 log = logging.getLogger("latencylab.runner")
+
+# Why a stopping agent's free devices are offline (the backend shows it on the Devices page).
+STOPPING_REASON = "runner stopping"
 
 
 class SingleDevice:
@@ -90,7 +96,7 @@ class Agent:
                 log.warning("device discovery is slow; this heartbeat reports the last known devices")
             with self._changed:
                 runs = [{"run_id": r["run_id"], "lease_token": r["lease_token"]} for r in self._active.values()]
-            answer = self.client.heartbeat(self.fleet.descriptors(), runs)
+            answer = self.client.heartbeat(self._descriptors(), runs)
         except Exception as exc:  # a missed heartbeat is retried next interval
             log.warning("heartbeat failed: %s", exc)
             return
@@ -103,7 +109,17 @@ class Agent:
                 self._cancel[command["run_id"]].set()
             elif command.get("type") == "drain":
                 log.info("server asked this runner to drain")
-                self.stopping.set()
+                self.drain()
+
+    def _descriptors(self) -> list[dict[str, Any]]:
+        """The devices as a heartbeat reports them: once stopping, those without a run are
+        offline, so the backend offers them no lease and shows why."""
+        descriptors = self.fleet.descriptors()
+        if self.stopping.is_set():
+            for descriptor in descriptors:
+                if descriptor.get("state") != "busy":
+                    descriptor["state"], descriptor["reason"] = "offline", STOPPING_REASON
+        return descriptors
 
     # -- leasing -------------------------------------------------------------
     def run_forever(self, *, max_runs: int | None = None, idle_exit_s: float | None = None) -> int:
@@ -213,7 +229,12 @@ class Agent:
                 self._changed.wait(timeout=1.0)
 
     def drain(self, *_: Any) -> None:
-        """The SIGTERM handler: stop leasing; the loop ends once running runs are done."""
-        if not self.stopping.is_set():
-            log.info("SIGTERM: draining (no new leases; finishing the runs in progress)")
+        """The SIGTERM handler (and the server's `drain` command): stop leasing; the loop
+        ends once running runs are done."""
+        if self.stopping.is_set():
+            return
+        log.info("draining: no new leases; finishing the runs in progress")
         self.stopping.set()
+        # On a thread of its own: as the signal handler this runs on the main thread, which
+        # may be inside the lease request this heartbeat is meant to end.
+        threading.Thread(target=self.heartbeat_once, name="stopping-heartbeat", daemon=True).start()

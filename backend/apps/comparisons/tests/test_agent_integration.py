@@ -38,7 +38,7 @@ def test_seed_preset_runs_end_to_end_through_the_agent(preset, live_server, api,
         thread = threading.Thread(target=agent.run_forever, kwargs={"max_runs": 1}, daemon=True)
         thread.start()
         finished = wait_for(lambda: Comparison.objects.get(pk=comparison_id).status in Comparison.TERMINAL, 120)
-        agent.stopping.set()
+        agent.drain()
         thread.join(30)
     comparison = Comparison.objects.get(pk=comparison_id)
     assert finished, (comparison.status, comparison.error,
@@ -97,7 +97,7 @@ def test_series_under_transatlantic_runs_through_the_emulated_link(live_server, 
         thread = threading.Thread(target=agent.run_forever, kwargs={"max_runs": 2}, daemon=True)
         thread.start()
         finished = wait_for(lambda: Comparison.objects.get(pk=comparison_id).status in Comparison.TERMINAL, 240)
-        agent.stopping.set()
+        agent.drain()
         thread.join(60)
     comparison = Comparison.objects.get(pk=comparison_id)
     assert finished, list(comparison.runs.values("network_profile", "error"))

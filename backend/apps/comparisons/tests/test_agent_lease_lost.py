@@ -77,7 +77,7 @@ def test_an_upload_that_outlived_its_lease_is_refused_and_the_run_resumes_there(
         assert leases_reap_expired() == 1
         client.go.set()
         assert wait_for(lambda: Comparison.objects.get(pk=comparison_id).status in Comparison.TERMINAL, 180)
-        agent.stopping.set()
+        agent.drain()
         thread.join(60)
     client.close()
 
@@ -124,7 +124,7 @@ def test_a_second_agent_with_the_same_runner_token_takes_over_and_samples_never_
         first.go.set()  # the stalled upload arrives now
         assert wait_for(lambda: Comparison.objects.get(pk=comparison_id).status in Comparison.TERMINAL, 180)
         for agent in agents:
-            agent.stopping.set()
+            agent.drain()
         first_thread.join(60)
         second_thread.join(60)
     first.close()

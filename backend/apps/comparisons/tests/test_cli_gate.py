@@ -43,7 +43,7 @@ def test_cli_run_wait_gates_on_the_real_verdict(live_server, org, pool, target, 
         code = latencylab(["--server", live_server.url, "--token", token, "run", str(spec), "--wait",
                            "--tag", "branch=main", "--fail-on", "regression", "--format", "json",
                            "--output", str(report), "--timeout", "240"])
-        agent.stopping.set()
+        agent.drain()
         thread.join(30)
     document = json.loads(report.read_text())
     assert document["schema"] == "latencylab.verdict/1"

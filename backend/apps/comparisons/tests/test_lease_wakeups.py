@@ -10,7 +10,7 @@ from django.db import connection
 
 from apps.comparisons import leasing, wakeups
 from apps.comparisons.services import comparison_create, comparison_plan
-from apps.devices.services import pool_get_or_create, runner_hello, runner_register
+from apps.devices.services import pool_get_or_create, runner_heartbeat, runner_hello, runner_register
 from testing.factories import SPEC
 
 # Bound on the waits for another thread to reach a state; never part of what is asserted.
@@ -276,3 +276,68 @@ def test_a_lease_request_queued_behind_the_looks_gives_its_connection_back(setti
     for thread in threads:
         thread.join(timeout=PATIENCE_S)
     assert not any(thread.is_alive() for thread in threads)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_heartbeat_taking_the_runners_device_offline_answers_its_waiting_lease_at_once(settings, org, counted_looks,
+                                                                                      slow_recheck):
+    """A stopping agent reports its free devices offline: its long-poll answers then, with no
+    runs, rather than at the end of its wait; another runner of the pool sleeps on."""
+    settings.RUNNER_LEASE_WAIT_MAX_S = 20
+    pool = pool_get_or_create(organization=org, slug="local", name="Local")
+    stopping, staying = host_runner(pool, "lab-1"), host_runner(pool, "lab-2")
+    looks, wakes = counted_looks
+    thread, result = wait_for_lease(stopping, wait_s=20)
+    other_thread, other_result = wait_for_lease(staying, wait_s=3)
+    until(lambda: len(looks) == 2, "both runners looked for work")
+
+    leasing.heartbeat_receive(runner=stopping, runs=[],
+                              devices=[{"serial": "host-lab-1", "state": "offline", "reason": "runner stopping"}])
+    thread.join(timeout=PATIENCE_S)
+    assert not thread.is_alive()
+    assert result["runs"] == []
+    assert wakes == [True]  # woken, and answered without waiting out its 20 s
+    other_thread.join(timeout=PATIENCE_S)
+    assert other_result["runs"] == []
+    assert wakes == [True, False]  # the other runner waited to its deadline
+    assert looks == [0, 0, 0]  # the woken one did not look again
+
+    # Nothing is leased to the device it took offline.
+    comparison = comparison_create(organization=org, submitted_spec=SPEC)
+    comparison_plan(comparison_id=str(comparison.pk))
+    assert leasing.lease_acquire(runner=stopping, serials=["host-lab-1"], wait_s=0) == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_heartbeat_that_takes_nothing_offline_wakes_no_one(settings, org, counted_looks, slow_recheck):
+    settings.RUNNER_LEASE_WAIT_MAX_S = 2
+    pool = pool_get_or_create(organization=org, slug="local", name="Local")
+    runner = host_runner(pool, "lab-1")
+    looks, wakes = counted_looks
+    thread, result = wait_for_lease(runner, wait_s=2)
+    until(lambda: looks, "the lease looked for work")
+
+    leasing.heartbeat_receive(runner=runner, runs=[], devices=[{"serial": "host-lab-1", "state": "available"}])
+    thread.join(timeout=PATIENCE_S)
+
+    assert result["runs"] == []
+    assert wakes == [False]
+
+
+@pytest.mark.django_db
+def test_a_report_names_the_devices_it_took_offline(org):
+    """Reported offline or no longer listed, and only a change: a device offline already is not named again."""
+    pool = pool_get_or_create(organization=org, slug="local", name="Local")
+    runner, _ = runner_register(pool=pool, name="lab")
+    phones = [{"serial": s, "platform": "android", "model": "Pixel 8", "os_version": "15"} for s in "abcd"]
+    runner_hello(runner=runner, info={"version": "test", "drivers": ["android"]}, devices=phones)
+    leasing.heartbeat_receive(runner=runner, runs=[], devices=[
+        {"serial": "a", "state": "available"}, {"serial": "b", "state": "available"},
+        {"serial": "c", "state": "offline"}, {"serial": "d", "state": "available"}])
+
+    went_offline: set[str] = set()
+    runner_heartbeat(runner=runner, went_offline=went_offline, devices=[
+        {"serial": "a", "state": "available"}, {"serial": "b", "state": "offline", "reason": "runner stopping"},
+        {"serial": "c", "state": "offline"}])  # d no longer listed: disconnected
+
+    assert went_offline == {"b", "d"}

@@ -164,7 +164,7 @@ def test_a_secret_reaches_its_server_and_nothing_else(live_server, api, org, poo
             thread.start()
             finished = wait_for(lambda: Comparison.objects.get(pk=comparison_id).status in Comparison.TERMINAL, 120)
             delivered = wait_for(lambda: bool(hooks.received), 30)
-            agent.stopping.set()
+            agent.drain()
             thread.join(30)
         client.close()
     recorder.close()
