@@ -6,7 +6,7 @@ import pytest
 
 from apps.comparisons.models import Comparison
 from apps.comparisons.services import comparison_create, comparison_plan
-from apps.results import loader
+from apps.results import block_columns, loader
 from apps.results.models import BlockColumns
 from testing.factories import SPEC, make_sample
 from testing.runner_calls import lease, upload
@@ -160,3 +160,26 @@ def test_the_links_measured_rate_reaches_the_analysis(runner_api, org, pool):
     got = loader.load_comparison(comparison)
     run.refresh_from_db()  # the lease gave it its device
     assert got.link_rates == {(loader.run_device_label(run), run.network_profile): 11800.5}
+
+
+@pytest.mark.django_db
+def test_a_blocks_columns_stored_twice_are_marked_unusable_and_its_samples_read(runner_api, org, pool):
+    """The protocol never stores a block twice; if it happened, the blob could not be trusted
+    (two batches' columns, one blob): it is marked (rows -1, no data) and the loader reads the
+    run's samples instead."""
+    comparison = comparison_create(organization=org, submitted_spec=SPEC2)
+    comparison_plan(comparison_id=str(comparison.id))
+    run = comparison.runs.get()
+    leased = lease(runner_api).json()["runs"][0]
+    for block in range(2):
+        upload(runner_api, leased, block, samples=varied(block))
+    stored = BlockColumns.objects.get(run=run, block=1)
+    assert stored.rows == 9
+    assert len(bytes(stored.data)) == 9 * block_columns._ROW_BYTES  # noqa: SLF001 — the stored layout
+    complete = loaded(comparison)
+
+    block_columns.block_columns_store(run.id, {1: block_columns.block_columns_decode(bytes(stored.data), 9)})
+
+    again = BlockColumns.objects.get(run=run, block=1)
+    assert (again.rows, bytes(again.data)) == (-1, b"")
+    assert_same(complete[1], loaded(comparison)[1])
