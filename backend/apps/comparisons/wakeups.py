@@ -57,9 +57,11 @@ class Wakeup:
         self.event.clear()
         return woken
 
-    def wake(self, keys: set[str]) -> None:
-        with self._lock:
-            self._woken_for |= keys
+    def wake(self, key: str | None) -> None:
+        """Woken by a notification for `key` (None: by no notification in particular)."""
+        if key is not None:
+            with self._lock:
+                self._woken_for.add(key)
         self.event.set()
 
     def woken_for(self, key: str) -> bool:
@@ -146,9 +148,9 @@ class RunsQueuedListener:
     def _wake(self, pools: set[str] | None) -> None:
         """Wake the waiters of `pools` (pool ids or runner keys), or all of them (None)."""
         with self._lock:
-            targets = [(w, {key}) for key, ws in self._waiting.items() if pools is None or key in pools for w in ws]
-        for wakeup, keys in targets:
-            wakeup.wake(keys if pools is not None else set())
+            targets = [(w, key) for key, ws in self._waiting.items() if pools is None or key in pools for w in ws]
+        for wakeup, key in targets:
+            wakeup.wake(key if pools is not None else None)
 
     def _run(self) -> None:
         listened = False
@@ -220,5 +222,6 @@ def wake_runner(runner_id: object) -> None:
 
 
 def runs_queued_in(pools: set[str]) -> AbstractContextManager[Wakeup]:
-    """A Wakeup for runs queued in `pools` (ids as text), registered for the duration."""
+    """A Wakeup for runs queued in `pools` (ids as text; a runner_wakeup_key too), registered
+    for the duration."""
     return listener.waiting(pools)

@@ -1,6 +1,8 @@
-"""Fixtures of the comparison tests that drive the real runner agent."""
+"""Fixtures of the comparison tests: the real runner agent's target, and the leasing units counted."""
 
 import pytest
+
+from apps.comparisons import leasing, wakeups
 
 
 @pytest.fixture
@@ -9,3 +11,25 @@ def target(tmp_path):
     start_target = pytest.importorskip("latencylab_runner.target").start_target
     with start_target("127.0.0.1", plain_port=0, tls_port=0, tls_dir=tmp_path / "tls") as running:
         yield running
+
+
+@pytest.fixture
+def counted_looks(monkeypatch):
+    """Each look for work (runs found) and each wait's outcome (True: woken by the listener)."""
+    looks: list[int] = []
+    wakes: list[bool] = []
+    real_look, real_wait = leasing._lease_once, wakeups.Wakeup.wait  # noqa: SLF001 — the units counted
+
+    def look(**kwargs):
+        runs = real_look(**kwargs)
+        looks.append(len(runs))
+        return runs
+
+    def wait(self, timeout):
+        woken = real_wait(self, timeout)
+        wakes.append(woken)
+        return woken
+
+    monkeypatch.setattr(leasing, "_lease_once", look)
+    monkeypatch.setattr(wakeups.Wakeup, "wait", wait)
+    return looks, wakes

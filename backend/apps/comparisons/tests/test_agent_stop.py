@@ -19,17 +19,9 @@ LEASE_WAIT_S = 20  # the agent's long-poll: far longer than the test waits for i
 
 
 @pytest.mark.django_db(transaction=True)
-def test_an_idle_agent_told_to_drain_ends_its_long_poll_and_stops(live_server, settings, pool, monkeypatch):
+def test_an_idle_agent_told_to_drain_ends_its_long_poll_and_stops(live_server, settings, pool, counted_looks):
     settings.RUNNER_LEASE_WAIT_MAX_S = LEASE_WAIT_S
-    wakes: list[bool] = []
-    real_wait = wakeups.Wakeup.wait
-
-    def counted_wait(self, timeout):
-        woken = real_wait(self, timeout)
-        wakes.append(woken)
-        return woken
-
-    monkeypatch.setattr(wakeups.Wakeup, "wait", counted_wait)
+    _, wakes = counted_looks
     client = runner_client(live_server.url, pool, "stopping-runner")
     agent = host_agent(client, "stopping-runner", heartbeat_interval_s=3600)
     agent.lease_wait_s = LEASE_WAIT_S

@@ -18,28 +18,6 @@ PATIENCE_S = 30.0
 
 
 @pytest.fixture
-def counted_looks(monkeypatch):
-    """Each look for work (runs found) and each wait's outcome (True: woken by the listener)."""
-    looks: list[int] = []
-    wakes: list[bool] = []
-    real_look, real_wait = leasing._lease_once, wakeups.Wakeup.wait  # noqa: SLF001 — the units counted
-
-    def look(**kwargs):
-        runs = real_look(**kwargs)
-        looks.append(len(runs))
-        return runs
-
-    def wait(self, timeout):
-        woken = real_wait(self, timeout)
-        wakes.append(woken)
-        return woken
-
-    monkeypatch.setattr(leasing, "_lease_once", look)
-    monkeypatch.setattr(wakeups.Wakeup, "wait", wait)
-    return looks, wakes
-
-
-@pytest.fixture
 def slow_recheck(monkeypatch):
     """The listener restarted with a recheck longer than any wait here: a wake can only come
     from a notification or a lost connection."""
