@@ -1,8 +1,9 @@
-"""The runner protocol v1 client (contract/README.md). Transient failures (connection
-errors, 5xx) are retried with exponential backoff and jitter for about a minute
-(backoff.py), the same request each time, so a retried block carries its batch_seq and is
-stored once; 409 means the lease is gone and is raised as LeaseLost so the driver stops
-working on that run."""
+"""The runner protocol v1 client (contract/README.md). Every call goes through the one retry
+policy (retry_policy.py): a 429 from the backend's rate limit is asked again after its
+Retry-After; 408, 5xx and connection errors with exponential backoff and jitter; all within
+about 75 s of waiting. The same request is sent each time, so a retried block carries its
+batch_seq and is stored once. 409 means the lease is gone and is raised as LeaseLost so
+the driver stops working on that run; any other 4xx is a ProtocolError at once."""
 
 import logging
 import random
@@ -14,10 +15,13 @@ from typing import Any
 import httpx
 
 from .. import __version__
-from .backoff import BUDGET_S, backoff_delays
 from .journal import UploadJournal
+from .retry_policy import BUDGET_S, Outcome, RetrySchedule, outcome_of, retry_after_s
 
 log = logging.getLogger(__name__)
+
+# `register` is typed by a person, who should hear of a wrong server URL in seconds.
+REGISTER_BUDGET_S = 15.0
 
 
 class LeaseLost(Exception):
@@ -26,6 +30,40 @@ class LeaseLost(Exception):
 
 class ProtocolError(Exception):
     pass
+
+
+def send_with_retries(send: Callable[[], httpx.Response], schedule: RetrySchedule, *,
+                      sleep: Callable[[float], None], what: str) -> httpx.Response:
+    """`send()` until the policy says the answer is final (returned, whatever its status), or
+    ProtocolError once `schedule`'s budget is spent."""
+    tries = 0
+    while True:
+        tries += 1
+        retry_after: float | None = None
+        try:
+            response = send()
+        except httpx.TransportError as exc:
+            failure = f"{type(exc).__name__}: {exc}"
+        else:
+            if outcome_of(response.status_code) is not Outcome.RETRY:
+                return response
+            failure = f"HTTP {response.status_code}"
+            retry_after = retry_after_s(response.headers.get("Retry-After"), date=response.headers.get("Date"))
+            if retry_after is not None:
+                failure += f" (Retry-After: {response.headers['Retry-After']})"
+        wait = schedule.next_wait(retry_after)
+        if wait is None:
+            raise ProtocolError(f"{what}: {failure}; gave up after {tries} tries")
+        log.warning("%s: %s; retrying in %.1f s (try %d)", what, failure, wait, tries + 1)
+        sleep(wait)
+
+
+def _detail(response: httpx.Response, default: str) -> str:
+    try:
+        answer = response.json()
+    except ValueError:
+        return response.text[:500] or default
+    return str(answer.get("detail", default)) if isinstance(answer, dict) else default
 
 
 class RunnerClient:
@@ -47,30 +85,18 @@ class RunnerClient:
 
     def _post(self, path: str, body: dict[str, Any] | None = None, *, content: bytes | None = None,
               headers: dict[str, str] | None = None) -> httpx.Response:
-        delays = backoff_delays(rng=self._rng, budget_s=self._retry_budget_s)
-        tries = 0
-        while True:
-            tries += 1
-            try:
-                if content is not None:
-                    response = self._http.post(path, content=content, headers=headers)
-                else:
-                    response = self._http.post(path, json=body, headers=headers)
-            except httpx.TransportError as exc:
-                failure: str = f"{type(exc).__name__}: {exc}"
-            else:
-                if response.status_code == 409:
-                    raise LeaseLost(response.json().get("detail", "lease lost"))
-                if response.status_code < 500:
-                    if response.status_code >= 400:
-                        raise ProtocolError(f"{path}: HTTP {response.status_code}: {response.text[:2000]}")
-                    return response
-                failure = f"HTTP {response.status_code}"
-            delay = next(delays, None)
-            if delay is None:
-                raise ProtocolError(f"{path}: {failure}; gave up after {tries} tries")
-            log.warning("%s: %s; retrying in %.1f s (try %d)", path, failure, delay, tries + 1)
-            self._sleep(delay)
+        def send() -> httpx.Response:
+            if content is not None:
+                return self._http.post(path, content=content, headers=headers)
+            return self._http.post(path, json=body, headers=headers)
+
+        schedule = RetrySchedule(rng=self._rng, budget_s=self._retry_budget_s)
+        response = send_with_retries(send, schedule, sleep=self._sleep, what=path)
+        if outcome_of(response.status_code) is Outcome.LEASE_LOST:
+            raise LeaseLost(_detail(response, "lease lost"))
+        if response.status_code >= 400:
+            raise ProtocolError(f"{path}: HTTP {response.status_code}: {response.text[:2000]}")
+        return response
 
     def hello(self, runner: dict[str, Any], devices: list[dict[str, Any]]) -> dict[str, Any]:
         return self._post("/hello", {"runner": runner, "devices": devices}).json()
@@ -103,22 +129,23 @@ class EnrollmentError(Exception):
 
 
 def register(server: str, enrollment_token: str, *, name: str, hostname: str, drivers: list[str],
-             timeout_s: float = 30.0) -> dict[str, Any]:
+             timeout_s: float = 30.0, retry_budget_s: float = REGISTER_BUDGET_S,
+             sleep: Callable[[float], None] = time.sleep) -> dict[str, Any]:
     """POST /api/runner/v1/register with `Authorization: Enroll <token>`; the runner's own
-    credentials `{runner_id, runner_token, pool}`. Not retried: a 409 or 401 needs a person."""
+    credentials `{runner_id, runner_token, pool}`. Retried by the same policy as every call (a
+    429, a 5xx, no answer), within a shorter budget: a person at a terminal is waiting for
+    it. A 409 or 401 is final: it needs a person."""
     body = {"name": name, "hostname": hostname, "version": __version__, "drivers": drivers}
+    url = server.rstrip("/") + "/api/runner/v1/register"
+    headers = {"Authorization": f"Enroll {enrollment_token}", "User-Agent": f"latencylab-runner/{__version__}"}
+    schedule = RetrySchedule(rng=random.Random(), budget_s=retry_budget_s)  # noqa: S311 (jitter, not a secret)
     try:
-        response = httpx.post(server.rstrip("/") + "/api/runner/v1/register", json=body, timeout=timeout_s,
-                              headers={"Authorization": f"Enroll {enrollment_token}",
-                                       "User-Agent": f"latencylab-runner/{__version__}"})
-    except httpx.TransportError as exc:
+        response = send_with_retries(lambda: httpx.post(url, json=body, timeout=timeout_s, headers=headers),
+                                     schedule, sleep=sleep, what="/register")
+    except ProtocolError as exc:
         raise EnrollmentError(f"cannot reach {server}: {exc}") from exc
     if response.status_code != 201:
-        try:
-            detail = response.json().get("detail", response.text)
-        except ValueError:
-            detail = response.text[:500]
-        raise EnrollmentError(f"HTTP {response.status_code}: {detail}")
+        raise EnrollmentError(f"HTTP {response.status_code}: {_detail(response, response.text[:500])}")
     answer = response.json()
     missing = [key for key in ("runner_id", "runner_token") if not answer.get(key)]
     if missing:
