@@ -3,6 +3,7 @@
 from celery import shared_task
 
 from apps.core.broker_memory import broker_loss_check
+from apps.core.task_retries import RETRY_TRANSIENT_DATABASE_ERRORS
 from apps.devices.services import devices_mark_silent_offline
 
 from .leasing import leases_reap_expired
@@ -10,7 +11,11 @@ from .reconcile import comparisons_reconcile
 from .services import comparison_plan
 
 
-@shared_task(name="comparisons.plan_comparison", acks_late=True, max_retries=3, ignore_result=True)
+# Retried when the database fails in passing: planning is idempotent (the comparison locked,
+# runs made only while it has none), and a retry plans in seconds what the reconciler would
+# otherwise find only once the comparison looks stranded (2 minutes).
+@shared_task(name="comparisons.plan_comparison", acks_late=True, ignore_result=True,
+             **RETRY_TRANSIENT_DATABASE_ERRORS)
 def plan_comparison(comparison_id: str) -> None:
     comparison_plan(comparison_id=comparison_id)
 

@@ -5,6 +5,7 @@ import logging
 from celery import shared_task
 
 from apps.core.broker_memory import broker_loss_check
+from apps.core.task_retries import RETRY_TRANSIENT_DATABASE_ERRORS
 
 from .reconcile import stuck_analyses_claim
 from .retention import sample_storage_maintain
@@ -13,9 +14,12 @@ from .services import comparison_analyse
 logger = logging.getLogger(__name__)
 
 
+# Retried when the database fails in passing: an analysis is stored only while the comparison,
+# locked, is still `analysing`, so a retry never stores two, and it comes in seconds where the
+# reconciler waits 13 minutes. Hitting the time limit is not retried (it would again).
 @shared_task(
-    name="results.analyse_comparison", acks_late=True, max_retries=3, ignore_result=True,
-    soft_time_limit=600, time_limit=660,
+    name="results.analyse_comparison", acks_late=True, ignore_result=True,
+    soft_time_limit=600, time_limit=660, **RETRY_TRANSIENT_DATABASE_ERRORS,
 )
 def analyse_comparison(comparison_id: str) -> None:
     comparison_analyse(comparison_id=comparison_id)

@@ -3,6 +3,7 @@
 from celery import shared_task
 
 from apps.core.broker_memory import broker_loss_check
+from apps.core.task_retries import RETRY_TRANSIENT_DATABASE_ERRORS
 
 from .services import (
     MAX_ATTEMPTS,
@@ -13,7 +14,12 @@ from .services import (
 )
 
 
-@shared_task(name="webhooks.notify_comparison_ended", acks_late=True, max_retries=3, ignore_result=True)
+# Retried when the database fails in passing: the deliveries are created in one transaction,
+# all or none, and each only once however often this runs, so a retry queues exactly the
+# ones a failed try left uncreated. A broker that cannot take the deliveries' messages is
+# not retried here (the retry needs the broker too): webhooks.requeue_stranded finds them.
+@shared_task(name="webhooks.notify_comparison_ended", acks_late=True, ignore_result=True,
+             **RETRY_TRANSIENT_DATABASE_ERRORS)
 def notify_comparison_ended(comparison_id: str) -> None:
     # The deliveries are committed when the service returns: each task finds its row.
     for delivery in webhook_deliveries_create(comparison_id=comparison_id):
