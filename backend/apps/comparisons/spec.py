@@ -450,6 +450,18 @@ class GateSpec(serializers.Serializer):
     alpha = serializers.FloatField(min_value=0.0001, max_value=0.2, default=0.01)
 
 
+TAG_NAME_LENGTH = (1, 64)
+
+
+def tag_name_problem(key: str) -> str | None:
+    """What is wrong with a tag's name, None when nothing: the one rule for tag names, read by
+    the spec's `tags` and by the comparison list's `tag.<key>` filter."""
+    low, high = TAG_NAME_LENGTH
+    if not low <= len(key) <= high:
+        return f"Tag names must be {low}–{high} characters: {key!r}."
+    return None
+
+
 class ComparisonSpec(serializers.Serializer):
     name = serializers.CharField(max_length=200, min_length=1)
     # "aa": one arm measured twice under two labels; any verdict but equivalent/inconclusive
@@ -474,8 +486,8 @@ class ComparisonSpec(serializers.Serializer):
         if len(tags) > 20:
             raise serializers.ValidationError("At most 20 tags.")
         for key in tags:
-            if not 1 <= len(key) <= 64:
-                raise serializers.ValidationError(f"Tag names must be 1–64 characters: {key!r}.")
+            if problem := tag_name_problem(key):
+                raise serializers.ValidationError(problem)
         return tags
 
     def validate_workload(self, workload: dict[str, Any]) -> dict[str, Any]:

@@ -30,12 +30,24 @@ DESCRIPTIONS = {
 }
 
 
+def is_list_operation(method: str, operation: dict[str, Any]) -> bool:
+    """A GET answering a JSON array or a page of one (`results`): a list, which refuses a query
+    parameter it does not take (apps.core.query_params) even when it documents none."""
+    if method != "get":
+        return False
+    schema = operation.get("responses", {}).get("200", {}).get("content", {}).get("application/json", {}).get(
+        "schema", {})
+    paginated = any(p.get("name") == "page" for p in operation.get("parameters", []))
+    return schema.get("type") == "array" or paginated
+
+
 def _refusals(path: str, method: str, operation: dict[str, Any]) -> list[str]:
     statuses = ["401", "403", "429"]
     parameters = operation.get("parameters", [])
     if "{" in path or any(p.get("name") == "page" for p in parameters):
         statuses.append("404")  # a missing object, or a page past the last (DRF's pagination)
-    if "requestBody" in operation or any(p.get("in") == "query" for p in parameters):
+    if ("requestBody" in operation or any(p.get("in") == "query" for p in parameters)
+            or is_list_operation(method, operation)):
         statuses.append("400")
     if method in WRITE_METHODS:
         statuses += ["409", "413"]

@@ -151,6 +151,9 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["apps.accounts.permissions.IsOrganizationMember"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    # Every list view filters through a FilterSet (its filterset_class, or one that takes no filter),
+    # and a query parameter it does not take is a 400 (apps.core.filtering).
+    "DEFAULT_FILTER_BACKENDS": ["apps.core.filtering.StrictFilterBackend"],
     "PAGE_SIZE": 25,
     "EXCEPTION_HANDLER": "apps.core.errors.exception_handler",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],

@@ -4414,7 +4414,7 @@ export interface operations {
                  *     * `webhook.updated` - Webhook Updated
                  *     * `webhook.deleted` - Webhook Deleted
                  */
-                action?: "member.invited" | "member.removed" | "member.role_changed" | "api_token.created" | "api_token.revoked" | "share_link.created" | "share_link.revoked" | "comparison.cancelled" | "device.quarantine_released" | "webhook.created" | "webhook.updated" | "webhook.deleted";
+                action?: "api_token.created" | "api_token.revoked" | "comparison.cancelled" | "device.quarantine_released" | "member.invited" | "member.removed" | "member.role_changed" | "share_link.created" | "share_link.revoked" | "webhook.created" | "webhook.deleted" | "webhook.updated";
                 /** @description a user's id (actor.id) */
                 actor?: number;
                 /** @description A page number within the paginated result set. */
@@ -5239,9 +5239,18 @@ export interface operations {
             query?: {
                 /** @description A page number within the paginated result set. */
                 page?: number;
-                /** @description only comparisons in this status (finished: what a baseline can be) */
+                /**
+                 * @description only comparisons in this status (finished: what a baseline can be)
+                 *
+                 *     * `queued` - Queued
+                 *     * `running` - Running
+                 *     * `analysing` - Analysing
+                 *     * `finished` - Finished
+                 *     * `failed` - Failed
+                 *     * `cancelled` - Cancelled
+                 */
                 status?: "analysing" | "cancelled" | "failed" | "finished" | "queued" | "running";
-                /** @description only comparisons tagged KEY=value, e.g. tag.branch=main */
+                /** @description Only comparisons tagged KEY=value, e.g. `tag.branch=main`; several combine (all must match). KEY follows the spec's rule for tag names (1–64 characters); any other `tag.` parameter is a 400. An empty value matches an empty tag. */
                 "tag.KEY"?: string;
             };
             header?: never;
@@ -5719,6 +5728,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RunArtifactOutput"][];
+                };
+            };
+            /** @description The request is not valid: `detail` and each field path say why and the allowed range */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No credentials, or credentials that are not valid */
@@ -6332,9 +6350,24 @@ export interface operations {
                 page?: number;
                 /** @description Number of results to return per page. */
                 page_size?: number;
+                /**
+                 * @description * `ios` - Ios
+                 *     * `android` - Android
+                 *     * `host` - Host
+                 */
                 platform?: "android" | "host" | "ios";
                 /** @description a pool's slug */
                 pool?: string;
+                /**
+                 * @description effective state: the runner's report unless quarantined or leased
+                 *
+                 *     * `available` - Available
+                 *     * `busy` - Busy
+                 *     * `not_ready` - Not Ready
+                 *     * `unauthorized` - Unauthorized
+                 *     * `offline` - Offline
+                 *     * `quarantined` - Quarantined
+                 */
                 state?: "available" | "busy" | "not_ready" | "offline" | "quarantined" | "unauthorized";
             };
             header?: never;
@@ -6757,6 +6790,15 @@ export interface operations {
                     "application/json": components["schemas"]["InvitationOutput"][];
                 };
             };
+            /** @description The request is not valid: `detail` and each field path say why and the allowed range */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No credentials, or credentials that are not valid */
             401: {
                 headers: {
@@ -7032,6 +7074,15 @@ export interface operations {
                     "application/json": components["schemas"]["MemberOutput"][];
                 };
             };
+            /** @description The request is not valid: `detail` and each field path say why and the allowed range */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No credentials, or credentials that are not valid */
             401: {
                 headers: {
@@ -7305,6 +7356,15 @@ export interface operations {
                     "application/json": components["schemas"]["NetworkProfileOutput"][];
                 };
             };
+            /** @description The request is not valid: `detail` and each field path say why and the allowed range */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No credentials, or credentials that are not valid */
             401: {
                 headers: {
@@ -7476,6 +7536,15 @@ export interface operations {
                     "application/json": components["schemas"]["MyOrganization"][];
                 };
             };
+            /** @description The request is not valid: `detail` and each field path say why and the allowed range */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No credentials, or credentials that are not valid */
             401: {
                 headers: {
@@ -7601,6 +7670,15 @@ export interface operations {
                     "application/json": components["schemas"]["PoolOutput"][];
                 };
             };
+            /** @description The request is not valid: `detail` and each field path say why and the allowed range */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No credentials, or credentials that are not valid */
             401: {
                 headers: {
@@ -7704,6 +7782,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EnrollmentTokenOutput"][];
+                };
+            };
+            /** @description The request is not valid: `detail` and each field path say why and the allowed range */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No credentials, or credentials that are not valid */
@@ -7925,6 +8012,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Preset"][];
+                };
+            };
+            /** @description The request is not valid: `detail` and each field path say why and the allowed range */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No credentials, or credentials that are not valid */
@@ -8325,6 +8421,15 @@ export interface operations {
                     "application/json": components["schemas"]["SecretOutput"][];
                 };
             };
+            /** @description The request is not valid: `detail` and each field path say why and the allowed range */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No credentials, or credentials that are not valid */
             401: {
                 headers: {
@@ -8687,6 +8792,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ApiTokenOutput"][];
+                };
+            };
+            /** @description The request is not valid: `detail` and each field path say why and the allowed range */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No credentials, or credentials that are not valid */
@@ -9693,7 +9807,7 @@ type ReadonlyArray<T> = [
 ] extends [
     unknown[]
 ] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
-export const pathsApiV1AuditEventsGetParametersQueryActionValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/audit-events"]["get"]["parameters"]["query"]["action"]> = ["member.invited", "member.removed", "member.role_changed", "api_token.created", "api_token.revoked", "share_link.created", "share_link.revoked", "comparison.cancelled", "device.quarantine_released", "webhook.created", "webhook.updated", "webhook.deleted"];
+export const pathsApiV1AuditEventsGetParametersQueryActionValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/audit-events"]["get"]["parameters"]["query"]["action"]> = ["api_token.created", "api_token.revoked", "comparison.cancelled", "device.quarantine_released", "member.invited", "member.removed", "member.role_changed", "share_link.created", "share_link.revoked", "webhook.created", "webhook.deleted", "webhook.updated"];
 export const pathsApiV1ComparisonsGetParametersQueryStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/comparisons"]["get"]["parameters"]["query"]["status"]> = ["analysing", "cancelled", "failed", "finished", "queued", "running"];
 export const pathsApiV1DevicesGetParametersQueryPlatformValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/devices"]["get"]["parameters"]["query"]["platform"]> = ["android", "host", "ios"];
 export const pathsApiV1DevicesGetParametersQueryStateValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/devices"]["get"]["parameters"]["query"]["state"]> = ["available", "busy", "not_ready", "offline", "quarantined", "unauthorized"];

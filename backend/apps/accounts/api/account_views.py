@@ -15,6 +15,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from apps.core.query_params import NoParameters, query_of
+
 from ..emails import link_base
 from ..member_services import (
     invitation_accept,
@@ -92,6 +94,7 @@ class OrganizationListCreateView(SessionOnlyView):
     @extend_schema(responses={200: MyOrganizationSerializer(many=True)},
                    summary="The organizations you belong to, with your role in each")
     def get(self, request: Request) -> Response:
+        query_of(request, NoParameters)
         rows = [{"slug": m.organization.slug, "name": m.organization.name, "role": m.role}
                 for m in memberships_of_user(user_id=_user(request).pk)]
         return Response(MyOrganizationSerializer(rows, many=True).data)

@@ -4,9 +4,11 @@ only), list, resend and revoke invitations; anyone leaves (except the last owner
 Only a signed-in session changes membership: a leaked API token must not add people."""
 
 from django.contrib.auth.models import User
+from django.db.models import QuerySet
 from django.http import Http404
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
+from rest_framework.generics import ListAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -58,12 +60,16 @@ def _role(request: Request) -> str | None:
     return role_in(organization=organization_of(request), request=request)
 
 
-class MemberListView(APIView):
-    @extend_schema(responses={200: MemberOutputSerializer(many=True)},
-                   summary="The organization's members and their roles (every member may read)")
-    def get(self, request: Request) -> Response:
-        members = members_of(organization=organization_of(request))
-        return Response(MemberOutputSerializer(members, many=True, context={"request": request}).data)
+class MemberListView(ListAPIView):
+    serializer_class = MemberOutputSerializer
+    pagination_class = None
+
+    def get_queryset(self) -> QuerySet[Membership]:
+        return members_of(organization=organization_of(self.request))
+
+    @extend_schema(summary="The organization's members and their roles (every member may read)")
+    def get(self, request: Request, *args: object, **kwargs: object) -> Response:
+        return super().get(request, *args, **kwargs)
 
 
 class MemberDetailView(APIView):
@@ -102,14 +108,17 @@ class MemberLeaveView(APIView):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
-class InvitationListCreateView(APIView):
+class InvitationListCreateView(ListAPIView):
     permission_classes = [IsOrganizationAdminSignedIn]
+    serializer_class = InvitationOutputSerializer
+    pagination_class = None
 
-    @extend_schema(responses={200: InvitationOutputSerializer(many=True)},
-                   summary="Pending invitations, expired ones included (owners and admins)")
-    def get(self, request: Request) -> Response:
-        return Response(InvitationOutputSerializer(invitations_pending_of(organization=organization_of(request)),
-                                                   many=True).data)
+    def get_queryset(self) -> QuerySet[Invitation]:
+        return invitations_pending_of(organization=organization_of(self.request))
+
+    @extend_schema(summary="Pending invitations, expired ones included (owners and admins)")
+    def get(self, request: Request, *args: object, **kwargs: object) -> Response:
+        return super().get(request, *args, **kwargs)
 
     @extend_schema(request=InvitationInputSerializer, responses={201: InvitationOutputSerializer},
                    summary="Invite someone by email (owners any role; admins members and viewers)")

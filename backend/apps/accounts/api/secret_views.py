@@ -2,13 +2,16 @@
 admins create, replace and delete. No endpoint returns a value."""
 
 from django.contrib.auth.models import User
+from django.db.models import QuerySet
 from django.http import Http404
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
+from rest_framework.generics import ListAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from ..models import Secret
 from ..permissions import IsOrganizationAdminForWrites, organization_of
 from ..selectors import secrets_of
 from ..services import secret_create, secret_delete, secret_set
@@ -19,13 +22,17 @@ def _acting_user(request: Request) -> User | None:
     return request.user if isinstance(request.user, User) else None
 
 
-class SecretListCreateView(APIView):
+class SecretListCreateView(ListAPIView):
     permission_classes = [IsOrganizationAdminForWrites]
+    serializer_class = SecretOutputSerializer
+    pagination_class = None
 
-    @extend_schema(responses={200: SecretOutputSerializer(many=True)},
-                   summary="The organization's secrets: names only (values are never returned)")
-    def get(self, request: Request) -> Response:
-        return Response(SecretOutputSerializer(secrets_of(organization=organization_of(request)), many=True).data)
+    def get_queryset(self) -> QuerySet[Secret]:
+        return secrets_of(organization=organization_of(self.request))
+
+    @extend_schema(summary="The organization's secrets: names only (values are never returned)")
+    def get(self, request: Request, *args: object, **kwargs: object) -> Response:
+        return super().get(request, *args, **kwargs)
 
     @extend_schema(request=SecretCreateInputSerializer, responses={201: SecretOutputSerializer},
                    summary="Create a secret (owners and admins; 409 if the name exists)")

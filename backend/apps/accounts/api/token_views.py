@@ -4,9 +4,11 @@ manage API tokens at all: a leaked token must not be able to mint a longer-lived
 one, nor revoke the others."""
 
 from django.contrib.auth.models import User
+from django.db.models import QuerySet
 from django.http import Http404
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
+from rest_framework.generics import ListAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -18,13 +20,17 @@ from ..services import api_token_create, api_token_revoke
 from .token_serializers import ApiTokenCreatedSerializer, ApiTokenInputSerializer, ApiTokenOutputSerializer
 
 
-class ApiTokenListCreateView(APIView):
+class ApiTokenListCreateView(ListAPIView):
     permission_classes = [IsOrganizationAdminSignedIn]
+    serializer_class = ApiTokenOutputSerializer
+    pagination_class = None
 
-    @extend_schema(responses={200: ApiTokenOutputSerializer(many=True)},
-                   summary="The organization's API tokens (owners and admins, signed in; secrets never shown again)")
-    def get(self, request: Request) -> Response:
-        return Response(ApiTokenOutputSerializer(api_tokens_of(organization=organization_of(request)), many=True).data)
+    def get_queryset(self) -> QuerySet[ApiToken]:
+        return api_tokens_of(organization=organization_of(self.request))
+
+    @extend_schema(summary="The organization's API tokens (owners and admins, signed in; secrets never shown again)")
+    def get(self, request: Request, *args: object, **kwargs: object) -> Response:
+        return super().get(request, *args, **kwargs)
 
     @extend_schema(request=ApiTokenInputSerializer, responses={201: ApiTokenCreatedSerializer},
                    summary="Create an API token (the secret is returned only here)")

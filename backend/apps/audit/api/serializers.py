@@ -1,21 +1,6 @@
-from typing import Any
-
 from rest_framework import serializers
 
 from ..models import AuditEvent
-
-
-class AuditEventQuerySerializer(serializers.Serializer):
-    action = serializers.ChoiceField(choices=AuditEvent.Action.choices, required=False)
-    since = serializers.DateTimeField(required=False, help_text="from this time on (inclusive), ISO 8601")
-    until = serializers.DateTimeField(required=False, help_text="before this time (exclusive), ISO 8601")
-    actor = serializers.IntegerField(required=False, min_value=1, help_text="a user's id (actor.id)")
-
-    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        since, until = attrs.get("since"), attrs.get("until")
-        if since is not None and until is not None and until <= since:
-            raise serializers.ValidationError({"until": ["Must be later than since."]})
-        return attrs
 
 
 class AuditActorSerializer(serializers.Serializer):

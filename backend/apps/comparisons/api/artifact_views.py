@@ -1,10 +1,12 @@
 """A run's artifacts for the people who own the comparison: listed without their bytes,
 downloaded one at a time. Another organization's ids answer 404."""
 
+from django.db.models import QuerySet
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
+from rest_framework.generics import ListAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -22,13 +24,17 @@ def _run_of(request: Request, comparison_id: str, run_id: str) -> Run:
     return get_object_or_404(Run.objects.filter(comparison=comparison), pk=run_id)
 
 
-class RunArtifactListView(APIView):
-    @extend_schema(responses={200: RunArtifactOutputSerializer(many=True)},
-                   summary="A run's artifacts (fastlane logs, raw result documents), without their bytes")
-    def get(self, request: Request, comparison_id: str, run_id: str) -> Response:
-        run = _run_of(request, comparison_id, run_id)
-        artifacts = run_artifacts_listing().filter(run=run).select_related("run")
-        return Response(RunArtifactOutputSerializer(artifacts, many=True).data)
+class RunArtifactListView(ListAPIView):
+    serializer_class = RunArtifactOutputSerializer
+    pagination_class = None
+
+    def get_queryset(self) -> QuerySet[RunArtifact]:
+        run = _run_of(self.request, self.kwargs["comparison_id"], self.kwargs["run_id"])
+        return run_artifacts_listing().filter(run=run).select_related("run")
+
+    @extend_schema(summary="A run's artifacts (fastlane logs, raw result documents), without their bytes")
+    def get(self, request: Request, *args: object, **kwargs: object) -> Response:
+        return super().get(request, *args, **kwargs)
 
 
 class RunArtifactDownloadView(APIView):

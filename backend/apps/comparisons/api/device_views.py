@@ -5,7 +5,7 @@ from typing import Any
 
 from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework.generics import ListAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -18,6 +18,7 @@ from apps.devices.selectors import device_state_history
 
 from ..fleet import devices_with_recent_runs
 from .device_serializers import DeviceDetailOutputSerializer, DeviceWithRunsOutputSerializer
+from .filters import DeviceFilterSet
 
 DEVICE_DETAIL_RECENT_RUNS = 20
 
@@ -25,26 +26,15 @@ DEVICE_DETAIL_RECENT_RUNS = 20
 class DeviceListView(ListAPIView):
     serializer_class = DeviceWithRunsOutputSerializer
     pagination_class = FleetPagination
+    filterset_class = DeviceFilterSet
 
     def get_queryset(self) -> QuerySet[Device]:
-        devices = devices_with_recent_runs(organization=organization_of(self.request))
-        params = self.request.query_params
-        for field in ("state", "platform"):
-            if value := params.get(field):
-                devices = devices.filter(**{field: value})
-        if pool := params.get("pool"):
-            devices = devices.filter(pool__slug=pool)
-        return devices
+        return devices_with_recent_runs(organization=organization_of(self.request))
 
     def get_serializer_context(self) -> dict[str, Any]:
         return {**super().get_serializer_context(), **fleet_context(self.request)}
 
-    @extend_schema(
-        parameters=[OpenApiParameter("state", str, enum=Device.State.values),
-                    OpenApiParameter("platform", str, enum=Device.Platform.values),
-                    OpenApiParameter("pool", str, description="a pool's slug")],
-        summary="Devices of the visible pools: state and why, health, last seen, recent runs",
-    )
+    @extend_schema(summary="Devices of the visible pools: state and why, health, last seen, recent runs")
     def get(self, request: Request, *args: object, **kwargs: object) -> Response:
         return super().get(request, *args, **kwargs)
 

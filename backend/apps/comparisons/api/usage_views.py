@@ -8,6 +8,7 @@ from rest_framework.views import APIView
 
 from apps.accounts.models import Membership
 from apps.accounts.permissions import IsOrganizationMember, organization_of, role_in
+from apps.core.query_params import query_of
 
 from ..quota import quota_of
 from ..usage import MONTHS_MAX, usage_by_month
@@ -22,8 +23,11 @@ class IsOrganizationOwner(IsOrganizationMember):
 
 
 class UsageQuerySerializer(serializers.Serializer):
-    months = serializers.IntegerField(min_value=1, max_value=MONTHS_MAX, default=12,
-                                      help_text=f"how many months back, this one included (1…{MONTHS_MAX})")
+    months = serializers.IntegerField(
+        min_value=1, max_value=MONTHS_MAX, default=12,
+        help_text=f"how many months back, this one included (1…{MONTHS_MAX})",
+        error_messages=dict.fromkeys(("invalid", "min_value", "max_value", "max_string_length"),
+                                     f"months: expected a whole number 1…{MONTHS_MAX}"))
 
 
 class UsagePoolSerializer(serializers.Serializer):
@@ -50,10 +54,9 @@ class UsageView(APIView):
     @extend_schema(parameters=[UsageQuerySerializer], responses={200: UsageOutputSerializer},
                    summary="Device-minutes per month and pool, and the monthly quota (owners)")
     def get(self, request: Request) -> Response:
-        query = UsageQuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
+        query = query_of(request, UsageQuerySerializer)
         organization = organization_of(request)
-        months = usage_by_month(organization=organization, months=query.validated_data["months"])
+        months = usage_by_month(organization=organization, months=query["months"])
         body = {"monthly_quota_device_minutes": quota_of(organization=organization),
                 "months": [{"month": f"{m.month:%Y-%m}", "device_minutes": round(m.device_minutes, 2),
                             "pools": m.pools} for m in months]}

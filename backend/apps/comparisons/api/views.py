@@ -11,11 +11,13 @@ from rest_framework.views import APIView
 from apps.accounts.actor import actor_of
 from apps.accounts.permissions import organization_of
 from apps.core.parsers import TextYAMLParser, YAMLParser
+from apps.core.query_params import NoParameters, query_of
 
 from ..models import Comparison
 from ..presets import PRESETS
 from ..selectors import comparison_estimate, comparisons_for
 from ..services import comparison_cancel, comparison_create, comparison_spec_check
+from .filters import TAG_DESCRIPTION, ComparisonFilterSet
 from .serializers import (
     ComparisonDetailSerializer,
     ComparisonSummarySerializer,
@@ -26,22 +28,15 @@ from .spec_schema_views import ComparisonSpecBody
 
 
 @extend_schema_view(get=extend_schema(parameters=[
-    OpenApiParameter("status", str, enum=[choice for choice, _ in Comparison.Status.choices],
-                     description="only comparisons in this status (finished: what a baseline can be)"),
-    OpenApiParameter("tag.KEY", str, description="only comparisons tagged KEY=value, e.g. tag.branch=main"),
+    OpenApiParameter("tag.KEY", str, description=TAG_DESCRIPTION),
 ]))
 class ComparisonListCreateView(ListAPIView):
     serializer_class = ComparisonSummarySerializer
+    filterset_class = ComparisonFilterSet
     parser_classes = [JSONParser, YAMLParser, TextYAMLParser]
 
     def get_queryset(self) -> QuerySet[Comparison]:
-        queryset = comparisons_for(organization=organization_of(self.request))
-        for key, value in self.request.query_params.items():
-            if key.startswith("tag."):
-                queryset = queryset.filter(**{f"tags__{key[4:]}": value})
-        if status_filter := self.request.query_params.get("status"):
-            queryset = queryset.filter(status=status_filter)
-        return queryset.order_by("-created_at")
+        return comparisons_for(organization=organization_of(self.request)).order_by("-created_at")
 
     @extend_schema(
         request=ComparisonSpecBody,
@@ -91,6 +86,7 @@ class ComparisonCancelView(APIView):
 class PresetListView(APIView):
     @extend_schema(responses={200: PresetSerializer(many=True)}, summary="The built-in presets")
     def get(self, request: Request) -> Response:
+        query_of(request, NoParameters)
         return Response(
             [{"name": name, "title": p["title"], "description": p["description"], "spec": p["spec"]}
              for name, p in PRESETS.items()]

@@ -44,12 +44,19 @@ def fleet_context(request: Request) -> dict[str, Any]:
             "now": timezone.now()}
 
 
-class PoolListView(APIView):
-    @extend_schema(responses={200: PoolOutputSerializer(many=True)},
-                   summary="Device pools visible to this organization, with device counts by state")
-    def get(self, request: Request) -> Response:
-        pools = pools_with_counts(organization=organization_of(request))
-        return Response(PoolOutputSerializer(pools, many=True, context=fleet_context(request)).data)
+class PoolListView(ListAPIView):
+    serializer_class = PoolOutputSerializer
+    pagination_class = None
+
+    def get_queryset(self) -> QuerySet[DevicePool]:
+        return pools_with_counts(organization=organization_of(self.request))
+
+    def get_serializer_context(self) -> dict[str, Any]:
+        return {**super().get_serializer_context(), **fleet_context(self.request)}
+
+    @extend_schema(summary="Device pools visible to this organization, with device counts by state")
+    def get(self, request: Request, *args: object, **kwargs: object) -> Response:
+        return super().get(request, *args, **kwargs)
 
 
 class RunnerListView(ListAPIView):
@@ -71,14 +78,20 @@ def _managed_pool(request: Request, slug: str) -> DevicePool:
         raise Http404 from exc
 
 
-class EnrollmentTokenListCreateView(APIView):
+class EnrollmentTokenListCreateView(ListAPIView):
     permission_classes = [IsOrganizationAdmin]
+    serializer_class = EnrollmentTokenOutputSerializer
+    pagination_class = None
 
-    @extend_schema(responses={200: EnrollmentTokenOutputSerializer(many=True)},
-                   summary="A pool's enrollment tokens (owners and admins; secrets are never shown again)")
-    def get(self, request: Request, slug: str) -> Response:
-        tokens = enrollment_tokens_of(pool=_managed_pool(request, slug))
-        return Response(EnrollmentTokenOutputSerializer(tokens, many=True, context=fleet_context(request)).data)
+    def get_queryset(self) -> QuerySet[EnrollmentToken]:
+        return enrollment_tokens_of(pool=_managed_pool(self.request, self.kwargs["slug"]))
+
+    def get_serializer_context(self) -> dict[str, Any]:
+        return {**super().get_serializer_context(), **fleet_context(self.request)}
+
+    @extend_schema(summary="A pool's enrollment tokens (owners and admins; secrets are never shown again)")
+    def get(self, request: Request, *args: object, **kwargs: object) -> Response:
+        return super().get(request, *args, **kwargs)
 
     @extend_schema(request=EnrollmentTokenInputSerializer, responses={201: EnrollmentTokenCreatedSerializer},
                    summary="Create a pool enrollment token for `latencylab-runner register` (shown once)")

@@ -5,6 +5,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.accounts.permissions import IsOrganizationAdminForWrites, organization_of
+from apps.core.query_params import NoParameters, query_of
 
 from ..selectors import network_profiles_listing
 from ..services import network_profile_create
@@ -54,6 +55,7 @@ class NetworkProfileListCreateView(APIView):
     @extend_schema(responses={200: NetworkProfileOutputSerializer(many=True)},
                    summary="Built-in and this organization's network profiles")
     def get(self, request: Request) -> Response:
+        query_of(request, NoParameters)
         return Response(network_profiles_listing(organization=organization_of(request)))
 
     @extend_schema(request=NetworkProfileInputSerializer, responses={201: NetworkProfileOutputSerializer},

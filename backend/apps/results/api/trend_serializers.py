@@ -49,7 +49,8 @@ class TrendQuerySerializer(serializers.Serializer):
 
 
 class TrendOptionsQuerySerializer(serializers.Serializer):
-    branch = serializers.CharField(max_length=200, required=False)
+    branch = serializers.CharField(max_length=200, required=False,
+                                   help_text="narrow the arms, devices and profiles to this branch's comparisons")
 
 
 class TrendPointSerializer(serializers.Serializer):

@@ -6,12 +6,13 @@ import re
 from typing import Any
 
 from django.http import HttpResponse
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.accounts.permissions import organization_of
+from apps.core.query_params import query_of
 
 from ..trends import TREND_LIMIT, trend_csv_rows, trend_options, trend_points
 from .trend_serializers import (
@@ -23,9 +24,7 @@ from .trend_serializers import (
 
 
 def _trend(request: Request) -> dict[str, Any]:
-    query = TrendQuerySerializer(data=request.query_params)
-    query.is_valid(raise_exception=True)
-    return trend_points(organization=organization_of(request), **query.validated_data)
+    return trend_points(organization=organization_of(request), **query_of(request, TrendQuerySerializer))
 
 
 class TrendView(APIView):
@@ -49,11 +48,8 @@ class TrendCsvView(APIView):
 
 
 class TrendOptionsView(APIView):
-    @extend_schema(parameters=[OpenApiParameter("branch", str, description="narrow the arms, devices and profiles "
-                                                "to this branch's comparisons")],
-                   responses={200: TrendOptionsSerializer}, summary="What the trend filters can choose from")
+    @extend_schema(parameters=[TrendOptionsQuerySerializer], responses={200: TrendOptionsSerializer},
+                   summary="What the trend filters can choose from")
     def get(self, request: Request) -> Response:
-        query = TrendOptionsQuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        return Response(TrendOptionsSerializer(trend_options(organization=organization_of(request),
-                                                             **query.validated_data)).data)
+        query = query_of(request, TrendOptionsQuerySerializer)
+        return Response(TrendOptionsSerializer(trend_options(organization=organization_of(request), **query)).data)
