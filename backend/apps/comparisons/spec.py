@@ -12,6 +12,7 @@ import hashlib
 import json
 import random
 import re
+from collections.abc import Callable
 from typing import Any, cast
 from urllib.parse import urlsplit
 
@@ -25,6 +26,10 @@ CONNECTION_POLICIES = ["cold", "warm", "resumed"]
 MODES = ["ab", "aa"]
 AA_SUFFIX = "-again"
 WORKLOAD_KINDS = ["series", "api", "mixed", "delay_sweep", "payload_sweep", "requests"]
+# A comparison brought in by POST /api/v1/imports (apps.results.imports): measured elsewhere,
+# never planned, leased or submitted as a spec, so no spec validates to it. Its stored
+# workload is `{"kind": "import"}` alone: whatever reads a stored spec meets this kind too.
+IMPORTED_KIND = "import"
 SERIES_OBJECTS = {"seed-mid-24": 24}
 FILE_SETS = {"seed-unity-5": 5}
 # Upper bound on requests one run may make, so a typo cannot book a device for a week.
@@ -606,24 +611,25 @@ def _duplicate_aa_arm(attrs: dict[str, Any]) -> dict[str, Any]:
     return {**attrs, "arms": [arm, {**arm, "label": again}], "baseline_arm": arm["label"]}
 
 
+# Measured requests per arm of one run, by workload kind (warm-ups excluded). One entry per
+# kind, imports included, and no fallback: a kind reads only the fields it has.
+_REQUESTS_PER_ARM: dict[str, Callable[[dict[str, Any]], int]] = {
+    "series": lambda w: sum(w["periods"]) * w["repetitions"],
+    "api": lambda w: w["rounds"] * w["calls"],
+    "mixed": lambda w: w["rounds"] * w["calls"] + w["rounds"] * (
+        (len(w.get("file_paths") or ()) or FILE_SETS[w["files"]]) + w["calls"]),
+    "delay_sweep": lambda w: ((w["stop_ms"] - w["start_ms"]) // w["step_ms"] + 1) * w["trials"],
+    "payload_sweep": lambda w: len(w["sizes"]) * w["repetitions"],
+    "requests": lambda w: len(w["requests"]) * w["repetitions"],
+    # Measured elsewhere and brought in whole: no device makes a request for it.
+    IMPORTED_KIND: lambda w: 0,
+}
+
+
 def requests_per_run(workload: dict[str, Any], *, arms: int) -> int:
-    """How many measured requests one run makes (warm-ups excluded): the size guard."""
-    kind = workload["kind"]
-    if kind == "series":
-        per_arm = sum(workload["periods"]) * workload["repetitions"]
-    elif kind == "api":
-        per_arm = workload["rounds"] * workload["calls"]
-    elif kind == "mixed":
-        files = len(workload.get("file_paths") or ()) or FILE_SETS[workload["files"]]
-        per_arm = workload["rounds"] * workload["calls"] + workload["rounds"] * (files + workload["calls"])
-    elif kind == "delay_sweep":
-        steps = (workload["stop_ms"] - workload["start_ms"]) // workload["step_ms"] + 1
-        per_arm = steps * workload["trials"]
-    elif kind == "requests":
-        per_arm = len(workload["requests"]) * workload["repetitions"]
-    else:
-        per_arm = len(workload["sizes"]) * workload["repetitions"]
-    return per_arm * arms
+    """How many measured requests one run makes on a device (warm-ups excluded): the size
+    guard, the plan's count and the estimate's pace. 0 for an import."""
+    return _REQUESTS_PER_ARM[workload["kind"]](workload) * arms
 
 
 def merge_preset(submitted: dict[str, Any]) -> dict[str, Any]:
