@@ -20,6 +20,7 @@ from rest_framework import serializers
 
 from .presets import PRESETS
 from .secret_refs import reference_problem
+from .url_credentials import refuse_url_credentials, url_credentials_problem
 
 PROTOCOLS = ["h1c", "h1", "h2", "h3", "grpc"]
 CONNECTION_POLICIES = ["cold", "warm", "resumed"]
@@ -217,8 +218,10 @@ class PayloadSweepWorkloadSpec(serializers.Serializer):
 
 
 def check_request_url(url: str) -> str | None:
-    """Why a customer's absolute URL is refused, or None: HTTP(S) only, a host, no
-    credentials (they would end up in logs and exports), no CR/LF."""
+    """Why a customer's absolute URL is refused, or None: no credentials (url_credentials.py),
+    HTTP(S) only, a host, no CR/LF."""
+    if problem := url_credentials_problem(url):
+        return problem
     if any(c in url for c in "\r\n\x00 "):
         return "Must not contain spaces, CR, LF or NUL."
     try:
@@ -228,8 +231,6 @@ def check_request_url(url: str) -> str | None:
         return f"Not a valid URL ({e})."
     if parts.scheme.lower() not in ("http", "https"):
         return f"Only http:// and https:// URLs; got {parts.scheme or 'no'} scheme."
-    if parts.username is not None or parts.password is not None:
-        return "Must not carry credentials (user:password@); send them as a header instead."
     if not parts.hostname:
         return "Must name a host."
     return None
@@ -344,6 +345,11 @@ class ArmSpec(serializers.Serializer):
     connection = serializers.ChoiceField(choices=CONNECTION_POLICIES, default="warm")
     endpoint = serializers.URLField(max_length=500, required=False, allow_null=True, default=None)
     ca_bundle = serializers.CharField(max_length=65536, required=False, allow_null=True, default=None)
+
+    def validate_endpoint(self, endpoint: str | None) -> str | None:
+        if endpoint and (problem := url_credentials_problem(endpoint)):
+            raise serializers.ValidationError(problem)
+        return endpoint
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         endpoint = attrs.get("endpoint")
@@ -471,7 +477,9 @@ class ComparisonSpec(serializers.Serializer):
     )
     blocks = BlocksField(default=DEFAULT_BLOCKS)
     seed = serializers.IntegerField(min_value=0, max_value=2**31 - 1, required=False, allow_null=True, default=None)
-    tags = serializers.DictField(child=serializers.CharField(max_length=200, allow_blank=True), default=dict)
+    # A tag value may be a URL (CI tags the repository's); credentials never sit in one.
+    tags = serializers.DictField(child=serializers.CharField(max_length=200, allow_blank=True,
+                                                             validators=[refuse_url_credentials]), default=dict)
     gate = GateSpec(required=False)
     timeout_s = serializers.IntegerField(min_value=1, max_value=300, default=30)
 
