@@ -8,7 +8,8 @@ so the list replays against each arm's endpoint; any other origin stays an absol
 Credentials never leave the file: `Cookie`, `Authorization` and similar headers are
 dropped and listed, never copied into the preview, unless the user maps them to the
 organization's secrets (`secret_map`: {"Authorization": "API_TOKEN"} → the header's value
-is `{{secret.API_TOKEN}}`). Headers the client sets itself (HTTP/2
+is `{{secret.API_TOKEN}}`); a URL carrying user:password@ (in an entry, or as the `origin`
+given) is a 400 naming it, as in a spec (url_credentials.py). Headers the client sets itself (HTTP/2
 pseudo-headers, Host, Content-Length, hop-by-hop) are dropped silently. Requests that
 overlapped in time in the recording form a concurrency group (what the app issued at
 once), reported beside the workload.
@@ -165,6 +166,9 @@ def har_preview(har: Any, *, origin: str | None = None, repetitions: int = 10,
     first request's. `secret_map` ({header: secret name}, checked by check_secret_map)
     turns those headers into `{{secret.NAME}}` instead of dropping or copying them."""
     secret_map = check_secret_map(secret_map or {})
+    if origin is not None and (problem := check_request_url(origin)):
+        # The origin becomes the arms' endpoint in the dashboard: refused like one.
+        raise serializers.ValidationError({"origin": [problem]})
     entries = _entries(har)
     ordered = sorted(enumerate(entries), key=lambda pair: (_started(pair[1], pair[0]), pair[0]))
     dropped: list[dict[str, Any]] = []
@@ -176,8 +180,10 @@ def har_preview(har: Any, *, origin: str | None = None, repetitions: int = 10,
         method, url = request.get("method"), request.get("url")
         if not isinstance(method, str) or not method:
             raise _fail(index, "request.method", "Required.")
-        if not isinstance(url, str) or (problem := check_request_url(url)):
-            raise _fail(index, "request.url", f"An http(s) URL is required: {problem if url else 'missing'}")
+        if not isinstance(url, str) or not url:
+            raise _fail(index, "request.url", "An http(s) URL is required: missing.")
+        if problem := check_request_url(url):
+            raise _fail(index, "request.url", problem)
         parts = urlsplit(url)
         entry_origin = f"{parts.scheme}://{parts.netloc}".lower()
         main_origin = main_origin or entry_origin

@@ -12,6 +12,7 @@ import hashlib
 import json
 import random
 import re
+from collections.abc import Callable
 from typing import Any, cast
 from urllib.parse import urlsplit
 
@@ -19,12 +20,17 @@ from rest_framework import serializers
 
 from .presets import PRESETS
 from .secret_refs import reference_problem
+from .url_credentials import refuse_url_credentials, url_credentials_problem
 
 PROTOCOLS = ["h1c", "h1", "h2", "h3", "grpc"]
 CONNECTION_POLICIES = ["cold", "warm", "resumed"]
 MODES = ["ab", "aa"]
 AA_SUFFIX = "-again"
 WORKLOAD_KINDS = ["series", "api", "mixed", "delay_sweep", "payload_sweep", "requests"]
+# A comparison brought in by POST /api/v1/imports (apps.results.imports): measured elsewhere,
+# never planned, leased or submitted as a spec, so no spec validates to it. Its stored
+# workload is `{"kind": "import"}` alone: whatever reads a stored spec meets this kind too.
+IMPORTED_KIND = "import"
 SERIES_OBJECTS = {"seed-mid-24": 24}
 FILE_SETS = {"seed-unity-5": 5}
 # Upper bound on requests one run may make, so a typo cannot book a device for a week.
@@ -212,8 +218,10 @@ class PayloadSweepWorkloadSpec(serializers.Serializer):
 
 
 def check_request_url(url: str) -> str | None:
-    """Why a customer's absolute URL is refused, or None: HTTP(S) only, a host, no
-    credentials (they would end up in logs and exports), no CR/LF."""
+    """Why a customer's absolute URL is refused, or None: no credentials (url_credentials.py),
+    HTTP(S) only, a host, no CR/LF."""
+    if problem := url_credentials_problem(url):
+        return problem
     if any(c in url for c in "\r\n\x00 "):
         return "Must not contain spaces, CR, LF or NUL."
     try:
@@ -223,8 +231,6 @@ def check_request_url(url: str) -> str | None:
         return f"Not a valid URL ({e})."
     if parts.scheme.lower() not in ("http", "https"):
         return f"Only http:// and https:// URLs; got {parts.scheme or 'no'} scheme."
-    if parts.username is not None or parts.password is not None:
-        return "Must not carry credentials (user:password@); send them as a header instead."
     if not parts.hostname:
         return "Must name a host."
     return None
@@ -339,6 +345,11 @@ class ArmSpec(serializers.Serializer):
     connection = serializers.ChoiceField(choices=CONNECTION_POLICIES, default="warm")
     endpoint = serializers.URLField(max_length=500, required=False, allow_null=True, default=None)
     ca_bundle = serializers.CharField(max_length=65536, required=False, allow_null=True, default=None)
+
+    def validate_endpoint(self, endpoint: str | None) -> str | None:
+        if endpoint and (problem := url_credentials_problem(endpoint)):
+            raise serializers.ValidationError(problem)
+        return endpoint
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         endpoint = attrs.get("endpoint")
@@ -478,7 +489,9 @@ class ComparisonSpec(serializers.Serializer):
     )
     blocks = BlocksField(default=DEFAULT_BLOCKS)
     seed = serializers.IntegerField(min_value=0, max_value=2**31 - 1, required=False, allow_null=True, default=None)
-    tags = serializers.DictField(child=serializers.CharField(max_length=200, allow_blank=True), default=dict)
+    # A tag value may be a URL (CI tags the repository's); credentials never sit in one.
+    tags = serializers.DictField(child=serializers.CharField(max_length=200, allow_blank=True,
+                                                             validators=[refuse_url_credentials]), default=dict)
     gate = GateSpec(required=False)
     timeout_s = serializers.IntegerField(min_value=1, max_value=300, default=30)
 
@@ -618,24 +631,25 @@ def _duplicate_aa_arm(attrs: dict[str, Any]) -> dict[str, Any]:
     return {**attrs, "arms": [arm, {**arm, "label": again}], "baseline_arm": arm["label"]}
 
 
+# Measured requests per arm of one run, by workload kind (warm-ups excluded). One entry per
+# kind, imports included, and no fallback: a kind reads only the fields it has.
+_REQUESTS_PER_ARM: dict[str, Callable[[dict[str, Any]], int]] = {
+    "series": lambda w: sum(w["periods"]) * w["repetitions"],
+    "api": lambda w: w["rounds"] * w["calls"],
+    "mixed": lambda w: w["rounds"] * w["calls"] + w["rounds"] * (
+        (len(w.get("file_paths") or ()) or FILE_SETS[w["files"]]) + w["calls"]),
+    "delay_sweep": lambda w: ((w["stop_ms"] - w["start_ms"]) // w["step_ms"] + 1) * w["trials"],
+    "payload_sweep": lambda w: len(w["sizes"]) * w["repetitions"],
+    "requests": lambda w: len(w["requests"]) * w["repetitions"],
+    # Measured elsewhere and brought in whole: no device makes a request for it.
+    IMPORTED_KIND: lambda w: 0,
+}
+
+
 def requests_per_run(workload: dict[str, Any], *, arms: int) -> int:
-    """How many measured requests one run makes (warm-ups excluded): the size guard."""
-    kind = workload["kind"]
-    if kind == "series":
-        per_arm = sum(workload["periods"]) * workload["repetitions"]
-    elif kind == "api":
-        per_arm = workload["rounds"] * workload["calls"]
-    elif kind == "mixed":
-        files = len(workload.get("file_paths") or ()) or FILE_SETS[workload["files"]]
-        per_arm = workload["rounds"] * workload["calls"] + workload["rounds"] * (files + workload["calls"])
-    elif kind == "delay_sweep":
-        steps = (workload["stop_ms"] - workload["start_ms"]) // workload["step_ms"] + 1
-        per_arm = steps * workload["trials"]
-    elif kind == "requests":
-        per_arm = len(workload["requests"]) * workload["repetitions"]
-    else:
-        per_arm = len(workload["sizes"]) * workload["repetitions"]
-    return per_arm * arms
+    """How many measured requests one run makes on a device (warm-ups excluded): the size
+    guard, the plan's count and the estimate's pace. 0 for an import."""
+    return _REQUESTS_PER_ARM[workload["kind"]](workload) * arms
 
 
 def merge_preset(submitted: dict[str, Any]) -> dict[str, Any]:

@@ -4,11 +4,12 @@ validator's own serializers (apps.comparisons.spec), so the two cannot drift.
 `comparison_spec_schema()` walks the serializers: every field's type, bounds, choices,
 default and nullability come from them. The few rules that join fields are added here
 by hand: without a preset, `name`, `workload` (with its `kind`) and `arms` are required
-(a preset gives them otherwise); an arm's endpoint scheme follows its protocol; `mode: aa`
-takes one arm. What a JSON Schema cannot say stays with the validator alone (unique arm
-labels, `baseline_arm` naming an arm, `stop_ms ≥ start_ms`, a payload sweep's `sizes`
-unless the preset gives them, the 200,000-requests-per-run limit, network profile names
-the organization knows); tests/test_spec_schema.py lists them.
+(a preset gives them otherwise); an arm's endpoint scheme follows its protocol; no URL
+carries credentials (url_credentials.py); `mode: aa` takes one arm. What a JSON Schema
+cannot say stays with the validator alone (unique arm labels, `baseline_arm` naming an
+arm, `stop_ms ≥ start_ms`, a payload sweep's `sizes` unless the preset gives them, the
+200,000-requests-per-run limit, network profile names the organization knows);
+tests/test_spec_schema.py lists them.
 
 One difference on purpose: the schema rejects unknown fields, which the server ignores,
 so an editor flags a typo such as `timout_s` instead of it being silently dropped.
@@ -43,6 +44,7 @@ from .spec import (
     GateSpec,
     RequestItemSpec,
 )
+from .url_credentials import SCHEMA_PATTERN as NO_CREDENTIALS_PATTERN
 
 SCHEMA_FILE = Path(__file__).with_name("spec.schema.json")
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -70,11 +72,13 @@ DESCRIPTIONS = {
               f"({SEQUENTIAL_BLOCKS_MIN}–{SEQUENTIAL_BLOCKS_MAX}; looks at min, 2·min, 4·min … max) or auto "
               f"({{min: {AUTO_BLOCKS['min']}, max: {AUTO_BLOCKS['max']}}}).",
     "seed": "Seeds the block order; default: random, recorded.",
-    "tags": "Up to 20, names 1–64 characters; baselines are found by them (branch:NAME, tag:KEY=VALUE).",
+    "tags": "Up to 20, names 1–64 characters; baselines are found by them (branch:NAME, tag:KEY=VALUE). A value "
+            "that is a URL carries no user:password@.",
     "devices": "Which devices: the pool, their platforms and how many.",
     "gate": "The CI gate's metric, margin and α.",
     "timeout_s": "Per request.",
-    "endpoint": "Default: the runner's reference target. https:// (http:// for h1c).",
+    "endpoint": "Default: the runner's reference target. https:// (http:// for h1c); no user:password@ (send "
+                "credentials as a {{secret.NAME}} header).",
     "ca_bundle": "PEM certificates to trust for this endpoint (TLS verification is never turned off).",
     "concurrency": "How the app issues the requests of one series, API round or pass over the list: sequential "
                    "(default), parallel (6) or {parallel: N} (1–16 HTTP/1.1 connections per host) or all; HTTP/2 "
@@ -201,6 +205,18 @@ def _endpoint_follows_protocol(arm: dict[str, Any]) -> None:
     arm["properties"]["ca_bundle"]["pattern"] = "-----BEGIN CERTIFICATE-----"
 
 
+def _no_url_credentials(root: dict[str, Any], defs: dict[str, Any]) -> None:
+    """url_credentials.py: the spec's URL fields (and tag values, which may be URLs) carry no
+    user:password@. A request's `url` says it in its own pattern (_request_rules)."""
+    fields = [defs["SpecArm"]["properties"]["endpoint"], defs[WORKLOAD_NAMES["series"]]["properties"]["object_paths"]
+              ["items"], defs[WORKLOAD_NAMES["mixed"]]["properties"]["file_paths"]["items"],
+              root["properties"]["tags"]["additionalProperties"]]
+    for field in fields:
+        if "pattern" in field:
+            raise RuntimeError(f"a URL field has a pattern of its own now: {field!r}")
+        field["pattern"] = NO_CREDENTIALS_PATTERN
+
+
 def _request_rules(request: dict[str, Any]) -> None:
     """RequestItemSpec.validate_*: an http(s) URL without credentials, header names that
     are RFC 9110 tokens, exactly one of url/path, at most one body."""
@@ -222,6 +238,7 @@ def _generated() -> dict[str, Any]:
     root["properties"]["workload"] = _workloads(defs)
     _endpoint_follows_protocol(defs["SpecArm"])
     _request_rules(defs["SpecRequest"])
+    _no_url_credentials(root, defs)
     label = defs["SpecArm"]["properties"]["label"]
     root["allOf"] = [
         {"description": "Without a preset, name, workload (with its kind) and arms are required.",

@@ -13,7 +13,7 @@ from rest_framework import serializers
 
 from apps.accounts.models import Organization
 from apps.comparisons.models import Arm, Comparison, Run, RunBlock
-from apps.comparisons.spec import spec_fingerprint
+from apps.comparisons.spec import IMPORTED_KIND, spec_fingerprint
 from apps.core.events import publish
 from apps.devices.services import pool_get_or_create
 
@@ -137,7 +137,8 @@ def comparison_import(*, organization: Organization, name: str, baseline_arm: st
         raise serializers.ValidationError({"baseline_arm": [f"must be one of the imported arms {arms}"]})
     groups = list(dict.fromkeys((device, profile) for device, profile, _ in rows))
     blocks = max(sample["block"] for _, _, sample in rows) + 1
-    spec = {"name": name, "workload": {"kind": "import"}, "arms": [{"label": a, "protocol": "import"} for a in arms],
+    spec = {"name": name, "workload": {"kind": IMPORTED_KIND},
+            "arms": [{"label": a, "protocol": "import"} for a in arms],
             "baseline_arm": baseline, "blocks": blocks, "network_profiles": sorted({p for _, p in groups}),
             "devices": {"pool": "imported", "platforms": [], "count": len({d for d, _ in groups})}, "tags": tags,
             "gate": {"metric": "total_ms", "statistic": "median", "margin_pct": 5.0, "alpha": 0.01}}

@@ -1747,7 +1747,7 @@ export interface components {
             } | "auto";
             /** @description Seeds the block order; default: random, recorded. */
             seed?: number | null;
-            /** @description Up to 20, names 1–64 characters; baselines are found by them (branch:NAME, tag:KEY=VALUE). */
+            /** @description Up to 20, names 1–64 characters; baselines are found by them (branch:NAME, tag:KEY=VALUE). A value that is a URL carries no user:password@. */
             tags?: {
                 [key: string]: string;
             };
@@ -3481,7 +3481,7 @@ export interface components {
             connection?: components["schemas"]["ConnectionPolicy"];
             /**
              * Format: uri
-             * @description Default: the runner's reference target. https:// (http:// for h1c).
+             * @description Default: the runner's reference target. https:// (http:// for h1c); no user:password@ (send credentials as a {{secret.NAME}} header).
              */
             endpoint?: string | null;
             /** @description PEM certificates to trust for this endpoint (TLS verification is never turned off). */

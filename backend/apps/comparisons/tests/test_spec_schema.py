@@ -138,6 +138,12 @@ BAD = [
     with_("tags", {"k": "v" * 201}), with_("gate", {"metric": "p99_ms"}),
     with_("gate", {"statistic": "mean"}), with_("gate", {"margin_pct": 0}), with_("gate", {"margin_pct": 51}),
     with_("gate", {"alpha": 0}), with_("gate", {"alpha": 0.5}), ["not", "an", "object"],
+    # No credentials in a URL (url_credentials.py).
+    with_("arms.0.endpoint", "https://u:p@staging.example.com"), with_("arms.1.endpoint", "https://TOKEN@s.example.com"),
+    with_("workload", {"kind": "series", "object_paths": ["/a", "https://u:p@cdn.example.com/b"]}),
+    with_("workload", {"kind": "mixed", "file_paths": ["https://u:p@cdn.example.com/f"]}),
+    with_("workload", {"kind": "requests", "requests": [{"url": "https://u:p@api.example.com/v1"}]}),
+    with_("tags", {"repo": "https://ci:p@git.example.com/app.git"}),
 ]
 
 

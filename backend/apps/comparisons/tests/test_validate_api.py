@@ -6,7 +6,9 @@ from datetime import timedelta
 import pytest
 
 from apps.comparisons.models import Arm, Comparison, Run, RunBlock
+from apps.comparisons.presets import PRESETS
 from apps.comparisons.services import comparison_create, comparison_plan
+from apps.results.services import comparison_analyse
 
 from .test_spec_api import BAD_SPECS, VALID
 
@@ -109,3 +111,26 @@ def test_detail_carries_the_submitted_spec_a_rerun_sends_again(api, pool):
     assert again["id"] != first["id"]
     assert {k: v for k, v in again["spec"].items() if k != "seed"} == {
         k: v for k, v in first["spec"].items() if k != "seed"}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_validate_answers_after_an_import_which_books_no_device_time(api, pool, preset):
+    """An imported comparison's workload is `{"kind": "import"}` alone: the estimate's pace,
+    which reads every finished comparison of the organization, must not take it for another
+    kind's (it answered 500 with KeyError 'sizes'), nor count its pace: it measured nothing on
+    a device."""
+    rows = [{"arm": arm, "device": "Pixel 8", "round": rnd, "sequence": seq, "ms": 20 + seq, "bytes": 100}
+            for arm in ("old", "new") for rnd in range(3) for seq in range(3)]
+    imported = api.post("/api/v1/imports", {"name": "imported", "rows": rows}, format="json")
+    assert imported.status_code == 201, imported.content
+    comparison_analyse(comparison_id=imported.json()["id"])  # what the import's task does
+    assert Comparison.objects.get(pk=imported.json()["id"]).status == Comparison.Status.FINISHED
+    before = _counts()
+
+    response = api.post("/api/v1/comparisons/validate", {"preset": preset}, format="json")
+    assert response.status_code == 200, response.content
+    estimate = response.json()["estimate"]
+    assert estimate["requests_min"] > 0
+    assert (estimate["pace_basis"], estimate["pace_comparisons"], estimate["device_minutes_min"]) == (None, 0, None)
+    assert _counts() == before

@@ -11,6 +11,7 @@ from rest_framework.views import APIView
 from apps.accounts.permissions import organization_of
 from apps.comparisons.api.serializers import ComparisonDetailSerializer
 from apps.comparisons.selectors import comparisons_for
+from apps.comparisons.url_credentials import refuse_url_credentials
 
 from ..imports import comparison_import, parse_csv, rows_to_samples
 
@@ -28,7 +29,9 @@ class CSVTextParser(BaseParser):
 class ImportInputSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=200)
     baseline_arm = serializers.CharField(max_length=64, required=False, allow_null=True, default=None)
-    tags = serializers.DictField(child=serializers.CharField(max_length=200), required=False, default=dict)
+    # Stored in the import's spec, which every member reads: a tag that is a URL carries no credentials.
+    tags = serializers.DictField(child=serializers.CharField(max_length=200, validators=[refuse_url_credentials]),
+                                 required=False, default=dict)
     rows = serializers.ListField(child=serializers.JSONField(), required=False,
                                  help_text="one object per request: arm, device, round, sequence, ms, bytes, "
                                  "optional dns_ms, connect_ms, tls_ms, ttfb_ms, new_connection, network_profile, error")
