@@ -80,7 +80,9 @@ want=$(cat backend/requirements-dev.lock backend/pyproject.toml device-runner/py
 if [ ! -x .venv/bin/python ] || [ "$(cat $stamp 2>/dev/null)" != "$want" ]; then
   echo "bootstrap: installing Python packages into .venv from backend/requirements-dev.lock"
   python3 -m venv .venv
-  .venv/bin/pip install -q --require-hashes --no-deps -r backend/requirements-dev.lock
+  # --no-compile: pip would byte-compile every module of every package (scipy's and numpy's tests
+  # included) up front; Python compiles what it imports on first use and keeps it.
+  .venv/bin/pip install -q --no-compile --require-hashes --no-deps -r backend/requirements-dev.lock
   .venv/bin/pip install -q --no-deps --no-build-isolation -e backend -e device-runner
   .venv/bin/python infra/bin/locks.py prune
   echo "$want" > $stamp

@@ -66,6 +66,8 @@ trap cleanup EXIT
 background_suite lint "$run_dir/lint.log" infra/bin/lint.sh
 if [ -f frontend/package.json ]; then
   background_suite frontend-build "$run_dir/frontend-build.log" bash -c "cd frontend && npm run build --silent"
+  # src/api/schema.ts matches backend/openapi.yaml
+  background_suite api-types "$run_dir/api-types.log" bash -c "cd frontend && npm run check:api --silent"
 fi
 
 eval "$(.venv/bin/python infra/bin/services.py start --dir "$run_dir/services" | sed 's/^/export /')" || exit 1
@@ -84,14 +86,22 @@ finish_background_suites
 # suites beside each other on two cores: no faster (backend 657 s, device-runner 547 s, against
 # 582 s and 437 s without it, at busier load) and a quarter more CPU; the pair already fills both cores.
 background_suite device-runner "$run_dir/device-runner.log" \
-  bash -c "cd device-runner && ../.venv/bin/python -m pytest -p no:cacheprovider -m 'not timing'"
+  bash -c "cd device-runner && ../.venv/bin/python -m pytest -p no:cacheprovider --durations=15 -m 'not timing'"
 device_runner_pid=$!
 if [ -f frontend/package.json ]; then
-  # The dashboard's unit tests (Vitest, CPU-bound) take the device-runner suite's place when it ends:
-  # the backend's suite outlasts it by minutes, waiting on its agents' emulated links and leaving a
-  # core mostly idle. They were a step of their own after the timing tests (160-180 s).
+  # When the device-runner suite ends, the backend's still has minutes to go (its agents wait on
+  # emulated links, leaving a core mostly idle): the dashboard's unit tests (Vitest, CPU-bound) and
+  # the browser end-to-end tests (a stack of their own with the demo lab; they mostly wait for its
+  # comparisons) take its place. The end-to-end tests ran after the timing suite before, alone:
+  # 180-230 s of the critical path, much of it with a core idle.
   background_suite_after "$device_runner_pid" frontend-unit "$run_dir/frontend-unit.log" \
     bash -c "cd frontend && npm test --silent"
+  background_suite_after "$device_runner_pid" e2e "$run_dir/e2e.log" bash -c "
+    set -e
+    trap \"'$REPO/.venv/bin/python' '$REPO/infra/bin/stack.py' down --dir '$run_dir/e2e' >/dev/null 2>&1\" EXIT  # down before the timing suite
+    .venv/bin/python infra/bin/stack.py up --dir '$run_dir/e2e' --ports auto --no-demo --demo-lab
+    web=\$(.venv/bin/python infra/bin/stack.py env --dir '$run_dir/e2e' | .venv/bin/python -c 'import json,sys; print(json.load(sys.stdin)[\"web\"])')
+    cd frontend && E2E_BASE_URL=\$web E2E_USERNAME=demo E2E_PASSWORD=demo-latencylab E2E_STACK_DIR='$run_dir/e2e' npm run e2e --silent"
 fi
 # The deployment files (docker-compose.yml through compose-spec's loader; infra/tests) likewise.
 background_suite deploy "$run_dir/deploy.log" \
@@ -100,25 +110,13 @@ background_suite deploy "$run_dir/deploy.log" \
 # PostgreSQL they break mid-run; they mostly wait for processes to restart.
 background_suite faults "$run_dir/faults.log" \
   env LATENCYLAB_FAULTS_DIR="$run_dir" .venv/bin/python -m pytest -p no:cacheprovider infra/tests/faults
-suite backend bash -c "cd backend && ../.venv/bin/python -m pytest --create-db -p no:cacheprovider"
+suite backend bash -c "cd backend && ../.venv/bin/python -m pytest --create-db -p no:cacheprovider --durations=15"
 finish_background_suites
-# Tests that judge measured latencies run alone, so no other suite competes for the CPU.
-suite device-runner-timing bash -c "cd device-runner && ../.venv/bin/python -m pytest -p no:cacheprovider -m timing"
-if [ -f frontend/package.json ]; then
-  # The end-to-end tests' stack starts (migrations, gunicorn, Celery, the demo lab) only now: its
-  # idle servers and fake phones would otherwise share the CPU with the timing tests.
-  background_suite e2e-stack "$run_dir/e2e-stack.log" \
-    .venv/bin/python infra/bin/stack.py up --dir "$run_dir/e2e" --ports auto --no-demo --demo-lab
-  suite api-types bash -c "cd frontend && npm run check:api --silent"  # src/api/schema.ts matches backend/openapi.yaml
-  finish_background_suites
-  suite e2e bash -c "
-    set -e
-    web=\$(.venv/bin/python infra/bin/stack.py env --dir '$run_dir/e2e' | .venv/bin/python -c 'import json,sys; print(json.load(sys.stdin)[\"web\"])')
-    cd frontend && E2E_BASE_URL=\$web E2E_USERNAME=demo E2E_PASSWORD=demo-latencylab E2E_STACK_DIR='$run_dir/e2e' npm run e2e --silent"
-fi
-
+# Tests that judge measured latencies run last and alone, so no other suite competes for the CPU
+# (the end-to-end stack is down by now: its idle servers and fake phones would share it).
+suite device-runner-timing bash -c "cd device-runner && ../.venv/bin/python -m pytest -p no:cacheprovider --durations=10 -m timing"
 echo
-# Where the time goes (CI budget: well under 20 minutes in all).
+# Where the time goes (budget: 15 minutes in all on two cores).
 echo "suite times:"; printf '  %s\n' "${timings[@]}"; echo "  total            ${SECONDS}s"
 if [ ${#failed[@]} -gt 0 ]; then
   echo "FAILED suites: ${failed[*]}"
