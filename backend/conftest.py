@@ -11,6 +11,9 @@ from apps.comparisons.wakeups import listener as runs_queued_listener
 from apps.devices.services import pool_get_or_create, runner_hello, runner_register
 from testing.factories import SPEC
 
+# Under CI=true a skipped test fails (infra/testing/no_skips_under_ci.py).
+pytest_plugins = ["no_skips_under_ci"]
+
 
 @pytest.fixture(scope="session")
 def django_db_setup(django_db_setup):

@@ -9,10 +9,8 @@ from celery.contrib.testing.worker import start_worker
 
 from apps.comparisons.models import Comparison
 from config.celery import app as celery_app
+from testing.host_agent import host_agent, reference_of, runner_client
 from testing.waiting import wait_for
-
-latencylab_runner = pytest.importorskip("latencylab_runner")
-from testing.host_agent import host_agent, reference_of, runner_client  # noqa: E402
 
 SMALL = {
     "mid-image-series": {"workload": {"kind": "series", "periods": [3, 6], "repetitions": 2}},
