@@ -9,7 +9,11 @@ from apps.accounts.services import api_token_create, organization_get_or_create,
 from apps.comparisons.services import comparison_create, comparison_plan
 from apps.comparisons.wakeups import listener as runs_queued_listener
 from apps.devices.services import pool_get_or_create, runner_hello, runner_register
+from latencylab_runner.target import start_target
 from testing.factories import SPEC
+
+# Under CI=true a skipped test fails (infra/testing/no_skips_under_ci.py).
+pytest_plugins = ["no_skips_under_ci"]
 
 
 @pytest.fixture(scope="session")
@@ -63,7 +67,6 @@ def runner_api(pool):
 @pytest.fixture
 def target(tmp_path):
     """The device-runner's reference target server (h1c, TLS h1/h2/gRPC) on free loopback ports."""
-    start_target = pytest.importorskip("latencylab_runner.target").start_target
     with start_target("127.0.0.1", plain_port=0, tls_port=0, tls_dir=tmp_path / "tls") as running:
         yield running
 

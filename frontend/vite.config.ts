@@ -35,5 +35,10 @@ export default defineConfig({
     setupFiles: ['./src/testing/setup-tests.ts'],
     include: ['src/**/*.test.{ts,tsx}'],
     restoreMocks: true,
+    // A test's time limit only catches a hang: it never judges speed, and make test runs these
+    // tests beside other suites on a loaded two-core machine (docs/architecture.md, "Deterministic
+    // tests"). Files do not set their own lower limits.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
   },
 });

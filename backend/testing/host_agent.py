@@ -1,7 +1,7 @@
 """One real host runner agent (the probe on this machine) and a real Celery worker, taking the
 runs of comparisons a test has submitted: what the end-to-end tests of arms with endpoints of
-their own share. Imports the device-runner package: use it after
-`pytest.importorskip("latencylab_runner")`."""
+their own share. Imports the device-runner package (installed beside the backend by
+infra/bin/bootstrap.sh)."""
 
 from __future__ import annotations
 

@@ -22,6 +22,9 @@ from latencylab_runner.tls import TlsPaths, ensure_tls
 
 DEVICE_RUNNER = Path(__file__).resolve().parent.parent
 
+# Under CI=true a skipped test fails (infra/testing/no_skips_under_ci.py).
+pytest_plugins = ["no_skips_under_ci"]
+
 
 @pytest.fixture(scope="session")
 def tls_dir(tmp_path_factory: pytest.TempPathFactory) -> TlsPaths:

@@ -76,8 +76,10 @@ def test_http1_spreads_over_connections_and_multiplexed_protocols_share_one(targ
                                        ca_file=str(target_server.ca_file), timeout_s=10)
         return sessions[n]
 
-    # 6 requests that each wait 150 ms at the server: issued one after another they could not overlap.
-    requests = [("o", ProbeRequest(method="GET", path="/delay/150", op="delay", server_delay_ms=150.0))
+    # 6 requests that each wait 1 s at the server: issued one after another they could not overlap,
+    # and issued together they overlap unless the client stalls for a second between two of them
+    # (150 ms was a window a loaded machine's thread scheduling could close).
+    requests = [("o", ProbeRequest(method="GET", path="/delay/1000", op="delay", server_delay_ms=1000.0))
                 for _ in range(6)]
     try:
         samples = run_group(protocol, requests, max_parallel=max_parallel, lane=lane)
@@ -116,16 +118,18 @@ def test_parallel_without_a_number_is_six_connections():
 
 
 def test_every_sample_says_how_many_requests_were_in_flight_when_it_was_issued(target_server):
-    """Six requests that each wait 100 ms at the server, as one request list: HTTP/1.1 with
+    """Six requests that each wait 1 s at the server, as one request list: HTTP/1.1 with
     parallel 3 has at most 3 in flight (1, 2, 3 for the first wave), HTTP/2 with `all`
     issues the six at once (1 … 6); warm-ups, issued alone, have 1. Over real sockets to
-    the reference target; the result is a valid contract document."""
+    the reference target; the result is a valid contract document. (A wait of 1 s, not
+    100 ms: no scheduling stall on a loaded machine lasts long enough to let one request
+    complete before the next of its wave is issued.)"""
     pem = Path(target_server.ca_file).read_text()
     arms = [{"label": p, "protocol": p, "connection": "warm", "endpoint": f"https://localhost:{target_server.tls_port}",
              "ca_bundle": pem} for p in ("h1", "h2")]
     results = {}
     for concurrency in ({"parallel": 3}, "all"):
-        spec = {"workload": {"kind": "requests", "requests": [{"method": "GET", "path": "/delay/100"}] * 6,
+        spec = {"workload": {"kind": "requests", "requests": [{"method": "GET", "path": "/delay/1000"}] * 6,
                              "repetitions": 1, "warmup": 1, "think_ms": 0, "concurrency": concurrency},
                 "arms": arms, "blocks": 1, "seed": 3, "timeout_s": 10}
         job = build_job(spec, run_id="r", block=0, attempt=1, target=ReferenceTarget("127.0.0.1", 9, 9, "x", None))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,36 @@ from latencylab_runner.workloads.job import build_job
 
 pytestmark = pytest.mark.skipif(
     os.geteuid() != 0, reason="the emulated link needs root (network namespaces and TUN devices)")
+
+ESTABLISHED = "01"  # the st column of /proc/net/tcp
+
+
+def has_a_connection_open(pid: int) -> bool:
+    """Whether the network namespace of process `pid` (the link's client side: the block
+    worker's alone) holds an established TCP connection: the block is fetching."""
+    for table in ("tcp", "tcp6"):
+        try:
+            rows = Path(f"/proc/{pid}/net/{table}").read_text().splitlines()[1:]
+        except FileNotFoundError:
+            return False
+        if any(row.split()[3] == ESTABLISHED for row in rows):
+            return True
+    return False
+
+
+def cancel_once_fetching(emulated, cancelled: threading.Event, seen: list[bool], timeout_s: float = 120) -> None:
+    """Sets `cancelled` once the block worker (the next process started in the link) has a
+    connection open to the target: mid-block, however long the worker took to get there.
+    Gives up after `timeout_s` (a hang guard; `seen` then stays empty and the test fails)."""
+    started = len(emulated.link._procs)  # noqa: SLF001 — the link's processes, to find the worker
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        procs = emulated.link._procs  # noqa: SLF001
+        if len(procs) > started and has_a_connection_open(procs[-1].pid):
+            seen.append(True)
+            break
+        time.sleep(0.05)  # the poll interval of a wait on a condition
+    cancelled.set()
 
 SPEC = {"workload": {"kind": "series", "objects": "seed-mid-24", "periods": [24], "repetitions": 1,
                      "warmup": 0, "gap_ms": 0, "concurrency": "sequential"},
@@ -32,10 +63,12 @@ def test_a_cancel_kills_the_block_in_progress_and_keeps_nothing_of_it():
         reference = ReferenceTarget("127.0.0.1", 9, 9, "localhost", str(Path(tls_dir) / "ca.pem"))
         with emulated_run({"name": "edge-lossy"}, reference) as emulated:
             job = build_job(SPEC, run_id="cancel", block=0, attempt=1, target=emulated.target)
-            cancelled = threading.Event()
-            threading.Timer(2.0, cancelled.set).start()  # mid-block: the series needs about a minute
+            cancelled, seen = threading.Event(), []
+            # Mid-block: the series needs about a minute once it fetches.
+            threading.Thread(target=cancel_once_fetching, args=(emulated, cancelled, seen), daemon=True).start()
             result = emulated.run_job(job, baseline_origin=(emulated.target.host, emulated.target.tls_port),
                                       timeout_s=300, cancelled=cancelled)
+            assert seen == [True], "the cancel did not come while the block was fetching"
             assert result is None
             assert emulated.link._procs[-1].returncode is not None  # the block worker is gone
 

@@ -142,8 +142,8 @@ needs_root = pytest.mark.skipif(os.geteuid() != 0 or shutil.which("tc") is None,
 
 @needs_root
 def test_this_kernel_has_no_netem_so_the_real_check_refuses():
-    if netem_available():
-        pytest.skip("this kernel has sch_netem; the refusal path is covered by the stubbed check above")
+    if netem_available():  # the refusal path is covered by the stubbed check above
+        pytest.skip("this kernel has sch_netem")  # allowed under CI: infra/testing/no_skips_under_ci.py
     shaper = WifiShaper(IFACES, runner=Recorder())
     with pytest.raises(ShapingUnavailable):
         shaper.apply("R5CT1", "198.18.5.20", PRESETS["lte"])

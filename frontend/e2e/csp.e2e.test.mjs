@@ -6,6 +6,7 @@
 // Optional: E2E_FINISH_TIMEOUT_MS (300000). Screenshots go to e2e/artifacts/ (gitignored).
 /* global window, document -- the init script runs inside each page */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { createComparison, quickSpec, waitForComparison } from './quick-comparisons.mjs';
 import { env, openPage, openSignedIn, saveScreenshot } from './session.mjs';
@@ -14,6 +15,16 @@ const baseUrl = env('E2E_BASE_URL').replace(/\/$/, '');
 env('E2E_USERNAME');
 env('E2E_PASSWORD');
 const finishTimeoutMs = Number(env('E2E_FINISH_TIMEOUT_MS', '300000'));
+
+/** How Chromium's console message names a refused inline script: by the hash that would allow it. */
+const hashOf = (script) => `sha256-${createHash('sha256').update(script).digest('base64')}`;
+// A violation made on purpose to mark a point in a page's life: Chromium reports a document's
+// violations in the order they happened (their events are queued on one task queue, their console
+// messages sent in order), so once this one's event has fired and its console message arrived,
+// every earlier violation has been reported too. It is left out of what the test counts.
+const MARKER_SCRIPT = '/* csp: everything before this is reported */';
+const MARKER_HASH = hashOf(MARKER_SCRIPT);
+const PROBE_SCRIPT = 'window.__inlineRan = true;';
 
 let browser;
 let page;
@@ -31,7 +42,8 @@ before(async () => {
     });
   });
   page.on('console', (message) => {
-    if (/Content Security Policy/i.test(message.text())) consoleViolations.push(message.text());
+    const text = message.text();
+    if (/Content Security Policy/i.test(text) && !text.includes(MARKER_HASH)) consoleViolations.push(text);
   });
 });
 
@@ -39,17 +51,33 @@ after(async () => {
   await browser?.close();
 });
 
-/** Open `url`, check it was served under the policy, let it settle, and return what it violated. */
+/** Every violation the page has had so far, once all of them are reported (MARKER_SCRIPT). */
+async function violationsSoFar() {
+  const logged = page.waitForEvent('console', { predicate: (message) => message.text().includes(MARKER_HASH) });
+  await page.evaluate((text) => new Promise((resolve) => {
+    const marker = document.createElement('script');
+    marker.textContent = text;
+    marker.addEventListener('securitypolicyviolation', (event) => {
+      event.stopPropagation(); // not one of the page's own: kept from the init script's list
+      resolve();
+    }, { once: true });
+    document.body.append(marker);
+  }), MARKER_SCRIPT);
+  await logged;
+  return page.evaluate(() => window.__cspViolations);
+}
+
+/** Open `url`, check it was served under the policy, wait until it is drawn, and return what it violated. */
 async function visit(url, ready) {
   const response = await page.goto(url);
   const policy = response?.headers()['content-security-policy'] ?? '';
   assert.match(policy, /script-src 'self'/, `${url} is served without the policy`);
   assert.match(policy, /frame-ancestors 'none'/, url);
   await ready();
-  // Charts are drawn one at a time after the page settles: give them the time to inject their styles.
-  await page.waitForFunction(() => document.querySelectorAll('.plot[data-state="loading"]').length === 0, null, { timeout: 30_000 }).catch(() => {});
-  await page.waitForTimeout(500);
-  return page.evaluate(() => window.__cspViolations);
+  // Charts are drawn one at a time after the page settles, each injecting its styles: every one
+  // drawn (or failed), so whatever they would violate has been.
+  await page.waitForFunction(() => document.querySelectorAll('.plot[data-state="loading"]').length === 0, null, { timeout: 60_000 });
+  return violationsSoFar();
 }
 
 test('every page works under the Content-Security-Policy', { timeout: finishTimeoutMs + 300_000 }, async (t) => {
@@ -59,16 +87,22 @@ test('every page works under the Content-Security-Policy', { timeout: finishTime
 
     // Before signing in: the pages anyone may open.
     seen['/login'] = await visit(`${baseUrl}/login`, () => page.getByRole('heading', { name: 'Sign in' }).waitFor());
-    // The probe sees a violation when there is one: an inline script is refused and reported.
-    const probe = await page.evaluate(async () => {
+    // The probe sees a violation when there is one: an inline script is refused and reported, as
+    // the event (read once it has fired) and in the console.
+    const probeLogged = page.waitForEvent('console', { predicate: (message) => message.text().includes(hashOf(PROBE_SCRIPT)) });
+    const probe = await page.evaluate((text) => new Promise((resolve) => {
+      // Listeners run in the order they were added: the init script's has recorded it by now.
+      document.addEventListener('securitypolicyviolation', () => {
+        resolve({ ran: window.__inlineRan === true, reported: window.__cspViolations.splice(0) });
+      }, { once: true });
       const script = document.createElement('script');
-      script.textContent = 'window.__inlineRan = true;';
+      script.textContent = text;
       document.body.append(script);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      return { ran: window.__inlineRan === true, reported: window.__cspViolations.splice(0) };
-    });
+    }), PROBE_SCRIPT);
     assert.equal(probe.ran, false, 'an inline script ran');
     assert.match(probe.reported.join('\n'), /^script-src-elem refused inline/);
+    await probeLogged;
+    assert.equal(consoleViolations.length, 1, consoleViolations.join('\n'));
     consoleViolations.length = 0;
     seen['/forgot-password'] = await visit(`${baseUrl}/forgot-password`, () => page.locator('form').first().waitFor());
     seen['/api/docs/'] = await visit(`${baseUrl}/api/docs/`, () => page.locator('.swagger-ui .info .title').waitFor());

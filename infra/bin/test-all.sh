@@ -5,7 +5,8 @@
 # whole stack: infra/tests/faults), frontend unit (vitest) and the browser
 # end-to-end tests (Playwright in Debian's Chromium against a full stack, with the demo lab of fake
 # phones: stack.py up --demo-lab).
-# Every suite runs even if an earlier one failed; the exit code is non-zero if any did.
+# Every suite runs even if an earlier one failed; the exit code is non-zero if any did. Under CI=true a
+# skipped Python test fails its suite (infra/testing/no_skips_under_ci.py): CI runs every test.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 REPO=$(pwd)

@@ -7,6 +7,9 @@ from pathlib import Path
 
 import pytest
 
+# Under CI=true a skipped test fails (infra/testing/no_skips_under_ci.py; on the path: pytest.ini).
+pytest_plugins = ["no_skips_under_ci"]
+
 REPO = Path(__file__).resolve().parents[2]
 TOOLS = REPO / "infra" / "tools"
 

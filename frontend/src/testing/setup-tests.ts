@@ -11,9 +11,10 @@ vi.mock('@/features/results/components/plotly-charts', () => {
   return { default: stub, ...stub };
 });
 
-// findBy*/waitFor wait on a condition, never judge a duration: on a loaded two-core CI machine a
-// page's first render can take longer than the library's one-second default.
-configure({ asyncUtilTimeout: 5_000 });
+// findBy*/waitFor wait on a condition, never judge a duration: their deadline only ends a wait
+// that would never end, sized for a loaded two-core CI machine (a page's first render, or a
+// late chart behind the ones drawn before it, takes seconds there; the library's default is one).
+configure({ asyncUtilTimeout: 15_000 });
 
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
 // Pages are lazily loaded chunks (src/app/router.tsx). Route tests load them all first: the

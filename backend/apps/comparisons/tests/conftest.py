@@ -26,3 +26,27 @@ def counted_looks(monkeypatch):
     monkeypatch.setattr(leasing, "_lease_once", look)
     monkeypatch.setattr(wakeups.Wakeup, "wait", wait)
     return looks, wakes
+
+
+@pytest.fixture
+def listener_wakes(monkeypatch):
+    """What the process's listener did: each waiting lease request it woke (by the key that
+    woke it; None: everyone, after a lost connection), and each set of keys it handled (a
+    notification's payload, a recheck's pools with queued runs), recorded once every request
+    of that set was woken. A test that checks a request was not woken reads `woken` once the
+    listener has handled the notification in question, not after a wait's deadline."""
+    woken: list[str | None] = []
+    handled: list[set[str] | None] = []
+    real_wake, real_handle = wakeups.Wakeup.wake, wakeups.RunsQueuedListener._wake  # noqa: SLF001 — the units counted
+
+    def wake(self, key):
+        woken.append(key)
+        real_wake(self, key)
+
+    def handle(self, pools):
+        real_handle(self, pools)
+        handled.append(pools)
+
+    monkeypatch.setattr(wakeups.Wakeup, "wake", wake)
+    monkeypatch.setattr(wakeups.RunsQueuedListener, "_wake", handle)
+    return woken, handled

@@ -15,12 +15,10 @@ from apps.accounts.services import api_token_create
 from apps.comparisons.models import Comparison, RunBlock
 from apps.results.models import Analysis, Sample
 from config.celery import app as celery_app
+from latencylab_runner.agent.client import RunnerClient
+from latencylab_runner.cli.main import main as latencylab
+from testing.host_agent import host_agent, reference_of, runner_client
 from testing.waiting import wait_for
-
-pytest.importorskip("latencylab_runner")
-from latencylab_runner.agent.client import RunnerClient  # noqa: E402
-from latencylab_runner.cli.main import main as latencylab  # noqa: E402
-from testing.host_agent import host_agent, reference_of, runner_client  # noqa: E402
 
 BLOCKS = 50  # far more than get measured before the cancel, however fast this machine is
 # Two repetitions of four series per block: 120 real requests a block, so the cancel lands mid-run.

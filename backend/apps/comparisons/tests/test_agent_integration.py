@@ -2,6 +2,7 @@
 reference target server over TLS and a real Celery worker: one comparison per seed
 preset, scaled down, goes from spec to analysed results with real measurements."""
 
+import os
 import threading
 
 import pytest
@@ -9,10 +10,8 @@ from celery.contrib.testing.worker import start_worker
 
 from apps.comparisons.models import Comparison
 from config.celery import app as celery_app
+from testing.host_agent import host_agent, reference_of, runner_client
 from testing.waiting import wait_for
-
-latencylab_runner = pytest.importorskip("latencylab_runner")
-from testing.host_agent import host_agent, reference_of, runner_client  # noqa: E402
 
 SMALL = {
     "mid-image-series": {"workload": {"kind": "series", "periods": [3, 6], "repetitions": 2}},
@@ -81,8 +80,6 @@ def test_seed_preset_runs_end_to_end_through_the_agent(preset, live_server, api,
 
 @pytest.mark.django_db(transaction=True)
 def test_series_under_transatlantic_runs_through_the_emulated_link(live_server, api, pool, target):
-    import os
-
     if os.geteuid() != 0:
         pytest.skip("the link emulator needs root (network namespaces)")
     client = runner_client(live_server.url, pool, "it-runner")
@@ -103,14 +100,17 @@ def test_series_under_transatlantic_runs_through_the_emulated_link(live_server, 
     assert finished, list(comparison.runs.values("network_profile", "error"))
     assert comparison.status == "finished", list(comparison.runs.values("network_profile", "error"))
     runs = {r.network_profile: r for r in comparison.runs.all()}
+    # The "none" run went over loopback, the other through the emulated link, as each run's report says.
+    assert runs["none"].link == {"profile": "none", "measured": None}
     link = runs["transatlantic"].link
     assert link["profile"] == "transatlantic"
     assert link["backend"] in ("userspace", "netem")
     assert link["congestion_control"] in ("cubic", "reno")
-    assert 90 <= link["measured"]["rtt_ms"]["p50"] <= 110, link["measured"]
     groups = {g["network_profile"]: g for g in api.get(f"/api/v1/comparisons/{comparison_id}/results").json()["groups"]}
     assert set(groups) == {"none", "transatlantic"}
-    # Every request crosses ≥ 1 RTT of 95 ms on the emulated path, and far less on loopback.
+    # Floors only: nothing crosses the 95 ms path in less than one round trip, however loaded the
+    # machine. How close the emulated RTT comes to the profile's is judged by the timing suite
+    # (device-runner/tests/test_netlab_link.py), which runs alone; this suite runs beside others.
+    assert link["measured"]["rtt_ms"]["p50"] >= 90, link["measured"]
     assert groups["transatlantic"]["requests"]["h2"]["median_ms"] >= 90
-    assert groups["none"]["requests"]["h2"]["median_ms"] < 50
     client.close()

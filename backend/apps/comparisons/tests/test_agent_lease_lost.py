@@ -17,11 +17,9 @@ from apps.comparisons.models import Comparison, Run, RunBlock
 from apps.devices.services import runner_register
 from apps.results.models import Sample
 from config.celery import app as celery_app
+from latencylab_runner.agent.client import RunnerClient
+from testing.host_agent import host_agent, reference_of, runner_client
 from testing.waiting import wait_for
-
-pytest.importorskip("latencylab_runner")
-from latencylab_runner.agent.client import RunnerClient  # noqa: E402
-from testing.host_agent import host_agent, reference_of, runner_client  # noqa: E402
 
 BLOCKS = 4
 SLOW_BLOCK = 2

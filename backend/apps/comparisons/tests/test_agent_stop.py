@@ -9,11 +9,9 @@ import pytest
 
 from apps.comparisons import wakeups
 from apps.devices.models import Device
+from latencylab_runner.agent.agent import STOPPING_REASON
+from testing.host_agent import host_agent, runner_client
 from testing.waiting import wait_for
-
-pytest.importorskip("latencylab_runner")
-from latencylab_runner.agent.agent import STOPPING_REASON  # noqa: E402
-from testing.host_agent import host_agent, runner_client  # noqa: E402
 
 LEASE_WAIT_S = 20  # the agent's long-poll: far longer than the test waits for it to stop
 

@@ -13,10 +13,8 @@ from django.conf import settings
 
 from apps.accounts.services import api_token_create
 from config.celery import app as celery_app
-
-pytest.importorskip("latencylab_runner")
-from latencylab_runner.cli.main import main as latencylab  # noqa: E402
-from testing.host_agent import host_agent, reference_of, runner_client  # noqa: E402
+from latencylab_runner.cli.main import main as latencylab
+from testing.host_agent import host_agent, reference_of, runner_client
 
 SPEC_YAML = """
 name: CLI gate

@@ -14,12 +14,10 @@ import pytest
 
 from apps.comparisons.models import Comparison
 from apps.results.models import Sample
+from latencylab_runner.target.content import file_bytes, file_sizes
+from latencylab_runner.tls import ensure_tls
 from testing.customer_servers import ECHO_MODULE, start_caddy, start_nginx
-
-latencylab_runner = pytest.importorskip("latencylab_runner")
-from latencylab_runner.target.content import file_bytes, file_sizes  # noqa: E402
-from latencylab_runner.tls import ensure_tls  # noqa: E402
-from testing.host_agent import run_on_host_agent  # noqa: E402
+from testing.host_agent import run_on_host_agent
 
 pytestmark = pytest.mark.skipif(not ECHO_MODULE.exists(), reason=f"nginx's echo module is missing: {ECHO_MODULE}")
 

@@ -1,15 +1,20 @@
 """Waiting runners are woken by PostgreSQL (LISTEN/NOTIFY on a trigger of the run table), heard
 by one listener per process, not by a query every half second, and a waiting runner holds no
 database connection: counted in looks for work (`_lease_once` calls), wakes and connections,
-not in time."""
+not in time. That a request was not woken is read once the listener has handled the
+notification that must not wake it, while the request still waits; the wait is then ended by
+its runner's own key, never left to run out (a deadline that ran out first on a loaded machine
+would pass without testing anything)."""
 
 import threading
+import uuid
 
 import pytest
 from django.db import connection
 
 from apps.comparisons import leasing, wakeups
 from apps.comparisons.services import comparison_create, comparison_plan
+from apps.comparisons.wakeups import runner_wakeup_key, wake_runner
 from apps.devices.services import pool_get_or_create, runner_heartbeat, runner_hello, runner_register
 from testing.factories import SPEC
 
@@ -59,6 +64,16 @@ def until(condition, what: str) -> None:
     raise AssertionError(f"never: {what}")
 
 
+def handled_everything_sent_so_far(handled: list) -> None:
+    """Until the listener has handled every notification committed before this call: they
+    reach its one connection in commit order, so once it handled a marker sent now, it
+    handled them all. The marker's key is nobody's: it wakes no one."""
+    marker = f"marker:{uuid.uuid4()}"
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_notify(%s, %s)", [wakeups.CHANNEL, marker])
+    until(lambda: {marker} in handled, "the listener handled the marker")
+
+
 def other_connections() -> int:
     """Sessions on the test database besides this test's own."""
     with connection.cursor() as cursor:
@@ -89,23 +104,29 @@ def test_a_waiting_runner_is_woken_by_a_queued_run_and_looks_twice(settings, org
 
 
 @pytest.mark.django_db(transaction=True)
-def test_runs_queued_in_another_pool_do_not_wake_it(settings, org, other_org, counted_looks, slow_recheck):
-    settings.RUNNER_LEASE_WAIT_MAX_S = 2
+def test_runs_queued_in_another_pool_do_not_wake_it(settings, org, other_org, counted_looks, listener_wakes,
+                                                    slow_recheck):
+    settings.RUNNER_LEASE_WAIT_MAX_S = 20
     pool = pool_get_or_create(organization=org, slug="local", name="Local")
-    pool_get_or_create(organization=other_org, slug="local", name="Local")
+    other_pool = pool_get_or_create(organization=other_org, slug="local", name="Local")
     runner = host_runner(pool, "lab-1")
     looks, wakes = counted_looks
-    thread, result = wait_for_lease(runner, wait_s=2)
+    woken, handled = listener_wakes
+    thread, result = wait_for_lease(runner, wait_s=20)
     until(lambda: looks, "the lease looked for work")
 
     elsewhere = comparison_create(organization=other_org, submitted_spec=SPEC)
     comparison_plan(comparison_id=str(elsewhere.pk))
-    thread.join(timeout=PATIENCE_S)
+    until(lambda: {str(other_pool.pk)} in handled, "the listener heard the other pool's queued run")
+    assert wakeups.listener.waiting_count() == 1  # heard while the runner waited
+    assert woken == []  # and it woke no one
 
+    wake_runner(runner.pk)  # ends the wait
+    thread.join(timeout=PATIENCE_S)
     assert result["runs"] == []
-    # Woken by nothing: one look, one wait to the deadline, the last look.
-    assert looks == [0, 0]
-    assert wakes == [False]
+    assert looks == [0]
+    assert wakes == [True]
+    assert woken == [runner_wakeup_key(runner.pk)]
 
 
 @pytest.mark.django_db(transaction=True)
@@ -160,48 +181,63 @@ def test_a_lost_listener_connection_wakes_the_waiters_and_listens_again(settings
 
 @pytest.mark.django_db(transaction=True)
 def test_the_recheck_wakes_only_waiters_of_pools_with_queued_runs(settings, org, other_org, monkeypatch,
-                                                                  counted_looks):
+                                                                  counted_looks, listener_wakes):
     """Work can appear without a run being queued (a released device), so the listener asks
     every RECHECK_S which pools have queued runs, and wakes only their waiters: a runner of
     an empty pool is not woken however many rechecks pass."""
     monkeypatch.setattr(wakeups, "RECHECK_S", 0.05)
     wakeups.listener.stop()
-    settings.RUNNER_LEASE_WAIT_MAX_S = 2
+    settings.RUNNER_LEASE_WAIT_MAX_S = 20
     busy_pool = pool_get_or_create(organization=other_org, slug="local", name="Local")
     # Queued runs that no waiting device can take: android runs, host devices.
     busy = comparison_create(organization=other_org, submitted_spec={
         **SPEC, "devices": {"platforms": ["android"]}})
     comparison_plan(comparison_id=str(busy.pk))
     looks, wakes = counted_looks
-    host_runner(busy_pool, "busy")
+    woken, handled = listener_wakes
+    busy_runner = host_runner(busy_pool, "busy")
     idle = host_runner(pool_get_or_create(organization=org, slug="local", name="Local"), "idle")
+    recheck = {str(busy_pool.pk)}  # the pools a recheck finds with queued runs
 
-    assert leasing.lease_acquire(runner=idle, serials=["host-idle"], wait_s=2) == []
-    assert (looks, wakes) == ([0, 0], [False])
+    thread, result = wait_for_lease(idle, wait_s=20)
+    until(lambda: looks and handled.count(recheck) >= 3, "three rechecks while the idle runner waits")
+    assert woken == []
+    wake_runner(idle.pk)
+    thread.join(timeout=PATIENCE_S)
+    assert (result["runs"], looks, wakes) == ([], [0], [True])
 
     looks.clear()
     wakes.clear()
-    assert leasing.lease_acquire(runner=busy_pool.runners.get(), serials=["host-busy"], wait_s=2) == []
-    assert True in wakes
-    assert len(looks) == len(wakes) + 1
+    woken.clear()
+    thread, result = wait_for_lease(busy_runner, wait_s=20)
+    until(lambda: woken.count(str(busy_pool.pk)) >= 2, "the busy pool's runner woken by two rechecks")
+    wake_runner(busy_runner.pk)
+    thread.join(timeout=PATIENCE_S)
+    assert result["runs"] == []
+    # A look before the first wait and after each recheck's wake; none after its own key's.
+    assert len(looks) == len(wakes)
     wakeups.listener.stop()
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_woken_herd_looks_a_few_at_a_time(settings, org, monkeypatch, slow_recheck):
+def test_a_woken_herd_looks_a_few_at_a_time(settings, org, monkeypatch, counted_looks, slow_recheck):
     """Six runners woken by one queued backlog look for work at most LOOKS_AT_ONCE (here 2) at
     a time, so a farm's herd does not open a database connection each; all six get work."""
     settings.RUNNER_LEASE_WAIT_MAX_S = 20
     monkeypatch.setattr(leasing, "_looking", threading.BoundedSemaphore(2))
+    looks, wakes = counted_looks
     looking, most = [0], [0]
-    lock, widen = threading.Lock(), threading.Event()
+    lock, queued = threading.Lock(), threading.Event()
     real = leasing._lease_once  # noqa: SLF001
 
     def look(**kwargs):
         with lock:
             looking[0] += 1
             most[0] = max(most[0], looking[0])
-        widen.wait(0.2)  # keeps each look open long enough for the others to pile up
+        if queued.is_set():
+            # The looks after the wake stay open until all six runners are woken, each then
+            # looking or queued for a look: the herd has piled up, however the threads were scheduled.
+            until(lambda: len(wakes) == 6, "all six runners woken")
         try:
             return real(**kwargs)
         finally:
@@ -211,15 +247,16 @@ def test_a_woken_herd_looks_a_few_at_a_time(settings, org, monkeypatch, slow_rec
     monkeypatch.setattr(leasing, "_lease_once", look)
     pool = pool_get_or_create(organization=org, slug="local", name="Local")
     waiting = [wait_for_lease(host_runner(pool, f"lab-{n}"), wait_s=20) for n in range(6)]
-    until(lambda: wakeups.listener.waiting_count() == 6 and looking[0] == 0, "six runners waiting")
+    until(lambda: wakeups.listener.waiting_count() == 6 and len(looks) == 6, "six runners looked and wait")
 
+    queued.set()
     comparison = comparison_create(organization=org, submitted_spec={**SPEC, "devices": {"count": 6}})
     comparison_plan(comparison_id=str(comparison.pk))
     for thread, _ in waiting:
         thread.join(timeout=PATIENCE_S)
 
     assert [len(result["runs"]) for _, result in waiting] == [1] * 6
-    assert most[0] <= 2
+    assert most[0] == 2
 
 
 @pytest.mark.django_db(transaction=True)
@@ -258,15 +295,16 @@ def test_a_lease_request_queued_behind_the_looks_gives_its_connection_back(setti
 
 @pytest.mark.django_db(transaction=True)
 def test_a_heartbeat_taking_the_runners_device_offline_answers_its_waiting_lease_at_once(settings, org, counted_looks,
-                                                                                      slow_recheck):
+                                                                                      listener_wakes, slow_recheck):
     """A stopping agent reports its free devices offline: its long-poll answers then, with no
     runs, rather than at the end of its wait; another runner of the pool sleeps on."""
     settings.RUNNER_LEASE_WAIT_MAX_S = 20
     pool = pool_get_or_create(organization=org, slug="local", name="Local")
     stopping, staying = host_runner(pool, "lab-1"), host_runner(pool, "lab-2")
     looks, wakes = counted_looks
+    woken, handled = listener_wakes
     thread, result = wait_for_lease(stopping, wait_s=20)
-    other_thread, other_result = wait_for_lease(staying, wait_s=3)
+    other_thread, other_result = wait_for_lease(staying, wait_s=20)
     until(lambda: len(looks) == 2, "both runners looked for work")
 
     leasing.heartbeat_receive(runner=stopping, runs=[],
@@ -275,10 +313,15 @@ def test_a_heartbeat_taking_the_runners_device_offline_answers_its_waiting_lease
     assert not thread.is_alive()
     assert result["runs"] == []
     assert wakes == [True]  # woken, and answered without waiting out its 20 s
+    stopping_key = runner_wakeup_key(stopping.pk)
+    until(lambda: {stopping_key} in handled, "the listener handled the stopping runner's key")
+    assert woken == [stopping_key]  # the other runner of the pool sleeps on
+    assert looks == [0, 0]  # the woken one did not look again
+
+    wake_runner(staying.pk)  # ends the other runner's wait
     other_thread.join(timeout=PATIENCE_S)
     assert other_result["runs"] == []
-    assert wakes == [True, False]  # the other runner waited to its deadline
-    assert looks == [0, 0, 0]  # the woken one did not look again
+    assert wakes == [True, True]
 
     # Nothing is leased to the device it took offline.
     comparison = comparison_create(organization=org, submitted_spec=SPEC)
@@ -287,19 +330,25 @@ def test_a_heartbeat_taking_the_runners_device_offline_answers_its_waiting_lease
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_heartbeat_that_takes_nothing_offline_wakes_no_one(settings, org, counted_looks, slow_recheck):
-    settings.RUNNER_LEASE_WAIT_MAX_S = 2
+def test_a_heartbeat_that_takes_nothing_offline_wakes_no_one(settings, org, counted_looks, listener_wakes,
+                                                             slow_recheck):
+    settings.RUNNER_LEASE_WAIT_MAX_S = 20
     pool = pool_get_or_create(organization=org, slug="local", name="Local")
     runner = host_runner(pool, "lab-1")
     looks, wakes = counted_looks
-    thread, result = wait_for_lease(runner, wait_s=2)
+    woken, handled = listener_wakes
+    thread, result = wait_for_lease(runner, wait_s=20)
     until(lambda: looks, "the lease looked for work")
 
     leasing.heartbeat_receive(runner=runner, runs=[], devices=[{"serial": "host-lab-1", "state": "available"}])
-    thread.join(timeout=PATIENCE_S)
+    handled_everything_sent_so_far(handled)
+    assert wakeups.listener.waiting_count() == 1  # while the runner waited
+    assert woken == []
 
+    wake_runner(runner.pk)  # ends the wait
+    thread.join(timeout=PATIENCE_S)
     assert result["runs"] == []
-    assert wakes == [False]
+    assert (looks, wakes) == ([0], [True])
 
 
 @pytest.mark.django_db

@@ -8,10 +8,8 @@ from pathlib import Path
 import pytest
 
 from apps.comparisons.models import Comparison
-
-latencylab_runner = pytest.importorskip("latencylab_runner")
-from latencylab_runner.target import start_target  # noqa: E402
-from testing.host_agent import run_on_host_agent  # noqa: E402
+from latencylab_runner.target import start_target
+from testing.host_agent import run_on_host_agent
 
 VERDICTS = {"regression", "improvement", "equivalent", "inconclusive"}
 HAR = Path(__file__).resolve().parents[4] / "device-runner/tests/data/reference-50.har"

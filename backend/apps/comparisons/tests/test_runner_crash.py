@@ -17,8 +17,6 @@ from apps.results.models import Sample
 from config.celery import app as celery_app
 from testing.waiting import wait_for
 
-pytest.importorskip("latencylab_runner")
-
 
 def spawn_agent(server: str, token: str, target) -> subprocess.Popen:
     return subprocess.Popen(

@@ -22,13 +22,11 @@ from apps.devices.services import runner_register
 from apps.webhooks.models import WebhookDelivery
 from apps.webhooks.tests.receiver import Receiver
 from config.celery import app as celery_app
+from latencylab_runner.agent.client import RunnerClient
+from latencylab_runner.agent.main import Agent
+from latencylab_runner.drivers.host import HostDriver
+from latencylab_runner.drivers.targets import ReferenceTarget
 from testing.waiting import wait_for
-
-latencylab_runner = pytest.importorskip("latencylab_runner")
-from latencylab_runner.agent.client import RunnerClient  # noqa: E402
-from latencylab_runner.agent.main import Agent  # noqa: E402
-from latencylab_runner.drivers.host import HostDriver  # noqa: E402
-from latencylab_runner.drivers.targets import ReferenceTarget  # noqa: E402
 
 SECRET = "Bearer sk-live-Zq8wX3vN5tR7yP1m"
 

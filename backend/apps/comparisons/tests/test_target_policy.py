@@ -15,7 +15,9 @@ from apps.comparisons.models import Comparison
 from apps.comparisons.services import comparison_plan
 from apps.core import addresses
 from apps.devices.models import DevicePool
+from latencylab_runner import target_policy
 from testing.device_farm import runner_client
+from testing.host_agent import run_on_host_agent
 
 PUBLIC = "93.184.216.34"
 DNS = {
@@ -178,9 +180,6 @@ def test_a_name_rebound_after_creation_is_refused_by_the_runner_at_lease_time(li
     """The backend's lookup at creation says public; the runner's own lookup at lease time
     (the second one) says 10.0.0.1: the real agent ends the run failed, naming the field
     and the policy, and no block is stored."""
-    target_policy = pytest.importorskip("latencylab_runner.target_policy")
-    from testing.host_agent import run_on_host_agent
-
     monkeypatch.setattr(target_policy, "resolve", resolver)  # one DNS for the backend and the runner
     resolver.rebind["rebind.example.test"] = [PUBLIC, "10.0.0.1"]
     created = api.post("/api/v1/comparisons", spec_with(endpoint="https://rebind.example.test"), format="json")

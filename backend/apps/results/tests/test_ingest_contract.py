@@ -10,13 +10,13 @@ import pytest
 from rest_framework import serializers
 
 from apps.results.ingest import SampleIn, batch_decode, sample_errors, samples_validate
+from latencylab_runner import contract
 
 EXAMPLES = Path(__file__).resolve().parents[4] / "device-runner" / "contract" / "examples"
 SAMPLE_EXAMPLES = sorted(p for p in EXAMPLES.glob("*.json") if p.name.startswith(("sample-", "invalid-sample-")))
 
 
 def schema_errors(doc):
-    contract = pytest.importorskip("latencylab_runner.contract")
     return list(contract.iter_sample_errors(doc))
 
 

@@ -8,11 +8,9 @@ import pytest
 
 from apps.accounts.services import api_token_create
 from apps.comparisons.models import Comparison
-
-pytest.importorskip("latencylab_runner")
-from latencylab_runner.cli.main import main as latencylab  # noqa: E402
-from latencylab_runner.target import start_target  # noqa: E402
-from testing.host_agent import reference_of, run_on_host_agent  # noqa: E402
+from latencylab_runner.cli.main import main as latencylab
+from latencylab_runner.target import start_target
+from testing.host_agent import reference_of, run_on_host_agent
 
 
 @pytest.fixture

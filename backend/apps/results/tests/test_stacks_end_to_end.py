@@ -10,13 +10,11 @@ from pathlib import Path
 import pytest
 
 from apps.comparisons.models import Comparison
+from latencylab_runner.drivers.server_stacks import reference_target_software
+from latencylab_runner.target import start_target
+from latencylab_runner.target.content import file_bytes
 from testing.customer_servers import start_nginx
-
-latencylab_runner = pytest.importorskip("latencylab_runner")
-from latencylab_runner.drivers.server_stacks import reference_target_software  # noqa: E402
-from latencylab_runner.target import start_target  # noqa: E402
-from latencylab_runner.target.content import file_bytes  # noqa: E402
-from testing.host_agent import reference_of, run_on_host_agent  # noqa: E402
+from testing.host_agent import reference_of, run_on_host_agent
 
 
 @pytest.fixture

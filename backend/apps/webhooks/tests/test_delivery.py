@@ -4,7 +4,6 @@ real Celery worker carrying a cancelled comparison's event through two failures.
 
 import datetime
 import socket
-import time
 
 import pytest
 from celery.contrib.testing.worker import start_worker
@@ -21,6 +20,7 @@ from apps.webhooks.services import (
     webhook_notifications_lost,
 )
 from config.celery import app as celery_app
+from testing.waiting import wait_for
 
 from .receiver import Receiver
 
@@ -167,15 +167,6 @@ def test_hostnames_resolving_to_private_addresses_are_refused_at_send_time(org, 
     delivery.refresh_from_db()
     assert delivery.status == "failed"
     assert "may not reach" in delivery.last_error
-
-
-def wait_for(predicate, timeout_s=30.0):
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.1)
-    return False
 
 
 @pytest.mark.django_db(transaction=True)

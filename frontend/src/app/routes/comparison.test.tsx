@@ -109,7 +109,7 @@ describe('comparison detail page', () => {
     );
     renderRoutes(makeRoutes, detailPath);
     expect(await screen.findByTestId('status-badge')).toHaveTextContent('Running');
-    expect(await screen.findByTestId('chart-avg', {}, { timeout: 5_000 })).toHaveAttribute('data-points', '30');
+    expect(await screen.findByTestId('chart-avg')).toHaveAttribute('data-points', '30');
     expect(screen.getByTestId('status-badge')).toHaveTextContent('Finished');
   });
 

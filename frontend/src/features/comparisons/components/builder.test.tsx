@@ -17,7 +17,7 @@ function renderForm(fromId?: string) {
 
 const yamlShown = () => parse(screen.getByTestId('spec-yaml').textContent ?? '') as Record<string, unknown>;
 
-describe('comparison builder: live check, estimate and YAML', { timeout: 20_000 }, () => {
+describe('comparison builder: live check, estimate and YAML', () => {
   it('checks the draft with the server as it is edited and shows the estimate beside the submit button', async () => {
     const { user } = renderForm();
     await screen.findByRole('radio', { name: /MID image series/ });
@@ -112,7 +112,7 @@ describe('comparison builder: live check, estimate and YAML', { timeout: 20_000 
   });
 });
 
-describe('comparison builder: edit a copy', { timeout: 20_000 }, () => {
+describe('comparison builder: edit a copy', () => {
   it("starts from the previous comparison's submitted spec, merged with its preset", async () => {
     const { user, onCreated } = renderForm(comparisonDetailFixture.id);
     expect(await screen.findByText(/Editing a copy of “MID image series/)).toBeInTheDocument();

@@ -15,7 +15,7 @@ function renderForm() {
 }
 
 // Typing into the whole builder (live check, YAML) takes a few seconds in jsdom on a busy machine.
-describe('CreateComparisonForm', { timeout: 20_000 }, () => {
+describe('CreateComparisonForm', () => {
   it('preselects the MID preset and fills the form from its spec', async () => {
     renderForm();
     const mid = await screen.findByRole('radio', { name: /MID image series/ });

@@ -33,7 +33,7 @@ describe('filterResults', () => {
   });
 });
 
-describe('results panel: filters', { timeout: 30_000 }, () => {
+describe('results panel: filters', () => {
   it('filters every chart by arm and period, and shows everything again', async () => {
     const { user } = renderWithProviders(<ResultsPanel comparisonId={resultsFixture.comparison} live={false} />);
     const avg = await screen.findByTestId('chart-avg');
@@ -93,7 +93,7 @@ describe('results panel: filters', { timeout: 30_000 }, () => {
   });
 });
 
-describe('results panel: compare against another comparison', { timeout: 30_000 }, () => {
+describe('results panel: compare against another comparison', () => {
   it("lists the other finished comparisons and shows the verdict API's answer against the one picked", async () => {
     const other = { ...(comparisonsPageFixture.results[0] as (typeof comparisonsPageFixture.results)[number]), id: '4d5e6f70-8192-4a3b-9c4d-5e6f708192a3', name: 'Last week on main' };
     const asked: (string | null)[] = [];

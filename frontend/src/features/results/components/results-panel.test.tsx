@@ -1,6 +1,6 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { server } from '@/testing/mocks/server';
 import { renderWithProviders } from '@/testing/test-utils';
 import {
@@ -18,14 +18,10 @@ function serve(results: ComparisonResults) {
   return renderWithProviders(<ResultsPanel comparisonId={results.comparison} live={false} />);
 }
 
-// Charts are drawn one at a time, in page order: a late chart waits for the ones above it,
-// which takes a while on a loaded machine.
-const DRAWN_WITHIN_MS = 10_000;
-vi.setConfig({ testTimeout: 3 * DRAWN_WITHIN_MS });
-
-/** The chart once Plotly has drawn it (it loads lazily, after the data). */
+/** The chart once Plotly has drawn it (it loads lazily, after the data; charts are drawn one at a
+ * time, in page order, so a late chart waits for the ones above it). */
 const ready = async (testId: string) => {
-  await waitFor(() => expect(screen.getByTestId(testId)).toHaveAttribute('data-state', 'ready'), { timeout: DRAWN_WITHIN_MS });
+  await waitFor(() => expect(screen.getByTestId(testId)).toHaveAttribute('data-state', 'ready'));
   return screen.getByTestId(testId);
 };
 
