@@ -5,8 +5,7 @@ sockets against the reference target the test started, and the block and the run
 back through the runner protocol. Left out of what the agent does around them: heartbeats,
 long-polls, the ICMP half of the baseline (the system ping paces its echoes 0.2 s apart)
 and a network profile's emulated link: a run keeps its profile's name, measured on
-loopback. Imports the device-runner package: use it after
-`pytest.importorskip("latencylab_runner")`."""
+loopback. Imports the device-runner package."""
 
 from __future__ import annotations
 

@@ -18,11 +18,9 @@ from apps.core.throttling import RunnerRateThrottle
 from apps.devices.services import runner_register
 from apps.results.models import Sample
 from config.celery import app as celery_app
+from latencylab_runner.agent.client import RunnerClient
+from testing.host_agent import host_agent, reference_of
 from testing.waiting import wait_for
-
-pytest.importorskip("latencylab_runner")
-from latencylab_runner.agent.client import RunnerClient  # noqa: E402
-from testing.host_agent import host_agent, reference_of  # noqa: E402
 
 BLOCKS = 3
 THROTTLED_BLOCK = 1

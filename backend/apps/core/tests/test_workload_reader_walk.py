@@ -20,12 +20,10 @@ from apps.comparisons.presets import PRESETS
 from apps.comparisons.spec import WORKLOAD_KINDS, blocks_range
 from apps.results.tests.openapi_schemas import schema_errors
 from config.celery import app as celery_app
+from testing.host_agent import reference_of
 from testing.openapi_walk import Operation, api_schema, fill_path, operations, response_text
+from testing.probe_runs import measure_queued_runs
 from testing.waiting import wait_for
-
-pytest.importorskip("latencylab_runner")
-from testing.host_agent import reference_of  # noqa: E402
-from testing.probe_runs import measure_queued_runs  # noqa: E402
 
 # The smallest workload of each kind that still has every field a reader might look at:
 # periods, rounds with calls, files, swept delays and sizes, a request list.
