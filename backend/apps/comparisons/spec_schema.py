@@ -29,7 +29,9 @@ from rest_framework import serializers
 
 from .spec import (
     AA_SUFFIX,
+    ALL_GATE_METRICS,
     AUTO_BLOCKS,
+    GATE_METRICS,
     HEADER_NAME,
     MAX_HEADERS,
     SEQUENTIAL_BLOCKS_MAX,
@@ -72,7 +74,9 @@ DESCRIPTIONS = {
     "seed": "Seeds the block order; default: random, recorded.",
     "tags": "Up to 20, names 1–64 characters; baselines are found by them (branch:NAME, tag:KEY=VALUE).",
     "devices": "Which devices: the pool, their platforms and how many.",
-    "gate": "The CI gate's metric, margin and α.",
+    "gate": "The CI gate's metric, margin and α. The metric depends on the workload kind: "
+            + "; ".join(f"{kind}: {', '.join(metrics)}" for kind, metrics in GATE_METRICS.items())
+            + " (the first is the default).",
     "timeout_s": "Per request.",
     "endpoint": "Default: the runner's reference target. https:// (http:// for h1c).",
     "ca_bundle": "PEM certificates to trust for this endpoint (TLS verification is never turned off).",
@@ -215,6 +219,19 @@ def _request_rules(request: dict[str, Any]) -> None:
                                              ("body_b64", "body_bytes"))]}
 
 
+def _gate_metric_follows_kind() -> dict[str, Any]:
+    """ComparisonSpec.validate: gate.metric is one the workload kind allows (when the spec gives
+    the kind; with a preset only the validator knows it)."""
+    disallowed = [(kind, metric) for kind, allowed in GATE_METRICS.items() for metric in ALL_GATE_METRICS
+                  if metric not in allowed]
+    return {"description": "gate.metric is one the workload kind allows: "
+                           + "; ".join(f"{kind}: {', '.join(allowed)}" for kind, allowed in GATE_METRICS.items()),
+            "not": {"anyOf": [{"required": ["workload", "gate"], "properties": {
+                "workload": {"required": ["kind"], "properties": {"kind": {"const": kind}}},
+                "gate": {"required": ["metric"], "properties": {"metric": {"const": metric}}}}}
+                for kind, metric in disallowed]}}
+
+
 @cache
 def _generated() -> dict[str, Any]:
     defs: dict[str, Any] = {}
@@ -232,6 +249,7 @@ def _generated() -> dict[str, Any]:
                    {"properties": {"arms": {"maxItems": 1, "items": {"properties": {
                        "label": {"maxLength": label["maxLength"] - len(AA_SUFFIX)}}}}}}]},
     ]
+    root["allOf"].append(_gate_metric_follows_kind())
     root["properties"]["tags"].update(maxProperties=20, propertyNames={"minLength": 1, "maxLength": 64})
     root["properties"]["network_profiles"]["uniqueItems"] = True
     return {"$schema": DIALECT, "title": "LatencyLab comparison spec", "description": DESCRIPTIONS[ROOT], **root,

@@ -138,6 +138,8 @@ BAD = [
     with_("tags", {"k": "v" * 201}), with_("gate", {"metric": "p99_ms"}),
     with_("gate", {"statistic": "mean"}), with_("gate", {"margin_pct": 0}), with_("gate", {"margin_pct": 51}),
     with_("gate", {"alpha": 0}), with_("gate", {"alpha": 0.5}), ["not", "an", "object"],
+    with_("gate", {"metric": "series_ms"}), with_("gate", {"metric": "page_load_ms"}),  # not an api workload's
+    with_("workload", {"kind": "series"}, with_("gate", {"metric": "page_load_ms"})),
 ]
 
 
@@ -156,6 +158,7 @@ VALIDATOR_ONLY = [
     with_("workload", {"kind": "payload_sweep"}),  # sizes, unless the preset gives them
     with_("workload", {"kind": "series", "periods": [240] * 40, "repetitions": 100}),  # ≤ 200,000 requests per run
     with_("baseline_arm", "b", {**GOOD, "mode": "aa", "arms": [{"label": "a", "protocol": "h2"}]}),
+    {"preset": "api-and-download", "gate": {"metric": "series_ms"}},  # the kind is the preset's
 ]
 
 
