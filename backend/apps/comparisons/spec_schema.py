@@ -29,7 +29,6 @@ from rest_framework import serializers
 
 from .spec import (
     AA_SUFFIX,
-    ALL_GATE_METRICS,
     AUTO_BLOCKS,
     GATE_METRICS,
     HEADER_NAME,
@@ -219,17 +218,30 @@ def _request_rules(request: dict[str, Any]) -> None:
                                              ("body_b64", "body_bytes"))]}
 
 
-def _gate_metric_follows_kind() -> dict[str, Any]:
+def _gate_metric_follows_kind(defs: dict[str, Any]) -> dict[str, Any]:
     """ComparisonSpec.validate: gate.metric is one the workload kind allows (when the spec gives
-    the kind; with a preset only the validator knows it)."""
-    disallowed = [(kind, metric) for kind, allowed in GATE_METRICS.items() for metric in ALL_GATE_METRICS
-                  if metric not in allowed]
+    the kind; with a preset only the validator knows it). Each kind's metrics are a named enum,
+    the default first, so clients (the dashboard's builder) read them from the schema."""
+    branches: list[dict[str, Any]] = [
+        {"not": {"required": ["gate"], "properties": {"gate": {"required": ["metric"]}}}},
+        {"not": {"required": ["workload"], "properties": {"workload": {"required": ["kind"]}}}},
+    ]
+    for kind, allowed in GATE_METRICS.items():
+        name = gate_metric_definition(kind)
+        defs[name] = {"type": "string", "enum": list(allowed),
+                      "description": f"gate.metric of the workload kind {kind}; the first, {allowed[0]}, "
+                                     "is the default."}
+        branches.append({"properties": {"workload": {"properties": {"kind": {"const": kind}}},
+                                        "gate": {"properties": {"metric": {"$ref": f"#/$defs/{name}"}}}}})
     return {"description": "gate.metric is one the workload kind allows: "
-                           + "; ".join(f"{kind}: {', '.join(allowed)}" for kind, allowed in GATE_METRICS.items()),
-            "not": {"anyOf": [{"required": ["workload", "gate"], "properties": {
-                "workload": {"required": ["kind"], "properties": {"kind": {"const": kind}}},
-                "gate": {"required": ["metric"], "properties": {"metric": {"const": metric}}}}}
-                for kind, metric in disallowed]}}
+                           + "; ".join(f"{kind}: {', '.join(allowed)}" for kind, allowed in GATE_METRICS.items())
+                           + " (the first is the default).",
+            "anyOf": branches}
+
+
+def gate_metric_definition(kind: str) -> str:
+    """`SeriesGateMetric`, `DelaySweepGateMetric`, …: the named enum of a kind's gate metrics."""
+    return WORKLOAD_NAMES[kind].removesuffix("Workload") + "GateMetric"
 
 
 @cache
@@ -249,7 +261,7 @@ def _generated() -> dict[str, Any]:
                    {"properties": {"arms": {"maxItems": 1, "items": {"properties": {
                        "label": {"maxLength": label["maxLength"] - len(AA_SUFFIX)}}}}}}]},
     ]
-    root["allOf"].append(_gate_metric_follows_kind())
+    root["allOf"].append(_gate_metric_follows_kind(defs))
     root["properties"]["tags"].update(maxProperties=20, propertyNames={"minLength": 1, "maxLength": 64})
     root["properties"]["network_profiles"]["uniqueItems"] = True
     return {"$schema": DIALECT, "title": "LatencyLab comparison spec", "description": DESCRIPTIONS[ROOT], **root,
