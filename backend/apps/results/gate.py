@@ -9,6 +9,7 @@ builds the dashboard's test fixtures with the same functions.
 from typing import Any
 
 from .analysis import to_jsonable
+from .analysis.metrics import GROUP_METRICS
 from .analysis.verdict import EQUIVALENT, IMPROVEMENT, INCONCLUSIVE, REGRESSION
 
 # Worst first: the overall outcome is the first of these that any verdict has.
@@ -18,7 +19,6 @@ POOLED = "pooled"
 # Rows the verdict document carries: each device class's headline and the devices beneath it.
 # The per-period rows of series time stay in the results (the dashboard's effect table).
 VERDICT_SCOPES = (POOLED, "device")
-GROUP_METRICS = ("series_ms", "page_load_ms")
 
 
 def metric_label(metric: str, workload: dict[str, Any] | None = None) -> str:

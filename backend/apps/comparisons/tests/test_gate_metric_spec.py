@@ -5,7 +5,8 @@ gate.metric and the allowed values, and nothing is written."""
 import pytest
 
 from apps.comparisons.models import Comparison
-from apps.comparisons.spec import GATE_METRICS, analysis_metrics, gate_metric_of, normalize_spec
+from apps.comparisons.spec import ALL_GATE_METRICS, GATE_METRICS, analysis_metrics, gate_metric_of, normalize_spec
+from apps.results.analysis.metrics import METRICS
 
 LIST = {"kind": "requests", "requests": [{"path": "/a"}, {"path": "/b"}], "concurrency": {"parallel": 2}}
 
@@ -32,6 +33,12 @@ def test_a_metric_the_kind_allows_is_kept_and_its_group_metric_is_still_analysed
     assert spec["gate"] == {"metric": "total_ms", "statistic": "median", "margin_pct": 5.0, "alpha": 0.01}
     assert analysis_metrics(spec) == ("total_ms", "ttfb_ms", "series_ms")
     assert analysis_metrics(normalize_spec({"preset": "api-and-download"})) == ("total_ms", "ttfb_ms")
+
+
+def test_every_metric_a_spec_may_name_is_one_the_engine_compares():
+    # The spec sits below the results app and cannot import the engine's names: they must agree.
+    assert set(ALL_GATE_METRICS) == set(METRICS)
+    assert {metric for allowed in GATE_METRICS.values() for metric in allowed} == set(METRICS)
 
 
 def test_a_spec_stored_without_a_gate_was_judged_per_request():
