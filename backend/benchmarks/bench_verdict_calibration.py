@@ -17,7 +17,7 @@ import sys
 import time
 
 from apps.comparisons.spec import DEFAULT_BLOCKS
-from apps.results.analysis import VerdictConfig, simulate_comparisons
+from apps.results.analysis import VerdictConfig, compare_arms, simulate_comparisons, synthetic_table
 from apps.results.analysis.calibration import simulate_sequential
 from apps.results.analysis.sequential import look_points
 
@@ -79,6 +79,7 @@ def main() -> None:
             print(f"    +{effect:.0%}: regression verdict {rate(regressions, n_power)}; block test p < α "
                   f"{r.block_test_rejection_rate:.1%}; outcomes {r.outcomes} ({time.perf_counter() - start:.0f} s)")
     sequential(config, quick)
+    series_time(config, quick)
     print("\nA +5 % effect sits exactly on the margin, so the gate is built not to call it a regression"
           " (CI lower bound must exceed 1.05); +2 % should come out equivalent or inconclusive.")
 
@@ -104,6 +105,30 @@ def sequential(config: VerdictConfig, quick: bool) -> None:
                 share = r.decided_rate if effect == 1.0 else r.outcomes.get("regression", 0) / n
                 print(f"  {label}, ×{effect:g}: {what} {rate(share, n)}; mean blocks per device "
                       f"{r.mean_blocks_per_device:.1f}; outcomes {r.outcomes} ({time.perf_counter() - start:.0f} s)")
+
+
+# The MID series' periods, one series per period, arm and block, on one device with the default blocks.
+SERIES = dict(devices=1, blocks=DEFAULT_BLOCKS, periods=list(range(3, 31, 3)), repetitions=1)
+
+
+def series_time(config: VerdictConfig, quick: bool) -> None:
+    """Series time pooled over periods (docs/methodology.md §8.1): A/A false positives and
+    equivalence, and power at +10 % and +20 %, on the gate's pooled row."""
+    n_aa, n_power = (200, 100) if quick else (4000, 1000)
+    print(f"\nseries time, periods 3…30, one device, {DEFAULT_BLOCKS} blocks, one series per period and block:")
+    for effect, n, first_seed in ((1.0, n_aa, 1_000), (1.1, n_power, 50_000), (1.2, n_power, 60_000)):
+        start = time.perf_counter()
+        outcomes: dict[str, int] = {}
+        for i in range(n):
+            table, _ = synthetic_table(arm_ratios={"baseline": 1.0, "candidate": effect}, seed=first_seed + i,
+                                       **SERIES)
+            (row,) = [c for c in compare_arms(table, baseline_arm="baseline", metrics=("series_ms",), config=config)
+                      if c.scope == "pooled"]
+            outcomes[row.verdict.outcome] = outcomes.get(row.verdict.outcome, 0) + 1
+        decided = outcomes.get("regression", 0) + outcomes.get("improvement", 0)
+        what = (f"A/A false positives {rate(decided / n, n)}, equivalent {rate(outcomes.get('equivalent', 0) / n, n)}"
+                if effect == 1.0 else f"regression verdicts {rate(outcomes.get('regression', 0) / n, n)}")
+        print(f"  ×{effect:g}: {what}; outcomes {outcomes} ({time.perf_counter() - start:.0f} s)")
 
 
 if __name__ == "__main__":

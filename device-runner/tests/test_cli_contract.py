@@ -91,7 +91,7 @@ def verdict_row(arm: str, outcome: str, *, device: str = "Pixel 8", profile: str
         "more_blocks_needed": 8 if outcome == "inconclusive" else None,
         "blocks_to_decide": ({"regression": 20, "improvement": None, "equivalent": None}
                              if outcome == "inconclusive" else None),
-        "scope": "pooled", "device_label": None, "devices_disagree": False,
+        "scope": "pooled", "device_label": None, "devices_disagree": False, "periods_disagree": False,
         "summary": f"{arm} vs {baseline_arm}, {device} / {profile}: median {change:+.0f} %, 12 blocks × 3 devices",
     }
     row.update(extra)
@@ -101,17 +101,21 @@ def verdict_row(arm: str, outcome: str, *, device: str = "Pixel 8", profile: str
 def verdict_document(comparison: str, base_url: str, verdicts: list[dict[str, Any]], *, outcome: str,
                      baseline: dict[str, Any] | None = None,
                      name: str = "MID series: HTTPS/1.1 vs HTTP/2",
-                     history: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """A verdict as the server sends it; `outcome` is the server's overall outcome."""
+                     history: list[dict[str, Any]] | None = None,
+                     gate: dict[str, Any] | None = None,
+                     beside: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A verdict as the server sends it; `outcome` is the server's overall outcome; `gate`
+    replaces the gate's fields (per-request time by default)."""
     reason = (f"the worst of {len(verdicts)} verdicts on total_ms (regression > inconclusive > improvement > "
               "equivalent)" if verdicts else "no arm was compared with the baseline arm 'https-h1' on total_ms: no "
               "block has measured, successful requests of both")
     return server_shaped("ComparisonVerdict", {
         "comparison": comparison, "name": name, "status": "finished", "url": f"{base_url}/comparisons/{comparison}",
-        "gate": {"statistic": "median", "metric": "total_ms", "margin_pct": 5.0, "alpha": 0.01},
+        "gate": {"statistic": "median", "metric": "total_ms", "metric_label": "per-request time", "margin_pct": 5.0,
+                 "alpha": 0.01, **(gate or {})},
         "baseline": baseline or {"kind": "arm", "comparison": None, "arm": "https-h1", "ref": None},
         "verdicts": verdicts, "outcome": outcome, "outcome_reason": reason, "history": history or [],
-        "partial": False, "blocks_planned": None, "blocks_stored": None,
+        "partial": False, "blocks_planned": None, "blocks_stored": None, "beside": beside,
     })
 
 
@@ -896,3 +900,67 @@ def test_pooled_rows_decide_and_device_rows_sit_beneath(api: FakeApi, capsys: py
     assert "devices disagree; see the rows beneath" in lines[2]
     assert lines[3].startswith("    └ regression")
     assert lines[4].startswith("    └ improvement")
+
+
+# --- the gate's metric, and the other one beside it ----------------------------------------------------------
+
+
+SERIES_GATE = {"metric": "series_ms", "metric_label": "series time, periods 3–30"}
+
+
+def series_gated(api: FakeApi) -> str:
+    """The MID series with parallel 4: series time (the gate) improves, per-request time (beside
+    it) regresses, one period row beneath the pooled one."""
+    series = verdict_row("h2", "improvement", ratio=0.67, metric="series_ms", device="host", profile="none",
+                         summary="h2 (series time) vs https-h1, host / none: median −33 % [−36 %, −30 %], Cliff's δ "
+                                 "−1.00, p < 0.001, 8 blocks × 1 device")
+    period = verdict_row("h2", "improvement", ratio=0.5, metric="series_ms", device="host", profile="none",
+                         scope="period", summary="h2 (series time) vs https-h1, host / none, period 30: median −50 %")
+    per_request = verdict_row("h2", "regression", ratio=2.3, device="host", profile="none",
+                              summary="h2 vs https-h1, host / none: median +130 % [+120 %, +140 %], Cliff's δ 0.90, "
+                                      "p < 0.001, 8 blocks × 1 device")
+    return finished(api, [series, period], outcome="improvement", gate=SERIES_GATE,
+                    beside={"metric": "total_ms", "metric_label": "per-request time", "outcome": "regression",
+                            "disagrees": True, "verdicts": [per_request]})
+
+
+def test_the_gate_names_its_metric_and_shows_the_other_beside_it(api: FakeApi,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    comparison = series_gated(api)
+    assert main(["verdict", comparison]) == 0  # the series' improvement gates, not the per-request regression
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].startswith("gate: median series time, periods 3–30 (series_ms), margin ±5 %")
+    assert lines[2].startswith("  improvement   h2 (series time) vs https-h1")
+    assert lines[3].startswith("    └ improvement")  # a period row sits beneath
+    assert lines[4] == ("per-request time (total_ms), beside it, says regression; not gating: the gate judged "
+                        "series time, periods 3–30:")
+    assert lines[5].startswith("  regression    h2 vs https-h1, host / none: median +130 %")
+    assert lines[-1] == "verdict: improvement (exit 0)"
+
+
+def test_json_junit_and_markdown_carry_the_metric_beside(api: FakeApi, capsys: pytest.CaptureFixture[str]) -> None:
+    comparison = series_gated(api)
+    main(["verdict", comparison, "--format", "json"])
+    document = json.loads(capsys.readouterr().out)
+    assert (document["gate"]["metric"], document["beside"]["outcome"]) == ("series_ms", "regression")
+    main(["verdict", comparison, "--format", "junit"])
+    suite = ET.fromstring(capsys.readouterr().out.encode())
+    properties = {p.get("name"): p.get("value") for p in suite.findall("properties/property")}
+    assert properties["gate"].startswith("median series time, periods 3–30 (series_ms)")
+    assert properties["beside"].startswith("per-request time (total_ms), beside it, says regression; not gating")
+    assert not suite.findall("testcase/failure")  # the rows beside never fail the suite
+    main(["verdict", comparison, "--format", "markdown"])
+    text = capsys.readouterr().out
+    assert "Gate: median of **series time, periods 3–30** (`series_ms`)" in text
+    assert "Per-request time (total\\_ms), beside it, says regression; not gating" in text
+    assert "- regression: `h2 vs https-h1, host / none: median +130 %" in text
+
+
+def test_a_summary_that_states_its_margin_is_not_told_twice() -> None:
+    from latencylab_runner.cli.render import widened_margin
+
+    gate = {"metric": "total_ms", "margin_pct": 5.0}
+    row = {"margin": 0.44, "summary": "h2 vs h1, host / none: median +13 %; margin ±44 %: the 2 ms floor on a 4.5 ms "
+           "baseline median"}
+    assert widened_margin(row, gate) == ""
+    assert widened_margin({**row, "summary": "h2 vs h1"}, gate) == "margin widened to ±44 % by the 2 ms floor"

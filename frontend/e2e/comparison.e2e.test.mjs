@@ -84,7 +84,7 @@ test('a user creates a MID image-series comparison and sees its charts', { timeo
     // The statistics reached the page too: a verdict for h2 against the baseline arm.
     const banner = page.getByTestId('verdict-banner');
     await banner.waitFor({ timeout: 30_000 });
-    assert.match(await banner.innerText(), /h2 vs https-h1/);
+    assert.match(await banner.innerText(), /h2 (\(series time\) )?vs https-h1/);
 
     const file = await saveScreenshot(`comparison-${id}`);
     t.diagnostic(`screenshot ${file}`);

@@ -3,23 +3,29 @@ and the matching verdicts (verdict-*.json) from the backend's statistics engine 
 synthetic samples, so the dashboard's tests and screenshots see exactly the shapes the
 API sends (groups + analysis; the CI gate's document, built by apps.results.gate as the
 verdict endpoint builds it), and the network profiles of an organization with its own.
+The `-v1` pair is a comparison analysed by the engine's format version 1 (per-request
+metrics only), as stored then (backend/apps/results/tests/data/), with the verdict today's
+server gives it.
 
     cd frontend && ../.venv/bin/python scripts/gen-results-fixtures.py
 """
 
 import dataclasses
 import json
+import math
 from pathlib import Path
 
 import numpy as np
 
 FRONTEND = Path(__file__).resolve().parent.parent
+STORED_V1 = FRONTEND.parent / "backend/apps/results/tests/data/analysis-v1-mid-image-series.json"
 
 from apps.results.analysis import (
-    BlockBaselines, VerdictConfig, analyze_comparison, describe, synthetic_table, to_jsonable)
+    BlockBaselines, SampleTable, VerdictConfig, analyze_comparison, describe, synthetic_table, to_jsonable)
 from apps.results.charts import chart_groups
 from apps.network.presets import BUILT_IN, built_in_payload
-from apps.results.gate import no_data_within, verdict_document, verdict_row
+from apps.results.gate import (
+    VERDICT_SCOPES, beside_metric, metric_label, no_data_within, verdict_document, verdict_row)
 from apps.results.stacks import ArmFacts, RunFacts, arm_stacks
 
 OUT = FRONTEND / "src" / "testing" / "fixtures"
@@ -89,8 +95,10 @@ def stacks(arms, runs):
                       [RunFacts(fingerprint=f, device=d) for d, f in runs])
 
 
-def body(comparison_id, table, baselines, baseline_arm, *, stacks, quic_arms=(), plain_arms=()):
-    analysis = analyze_comparison(table, baseline_arm=baseline_arm, baselines=baselines, config=VerdictConfig())
+def body(comparison_id, table, baselines, baseline_arm, *, stacks, quic_arms=(), plain_arms=(),
+         metrics=("total_ms", "ttfb_ms")):
+    analysis = analyze_comparison(table, baseline_arm=baseline_arm, baselines=baselines, metrics=metrics,
+                                  config=VerdictConfig())
     folded = dataclasses.replace(table, period=np.full(len(table), -1, dtype=np.int32))
     analysis["requests"] = to_jsonable(describe(folded, metric="total_ms"))
     analysis["phases"] = phases(table, quic_arms=quic_arms, plain_arms=plain_arms)
@@ -103,17 +111,26 @@ def body(comparison_id, table, baselines, baseline_arm, *, stacks, quic_arms=(),
             "blocks_stored": None}
 
 
-def verdict(results, *, name, metric="total_ms"):
-    """GET /api/v1/comparisons/{id}/verdict of this finished comparison, gated on `metric`."""
+def verdict(results, *, name, metric="total_ms", workload=None):
+    """GET /api/v1/comparisons/{id}/verdict of this finished comparison, gated on `metric`, with
+    the other metric beside it as verdicts.py puts it there."""
     config = results["analysis"]["config"]
-    rows = [verdict_row(c, baseline_comparison=None) for c in results["analysis"]["comparisons"]
-            if c["metric"] == metric]
+    comparisons = results["analysis"]["comparisons"]
+
+    def rows_of(m):
+        return [verdict_row(c, baseline_comparison=None) for c in comparisons
+                if c["metric"] == m and c.get("scope", "pooled") in VERDICT_SCOPES]
+
+    other = beside_metric(metric, list(dict.fromkeys(c["metric"] for c in comparisons)))
     comparison = results["comparison"]
     return verdict_document(
         comparison=comparison, name=name, status="finished", url=f"http://testserver/comparisons/{comparison}",
-        gate={"statistic": "median", "metric": metric, "margin_pct": config["margin_pct"], "alpha": config["alpha"]},
+        gate={"statistic": "median", "metric": metric, "metric_label": metric_label(metric, workload),
+              "margin_pct": config["margin_pct"], "alpha": config["alpha"]},
         baseline={"kind": "arm", "comparison": None, "arm": results["baseline_arm"], "ref": None},
-        verdicts=rows, no_data_reason=no_data_within(baseline_arm=results["baseline_arm"], metric=metric))
+        verdicts=rows_of(metric), no_data_reason=no_data_within(baseline_arm=results["baseline_arm"], metric=metric),
+        beside={"metric": other, "metric_label": metric_label(other, workload), "verdicts": rows_of(other)}
+        if other else None)
 
 
 def network_profiles():
@@ -159,7 +176,55 @@ def mid_image_series():
     baselines = dataclasses.replace(baselines, rtt_avg_us=np.where(baselines.profile == 0, 80_000.0, 1_500.0))
     arms = [("https-h1", "h1", ""), ("h2", "h2", ""), ("h3", "h3", "")]
     return body("7d4f9a52-3c1e-4b8a-9d2f-5e6a7b8c9d01", table, baselines, "https-h1", quic_arms=("h3",),
-                stacks=stacks(arms, [("Linux x86_64", run_fingerprint("host", arms))] * 2))  # a run per profile
+                stacks=stacks(arms, [("Linux x86_64", run_fingerprint("host", arms))] * 2),  # a run per profile
+                metrics=("total_ms", "ttfb_ms", "series_ms"))
+
+
+MID_PERIODS = list(range(3, 31, 3))
+
+
+def mid_image_series_parallel():
+    """The preset as it ships, parallel 4, and the reason the gate judges series time: h1 spreads
+    each series over 4 connections (a connection takes the next request when its previous one
+    completes: ⌈period ÷ 4⌉ waves of ~4.5 ms), h2 issues it at once on one connection, each
+    request waiting behind its siblings (~10.4 ms each, slower) while the series ends sooner."""
+    rng = np.random.default_rng(11)
+    cols = {k: [] for k in ("arm", "block", "period", "repetition", "step", "total_us", "ttfb_us", "start_us",
+                            "resp_bytes")}
+    clock = 1_700_000_000_000_000
+    for block in range(8):
+        for period in MID_PERIODS:
+            for rep in range(2):
+                for arm, request_ms, lanes in ((0, 4.5, 4), (1, 10.4, period)):
+                    free_at = [clock] * lanes
+                    for step in range(period):
+                        slot = int(np.argmin(free_at))
+                        took = int(request_ms * 1000 * math.exp(rng.normal(0, 0.08)))
+                        for key, value in (("arm", arm), ("block", block), ("period", period), ("repetition", rep),
+                                           ("step", step), ("total_us", took), ("ttfb_us", took * 6 // 10),
+                                           ("start_us", free_at[slot]), ("resp_bytes", 67_000)):
+                            cols[key].append(value)
+                        free_at[slot] += took
+                    clock = max(free_at) + 2_000
+    n = len(cols["arm"])
+    table = SampleTable.from_columns(**cols, device=[0] * n, profile=[0] * n, arm_labels=("https-h1", "h2"),
+                                     device_labels=("host-lab-1",), profile_labels=("none",), concurrency="parallel 4")
+    arms = [("https-h1", "h1", ""), ("h2", "h2", "")]
+    return body("7d4f9a52-3c1e-4b8a-9d2f-5e6a7b8c9d04", table, None, "https-h1",
+                stacks=stacks(arms, [("Linux x86_64", run_fingerprint("host", arms))]),
+                metrics=("total_ms", "ttfb_ms", "series_ms"))
+
+
+def stored_v1():
+    """The MID series as the engine's format version 1 stored it, read as the results endpoint
+    serves it today (the analysis unchanged)."""
+    stored = json.loads(STORED_V1.read_text())
+    arms = [("https-h1", "h1", ""), ("h2", "h2", ""), ("h3", "h3", "")]
+    return {"comparison": "7d4f9a52-3c1e-4b8a-9d2f-5e6a7b8c9d03", "status": "finished",
+            "baseline_arm": stored["baseline_arm"], "arms": stored["arms"], "analysis_version": 1,
+            "groups": stored["groups"], "stacks": stacks(arms, [("Linux x86_64", run_fingerprint("host", arms))] * 2),
+            "analysis": stored["analysis"], "samples_removed": None, "partial": False, "blocks_planned": None,
+            "blocks_stored": None}
 
 
 def os_added_latency():
@@ -229,14 +294,20 @@ def api_and_download():
 
 
 if __name__ == "__main__":
-    for preset, results, title in (
-        ("mid-image-series", mid_image_series(), "MID image series: HTTPS/1.1 vs HTTP/2 vs HTTP/3"),
-        ("os-added-latency", os_added_latency(), "OS-added latency: delay sweep"),
-        ("payload-sweep", payload_sweep(), "Payload sweep: build 2.2 vs 2.2.1"),
-        ("api-and-download", api_and_download(), "API and download: HTTPS/1.1 vs HTTP/2 vs HTTP/3"),
+    series = {"periods": MID_PERIODS}
+    for preset, results, title, metric, workload in (
+        ("mid-image-series", mid_image_series(), "MID image series: HTTPS/1.1 vs HTTP/2 vs HTTP/3", "series_ms",
+         series),
+        ("mid-image-series-parallel", mid_image_series_parallel(), "MID image series, parallel 4: HTTPS/1.1 vs HTTP/2",
+         "series_ms", series),
+        ("mid-image-series-v1", stored_v1(), "MID image series, analysed before series time gated", "total_ms",
+         series),
+        ("os-added-latency", os_added_latency(), "OS-added latency: delay sweep", "total_ms", None),
+        ("payload-sweep", payload_sweep(), "Payload sweep: build 2.2 vs 2.2.1", "total_ms", None),
+        ("api-and-download", api_and_download(), "API and download: HTTPS/1.1 vs HTTP/2 vs HTTP/3", "total_ms", None),
     ):
         write(f"results-{preset}.json", results)
-        write(f"verdict-{preset}.json", verdict(results, name=title))
+        write(f"verdict-{preset}.json", verdict(results, name=title, metric=metric, workload=workload))
         if preset == "mid-image-series":
-            write(f"verdict-{preset}-ttfb.json", verdict(results, name=title, metric="ttfb_ms"))
+            write(f"verdict-{preset}-ttfb.json", verdict(results, name=title, metric="ttfb_ms", workload=workload))
     write("network-profiles.json", network_profiles())

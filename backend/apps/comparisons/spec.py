@@ -67,6 +67,42 @@ REPEAT_FIELDS = {"series": "repetitions", "api": "rounds", "mixed": "rounds", "d
                  "payload_sweep": "repetitions", "requests": "repetitions"}
 
 
+# `gate.metric`: what the CI gate judges, per workload kind; the first is the kind's default.
+# The gate judges what the workload is about: a series is loaded as a whole (its series time,
+# judged per period and pooled over the periods), a request list as a page (the pass's time),
+# API calls and sweeps per request. Per-request metrics remain allowed everywhere: with
+# requests issued together a request waits behind its siblings, so per-request time can rise
+# while the whole loads sooner (docs/methodology.md, "Which metric the gate judges").
+PER_REQUEST_GATE_METRICS = ("total_ms", "ttfb_ms")
+GATE_METRICS: dict[str, tuple[str, ...]] = {
+    "series": ("series_ms", *PER_REQUEST_GATE_METRICS),
+    "requests": ("page_load_ms", *PER_REQUEST_GATE_METRICS),
+    "api": PER_REQUEST_GATE_METRICS,
+    "mixed": PER_REQUEST_GATE_METRICS,
+    "delay_sweep": PER_REQUEST_GATE_METRICS,
+    "payload_sweep": PER_REQUEST_GATE_METRICS,
+}
+ALL_GATE_METRICS = ("total_ms", "ttfb_ms", "series_ms", "page_load_ms")
+# Stored before the gate's metric depended on the workload: a spec without one was judged on this.
+LEGACY_GATE_METRIC = "total_ms"
+
+
+def gate_metric_of(spec: dict[str, Any]) -> str:
+    """The metric a comparison's gate judges: its spec's (normalized specs always name one;
+    a spec stored without a gate was judged per request)."""
+    return str((spec.get("gate") or {}).get("metric") or LEGACY_GATE_METRIC)
+
+
+def analysis_metrics(spec: dict[str, Any]) -> tuple[str, ...]:
+    """The metrics a comparison's analysis compares the arms on: per request always, and the
+    workload's group metric (series time, page load) when it has one; the gate's among them."""
+    kind = str((spec.get("workload") or {}).get("kind"))
+    metrics = [*PER_REQUEST_GATE_METRICS, *(m for m in GATE_METRICS.get(kind, ()) if m not in
+                                             PER_REQUEST_GATE_METRICS)]
+    gate = gate_metric_of(spec)
+    return tuple(metrics if gate in metrics else [*metrics, gate])
+
+
 # `workload.concurrency` (issue 10): how an app issues a series', an API round's or a request
 # list's requests. HTTP/1.1 opens up to N connections per host (6: browsers and URLSession on
 # macOS; iOS's NSURLSession uses 4); HTTP/2, HTTP/3 and gRPC multiplex every concurrent request on one.
@@ -455,7 +491,11 @@ class DevicesSpec(serializers.Serializer):
 
 
 class GateSpec(serializers.Serializer):
-    metric = serializers.ChoiceField(choices=["total_ms", "ttfb_ms"], default="total_ms")
+    # Which metrics a workload kind allows, and its default, is ComparisonSpec.validate's.
+    metric = serializers.ChoiceField(
+        choices=list(ALL_GATE_METRICS), required=False,
+        error_messages={"invalid_choice": '"{input}" is not a metric; allowed: total_ms and ttfb_ms (every '
+                        'workload), series_ms (series, the default), page_load_ms (requests, the default).'})
     statistic = serializers.ChoiceField(choices=["median"], default="median")
     margin_pct = serializers.FloatField(min_value=0.1, max_value=50, default=5.0)
     alpha = serializers.FloatField(min_value=0.0001, max_value=0.2, default=0.01)
@@ -536,6 +576,7 @@ class ComparisonSpec(serializers.Serializer):
         if len(set(profiles)) != len(profiles):
             raise serializers.ValidationError({"network_profiles": ["Profiles must not repeat."]})
         _check_requests_fit_arms(attrs["workload"], attrs["arms"])
+        attrs["gate"] = _gate_with_metric(attrs.get("gate"), attrs["workload"]["kind"])
         attrs["blocks"] = self._blocks_that_fit(attrs)
         bounds = blocks_range(attrs)
         workload = attrs["workload"] if bounds is None else wire_spec(attrs, blocks=bounds[1])["workload"]
@@ -572,6 +613,24 @@ class ComparisonSpec(serializers.Serializer):
             f"Ensure this value is less than or equal to {repeats} (workload.{field}): with no warm-up, a block "
             f"holds at least one of the workload's {repeats} {field}. Use blocks 1–{repeats}, raise "
             f"workload.{field}, or run until decided with blocks: auto."]})
+
+
+def _gate_with_metric(gate: dict[str, Any] | None, kind: str) -> dict[str, Any]:
+    """The gate with its metric: the workload kind's default, or the one given if the kind
+    allows it (a 400 naming gate.metric and the allowed values otherwise)."""
+    if gate is None:
+        defaults = GateSpec(data={})
+        defaults.is_valid(raise_exception=True)
+        gate = dict(defaults.validated_data)
+    allowed = GATE_METRICS[kind]
+    metric = gate.get("metric")
+    if metric is None:
+        return {**gate, "metric": allowed[0]}
+    if metric not in allowed:
+        raise serializers.ValidationError({"gate": {"metric": [
+            f"{metric!r} is not a metric of a {kind} workload; allowed: {', '.join(allowed)} "
+            f"(default {allowed[0]})."]}})
+    return dict(gate)
 
 
 def _check_requests_fit_arms(workload: dict[str, Any], arms: list[dict[str, Any]]) -> None:
@@ -684,10 +743,6 @@ def normalize_spec(submitted: Any) -> dict[str, Any]:
         defaults = DevicesSpec(data={})
         defaults.is_valid(raise_exception=True)
         spec["devices"] = dict(defaults.validated_data)
-    if not spec.get("gate"):
-        gate = GateSpec(data={})
-        gate.is_valid(raise_exception=True)
-        spec["gate"] = dict(gate.validated_data)
     if spec.get("seed") is None:
         spec["seed"] = random.SystemRandom().randrange(2**31)
     return spec

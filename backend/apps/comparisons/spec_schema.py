@@ -31,6 +31,7 @@ from rest_framework import serializers
 from .spec import (
     AA_SUFFIX,
     AUTO_BLOCKS,
+    GATE_METRICS,
     HEADER_NAME,
     MAX_HEADERS,
     SEQUENTIAL_BLOCKS_MAX,
@@ -75,7 +76,9 @@ DESCRIPTIONS = {
     "tags": "Up to 20, names 1–64 characters; baselines are found by them (branch:NAME, tag:KEY=VALUE). A value "
             "that is a URL carries no user:password@.",
     "devices": "Which devices: the pool, their platforms and how many.",
-    "gate": "The CI gate's metric, margin and α.",
+    "gate": "The CI gate's metric, margin and α. The metric depends on the workload kind: "
+            + "; ".join(f"{kind}: {', '.join(metrics)}" for kind, metrics in GATE_METRICS.items())
+            + " (the first is the default).",
     "timeout_s": "Per request.",
     "endpoint": "Default: the runner's reference target. https:// (http:// for h1c); no user:password@ (send "
                 "credentials as a {{secret.NAME}} header).",
@@ -231,6 +234,32 @@ def _request_rules(request: dict[str, Any]) -> None:
                                              ("body_b64", "body_bytes"))]}
 
 
+def _gate_metric_follows_kind(defs: dict[str, Any]) -> dict[str, Any]:
+    """ComparisonSpec.validate: gate.metric is one the workload kind allows (when the spec gives
+    the kind; with a preset only the validator knows it). Each kind's metrics are a named enum,
+    the default first, so clients (the dashboard's builder) read them from the schema."""
+    branches: list[dict[str, Any]] = [
+        {"not": {"required": ["gate"], "properties": {"gate": {"required": ["metric"]}}}},
+        {"not": {"required": ["workload"], "properties": {"workload": {"required": ["kind"]}}}},
+    ]
+    for kind, allowed in GATE_METRICS.items():
+        name = gate_metric_definition(kind)
+        defs[name] = {"type": "string", "enum": list(allowed),
+                      "description": f"gate.metric of the workload kind {kind}; the first, {allowed[0]}, "
+                                     "is the default."}
+        branches.append({"properties": {"workload": {"properties": {"kind": {"const": kind}}},
+                                        "gate": {"properties": {"metric": {"$ref": f"#/$defs/{name}"}}}}})
+    return {"description": "gate.metric is one the workload kind allows: "
+                           + "; ".join(f"{kind}: {', '.join(allowed)}" for kind, allowed in GATE_METRICS.items())
+                           + " (the first is the default).",
+            "anyOf": branches}
+
+
+def gate_metric_definition(kind: str) -> str:
+    """`SeriesGateMetric`, `DelaySweepGateMetric`, …: the named enum of a kind's gate metrics."""
+    return WORKLOAD_NAMES[kind].removesuffix("Workload") + "GateMetric"
+
+
 @cache
 def _generated() -> dict[str, Any]:
     defs: dict[str, Any] = {}
@@ -249,6 +278,7 @@ def _generated() -> dict[str, Any]:
                    {"properties": {"arms": {"maxItems": 1, "items": {"properties": {
                        "label": {"maxLength": label["maxLength"] - len(AA_SUFFIX)}}}}}}]},
     ]
+    root["allOf"].append(_gate_metric_follows_kind(defs))
     root["properties"]["tags"].update(maxProperties=20, propertyNames={"minLength": 1, "maxLength": 64})
     root["properties"]["network_profiles"]["uniqueItems"] = True
     return {"$schema": DIALECT, "title": "LatencyLab comparison spec", "description": DESCRIPTIONS[ROOT], **root,

@@ -1,5 +1,6 @@
 """The OpenGraph / Twitter card of a share link: 1200×630 PNG with the comparison's name, the
-verdict line and the median total time per arm (bars with their 95 % CI whiskers), drawn
+verdict line and the median of the gate's metric per arm (bars with their 95 % CI whiskers:
+series time or page load where the gate judged those, total time per request otherwise), drawn
 from the report document (so from the stored analysis)."""
 
 import io
@@ -59,18 +60,30 @@ def _wrap(draw: ImageDraw.ImageDraw, text: str, font: Any, width: int, max_lines
     return lines
 
 
-def chart_rows(document: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
-    """The first device × profile group's median total time per arm, with its CI."""
+# What the bars show, per gate metric: the card's chart never contradicts its verdict line.
+CHART_TITLES = {"series_ms": "Median series time", "page_load_ms": "Median page load"}
+
+
+def chart_rows(document: dict[str, Any]) -> tuple[str, str, list[dict[str, Any]]]:
+    """The chart's title, and the first device × profile group's median per arm with its CI: of
+    the gate's group metric when it judged one (its `group_times`), else of total time per request."""
     results = document.get("results") or {}
-    requests = (results.get("analysis") or {}).get("requests") or []
-    rows = [row for row in requests if row.get("metric", "total_ms") == "total_ms" and row.get("n")]
+    analysis = results.get("analysis") or {}
+    metric = ((document.get("verdict") or {}).get("gate") or {}).get("metric", "total_ms")
+    grouped = [row for row in analysis.get("group_times") or [] if row.get("metric") == metric and row.get("n")]
+    if metric in CHART_TITLES and grouped:
+        title, rows = CHART_TITLES[metric], grouped
+    else:
+        title = "Median total time"
+        rows = [row for row in analysis.get("requests") or [] if row.get("metric", "total_ms") == "total_ms"
+                and row.get("n")]
     if not rows:
-        return "", []
+        return title, "", []
     device, profile = rows[0].get("device"), rows[0].get("profile")
     arms = results.get("arms") or []
     group = [row for row in rows if row.get("device") == device and row.get("profile") == profile]
     group.sort(key=lambda row: arms.index(row["arm"]) if row.get("arm") in arms else len(arms))
-    return f"{device} · {profile}", group
+    return title, f"{device} · {profile}", group
 
 
 def render_card(document: dict[str, Any]) -> bytes:
@@ -98,12 +111,12 @@ def render_card(document: dict[str, Any]) -> bytes:
 
 def _draw_chart(draw: ImageDraw.ImageDraw, document: dict[str, Any], *, top: int, left: int, right: int,
                 bottom: int) -> None:
-    subtitle, rows = chart_rows(document)
+    title, subtitle, rows = chart_rows(document)
     small = _font(20)
     if not rows:
         draw.text((left, top), "No results yet.", font=small, fill=MUTED)
         return
-    draw.text((left, top), _text(f"Median total time per arm, 95 % CI · {subtitle}"), font=small, fill=MUTED)
+    draw.text((left, top), _text(f"{title} per arm, 95 % CI · {subtitle}"), font=small, fill=MUTED)
     top += 36
     label_width = 200
     x0, x1 = left + label_width, right - 120

@@ -20,7 +20,7 @@ from apps.results.selectors import results_for_charts
 from apps.results.verdicts import verdict_for
 
 REDACTED = "[redacted]"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: the verdict names its metric and carries the metric beside it
 
 
 def report_cache_version(comparison: Comparison) -> str:

@@ -44,7 +44,9 @@ def aa_report(*, organization: Organization, pool: DevicePool) -> dict[str, Any]
     listed: list[dict[str, Any]] = []
     for c in comparisons:
         metric = c["spec__gate__metric"] or "total_ms"
-        outcomes = [row["verdict"]["outcome"] for row in latest.get(c["id"], []) if row.get("metric") == metric]
+        # A series' per-period rows restate its pooled row period by period: not verdicts of their own.
+        outcomes = [row["verdict"]["outcome"] for row in latest.get(c["id"], [])
+                    if row.get("metric") == metric and row.get("scope") != "period"]
         counts.update(outcomes)
         if len(listed) < LATEST:
             listed.append({"id": str(c["id"]), "name": c["name"], "created_at": c["created_at"],

@@ -13,6 +13,7 @@ from django.db.models import Count
 from apps.accounts.models import Organization
 from apps.comparisons.models import Comparison
 from apps.comparisons.selectors import comparison_progress, comparisons_for
+from apps.comparisons.spec import gate_metric_of
 from apps.devices.models import Device
 from apps.devices.selectors import devices_visible_to
 
@@ -74,7 +75,7 @@ def home_summary(*, organization: Organization) -> dict[str, Any]:
     recent_out = []
     for comparison in recent:
         entry = _summary(comparison)
-        metric = (comparison.spec.get("gate") or {}).get("metric", "total_ms")
+        metric = gate_metric_of(comparison.spec)
         entry["gate_metric"] = metric
         if comparison.id in sections:
             verdicts, descriptive, requests = sections[comparison.id].values()

@@ -10,7 +10,7 @@ from django.utils import timezone
 from apps.comparisons.events import COMPARISON_ENDED
 from apps.comparisons.models import Comparison, Run
 from apps.comparisons.services import comparison_extend_runs
-from apps.comparisons.spec import blocks_range
+from apps.comparisons.spec import analysis_metrics, blocks_range, gate_metric_of
 from apps.core.events import publish
 
 from .analysis import INCONCLUSIVE, VerdictConfig, analyze_comparison, describe, to_jsonable
@@ -64,7 +64,7 @@ def look_point(comparison: Comparison) -> LookPoint | None:
 
 def _gate_rows(comparison: Comparison, result: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
     """The overall outcome and the headline rows of the gate's metric in a computed analysis."""
-    metric = (comparison.spec.get("gate") or {}).get("metric", "total_ms")
+    metric = gate_metric_of(comparison.spec)
     rows = [verdict_row(c, baseline_comparison=None) for c in (result.get("analysis") or {}).get("comparisons", [])
             if c["metric"] == metric and c.get("scope", POOLED) == POOLED]
     return overall_outcome([row["outcome"] for row in rows]), rows
@@ -102,7 +102,8 @@ def analysis_compute(*, comparison: Comparison, timings: dict[str, float] | None
     arms = list(table.arm_labels)
     step("load")
     analysis = analyze_comparison(table, baseline_arm=comparison.baseline_arm, baselines=loaded.baselines,
-                                  link_rates=loaded.link_rates, config=config or verdict_config(comparison.spec))
+                                  link_rates=loaded.link_rates, metrics=analysis_metrics(comparison.spec),
+                                  config=config or verdict_config(comparison.spec))
     step("engine")
     # Request statistics per arm over every period: the same describe() with periods folded.
     folded = dataclasses.replace(table, period=np.full(len(table), -1, dtype=np.int32))

@@ -4,9 +4,10 @@ latest version of each), never from samples.
 
 A point is one device of one comparison. Its value comes from the analysis's per-request
 statistics over every period of the run (`requests` for total time; `descriptive` rows
-without a period for TTFB, which a workload with periods does not have); its verdict is the
-arm's verdict against that comparison's own baseline arm on the same metric, device and
-profile. The service knows no git history: "order by commit" keeps the comparisons of one
+without a period for TTFB, which a workload with periods does not have), or for series time
+and page load from its `group_times` (analyses from version 2 on; older ones have no point);
+its verdict is the arm's verdict against that comparison's own baseline arm on the same
+metric, device and profile. The service knows no git history: "order by commit" keeps the comparisons of one
 commit together, commits in the order they were first measured."""
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ from .gate import POOLED
 from .models import Analysis
 from .selectors import analyses_latest_sections
 
-METRICS = ("total_ms", "ttfb_ms")
+METRICS = ("total_ms", "ttfb_ms", "series_ms", "page_load_ms")
+GROUP_METRICS = ("series_ms", "page_load_ms")
 STATISTICS = {"median": "median_ms", "mean": "mean_ms", "p90": "p90_ms", "p95": "p95_ms", "p99": "p99_ms"}
 ORDERS = ("time", "commit")
 PLATFORMS = ("android", "ios", "host")
@@ -62,6 +64,8 @@ def _devices(comparison_ids: Iterable[Any]) -> dict[tuple[Any, str], tuple[str |
 
 def _statistic_rows(section: dict[str, Any], metric: str) -> list[dict[str, Any]]:
     """Per arm × device × profile statistics over the whole run (no period)."""
+    if metric in GROUP_METRICS:
+        return [r for r in section.get("group_times") or [] if r.get("metric") == metric]
     if metric == "total_ms" and section.get("requests"):
         return [r for r in section["requests"] if r.get("metric", "total_ms") == metric]
     return [r for r in section.get("descriptive") or [] if r.get("metric") == metric and r.get("period") is None]
@@ -92,8 +96,8 @@ def trend_points(*, organization: Organization, metric: str, statistic: str, arm
     comparisons = comparisons[:TREND_LIMIT]
     comparisons.reverse()  # oldest first
     ids = [c.id for c in comparisons]
-    sections = analyses_latest_sections(comparison_ids=ids, sections=["requests", "comparisons"]
-                                        if metric == "total_ms" else ["descriptive", "comparisons"])
+    statistics = {"total_ms": "requests", "ttfb_ms": "descriptive"}.get(metric, "group_times")
+    sections = analyses_latest_sections(comparison_ids=ids, sections=[statistics, "comparisons"])
     if metric == "total_ms":  # analyses stored before `requests` existed: their whole-run rows
         older = [cid for cid, s in sections.items() if not s.get("requests")]
         for cid, extra in analyses_latest_sections(comparison_ids=older, sections=["descriptive"]).items():

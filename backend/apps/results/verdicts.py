@@ -17,10 +17,21 @@ from django.http import Http404
 
 from apps.comparisons.models import Comparison
 from apps.comparisons.selectors import comparison_rows_for
+from apps.comparisons.spec import analysis_metrics, gate_metric_of
 from apps.core.errors import ApplicationError, Conflict
 
 from .analysis import SampleTable, VerdictConfig, compare_arms
-from .gate import POOLED, no_data_against, no_data_within, overall_outcome, verdict_document, verdict_row
+from .gate import (
+    POOLED,
+    VERDICT_SCOPES,
+    beside_metric,
+    metric_label,
+    no_data_against,
+    no_data_within,
+    overall_outcome,
+    verdict_document,
+    verdict_row,
+)
 from .loader import load_comparison
 from .selectors import analysis_latest, partial_coverage, verdict_history
 from .services import comparison_verdict_config
@@ -63,21 +74,24 @@ def _concat(a: SampleTable, b: SampleTable) -> SampleTable:
         merged[kind] = np.concatenate([remap_a[getattr(a, kind)], remap_b[getattr(b, kind)]]).astype(np.int32)
         merged[f"{kind}_labels"] = tuple(labels)
     for name in ("block", "period", "repetition", "step", "phase_measure", "ok", "total_us", "ttfb_us",
-                 "resp_bytes", "server_delay_us", "first_on_connection"):
+                 "resp_bytes", "server_delay_us", "first_on_connection", "start_us"):
         merged[name] = np.concatenate([getattr(a, name), getattr(b, name)])
-    return SampleTable(**merged)
+    # Each arm's groups are timed as its own comparison issued them (the same spec: the same).
+    return SampleTable(**merged, concurrency=a.concurrency)
 
 
 def _within_rows(comparison: Comparison, metric: str) -> list[dict[str, Any]]:
-    """The stored analysis's comparisons of each arm with the baseline arm, on `metric`: that
-    section alone is read (the whole analysis of 1,000,000 samples is ~1 MB of JSON)."""
-    return [c for c in arm_comparisons_cached(comparison=comparison) if c["metric"] == metric]
+    """The stored analysis's comparisons of each arm with the baseline arm, on `metric`, pooled
+    and per device: that section alone is read (the whole analysis of 1,000,000 samples is
+    ~1 MB of JSON)."""
+    return [c for c in arm_comparisons_cached(comparison=comparison)
+            if c["metric"] == metric and c.get("scope", POOLED) in VERDICT_SCOPES]
 
 
-def _rows_against(comparison: Comparison, other: Comparison, *, ref: str, metric: str,
+def _rows_against(comparison: Comparison, other: Comparison, *, ref: str, metrics: tuple[str, ...],
                   config: VerdictConfig) -> list[dict[str, Any]]:
-    """Each arm of the comparison judged against the same-named arm of `other`, from both
-    comparisons' samples."""
+    """Each arm of the comparison judged against the same-named arm of `other` on `metrics`,
+    from both comparisons' samples."""
     current = load_comparison(comparison).table
     previous = _relabelled(load_comparison(other).table, " (baseline)")
     combined = _concat(current, previous)
@@ -90,7 +104,9 @@ def _rows_against(comparison: Comparison, other: Comparison, *, ref: str, metric
         sub = SampleTable(**{f.name: (getattr(combined, f.name)[keep] if isinstance(getattr(combined, f.name),
                                                                                      np.ndarray)
                                       else getattr(combined, f.name)) for f in dataclasses.fields(combined)})
-        for c in compare_arms(sub, baseline_arm=f"{arm} (baseline)", metrics=(metric,), config=config):
+        for c in compare_arms(sub, baseline_arm=f"{arm} (baseline)", metrics=metrics, config=config):
+            if c.scope not in VERDICT_SCOPES:
+                continue
             row = verdict_row(dataclasses.asdict(c), baseline_comparison=str(other.id))
             row["baseline_arm"] = arm
             row["summary"] = c.summary.replace(f"vs {arm} (baseline)", f"vs {arm} ({ref})")
@@ -101,8 +117,7 @@ def _rows_against(comparison: Comparison, other: Comparison, *, ref: str, metric
 def gate_outcome_within(comparison: Comparison) -> str:
     """The overall outcome of a finished comparison against its own baseline arm (what
     `/verdict` answers without a baseline reference, and what webhooks report)."""
-    metric = (comparison.spec.get("gate") or {}).get("metric", "total_ms")
-    return overall_outcome([c["verdict"]["outcome"] for c in _within_rows(comparison, metric)
+    return overall_outcome([c["verdict"]["outcome"] for c in _within_rows(comparison, gate_metric_of(comparison.spec))
                             if c.get("scope", POOLED) == POOLED])
 
 
@@ -113,30 +128,40 @@ def verdict_for(comparison: Comparison, *, baseline_ref: str | None, base_url: s
         raise Conflict(f"The comparison is {comparison.status}; its verdict exists once it is finished.")
     coverage = partial_coverage(comparison=comparison)
     gate = comparison.spec.get("gate") or {}
-    metric = gate.get("metric", "total_ms")
+    metric = gate_metric_of(comparison.spec)
+    other_metric = beside_metric(metric, list(analysis_metrics(comparison.spec)))
     config = comparison_verdict_config(comparison)
     if baseline_ref is None:
         verdicts = [verdict_row(c, baseline_comparison=None) for c in _within_rows(comparison, metric)]
+        beside = ([verdict_row(c, baseline_comparison=None) for c in _within_rows(comparison, other_metric)]
+                  if other_metric else [])
         baseline = {"kind": "arm", "comparison": None, "arm": comparison.baseline_arm, "ref": None}
         no_data = no_data_within(baseline_arm=comparison.baseline_arm, metric=metric)
         if coverage["partial"]:
             no_data = _no_partial_data(coverage, analysed=analysis_latest(comparison=comparison) is not None) or no_data
     else:
         other = resolve_baseline(comparison, baseline_ref)
-        verdicts = verdicts_against_cached(
-            comparison=comparison, other=other, ref=baseline_ref, metric=metric, config=config,
-            compute=partial(_rows_against, comparison, other, ref=baseline_ref, metric=metric, config=config))
+        metrics = (metric, other_metric) if other_metric else (metric,)
+        rows = verdicts_against_cached(
+            comparison=comparison, other=other, ref=baseline_ref, metric="+".join(metrics), config=config,
+            compute=partial(_rows_against, comparison, other, ref=baseline_ref, metrics=metrics, config=config))
+        verdicts = [row for row in rows if row["metric"] == metric]
+        beside = [row for row in rows if row["metric"] == other_metric]
         baseline = {"kind": "comparison", "comparison": str(other.id), "arm": None, "ref": baseline_ref}
         no_data = no_data_against(baseline_comparison=str(other.id), ref=baseline_ref, metric=metric)
+    workload = comparison.spec.get("workload") or {}
     return verdict_document(
         comparison=str(comparison.id), name=comparison.name, status=comparison.status,
         url=f"{base_url}/comparisons/{comparison.id}",
         # What the verdicts were decided with (a spec without a gate gets the defaults; run until
         # decided: the α of the last look).
-        gate={"statistic": gate.get("statistic", "median"), "metric": metric, "margin_pct": config.margin_pct,
+        gate={"statistic": gate.get("statistic", "median"), "metric": metric,
+              "metric_label": metric_label(metric, workload), "margin_pct": config.margin_pct,
               "alpha": config.alpha},
         baseline=baseline, verdicts=verdicts, no_data_reason=no_data, history=verdict_history(comparison=comparison),
-        coverage=coverage)
+        coverage=coverage,
+        beside={"metric": other_metric, "metric_label": metric_label(other_metric, workload), "verdicts": beside}
+        if other_metric else None)
 
 
 def _no_partial_data(coverage: dict[str, Any], *, analysed: bool) -> str | None:

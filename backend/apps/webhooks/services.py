@@ -18,8 +18,10 @@ from rest_framework import serializers
 from apps.accounts.actor import NO_ACTOR, Actor
 from apps.accounts.models import Organization
 from apps.comparisons.models import Comparison
+from apps.comparisons.spec import gate_metric_of
 from apps.core.addresses import literal_address
 from apps.core.events import publish
+from apps.results.gate import metric_label
 from apps.results.verdicts import gate_outcome_within
 
 from . import transport
@@ -139,6 +141,7 @@ def webhook_delivery_redeliver(*, delivery_id: str) -> bool:
 
 def comparison_event_payload(comparison: Comparison) -> dict[str, Any]:
     outcome = gate_outcome_within(comparison) if comparison.status == Comparison.Status.FINISHED else None
+    metric = gate_metric_of(comparison.spec)
     return {
         "id": str(comparison.id),
         "name": comparison.name,
@@ -146,6 +149,8 @@ def comparison_event_payload(comparison: Comparison) -> dict[str, Any]:
         "url": f"{public_base_url()}/comparisons/{comparison.id}",
         "tags": comparison.tags,
         "outcome": outcome,
+        # What `outcome` judged, as GET …/verdict names it.
+        "gate": {"metric": metric, "metric_label": metric_label(metric, comparison.spec.get("workload"))},
     }
 
 

@@ -97,13 +97,20 @@ def verdict_summary(verdict: dict[str, Any]) -> str:
     return str(verdict.get("summary") or "")
 
 
+def metric_words(gate: dict[str, Any]) -> str:
+    """The gate's metric as the server words it, with its name: `per-request time (total_ms)`,
+    `series time, periods 3–30 (series_ms)` (a server before metric_label: the name alone)."""
+    metric = str(gate.get("metric") or "total_ms")
+    label = gate.get("metric_label")
+    return f"{label} ({metric})" if label else metric
+
+
 def gate_description(result: GateResult) -> str:
     gate = result.document.get("gate") or {}
-    metric = gate.get("metric", "total_ms")
     statistic = gate.get("statistic", "median")
     margin = gate.get("margin_pct")
     alpha = gate.get("alpha")
-    text = f"{statistic} {metric}"
+    text = f"{statistic} {metric_words(gate)}"
     if margin is not None:
         text += f", margin ±{margin:g} % (at least 2 ms)"
     if alpha is not None:
@@ -140,8 +147,29 @@ def sorted_verdicts(result: GateResult) -> list[dict[str, Any]]:
 
 
 def _beneath(verdict: dict[str, Any]) -> bool:
-    """A per-device row beneath a pooled device class: shown, but the outcome reads the class."""
-    return verdict.get("scope", "pooled") == "device"
+    """A row beneath a pooled device class (one device of it, or one period of a series):
+    shown, but the outcome reads the class."""
+    return verdict.get("scope", "pooled") != "pooled"
+
+
+def beside(result: GateResult) -> dict[str, Any] | None:
+    """The other metric's verdicts, which the server puts beside the gate's and which never
+    gate: per-request time beside series time or page load, and the reverse."""
+    other = result.document.get("beside")
+    return other if isinstance(other, dict) and other.get("verdicts") else None
+
+
+def beside_sentence(result: GateResult) -> str:
+    """`per-request time (total_ms), beside it, says regression — not what the gate judged`."""
+    other = beside(result)
+    if other is None:
+        return ""
+    outcome = str(other.get("outcome") or "no_data").replace("_", " ")
+    text = f"{metric_words(other)}, beside it, says {outcome}"
+    if other.get("disagrees"):
+        gate = result.document.get("gate") or {}
+        text += f"; not gating: the gate judged {gate.get('metric_label') or gate.get('metric', 'total_ms')}"
+    return text
 
 
 def _outcome_of(verdict: dict[str, Any]) -> str:
@@ -168,7 +196,10 @@ def _blocks_to_decide(verdict: dict[str, Any]) -> str:
 
 def widened_margin(verdict: dict[str, Any], gate: dict[str, Any]) -> str:
     """The 2 ms floor widens the margin on fast requests (0.5 ms medians: ±400 %); a
-    reader must see that "equivalent" then means "within 2 ms", not "within 5 %"."""
+    reader must see that "equivalent" then means "within 2 ms", not "within 5 %". Servers
+    that say so in the summary line itself (`; margin ±44 %: …`) need no second note."""
+    if "; margin ±" in str(verdict.get("summary") or ""):
+        return ""
     margin, configured = verdict.get("margin"), gate.get("margin_pct")
     if isinstance(margin, (int, float)) and isinstance(configured, (int, float)) and margin * 100 > configured + 0.05:
         return f"margin widened to ±{margin * 100:.0f} % by the 2 ms floor"
@@ -235,6 +266,10 @@ def render_text(result: GateResult) -> str:
         lines.append(line)
     if not verdicts:
         lines.append(f"  no verdicts: {result.reason or 'nothing to compare'}")
+    if other := beside(result):
+        lines.append(f"{beside_sentence(result)}:")
+        rows = [v for v in other["verdicts"] if isinstance(v, dict)]
+        lines += [f"  {_outcome_of(v):<{width}}  {verdict_summary(v)}" for v in rows]
     lines += history_lines(result)
     if url := dashboard_url(result):
         lines.append(f"dashboard: {url}")
@@ -275,6 +310,7 @@ def render_json(result: GateResult, *, version: str) -> str:
         "warnings": result.warnings,
         "error": None,
         "verdicts": doc.get("verdicts") or [],
+        "beside": doc.get("beside"),
         "history": doc.get("history") or [],
     }
     return json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
@@ -305,6 +341,7 @@ def render_junit(result: GateResult) -> str:
         ("fail_on", result.fail_on),
         ("baseline", baseline_description(result)),
         ("gate", gate_description(result)),
+        ("beside", beside_sentence(result) or None),
     ):
         if value is not None:
             ET.SubElement(properties, "property", name=name, value=_xml_text(value))
@@ -375,7 +412,11 @@ def _nb(text: str) -> str:
 
 def _md_gate(result: GateResult) -> str:
     gate = result.document.get("gate") or {}
-    text = f"{md(gate.get('statistic', 'median'))} of {_md_code(gate.get('metric', 'total_ms'))}"
+    text = f"{md(gate.get('statistic', 'median'))} of "
+    if gate.get("metric_label"):
+        text += f"**{md(gate['metric_label'])}** ({_md_code(gate.get('metric', 'total_ms'))})"
+    else:
+        text += _md_code(gate.get("metric", "total_ms"))
     if gate.get("margin_pct") is not None:
         text += f", margin ±{gate['margin_pct']:g} % (at least 2 ms)"
     if gate.get("alpha") is not None:
@@ -407,6 +448,8 @@ HOW_TO_READ = (
     " (Holm-adjusted p < {alpha}) and not negligible (\\|Cliff's δ\\| ≥ 0.147). **improvement** is the mirror image.\n"
     "- **equivalent**: the 90 % interval lies within ±{margin} %: shown to make no practical difference.\n"
     "- **inconclusive**: neither could be shown; more blocks narrow the interval.\n"
+    "- **metric**: the gate judged {metric}: what the workload is about (a series' time, a page's load, or"
+    " each request's); a metric shown beside it does not gate.\n"
     "- **Cliff's δ** runs from −1 (the arm is always faster) to +1 (always slower): below 0.147 in size is"
     " negligible, below 0.33 small, below 0.474 medium, otherwise large.\n"
     "- **p** is the Holm-adjusted p-value of the paired test on per-block log-ratios.\n"
@@ -456,6 +499,11 @@ def render_markdown(result: GateResult) -> str:
                    _nb(fmt_p(verdict)), cell]
             lines.append("| " + " | ".join(row) + " |")
         lines.append("")
+    if other := beside(result):
+        lines += [f"{md(beside_sentence(result)[0].upper() + beside_sentence(result)[1:])}:", ""]
+        lines += [f"- {md(_outcome_of(v).replace('_', ' '))}: {_md_code(verdict_summary(v))}"
+                  for v in other["verdicts"] if isinstance(v, dict)]
+        lines.append("")
     if history := [h for h in (doc.get("history") or []) if isinstance(h, dict)]:
         lines += [f"Run until decided: {_plural(len(history), 'look')}.", ""]
         lines += [f"- {md(history_line(h, last=i == len(history) - 1))}" for i, h in enumerate(history)]
@@ -466,6 +514,7 @@ def render_markdown(result: GateResult) -> str:
         lines += [f"[Open the comparison in LatencyLab]({url}) for the charts and every sample.", ""]
     lines.append(
         HOW_TO_READ.format(
+            metric=md(metric_words(gate)),
             statistic=md(gate.get("statistic", "median")),
             margin=f"{gate.get('margin_pct', 5):g}",
             alpha=f"{gate.get('alpha', 0.01):g}",

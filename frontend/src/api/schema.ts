@@ -1290,6 +1290,7 @@ export interface components {
          *     section is empty when the workload has no such data.
          */
         Analysis: {
+            /** @description the engine's format: 2 adds the group metrics (series_ms, page_load_ms) with per-period rows and `group_times`; a version 1 analysis compared per-request metrics only */
             version: number;
             baseline_arm: string;
             config: components["schemas"]["VerdictConfig"];
@@ -1302,6 +1303,8 @@ export interface components {
             delay_sweep: components["schemas"]["DelaySweepRow"][];
             payload_sweep: components["schemas"]["PayloadSweepRow"][];
             comparisons: components["schemas"]["ArmComparison"][];
+            /** @description per arm × device × profile, a group metric's statistics (series_ms, page_load_ms) over every period; `errors` counts the groups with a failed request; absent from analyses before version 2 */
+            group_times?: components["schemas"]["DescriptiveRow"][];
             /** @description per arm × device × profile over every period */
             requests: components["schemas"]["DescriptiveRow"][];
             /** @description absent from analyses stored before the phase breakdown existed */
@@ -1309,6 +1312,11 @@ export interface components {
             /** @description a `requests` workload only: each listed request on its own */
             per_request?: components["schemas"]["PerRequestRow"][];
         };
+        /**
+         * @description gate.metric of the workload kind api; the first, total_ms, is the default.
+         * @enum {string}
+         */
+        ApiGateMetric: "total_ms" | "ttfb_ms";
         /** @description An API token as listed: never its secret, which only the create response carries. */
         ApiTokenCreated: {
             /** Format: uuid */
@@ -1438,6 +1446,10 @@ export interface components {
             device?: string | null;
             /** @description pooled row: one device regresses and another improves (the row is then inconclusive) */
             devices_disagree?: boolean;
+            /** @description the period of a `period` row; absent from analyses before version 2 */
+            period?: number | null;
+            /** @description pooled series-time row: one period regresses and another improves (flagged; the pooled verdict stands); absent from analyses before version 2 */
+            periods_disagree?: boolean;
         };
         ArmOutput: {
             readonly label: string;
@@ -1511,6 +1523,8 @@ export interface components {
             device_label: string | null;
             /** @description pooled row: one device regresses and another improves */
             devices_disagree: boolean;
+            /** @description pooled series-time row: one period regresses and another improves (flagged; the verdict stands) */
+            periods_disagree: boolean;
             /** @description inconclusive only: per outcome, the total blocks per device at which it would be reached at the observed per-block mean and spread (null: not at that mean) */
             blocks_to_decide: components["schemas"]["BlocksByOutcome"] | null;
             summary: string;
@@ -1716,13 +1730,13 @@ export interface components {
             blocks_stored: number | null;
         };
         /**
-         * @description pooled: a device class's headline row; device: one device of the class beneath it
+         * @description pooled: a device class's headline row; device: one device of the class beneath it; period: series time of one period of the class beneath it (results only)
          * @enum {string}
          */
-        ComparisonScope: "pooled" | "device";
+        ComparisonScope: "pooled" | "device" | "period";
         /**
          * LatencyLab comparison spec
-         * @description A comparison spec as submitted to POST /api/v1/comparisons (JSON or YAML). Fields given override the preset's; `workload` merges key by key when its kind is the preset's. Without a preset, name, workload (with its kind) and arms are required. mode aa takes exactly one arm, whose label leaves room for '-again'. The full rules, cross-field ones included, are the JSON Schema at GET /api/v1/schemas/comparison-spec.
+         * @description A comparison spec as submitted to POST /api/v1/comparisons (JSON or YAML). Fields given override the preset's; `workload` merges key by key when its kind is the preset's. Without a preset, name, workload (with its kind) and arms are required. mode aa takes exactly one arm, whose label leaves room for '-again'. gate.metric is one the workload kind allows: series: series_ms, total_ms, ttfb_ms; requests: page_load_ms, total_ms, ttfb_ms; api: total_ms, ttfb_ms; mixed: total_ms, ttfb_ms; delay_sweep: total_ms, ttfb_ms; payload_sweep: total_ms, ttfb_ms (the first is the default). The full rules, cross-field ones included, are the JSON Schema at GET /api/v1/schemas/comparison-spec.
          */
         ComparisonSpecRequest: {
             /** @description Shown in lists and reports. */
@@ -1751,7 +1765,7 @@ export interface components {
             tags?: {
                 [key: string]: string;
             };
-            /** @description The CI gate's metric, margin and α. */
+            /** @description The CI gate's metric, margin and α. The metric depends on the workload kind: series: series_ms, total_ms, ttfb_ms; requests: page_load_ms, total_ms, ttfb_ms; api: total_ms, ttfb_ms; mixed: total_ms, ttfb_ms; delay_sweep: total_ms, ttfb_ms; payload_sweep: total_ms, ttfb_ms (the first is the default). */
             gate?: components["schemas"]["SpecGate"];
             /** @description Per request. Default: 30. */
             timeout_s?: number;
@@ -1804,6 +1818,8 @@ export interface components {
             outcome_reason: string;
             /** @description run until decided: the verdict at each look, in order (the last is the verdict above); empty for a fixed number of blocks */
             history: components["schemas"]["VerdictLook"][];
+            /** @description the other metric's verdicts (per-request time beside a group metric, and the reverse), which do not gate; null when the analysis has none (a version 1 analysis, a workload without groups) */
+            beside: components["schemas"]["VerdictBeside"] | null;
             /** @description the comparison was cancelled: its analysis and verdicts cover only the blocks stored before the cancel (blocks_stored of blocks_planned) */
             partial: boolean;
             /** @description partial only: the blocks the runs planned */
@@ -1823,6 +1839,11 @@ export interface components {
             /** Format: double */
             throughput_bytes_per_s: number | null;
         };
+        /**
+         * @description gate.metric of the workload kind delay_sweep; the first, total_ms, is the default.
+         * @enum {string}
+         */
+        DelaySweepGateMetric: "total_ms" | "ttfb_ms";
         /** @description sweeps.py `delay_sweep`: measured − known server delay per step. */
         DelaySweepRow: {
             profile: string;
@@ -2295,7 +2316,7 @@ export interface components {
             first_minus_rest_median_ms: number | null;
         };
         /** @enum {string} */
-        GateMetric: "total_ms" | "ttfb_ms";
+        GateMetric: "total_ms" | "ttfb_ms" | "series_ms" | "page_load_ms";
         /**
          * @description the statistic the gate compares
          * @enum {string}
@@ -2648,10 +2669,15 @@ export interface components {
             role: components["schemas"]["RoleEnum"];
         };
         /**
-         * @description total_ms = app_done − t0; ttfb_ms = resp_first_byte − req_start
+         * @description per request: total_ms = app_done − t0, ttfb_ms = resp_first_byte − req_start; per group: series_ms = a series' time (first request issued → last response completed when issued concurrently, the sum of its requests' times otherwise), page_load_ms = a pass over a request list's time, timed the same way
          * @enum {string}
          */
-        Metric: "total_ms" | "ttfb_ms";
+        Metric: "total_ms" | "ttfb_ms" | "series_ms" | "page_load_ms";
+        /**
+         * @description gate.metric of the workload kind mixed; the first, total_ms, is the default.
+         * @enum {string}
+         */
+        MixedGateMetric: "total_ms" | "ttfb_ms";
         MixedWorkload: {
             kind?: "mixed";
             /** @description Default: 5. */
@@ -2856,6 +2882,11 @@ export interface components {
             active?: boolean;
             events?: components["schemas"]["EventsEnum"][];
         };
+        /**
+         * @description gate.metric of the workload kind payload_sweep; the first, total_ms, is the default.
+         * @enum {string}
+         */
+        PayloadSweepGateMetric: "total_ms" | "ttfb_ms";
         /**
          * @description sweeps.py `payload_sweep`: latency ÷ the block's baseline RTT per response size, and the
          *     stall detector's verdict on the size band (stalls.py).
@@ -3125,6 +3156,11 @@ export interface components {
             /** Format: double */
             p95_ms: number | null;
         };
+        /**
+         * @description gate.metric of the workload kind requests; the first, page_load_ms, is the default.
+         * @enum {string}
+         */
+        RequestsGateMetric: "page_load_ms" | "total_ms" | "ttfb_ms";
         RequestsWorkload: {
             kind?: "requests";
             requests?: components["schemas"]["SpecRequest"][];
@@ -3328,6 +3364,11 @@ export interface components {
             /** @description write-only: never returned by any endpoint; 1–8192 bytes (UTF-8), no CR, LF or NUL */
             value: string;
         };
+        /**
+         * @description gate.metric of the workload kind series; the first, series_ms, is the default.
+         * @enum {string}
+         */
+        SeriesGateMetric: "series_ms" | "total_ms" | "ttfb_ms";
         /** @description series.py `series_summary`: per profile × device × arm × period. */
         SeriesRow: {
             profile: string;
@@ -3496,7 +3537,6 @@ export interface components {
             count?: number;
         };
         SpecGate: {
-            /** @description Default: "total_ms". */
             metric?: components["schemas"]["GateMetric"];
             /** @description Default: "median". */
             statistic?: "median";
@@ -3664,6 +3704,20 @@ export interface components {
          * @enum {string}
          */
         VerdictBaselineKind: "arm" | "comparison";
+        /**
+         * @description The other view of the same requests, shown beside the gate's metric and never gating:
+         *     per-request time beside series time or page load, and the reverse.
+         */
+        VerdictBeside: {
+            metric: components["schemas"]["Metric"];
+            metric_label: string;
+            /** @description the worst of these verdicts, as the gate's own would be */
+            outcome: components["schemas"]["OverallOutcome"];
+            /** @description this outcome is not the gate's: say which metric gated */
+            disagrees: boolean;
+            /** @description the headline rows (one per device class and profile) */
+            verdicts: components["schemas"]["ArmVerdict"][];
+        };
         VerdictConfig: {
             /** Format: double */
             margin_pct: number;
@@ -3687,7 +3741,10 @@ export interface components {
         VerdictEnum: "regression" | "improvement" | "equivalent" | "inconclusive" | "baseline";
         VerdictGate: {
             statistic: components["schemas"]["GateStatistic"];
+            /** @description the metric the verdicts judge: the spec's gate.metric (by default the workload's: series_ms for a series, page_load_ms for a request list, total_ms otherwise) */
             metric: components["schemas"]["Metric"];
+            /** @description the metric in words, e.g. "series time, periods 3–30", "per-request time" */
+            metric_label: string;
             /** Format: double */
             margin_pct: number;
             /** Format: double */
@@ -8998,8 +9055,10 @@ export interface operations {
                 /**
                  * @description * `total_ms` - total_ms
                  *     * `ttfb_ms` - ttfb_ms
+                 *     * `series_ms` - series_ms
+                 *     * `page_load_ms` - page_load_ms
                  */
-                metric?: "total_ms" | "ttfb_ms";
+                metric?: "total_ms" | "ttfb_ms" | "series_ms" | "page_load_ms";
                 /**
                  * @description time: oldest first; commit: the comparisons of one tags.commit together, commits in the order they were first measured
                  *
@@ -9090,8 +9149,10 @@ export interface operations {
                 /**
                  * @description * `total_ms` - total_ms
                  *     * `ttfb_ms` - ttfb_ms
+                 *     * `series_ms` - series_ms
+                 *     * `page_load_ms` - page_load_ms
                  */
-                metric?: "total_ms" | "ttfb_ms";
+                metric?: "total_ms" | "ttfb_ms" | "series_ms" | "page_load_ms";
                 /**
                  * @description time: oldest first; commit: the comparisons of one tags.commit together, commits in the order they were first measured
                  *
@@ -9811,24 +9872,26 @@ export const pathsApiV1AuditEventsGetParametersQueryActionValues: ReadonlyArray<
 export const pathsApiV1ComparisonsGetParametersQueryStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/comparisons"]["get"]["parameters"]["query"]["status"]> = ["analysing", "cancelled", "failed", "finished", "queued", "running"];
 export const pathsApiV1DevicesGetParametersQueryPlatformValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/devices"]["get"]["parameters"]["query"]["platform"]> = ["android", "host", "ios"];
 export const pathsApiV1DevicesGetParametersQueryStateValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/devices"]["get"]["parameters"]["query"]["state"]> = ["available", "busy", "not_ready", "offline", "quarantined", "unauthorized"];
-export const pathsApiV1TrendsGetParametersQueryMetricValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/trends"]["get"]["parameters"]["query"]["metric"]> = ["total_ms", "ttfb_ms"];
+export const pathsApiV1TrendsGetParametersQueryMetricValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/trends"]["get"]["parameters"]["query"]["metric"]> = ["total_ms", "ttfb_ms", "series_ms", "page_load_ms"];
 export const pathsApiV1TrendsGetParametersQueryOrderValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/trends"]["get"]["parameters"]["query"]["order"]> = ["time", "commit"];
 export const pathsApiV1TrendsGetParametersQueryPlatformValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/trends"]["get"]["parameters"]["query"]["platform"]> = ["android", "ios", "host"];
 export const pathsApiV1TrendsGetParametersQueryStatisticValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/trends"]["get"]["parameters"]["query"]["statistic"]> = ["median", "mean", "p90", "p95", "p99"];
-export const pathsApiV1TrendsCsvGetParametersQueryMetricValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/trends.csv"]["get"]["parameters"]["query"]["metric"]> = ["total_ms", "ttfb_ms"];
+export const pathsApiV1TrendsCsvGetParametersQueryMetricValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/trends.csv"]["get"]["parameters"]["query"]["metric"]> = ["total_ms", "ttfb_ms", "series_ms", "page_load_ms"];
 export const pathsApiV1TrendsCsvGetParametersQueryOrderValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/trends.csv"]["get"]["parameters"]["query"]["order"]> = ["time", "commit"];
 export const pathsApiV1TrendsCsvGetParametersQueryPlatformValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/trends.csv"]["get"]["parameters"]["query"]["platform"]> = ["android", "ios", "host"];
 export const pathsApiV1TrendsCsvGetParametersQueryStatisticValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/trends.csv"]["get"]["parameters"]["query"]["statistic"]> = ["median", "mean", "p90", "p95", "p99"];
+export const apiGateMetricValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ApiGateMetric"]> = ["total_ms", "ttfb_ms"];
 export const apiWorkloadKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ApiWorkload"]["kind"]> = ["api"];
 export const apiWorkloadConcurrencyOneOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ApiWorkload"]["concurrency"]> = ["sequential", "parallel", "all"];
 export const auditActionEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AuditActionEnum"]> = ["member.invited", "member.removed", "member.role_changed", "api_token.created", "api_token.revoked", "share_link.created", "share_link.revoked", "comparison.cancelled", "device.quarantine_released", "webhook.created", "webhook.updated", "webhook.deleted"];
 export const cliffsLabelValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CliffsLabel"]> = ["negligible", "small", "medium", "large"];
 export const cohensLabelValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CohensLabel"]> = ["negligible", "small", "medium", "large", "very large", "huge"];
 export const comparisonModeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ComparisonMode"]> = ["ab", "aa"];
-export const comparisonScopeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ComparisonScope"]> = ["pooled", "device"];
+export const comparisonScopeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ComparisonScope"]> = ["pooled", "device", "period"];
 export const comparisonSpecRequestBlocksOneOf2Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ComparisonSpecRequest"]["blocks"]> = ["auto"];
 export const comparisonStatusEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ComparisonStatusEnum"]> = ["queued", "running", "analysing", "finished", "failed", "cancelled"];
 export const connectionPolicyValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ConnectionPolicy"]> = ["cold", "warm", "resumed"];
+export const delaySweepGateMetricValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DelaySweepGateMetric"]> = ["total_ms", "ttfb_ms"];
 export const delaySweepWorkloadKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DelaySweepWorkload"]["kind"]> = ["delay_sweep"];
 export const deviceRecentRunStatusEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeviceRecentRunStatusEnum"]> = ["running", "ok", "failed", "infra_error", "lease_expired", "cancelled"];
 export const deviceStateEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeviceStateEnum"]> = ["available", "busy", "not_ready", "unauthorized", "offline", "quarantined"];
@@ -9838,24 +9901,27 @@ export const expectedRateSourceValues: ReadonlyArray<FlattenedDeepRequired<compo
 export const fieldBoundsTypeEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FieldBoundsTypeEnum"]> = ["number", "integer", "boolean", "choice"];
 export const finishErrorKindEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FinishErrorKindEnum"]> = ["device_lost", "device_not_ready", "build_failure", "timeout", "malformed_result", "link_unavailable", "runner_fault", "test_failure"];
 export const finishInputStatusEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FinishInputStatusEnum"]> = ["ok", "failed", "infra_error"];
-export const gateMetricValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["GateMetric"]> = ["total_ms", "ttfb_ms"];
+export const gateMetricValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["GateMetric"]> = ["total_ms", "ttfb_ms", "series_ms", "page_load_ms"];
 export const gateStatisticValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["GateStatistic"]> = ["median"];
 export const headlineVerdictEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HeadlineVerdictEnum"]> = ["regression", "inconclusive", "improvement", "equivalent", "no_data"];
 export const httpMethodValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HttpMethod"]> = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"];
 export const invitationOutputStatusEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["InvitationOutputStatusEnum"]> = ["pending", "expired", "accepted", "revoked"];
 export const lookDecisionValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LookDecision"]> = ["stop", "continue"];
 export const lossModelEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LossModelEnum"]> = ["random", "gilbert_elliott"];
-export const metricValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Metric"]> = ["total_ms", "ttfb_ms"];
+export const metricValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Metric"]> = ["total_ms", "ttfb_ms", "series_ms", "page_load_ms"];
+export const mixedGateMetricValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MixedGateMetric"]> = ["total_ms", "ttfb_ms"];
 export const mixedWorkloadKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MixedWorkload"]["kind"]> = ["mixed"];
 export const mixedWorkloadFilesValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MixedWorkload"]["files"]> = ["seed-unity-5"];
 export const overallOutcomeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OverallOutcome"]> = ["regression", "inconclusive", "improvement", "equivalent", "no_data"];
 export const paceBasisEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PaceBasisEnum"]> = ["same_spec", "recent"];
+export const payloadSweepGateMetricValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PayloadSweepGateMetric"]> = ["total_ms", "ttfb_ms"];
 export const payloadSweepWorkloadKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PayloadSweepWorkload"]["kind"]> = ["payload_sweep"];
 export const platformValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Platform"]> = ["host", "android", "ios"];
 export const platformEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PlatformEnum"]> = ["ios", "android", "host"];
 export const poolKindEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PoolKindEnum"]> = ["private", "hosted"];
 export const presetNameValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PresetName"]> = ["aa-calibration", "api-and-download", "mid-image-series", "mid-image-series-transatlantic", "os-added-latency", "payload-sweep"];
 export const protocolValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Protocol"]> = ["h1c", "h1", "h2", "h3", "grpc"];
+export const requestsGateMetricValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RequestsGateMetric"]> = ["page_load_ms", "total_ms", "ttfb_ms"];
 export const requestsWorkloadKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RequestsWorkload"]["kind"]> = ["requests"];
 export const requestsWorkloadConcurrencyOneOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RequestsWorkload"]["concurrency"]> = ["sequential", "parallel", "all"];
 export const roleEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoleEnum"]> = ["owner", "admin", "member", "viewer"];
@@ -9864,6 +9930,7 @@ export const runStatusEnumValues: ReadonlyArray<FlattenedDeepRequired<components
 export const runnerCommandTypeEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunnerCommandTypeEnum"]> = ["cancel_run"];
 export const runnerDeviceStateEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunnerDeviceStateEnum"]> = ["available", "busy", "not_ready", "unauthorized", "offline"];
 export const scopesEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ScopesEnum"]> = ["ci", "read", "write"];
+export const seriesGateMetricValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeriesGateMetric"]> = ["series_ms", "total_ms", "ttfb_ms"];
 export const seriesWorkloadKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeriesWorkload"]["kind"]> = ["series"];
 export const seriesWorkloadObjectsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeriesWorkload"]["objects"]> = ["seed-mid-24"];
 export const seriesWorkloadConcurrencyOneOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeriesWorkload"]["concurrency"]> = ["sequential", "parallel", "all"];

@@ -71,6 +71,7 @@ export type RequestsWorkload = Schemas['RequestsWorkload'];
 export type SecretCreateRequest = Schemas['SecretCreateInputRequest'];
 export type SecretValueRequest = Schemas['SecretValueInputRequest'];
 export type Analysis = Schemas['Analysis'];
+export type GateMetric = Schemas['GateMetric'];
 export type DescriptiveRow = Schemas['DescriptiveRow'];
 export type SeriesRow = Schemas['SeriesRow'];
 export type FirstVsRestRow = Schemas['FirstVsRestRow'];
@@ -85,6 +86,7 @@ export type VerdictOutcome = Schemas['VerdictOutcome'];
 // GET /api/v1/comparisons/{id}/verdict: the CI gate, with the server's overall outcome.
 export type ComparisonVerdict = Schemas['ComparisonVerdict'];
 export type ArmVerdict = Schemas['ArmVerdict'];
+export type VerdictBeside = Schemas['VerdictBeside'];
 // Run until decided: the verdict at each look (blocks per device, α spent, outcome, estimate).
 export type VerdictLook = Schemas['VerdictLook'];
 export type OverallOutcome = Schemas['OverallOutcome'];

@@ -52,7 +52,7 @@ def test_cli_run_wait_gates_on_the_real_verdict(live_server, org, pool, target, 
     assert code == max(EXIT[o] for o in outcomes) == document["exit_code"], (code, outcomes)
     stdout = capsys.readouterr().out
     assert "verdict:" in stdout
-    assert "h2 vs https-h1" in stdout
+    assert "h2 (series time) vs https-h1" in stdout  # the series gate judges series time
 
     # The same comparison through `verdict`, as Markdown for a PR comment, and an export.
     comparison_id = document["comparison"]

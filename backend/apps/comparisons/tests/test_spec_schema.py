@@ -144,6 +144,8 @@ BAD = [
     with_("workload", {"kind": "mixed", "file_paths": ["https://u:p@cdn.example.com/f"]}),
     with_("workload", {"kind": "requests", "requests": [{"url": "https://u:p@api.example.com/v1"}]}),
     with_("tags", {"repo": "https://ci:p@git.example.com/app.git"}),
+    with_("gate", {"metric": "series_ms"}), with_("gate", {"metric": "page_load_ms"}),  # not an api workload's
+    with_("workload", {"kind": "series"}, with_("gate", {"metric": "page_load_ms"})),
 ]
 
 
@@ -162,6 +164,7 @@ VALIDATOR_ONLY = [
     with_("workload", {"kind": "payload_sweep"}),  # sizes, unless the preset gives them
     with_("workload", {"kind": "series", "periods": [240] * 40, "repetitions": 100}),  # ≤ 200,000 requests per run
     with_("baseline_arm", "b", {**GOOD, "mode": "aa", "arms": [{"label": "a", "protocol": "h2"}]}),
+    {"preset": "api-and-download", "gate": {"metric": "series_ms"}},  # the kind is the preset's
 ]
 
 

@@ -35,7 +35,7 @@ def test_the_public_report_is_served_and_each_open_written_at_once(finished, cli
     for opens in (1, 2):
         response = client.get(f"/api/v1/public/reports/{token}")
         assert response.status_code == 200, response.content
-        assert response.json()["verdict_line"].startswith("Improvement: h2 vs https-h1")
+        assert response.json()["verdict_line"].startswith("Improvement: h2 (series time) vs https-h1")
         link.refresh_from_db()
         assert link.open_count == opens  # written to the link, none left waiting in a cache
     assert cache_errors("analysis") > before[0]

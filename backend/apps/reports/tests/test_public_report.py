@@ -64,7 +64,7 @@ def test_the_report_is_served_without_a_session_from_the_stored_analysis(finishe
     assert body["tags"] == {"branch": "main"}
     assert body["status"] == "finished"
     assert body["verdict"]["outcome"] == "improvement"
-    assert body["verdict_line"].startswith("Improvement: h2 vs https-h1")
+    assert body["verdict_line"].startswith("Improvement: h2 (series time) vs https-h1")
     [row] = body["verdict"]["verdicts"]
     assert row["cliffs_delta"] < -0.474
     assert row["ratio"] < 0.6
@@ -196,7 +196,7 @@ def test_the_link_page_carries_opengraph_tags(finished, client_ip, tmp_path, set
     assert f'<meta property="og:title" content="{finished.name} · LatencyLab" />' in html
     assert f'content="http://testserver/api/v1/public/reports/{token}/card.png"' in html
     assert '<meta name="twitter:card" content="summary_large_image" />' in html
-    assert 'property="og:description" content="Improvement: h2 vs https-h1' in html
+    assert 'property="og:description" content="Improvement: h2 (series time) vs https-h1' in html
     assert html.index("og:title") < html.index("</head>")
     gone = public(client_ip).get("/r/lls_unknown")
     assert gone.status_code == 404

@@ -7,6 +7,11 @@ effects (docs/methodology.md, "Why a t-test on blocks"). Holm's correction runs 
 device class × profile it is compared on: the gate asks one question per candidate
 on its metric ("is it worse anywhere?"), and its answer must not depend on which
 other metrics are analysed beside it (docs/methodology.md, "One Holm family").
+
+Series time (metrics.py) is judged per period and pooled over the periods: a block's
+effect is the mean of its periods' effects (each period a stratum, weighted equally), so a
+30-request series and a 3-request one are never ranked against each other; the rank
+statistics are stratified the same way (docs/methodology.md, "Which metric the gate judges").
 """
 
 from __future__ import annotations
@@ -16,14 +21,22 @@ from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
-from .effects import cliffs_delta_from_u, cliffs_label, cohens_d_log, cohens_label, percentage_gain, speedup
+from .effects import (
+    cliffs_delta_from_u,
+    cliffs_label,
+    cohens_d_log,
+    cohens_d_log_stratified,
+    cohens_label,
+    percentage_gain,
+    speedup,
+)
 from .grouping import group_by, sorted_quantiles
-from .significance import block_effect_estimate, holm_adjust, mann_whitney
+from .metrics import MetricSource, metric_source
+from .significance import block_effect_estimate, holm_adjust, mann_whitney, stratified_mann_whitney
 from .table import METRIC_COLUMNS, SampleTable
 from .verdict import IMPROVEMENT, INCONCLUSIVE, REGRESSION, Verdict, VerdictConfig, decide, summary_line
 
 POOLED_SCOPE = "pooled"
-
 
 @dataclass(frozen=True)
 class ArmComparison:
@@ -55,9 +68,11 @@ class ArmComparison:
     cohens_label: str
     verdict: Verdict
     summary: str
-    scope: str = POOLED_SCOPE  # "pooled": the device class's headline; "device": one device beneath it
+    scope: str = POOLED_SCOPE  # "pooled": the device class's headline; "device" / "period": beneath it
     device: str | None = None  # the device of a "device" row
     devices_disagree: bool = False  # pooled row: one device regresses and another improves
+    period: int | None = None  # the period of a "period" row (series time of that period alone)
+    periods_disagree: bool = False  # pooled series-time row: one period regresses and another improves
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -69,7 +84,8 @@ class _UnitStats:
     fields: dict
 
 
-POOLED, DEVICE = POOLED_SCOPE, "device"
+POOLED, DEVICE, PERIOD = POOLED_SCOPE, "device", "period"
+SCOPE_ORDER = {POOLED: 0, DEVICE: 1, PERIOD: 2}
 
 
 def compare_arms(
@@ -82,105 +98,143 @@ def compare_arms(
     """Pooled rows, one per device class (the devices sharing a platform and model), and, for a
     class of several devices, one row per device beneath it. A pooled row whose devices
     disagree in direction (one regresses, another improves) is inconclusive and says so: a
-    mean over devices would average the disagreement away."""
+    mean over devices would average the disagreement away. Series time also gets one row per
+    period beneath each pooled row (its own Holm family; they inform, the pooled row gates)."""
     config = config or VerdictConfig()
     if baseline_arm not in table.arm_labels:
         raise ValueError(f"baseline arm {baseline_arm!r} is not one of {list(table.arm_labels)}")
     base_code = table.arm_labels.index(baseline_arm)
     class_of_device, class_labels = table.device_class_codes()
     devices_in_class = np.bincount(class_of_device, minlength=len(class_labels))
-    units = _units(table, metrics, base_code, baseline_arm, config, POOLED, class_of_device, class_labels,
-                   class_labels)
     shared = devices_in_class[class_of_device] > 1
-    if shared.any():
-        units += _units(table, metrics, base_code, baseline_arm, config, DEVICE,
-                        np.where(shared, np.arange(len(class_of_device)), -1), table.device_labels,
-                        tuple(class_labels[c] for c in class_of_device))
+    units: list[_UnitStats] = []
+    for metric_index, metric in enumerate(metrics):
+        source = metric_source(table, metric)
+        common = (source, metric, metric_index, base_code, baseline_arm, config)
+        units += _units(*common, POOLED, class_of_device, class_labels, class_labels)
+        if shared.any():
+            units += _units(*common, DEVICE, np.where(shared, np.arange(len(class_of_device)), -1),
+                            table.device_labels, tuple(class_labels[c] for c in class_of_device))
+        periods = _periods(source) if source.stratified else []
+        for period in periods if len(periods) > 1 else []:
+            units += _units(*common, PERIOD, class_of_device, class_labels, class_labels, period=period)
 
     out: list[ArmComparison] = []
     # Holm families: one arm on one metric over every class × profile (pooled rows), and
-    # apart over every device × profile (the rows beneath, which do not gate).
+    # apart over every device × profile and every class × profile × period (the rows
+    # beneath, which do not gate).
     for scope, metric_index, arm in sorted({(u.key[0], u.key[1], u.key[4]) for u in units}):
         family = [u for u in units if (u.key[0], u.key[1], u.key[4]) == (scope, metric_index, arm)]
         adjusted = holm_adjust(np.array([u.fields["p_blocks"] for u in family]))
         for unit, p_adj in zip(family, adjusted, strict=True):
             out.append(_finish(unit.fields, float(p_adj), len(family), config))
     out = _flag_disagreement(out)
-    out.sort(key=lambda c: (c.arm, c.metric, c.device_class, c.profile, c.scope != POOLED, c.device or ""))
+    out.sort(key=lambda c: (c.arm, c.metric, c.device_class, c.profile, SCOPE_ORDER[c.scope], c.device or "",
+                            -1 if c.period is None else c.period))
     return out
 
 
-def _units(table: SampleTable, metrics: Sequence[str], base_code: int, baseline_arm: str, config: VerdictConfig,
-           scope: str, unit_of_device: np.ndarray, unit_labels: Sequence[str],
-           class_of_unit: Sequence[str]) -> list[_UnitStats]:
+def _periods(source: MetricSource) -> list[int]:
+    """The periods with a usable value (a period every series of which failed has none)."""
+    _, usable = source.table.metric_values(source.column_metric)
+    return [int(p) for p in np.unique(source.table.period[usable]) if p >= 0]
+
+
+def _units(source: MetricSource, metric: str, metric_index: int, base_code: int, baseline_arm: str,
+           config: VerdictConfig, scope: str, unit_of_device: np.ndarray, unit_labels: Sequence[str],
+           class_of_unit: Sequence[str], *, period: int | None = None) -> list[_UnitStats]:
     """Arm comparisons per (unit, profile, arm), a unit being a device class (pooled) or one
-    device; devices whose unit is −1 are left out."""
+    device; devices whose unit is −1 are left out. `period`: that period's values alone."""
+    table = source.table
     # (device, block) cell key of every row; _dense_cells numbers each unit's cells densely.
     n_blocks = int(table.block.max(initial=0)) + 1
     cell_keys = table.device.astype(np.int64) * n_blocks + table.block
     units: list[_UnitStats] = []
-    for metric_index, metric in enumerate(metrics):
-        values, usable = table.metric_values(metric)
-        usable = usable & (unit_of_device[table.device] >= 0)
-        rows = np.flatnonzero(usable)
-        unit = unit_of_device[table.device[rows]]
-        # Sorted by value within each (unit, profile, arm): every arm is sorted once.
-        groups = group_by([unit, table.profile[rows], table.arm[rows]],
-                          value_order=table.sorted_positions(METRIC_COLUMNS[metric], usable))
-        # One gather per metric: each arm is then a contiguous slice, sorted by value, with the
-        # (device, block) cell key of each value.
-        sorted_rows = rows[groups.order]
-        sorted_values = values[sorted_rows]
-        sorted_cell_keys = cell_keys[sorted_rows]
-        starts, ends = groups.starts, groups.starts + groups.counts
-        slices = {
-            tuple(int(k[g]) for k in groups.keys): slice(int(starts[g]), int(ends[g])) for g in range(len(groups))
-        }
-        for (u, profile, arm), cand_slice in slices.items():
-            base_slice = slices.get((u, profile, base_code))
-            if arm == base_code or base_slice is None:
-                continue
-            fields = _compare_unit(sorted_values[cand_slice], sorted_cell_keys[cand_slice], sorted_values[base_slice],
-                                   sorted_cell_keys[base_slice], n_blocks, config)
-            if fields is None:
-                continue
-            fields.update(arm=table.arm_labels[arm], baseline_arm=baseline_arm, metric=metric,
-                          device_class=class_of_unit[u], profile=table.profile_labels[profile], scope=scope,
-                          device=unit_labels[u] if scope == DEVICE else None, devices_disagree=False)
-            units.append(_UnitStats((scope, metric_index, u, profile, arm), fields))
+    values, usable = table.metric_values(source.column_metric)
+    usable = usable & (unit_of_device[table.device] >= 0)
+    if period is not None:
+        usable = usable & (table.period == period)
+    rows = np.flatnonzero(usable)
+    unit = unit_of_device[table.device[rows]]
+    # Sorted by value within each (unit, profile, arm): every arm is sorted once.
+    groups = group_by([unit, table.profile[rows], table.arm[rows]],
+                      value_order=table.sorted_positions(METRIC_COLUMNS[source.column_metric], usable))
+    # One gather per metric: each arm is then a contiguous slice, sorted by value, with the
+    # (device, block) cell key of each value.
+    sorted_rows = rows[groups.order]
+    sorted_values = values[sorted_rows]
+    sorted_cell_keys = cell_keys[sorted_rows]
+    # Stratified (series time over its periods): each value's stratum, numbered densely.
+    strata = (np.unique(table.period[sorted_rows], return_inverse=True)[1].astype(np.int64)
+              if source.stratified and period is None else None)
+    starts, ends = groups.starts, groups.starts + groups.counts
+    slices = {
+        tuple(int(k[g]) for k in groups.keys): slice(int(starts[g]), int(ends[g])) for g in range(len(groups))
+    }
+    for (u, profile, arm), cand_slice in slices.items():
+        base_slice = slices.get((u, profile, base_code))
+        if arm == base_code or base_slice is None:
+            continue
+        fields = _compare_unit(
+            _Arm(sorted_values[cand_slice], sorted_cell_keys[cand_slice],
+                 None if strata is None else strata[cand_slice]),
+            _Arm(sorted_values[base_slice], sorted_cell_keys[base_slice],
+                 None if strata is None else strata[base_slice]), n_blocks, config)
+        if fields is None:
+            continue
+        fields.update(arm=table.arm_labels[arm], baseline_arm=baseline_arm, metric=metric,
+                      device_class=class_of_unit[u], profile=table.profile_labels[profile], scope=scope,
+                      device=unit_labels[u] if scope == DEVICE else None, devices_disagree=False, period=period)
+        units.append(_UnitStats((scope, metric_index, u, profile, arm), fields))
     return units
 
 
 def _flag_disagreement(rows: list[ArmComparison]) -> list[ArmComparison]:
-    beneath: dict[tuple[str, str, str, str], list[ArmComparison]] = {}
+    """Devices that disagree make their pooled row inconclusive (the class is the population
+    judged, and it does not move one way). Periods that disagree are flagged only: the periods
+    are the workload's own design, and their pooled effect is the question the gate asks."""
+    beneath: dict[tuple[str, str, str, str, str], list[ArmComparison]] = {}
     for r in rows:
-        if r.scope == DEVICE:
-            beneath.setdefault((r.arm, r.metric, r.device_class, r.profile), []).append(r)
+        if r.scope != POOLED:
+            beneath.setdefault((r.scope, r.arm, r.metric, r.device_class, r.profile), []).append(r)
     out = []
     for r in rows:
-        devices = beneath.get((r.arm, r.metric, r.device_class, r.profile), []) if r.scope == POOLED else []
-        worse = [d.device for d in devices if d.verdict.outcome == REGRESSION]
-        better = [d.device for d in devices if d.verdict.outcome == IMPROVEMENT]
-        if worse and better:
-            reason = (f"devices disagree: {', '.join(map(str, worse))} regress, {', '.join(map(str, better))} "
-                      "improve; the pooled estimate would average that away")
-            r = replace(r, devices_disagree=True,
-                        verdict=replace(r.verdict, outcome=INCONCLUSIVE, reason=reason, blocks_needed_per_device=None,
-                                        additional_blocks_per_device=None, blocks_by_outcome=None))
+        if r.scope == POOLED:
+            r = _periods_flagged(r, beneath.get((PERIOD, r.arm, r.metric, r.device_class, r.profile), []))
+            devices = beneath.get((DEVICE, r.arm, r.metric, r.device_class, r.profile), [])
+            worse = [d.device for d in devices if d.verdict.outcome == REGRESSION]
+            better = [d.device for d in devices if d.verdict.outcome == IMPROVEMENT]
+            if worse and better:
+                reason = (f"devices disagree: {', '.join(map(str, worse))} regress, "
+                          f"{', '.join(map(str, better))} improve; the pooled estimate would average that away")
+                r = replace(r, devices_disagree=True,
+                            verdict=replace(r.verdict, outcome=INCONCLUSIVE, reason=reason,
+                                            blocks_needed_per_device=None, additional_blocks_per_device=None,
+                                            blocks_by_outcome=None))
         out.append(r)
     return out
 
 
-def _compare_unit(cand: np.ndarray, cand_key: np.ndarray, base: np.ndarray, base_key: np.ndarray, n_blocks: int,
-                  config: VerdictConfig) -> dict | None:
+def _periods_flagged(row: ArmComparison, periods: list[ArmComparison]) -> ArmComparison:
+    outcomes = {p.verdict.outcome for p in periods}
+    return replace(row, periods_disagree=True) if {REGRESSION, IMPROVEMENT} <= outcomes else row
+
+
+@dataclass(frozen=True)
+class _Arm:
+    """One arm's values of a unit, sorted, with each value's (device, block) cell key and, when
+    stratified, its stratum."""
+
+    values: np.ndarray
+    cell_key: np.ndarray
+    stratum: np.ndarray | None
+
+
+def _compare_unit(cand_arm: _Arm, base_arm: _Arm, n_blocks: int, config: VerdictConfig) -> dict | None:
     # Each arm arrives sorted (see compare_arms); medians, cell statistics and U all read the
     # sorted arrays. Values stay in µs (integers sort fastest).
-    cand_cell, base_cell, cell_device = _dense_cells(cand_key, base_key, n_blocks)
-    n_cells = len(cell_device)
-    # The per-block effect: the difference of 10 %-trimmed means of log latency between the
-    # arms of one block. For a multiplicative change it is the log-ratio of medians, with about
-    # 1.5× the efficiency of a difference of medians and a trim against stray timeouts.
-    effects = _cell_trimmed_log_means(cand, cand_cell, n_cells) - _cell_trimmed_log_means(base, base_cell, n_cells)
+    cand, base = cand_arm.values, base_arm.values
+    effects, cell_device = _block_effects(cand_arm, base_arm, n_blocks)
     paired = np.isfinite(effects)  # a block with only one arm has no pair
     blocks = int(paired.sum())
     if blocks == 0:
@@ -191,9 +245,15 @@ def _compare_unit(cand: np.ndarray, cand_key: np.ndarray, base: np.ndarray, base
     ci95, ci90 = estimate.ratio_ci(0.95), estimate.ratio_ci(0.90)
     med_c = float(sorted_quantiles(cand, np.zeros(1, np.int64), np.array([len(cand)]), 0.5)[0]) / 1000.0
     med_b = float(sorted_quantiles(base, np.zeros(1, np.int64), np.array([len(base)]), 0.5)[0]) / 1000.0
-    u, p_mw = mann_whitney(cand, base)
-    delta = cliffs_delta_from_u(u, len(cand), len(base))
-    d = cohens_d_log(cand, base)  # scale-free: µs or ms give the same d
+    if cand_arm.stratum is None or base_arm.stratum is None:
+        u, p_mw = mann_whitney(cand, base)
+        delta = cliffs_delta_from_u(u, len(cand), len(base))
+        d = cohens_d_log(cand, base)  # scale-free: µs or ms give the same d
+    else:
+        # Within each stratum only: a long series against a short one says nothing of the arms.
+        u, pairs, p_mw = stratified_mann_whitney(cand, cand_arm.stratum, base, base_arm.stratum)
+        delta = 2.0 * u / pairs - 1.0 if pairs else float("nan")
+        d = cohens_d_log_stratified(cand, cand_arm.stratum, base, base_arm.stratum)
     return {
         "devices": devices,
         "blocks": blocks,
@@ -221,16 +281,41 @@ def _compare_unit(cand: np.ndarray, cand_key: np.ndarray, base: np.ndarray, base
     }
 
 
-def _dense_cells(cand_key: np.ndarray, base_key: np.ndarray, n_blocks: int
-                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Dense (device, block) cell of each value of both arms (keys are device * n_blocks + block),
-    in (device, block) order, and each cell's device."""
+def _block_effects(cand: _Arm, base: _Arm, n_blocks: int) -> tuple[np.ndarray, np.ndarray]:
+    """The per-block effect of every (device, block) cell of either arm (NaN where one arm is
+    missing) and each cell's device. The effect is the difference of 10 %-trimmed means of log
+    latency between the arms of one block: for a multiplicative change the log-ratio of
+    medians, with about 1.5× the efficiency of a difference of medians and a trim against stray
+    timeouts. Stratified: that difference within each stratum of the block, then their mean over
+    the strata where both arms have values (each stratum weighs the same)."""
+    if cand.stratum is None or base.stratum is None:
+        cand_cell, base_cell, cell_keys = _dense_cells(cand.cell_key, base.cell_key)
+        n_cells = len(cell_keys)
+        effects = (_cell_trimmed_log_means(cand.values, cand_cell, n_cells)
+                   - _cell_trimmed_log_means(base.values, base_cell, n_cells))
+        return effects, cell_keys // n_blocks
+    n_strata = int(max(cand.stratum.max(initial=0), base.stratum.max(initial=0))) + 1
+    cand_cell, base_cell, keys = _dense_cells(cand.cell_key * n_strata + cand.stratum,
+                                              base.cell_key * n_strata + base.stratum)
+    n_cells = len(keys)
+    per_stratum = (_cell_trimmed_log_means(cand.values, cand_cell, n_cells)
+                   - _cell_trimmed_log_means(base.values, base_cell, n_cells))
+    both = np.isfinite(per_stratum)
+    block_keys, block_of_cell = np.unique(keys // n_strata, return_inverse=True)
+    sums = np.bincount(block_of_cell[both], weights=per_stratum[both], minlength=len(block_keys))
+    counts = np.bincount(block_of_cell[both], minlength=len(block_keys))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        effects = np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
+    return effects, block_keys // n_blocks
+
+
+def _dense_cells(cand_key: np.ndarray, base_key: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Dense cell of each value of both arms (cells numbered in key order), and each cell's key."""
     present = np.zeros(int(max(cand_key.max(), base_key.max())) + 1, dtype=bool)
     present[cand_key] = True
     present[base_key] = True
     dense = np.cumsum(present) - 1
-    cell_device = np.flatnonzero(present) // n_blocks
-    return dense[cand_key], dense[base_key], cell_device
+    return dense[cand_key], dense[base_key], np.flatnonzero(present)
 
 
 def _cell_trimmed_log_means(sorted_values: np.ndarray, cell: np.ndarray, n_cells: int,
@@ -262,5 +347,7 @@ def _finish(fields: dict, p_adjusted: float, family_size: int, config: VerdictCo
         arm=fields["arm"], baseline_arm=fields["baseline_arm"], metric=fields["metric"],
         device_class=fields["device"] or fields["device_class"], profile=fields["profile"], ratio=fields["ratio"],
         ci95=fields["ratio_ci95"], cliffs_delta=fields["cliffs_delta"], p=p_adjusted,
-        blocks_per_device=fields["blocks_per_device"], devices=fields["devices"])
+        blocks_per_device=fields["blocks_per_device"], devices=fields["devices"], period=fields["period"],
+        margin=verdict.margin, configured_margin=config.margin_pct / 100.0,
+        baseline_median_ms=fields["median_baseline_ms"], floor_ms=config.margin_floor_ms)
     return ArmComparison(**fields, p_blocks_holm=p_adjusted, verdict=verdict, summary=summary)

@@ -1,6 +1,7 @@
 """Series workloads (seeds/000): time of a whole series of requests per period.
 
-A series is one (profile, device, arm, period, block, repetition). Issued
+A series is one (profile, device, arm, period, block, repetition); a pass over a
+request list (the `requests` workload: no period) is timed the same way. Issued
 sequentially, its time is the sum of its requests' total times (a series' gap
 between requests is not the protocol's). Issued concurrently (the workload's
 `concurrency`), its time is what the app sees: first request issued → last
@@ -21,11 +22,14 @@ SERIES_KEYS = ("profile", "device", "arm", "period", "block", "repetition")
 US_PER_S = 1_000_000.0
 
 
-def series_times(table: SampleTable, *, span: bool = False) -> dict[str, np.ndarray]:
+def series_times(table: SampleTable, *, span: bool = False, passes: bool = False) -> dict[str, np.ndarray]:
     """Columnar per-series table: key columns, time_us, bytes, requests, complete.
     span: the time is first request issued → last response completed (concurrent
-    series); a series with a request of unknown start is then incomplete."""
-    rows = np.flatnonzero(table.phase_measure & (table.period >= 0))
+    series); a series with a request of unknown start is then incomplete.
+    passes: time the passes over a request list instead (rows without a period, one
+    group per repetition; their period key is −1)."""
+    grouped = (table.period < 0) & (table.repetition >= 0) if passes else table.period >= 0
+    rows = np.flatnonzero(table.phase_measure & grouped)
     groups = group_by([getattr(table, k)[rows] for k in SERIES_KEYS])
     ok = table.ok[rows]
     n_bytes = groups.sums(np.where(ok, table.resp_bytes[rows], 0))

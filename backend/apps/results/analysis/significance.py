@@ -97,10 +97,19 @@ def mann_whitney(candidate: np.ndarray, baseline: np.ndarray) -> tuple[float, fl
     if n_c + n_b < MANN_WHITNEY_LARGE:
         result = stats.mannwhitneyu(candidate, baseline, alternative="two-sided", method="auto")
         return float(result.statistic), float(result.pvalue)
+    u, variance = _u_and_variance(np.sort(candidate, kind="stable"), np.sort(baseline, kind="stable"))
+    if variance <= 0:
+        return u, 1.0
+    z = (abs(u - n_c * n_b / 2.0) - 0.5) / np.sqrt(variance)
+    return u, float(min(1.0, 2.0 * stats.norm.sf(max(z, 0.0))))
+
+
+def _u_and_variance(sorted_cand: np.ndarray, sorted_base: np.ndarray) -> tuple[float, float]:
+    """U of the candidate and its tie-corrected variance under the null, from one stable merge
+    of the two sorted arms."""
     # Sorting is linear on already-sorted input (timsort), and a stable argsort of the two
     # sorted arms one after the other is a linear merge; callers that hold sorted arms pay little.
-    sorted_cand = np.sort(candidate, kind="stable")
-    sorted_base = np.sort(baseline, kind="stable")
+    n_c, n_b = len(sorted_cand), len(sorted_base)
     merged = np.concatenate((sorted_base, sorted_cand))
     order = np.argsort(merged, kind="stable")  # ties: baseline values first
     pooled = merged[order]
@@ -116,10 +125,32 @@ def mann_whitney(candidate: np.ndarray, baseline: np.ndarray) -> tuple[float, fl
     u = (below + below_or_tied) / 2.0
     n = float(n_c + n_b)
     variance = n_c * n_b / 12.0 * ((n + 1) - (ties**3 - ties).sum() / (n * (n - 1)))
-    if variance <= 0:
-        return u, 1.0
-    z = (abs(u - n_c * n_b / 2.0) - 0.5) / np.sqrt(variance)
-    return u, float(min(1.0, 2.0 * stats.norm.sf(max(z, 0.0))))
+    return u, float(variance)
+
+
+def stratified_mann_whitney(candidate: np.ndarray, cand_stratum: np.ndarray, baseline: np.ndarray,
+                            base_stratum: np.ndarray) -> tuple[float, int, float]:
+    """(Σ U over strata, Σ pairs compared, two-sided p): Mann-Whitney within each stratum
+    (values are compared only with values of their own stratum), the U and their null variances
+    summed over the strata where both arms have values (the stratified rank-sum test, with
+    equal weight per pair; normal approximation with continuity correction). Secondary, like
+    mann_whitney: it treats requests, here groups, as independent."""
+    u_total = mean_total = variance_total = 0.0
+    pairs = 0
+    for s in np.intersect1d(cand_stratum, base_stratum):
+        cand = np.sort(candidate[cand_stratum == s], kind="stable")
+        base = np.sort(baseline[base_stratum == s], kind="stable")
+        u, variance = _u_and_variance(cand, base)
+        u_total += u
+        mean_total += len(cand) * len(base) / 2.0
+        variance_total += variance
+        pairs += len(cand) * len(base)
+    if pairs == 0:
+        return float("nan"), 0, float("nan")
+    if variance_total <= 0:
+        return u_total, pairs, 1.0
+    z = (abs(u_total - mean_total) - 0.5) / math.sqrt(variance_total)
+    return u_total, pairs, float(min(1.0, 2.0 * stats.norm.sf(max(z, 0.0))))
 
 
 def mann_whitney_p(candidate: np.ndarray, baseline: np.ndarray) -> float:

@@ -155,6 +155,8 @@ class SampleTable:
         labels: dict[str, Any] = {
             k: tuple(v) for k, v in columns.items() if k.endswith("_labels") or k == "device_classes"
         }
+        if "concurrency" in columns:
+            labels["concurrency"] = str(columns["concurrency"])
         return cls(**arrays, **labels)
 
 

@@ -202,18 +202,48 @@ def format_p(p: float) -> str:
     return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
 
 
+# How a summary line names a metric other than per-request total time (which it leaves unnamed,
+# as every line did before the gate judged other metrics).
+METRIC_WORDS = {"ttfb_ms": "ttfb_ms", "series_ms": "series time", "page_load_ms": "page load"}
+
+
 def summary_line(*, arm: str, baseline_arm: str, metric: str, device_class: str, profile: str, ratio: float,
                  ci95: tuple[float, float], cliffs_delta: float, p: float, blocks_per_device: float,
-                 devices: int) -> str:
+                 devices: int, period: int | None = None, margin: float | None = None,
+                 configured_margin: float | None = None, baseline_median_ms: float | None = None,
+                 floor_ms: float = 2.0) -> str:
     """One line for CI logs and PR comments, e.g.
 
     `h2 vs https-h1, host / lte: median −75 % [−78 %, −71 %], Cliff's δ −0.93, p < 0.001, 12 blocks × 3 devices`
-    (the p shown is the Holm-adjusted one the verdict used).
+    (the p shown is the Holm-adjusted one the verdict used). When the 2 ms floor widened the
+    margin it says so and by how much, or "equivalent" would read as "within 5 %":
+    `…, 8 blocks × 1 device; margin ±44 %: the 2 ms floor on a 4.5 ms baseline median`.
     """
-    what = arm if metric == "total_ms" else f"{arm} ({metric})"
+    what = arm if metric == "total_ms" else f"{arm} ({METRIC_WORDS.get(metric, metric)})"
+    where = f"{device_class} / {profile}" + (f", period {period}" if period is not None else "")
     blocks = f"{blocks_per_device:.0f}" if float(blocks_per_device).is_integer() else f"{blocks_per_device:.1f}"
     change = (ratio - 1) * 100
     lo, hi = ((c - 1) * 100 for c in ci95)
-    return (f"{what} vs {baseline_arm}, {device_class} / {profile}: median {_signed_pct(change)} "
+    line = (f"{what} vs {baseline_arm}, {where}: median {_signed_pct(change)} "
             f"[{_signed_pct(lo)}, {_signed_pct(hi)}], Cliff's δ {_signed(cliffs_delta)}, {format_p(p)}, "
             f"{blocks} blocks × {devices} device{'s' if devices != 1 else ''}")
+    return line + widened_margin_note(margin, configured_margin, baseline_median_ms, floor_ms)
+
+
+def widened_margin_note(margin: float | None, configured_margin: float | None,
+                        baseline_median_ms: float | None, floor_ms: float = 2.0) -> str:
+    """`; margin ±44 %: the 2 ms floor on a 4.5 ms baseline median` when the floor widened the
+    margin beyond the configured one (and by more than rounding), else ""."""
+    if margin is None or configured_margin is None or margin <= configured_margin + 0.0005:
+        return ""
+    median = f" on a {_ms(baseline_median_ms)} baseline median" if baseline_median_ms else ""
+    return f"; margin ±{_margin_pct(margin)}: the {floor_ms:g} ms floor{median}"
+
+
+def _margin_pct(margin: float) -> str:
+    pct = margin * 100
+    return f"{pct:.0f} %" if pct >= 9.5 else f"{pct:.1f} %"
+
+
+def _ms(value: float) -> str:
+    return f"{value:.2f} ms" if value < 1 else f"{value:.1f} ms" if value < 100 else f"{value:.0f} ms"

@@ -13,8 +13,8 @@ from rest_framework import serializers
 from apps.comparisons.models import Comparison
 
 from ..analysis.effects import CLIFF_THRESHOLDS, COHEN_THRESHOLDS
+from ..analysis.metrics import METRICS
 from ..analysis.stalls import ABOVE_EXPECTED, SLOWER_THAN_LARGER_SIZE, STALL_REASONS, StallRule
-from ..analysis.table import METRIC_COLUMNS
 from ..analysis.verdict import EQUIVALENT, IMPROVEMENT, INCONCLUSIVE, REGRESSION
 from ..derive import PHASES
 from ..gate import NO_DATA, OUTCOMES_WORST_FIRST
@@ -41,7 +41,11 @@ def _enum(component: str, choices: Sequence[str], doc: str) -> type[NamedChoiceF
     return Field
 
 
-MetricField = _enum("Metric", list(METRIC_COLUMNS), "total_ms = app_done − t0; ttfb_ms = resp_first_byte − req_start")
+MetricField = _enum("Metric", list(METRICS),
+                    "per request: total_ms = app_done − t0, ttfb_ms = resp_first_byte − req_start; per group: "
+                    "series_ms = a series' time (first request issued → last response completed when issued "
+                    "concurrently, the sum of its requests' times otherwise), page_load_ms = a pass over a request "
+                    "list's time, timed the same way")
 VerdictOutcomeField = _enum("VerdictOutcome", [REGRESSION, IMPROVEMENT, EQUIVALENT, INCONCLUSIVE],
                             "one comparison's verdict (DESIGN §8)")
 OverallOutcomeField = _enum("OverallOutcome", [*OUTCOMES_WORST_FIRST, NO_DATA],
@@ -51,8 +55,9 @@ CliffsLabelField = _enum("CliffsLabel", ["negligible", *(label for _, label in r
                          "Cliff's δ in words (|δ| < 0.147 negligible, < 0.33 small, < 0.474 medium)")
 CohensLabelField = _enum("CohensLabel", ["negligible", *(label for _, label in reversed(COHEN_THRESHOLDS))],
                          "Cohen's d on log latency in words")
-ComparisonScopeField = _enum("ComparisonScope", ["pooled", "device"],
-                              "pooled: a device class's headline row; device: one device of the class beneath it")
+ComparisonScopeField = _enum("ComparisonScope", ["pooled", "device", "period"],
+                              "pooled: a device class's headline row; device: one device of the class beneath it; "
+                              "period: series time of one period of the class beneath it (results only)")
 GateStatisticField = _enum("GateStatistic", ["median"], "the statistic the gate compares")
 _RULE = StallRule()
 StallReasonField = _enum("StallReason", list(STALL_REASONS),
@@ -351,13 +356,20 @@ class ArmComparisonSerializer(serializers.Serializer):
     device = serializers.CharField(allow_null=True, required=False, help_text="the device of a `device` row")
     devices_disagree = serializers.BooleanField(required=False, help_text="pooled row: one device regresses and "
                                                 "another improves (the row is then inconclusive)")
+    period = serializers.IntegerField(allow_null=True, required=False, help_text="the period of a `period` row; "
+                                      "absent from analyses before version 2")
+    periods_disagree = serializers.BooleanField(
+        required=False, help_text="pooled series-time row: one period regresses and another improves (flagged; "
+        "the pooled verdict stands); absent from analyses before version 2")
 
 
 class AnalysisSerializer(serializers.Serializer):
     """report.py `analyze_comparison`, plus `requests` and `phases` (services.py). A
     section is empty when the workload has no such data."""
 
-    version = serializers.IntegerField()
+    version = serializers.IntegerField(help_text="the engine's format: 2 adds the group metrics (series_ms, "
+                                       "page_load_ms) with per-period rows and `group_times`; a version 1 analysis "
+                                       "compared per-request metrics only")
     baseline_arm = serializers.CharField()
     config = VerdictConfigSerializer()
     samples = serializers.IntegerField()
@@ -369,6 +381,10 @@ class AnalysisSerializer(serializers.Serializer):
     delay_sweep = DelaySweepRowSerializer(many=True)
     payload_sweep = PayloadSweepRowSerializer(many=True)
     comparisons = ArmComparisonSerializer(many=True)
+    group_times = DescriptiveRowSerializer(
+        many=True, required=False, help_text="per arm × device × profile, a group metric's statistics (series_ms, "
+        "page_load_ms) over every period; `errors` counts the groups with a failed request; absent from analyses "
+        "before version 2")
     requests = DescriptiveRowSerializer(many=True, help_text="per arm × device × profile over every period")
     phases = PhaseRowSerializer(many=True, required=False,
                                 help_text="absent from analyses stored before the phase breakdown existed")
@@ -452,7 +468,10 @@ class ComparisonResultsSerializer(serializers.Serializer):
 
 class VerdictGateSerializer(serializers.Serializer):
     statistic = GateStatisticField()
-    metric = MetricField()
+    metric = MetricField(help_text="the metric the verdicts judge: the spec's gate.metric (by default the "
+                         "workload's: series_ms for a series, page_load_ms for a request list, total_ms otherwise)")
+    metric_label = serializers.CharField(help_text="the metric in words, e.g. \"series time, periods 3–30\", "
+                                         "\"per-request time\"")
     margin_pct = serializers.FloatField()
     alpha = serializers.FloatField()
 
@@ -498,6 +517,8 @@ class ArmVerdictSerializer(serializers.Serializer):
                                  "these); device: one device of a class of several, beneath it")
     device_label = serializers.CharField(allow_null=True, help_text="the device of a `device` row")
     devices_disagree = serializers.BooleanField(help_text="pooled row: one device regresses and another improves")
+    periods_disagree = serializers.BooleanField(help_text="pooled series-time row: one period regresses and another "
+                                                "improves (flagged; the verdict stands)")
     blocks_to_decide = BlocksByOutcomeSerializer(
         allow_null=True, help_text="inconclusive only: per outcome, the total blocks per device at which it would be "
         "reached at the observed per-block mean and spread (null: not at that mean)")
@@ -538,6 +559,17 @@ class VerdictLookSerializer(serializers.Serializer):
     at = serializers.DateTimeField()
 
 
+class VerdictBesideSerializer(serializers.Serializer):
+    """The other view of the same requests, shown beside the gate's metric and never gating:
+    per-request time beside series time or page load, and the reverse."""
+
+    metric = MetricField()
+    metric_label = serializers.CharField()
+    outcome = OverallOutcomeField(help_text="the worst of these verdicts, as the gate's own would be")
+    disagrees = serializers.BooleanField(help_text="this outcome is not the gate's: say which metric gated")
+    verdicts = ArmVerdictSerializer(many=True, help_text="the headline rows (one per device class and profile)")
+
+
 class ComparisonVerdictSerializer(serializers.Serializer):
     comparison = serializers.UUIDField()
     name = serializers.CharField()
@@ -550,6 +582,9 @@ class ComparisonVerdictSerializer(serializers.Serializer):
     outcome_reason = serializers.CharField(help_text="why: which verdicts decided, or why there is nothing to judge")
     history = VerdictLookSerializer(many=True, help_text="run until decided: the verdict at each look, in order "
                                     "(the last is the verdict above); empty for a fixed number of blocks")
+    beside = VerdictBesideSerializer(allow_null=True, help_text="the other metric's verdicts (per-request time "
+                                     "beside a group metric, and the reverse), which do not gate; null when the "
+                                     "analysis has none (a version 1 analysis, a workload without groups)")
     # The response's key; DRF's metaclass takes declared fields off the class, so this does not
     # replace a serializer's own `partial` flag.
     partial = serializers.BooleanField(help_text=PARTIAL_HELP)  # type: ignore[assignment]

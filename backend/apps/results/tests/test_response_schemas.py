@@ -69,7 +69,7 @@ def test_results_and_verdict_of_a_comparison_with_every_kind_of_row(api, org, ru
     assert schema_errors("ComparisonResults", results) == []
     analysis = results["analysis"]
     for section in ("descriptive", "series", "first_vs_rest", "delay_sweep", "payload_sweep", "comparisons",
-                    "requests", "phases"):
+                    "requests", "phases", "group_times"):
         assert analysis[section], section  # every section has rows to check
     assert any(row["n"] == 0 and row["errors"] > 0 for row in analysis["descriptive"])  # h3: failures only
     assert any(row["slow"] is not None for row in analysis["payload_sweep"])
@@ -78,7 +78,9 @@ def test_results_and_verdict_of_a_comparison_with_every_kind_of_row(api, org, ru
     assert schema_errors("ComparisonVerdict", verdict) == []
     assert [v["arm"] for v in verdict["verdicts"]] == ["h2"]
     assert verdict["outcome"] == verdict["verdicts"][0]["outcome"]
-    assert verdict["outcome_reason"].startswith("the worst of 1 verdict on total_ms")
+    assert verdict["outcome_reason"].startswith("the worst of 1 verdict on series_ms (series time, period 3)")
+    assert verdict["beside"]["metric"] == "total_ms"  # per-request time beside the series time
+    assert [v["arm"] for v in verdict["beside"]["verdicts"]] == ["h2"]
 
 
 @pytest.mark.django_db
@@ -100,7 +102,9 @@ def test_nothing_to_judge_is_no_data_with_its_reason(api, org, runner_api):
     assert (verdict["outcome"], verdict["verdicts"]) == ("no_data", [])
     assert verdict["outcome_reason"] == ("no arm was compared with the baseline arm 'https-h1' on ttfb_ms: no block "
                                          "has measured, successful requests of both")
-    assert verdict["gate"] == {"statistic": "median", "metric": "ttfb_ms", "margin_pct": 5.0, "alpha": 0.01}
+    assert verdict["gate"] == {"statistic": "median", "metric": "ttfb_ms", "metric_label": "per-request time to first "
+                               "byte", "margin_pct": 5.0, "alpha": 0.01}
+    assert verdict["beside"] is None  # only per-request time and series time stand beside each other
 
 
 @pytest.mark.django_db
@@ -125,9 +129,10 @@ def test_results_of_imported_and_simple_comparisons(api, org, runner_api):
 def test_the_strict_check_catches_a_field_the_schema_does_not_document():
     verdict = {"comparison": "6f1c2a5e-8d3b-4c1e-9a0f-2b7d5e4c3a10", "name": "x", "status": "finished",
                "url": "http://x/comparisons/6f1c2a5e-8d3b-4c1e-9a0f-2b7d5e4c3a10",
-               "gate": {"statistic": "median", "metric": "total_ms", "margin_pct": 5.0, "alpha": 0.01},
+               "gate": {"statistic": "median", "metric": "total_ms", "metric_label": "per-request time",
+                        "margin_pct": 5.0, "alpha": 0.01},
                "baseline": {"kind": "arm", "comparison": None, "arm": "a", "ref": None}, "verdicts": [],
-               "outcome": "no_data", "outcome_reason": "nothing", "history": [], "partial": False,
+               "outcome": "no_data", "outcome_reason": "nothing", "history": [], "partial": False, "beside": None,
                "blocks_planned": None, "blocks_stored": None}
     assert schema_errors("ComparisonVerdict", verdict) == []
     assert schema_errors("ComparisonVerdict", {**verdict, "advisory": True})

@@ -82,6 +82,26 @@ def test_a_trend_marks_each_comparison_with_its_verdict(api, branch):
 
 
 @pytest.mark.django_db
+def test_a_trend_of_series_time_follows_the_gates_metric(api, branch):
+    """The series' own gate metric: each point is the arm's median series time over every
+    period of the run (from the analysis's group_times), with the series-time verdict."""
+    body = api.get("/api/v1/trends", {"arm": "h2", "branch": "main", "metric": "series_ms"}).json()
+    points = body["points"]
+    assert [p["comparison_id"] for p in points] == [str(c.id) for c in branch[:3]]
+    assert [p["verdict"] for p in points[1:]] == ["regression", "improvement"]
+    # A sequential series of 3 requests of 20 ms × the arm's factor takes their sum.
+    assert 50 < points[0]["value"] < 70
+    assert 85 < points[1]["value"] < 110
+    assert 25 < points[2]["value"] < 35
+    assert {p["n"] for p in points} == {6}  # one series of 3 per block, 6 blocks
+    assert all(p["verdict_summary"].startswith("h2 (series time) vs https-h1") for p in points)
+    assert body["metric"] == "series_ms"
+    # A series workload has no page load to follow: no point, no error.
+    assert api.get("/api/v1/trends", {"arm": "h2", "branch": "main", "metric": "page_load_ms"}).json()[
+        "points"] == []
+
+
+@pytest.mark.django_db
 def test_filters_narrow_the_points(api, branch):
     def count(**params) -> int:
         response = api.get("/api/v1/trends", {"arm": "h2", "branch": "main", **params})
@@ -159,7 +179,7 @@ def test_options_list_what_the_filters_can_choose(api, branch):
     assert body["baseline_arms"] == ["https-h1"]
     assert body["device_models"] == [{"platform": "host", "model": "test"}]
     assert body["profiles"] == ["none"]
-    assert body["metrics"] == ["total_ms", "ttfb_ms"]
+    assert body["metrics"] == ["total_ms", "ttfb_ms", "series_ms", "page_load_ms"]
     assert body["comparisons"] == 4
     assert api.get("/api/v1/trends/options", {"branch": "main"}).json()["comparisons"] == 3
     assert api.get("/api/v1/trends/options", {"branch": "nope"}).json()["arms"] == []

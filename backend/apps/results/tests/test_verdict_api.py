@@ -28,7 +28,7 @@ def test_verdict_inside_a_comparison_finds_the_faster_arm(api, org, runner_api):
     assert verdict["ci95"][1] < 0.95
     assert verdict["cliffs_delta"] < -0.474
     assert verdict["p_adjusted"] < 0.01
-    assert verdict["summary"].startswith("h2 vs https-h1, host-lab-1 / none: median −")
+    assert verdict["summary"].startswith("h2 (series time) vs https-h1, host-lab-1 / none: median −")
 
 
 @pytest.mark.django_db

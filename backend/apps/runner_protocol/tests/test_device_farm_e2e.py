@@ -257,7 +257,7 @@ def test_the_cli_gates_a_comparison_across_the_three_platforms(org, enroll, work
     assert {v["device"] for v in document["verdicts"]} == {HOST, PIXEL, IPHONE}
     assert done.returncode == max(EXIT[o] for o in outcomes) == document["exit_code"], (done.returncode, outcomes)
     assert "verdict:" in done.stdout
-    assert "h3 vs h2" in done.stdout
+    assert "h3 (series time) vs h2" in done.stdout  # the series gate judges series time
 
 
 @pytest.mark.django_db(transaction=True)

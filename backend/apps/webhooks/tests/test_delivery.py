@@ -35,8 +35,10 @@ def local_pool(pool):
 
 def finished_comparison(org, outcomes: list[str]) -> Comparison:
     comparison = comparison_create(organization=org, submitted_spec=SPEC)
-    rows = [{"metric": "total_ms", "arm": "h2", "verdict": {"outcome": o}} for o in outcomes]
+    # The series' own gate metric is series time; per-request rows beside it do not gate.
+    rows = [{"metric": "series_ms", "arm": "h2", "verdict": {"outcome": o}} for o in outcomes]
     rows.append({"metric": "ttfb_ms", "arm": "h2", "verdict": {"outcome": "regression"}})  # not the gate metric
+    rows.append({"metric": "total_ms", "arm": "h2", "verdict": {"outcome": "regression"}})  # nor this one
     Analysis.objects.create(comparison=comparison, version=1, engine="test", result={"analysis": {"comparisons": []}})
     Analysis.objects.create(comparison=comparison, version=2, engine="test", result={"analysis": {"comparisons": rows}})
     Comparison.objects.filter(pk=comparison.pk).update(status=Comparison.Status.FINISHED)
@@ -78,6 +80,7 @@ def test_finished_comparison_is_delivered_signed_and_only_once(org, other_org, d
         "id": str(comparison.id), "name": "webhook me", "status": "finished",
         "url": f"http://127.0.0.1:8000/comparisons/{comparison.id}", "tags": {"branch": "main", "commit": "abc123"},
         "outcome": "improvement",  # worst of equivalent, improvement on the gate metric of the latest analysis
+        "gate": {"metric": "series_ms", "metric_label": "series time, period 3"},
     }
     delivery.refresh_from_db()
     assert (delivery.status, delivery.attempts, delivery.last_status_code) == ("succeeded", 1, 200)

@@ -29,8 +29,11 @@ describe('public report route /r/:token', () => {
     const { router } = renderRoutes(makeRoutes, '/r/lls_good');
     expect(await screen.findByRole('heading', { name: 'Mid image series on Pixel 8', level: 1 })).toBeInTheDocument();
     expect(router.state.location.pathname).toBe('/r/lls_good'); // no detour to the login page
-    expect(screen.getByTestId('report-verdict-line')).toHaveTextContent('Improvement: h2 vs https-h1');
-    // The comparison page's own results: the verdict banner, effect sizes and charts.
+    expect(screen.getByTestId('report-verdict-line')).toHaveTextContent('Improvement: h2 (series time) vs https-h1');
+    // The comparison page's own results: the verdict banner (naming the metric it judged), effect sizes and charts.
+    expect(await screen.findByTestId('verdict-banner')).toHaveTextContent(
+      'Series time, periods 3–30: faster than https-h1 beyond the 5 % margin',
+    );
     await waitFor(() => expect(screen.getByTestId('chart-avg')).toHaveAttribute('data-state', 'ready'));
     expect(Number(screen.getByTestId('chart-avg').getAttribute('data-points'))).toBeGreaterThan(0);
     expect(screen.getByRole('link', { name: 'Download HTML' })).toHaveAttribute(

@@ -1,5 +1,6 @@
 import { Link } from 'react-router-dom';
 import { FieldMessages } from '@/components/field-messages';
+import { capitalized, gateMetricsOf, isPerRequest, metricWords } from '@/lib/gate-metrics';
 import {
   WORKLOAD_FIELDS,
   WORKLOAD_KIND_LABELS,
@@ -180,15 +181,7 @@ export function RunOptionsFieldset({ draft, update, messages }: FieldsetProps) {
         <FieldMessages id="tags-error" messages={messages('tags')} />
       </div>
       <div className="field-row">
-        <div className="field">
-          <label htmlFor="spec-gate-metric">Gate metric</label>
-          <select id="spec-gate-metric" value={draft.gate.metric} onChange={(event) => gate({ metric: event.target.value })}>
-            <option value="">Default (total time)</option>
-            <option value="total_ms">Total time (total_ms)</option>
-            <option value="ttfb_ms">Time to first byte (ttfb_ms)</option>
-          </select>
-          <FieldMessages id="gate-metric-error" messages={messages('gate.metric')} />
-        </div>
+        <GateMetricField draft={draft} gate={gate} messages={messages} />
         <TextField
           path="gate.margin_pct"
           label="Gate margin (%)"
@@ -210,5 +203,46 @@ export function RunOptionsFieldset({ draft, update, messages }: FieldsetProps) {
         />
       </div>
     </fieldset>
+  );
+}
+
+/**
+ * What the gate judges: the workload kind's metrics (from the spec's schema), its default first
+ * and named as such, so a series shows that it is judged on series time unless changed.
+ */
+function GateMetricField({
+  draft,
+  gate,
+  messages,
+}: Pick<FieldsetProps, 'draft' | 'messages'> & { gate: (patch: Partial<SpecDraft['gate']>) => void }) {
+  const allowed = gateMetricsOf(draft.workloadKind);
+  const fallback = allowed[0] ?? 'total_ms';
+  const chosen = draft.gate.metric || fallback;
+  return (
+    <div className="field">
+      <label htmlFor="spec-gate-metric">Gate metric</label>
+      <select
+        id="spec-gate-metric"
+        value={draft.gate.metric}
+        onChange={(event) => gate({ metric: event.target.value })}
+        aria-describedby={messages('gate.metric').length ? 'gate-metric-error' : 'spec-gate-metric-hint'}
+      >
+        <option value="">
+          Default: {metricWords(fallback)} ({fallback})
+        </option>
+        {allowed.map((metric) => (
+          <option key={metric} value={metric}>
+            {capitalized(metricWords(metric))} ({metric})
+          </option>
+        ))}
+      </select>
+      <p className="hint" id="spec-gate-metric-hint" data-testid="gate-metric-hint">
+        {isPerRequest(chosen)
+          ? 'Each request on its own.'
+          : `Each ${chosen === 'page_load_ms' ? 'pass over the list' : 'series'} as a whole: what the app's user waits for. ` +
+            'Issued together, a request can take longer while the whole loads sooner.'}
+      </p>
+      <FieldMessages id="gate-metric-error" messages={messages('gate.metric')} />
+    </div>
   );
 }

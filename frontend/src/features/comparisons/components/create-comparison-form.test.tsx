@@ -241,6 +241,43 @@ describe('CreateComparisonForm', () => {
     expect(mockBackend.created[1]?.workload).toMatchObject({ kind: 'series', concurrency: 'sequential' });
   });
 
+  it("shows the workload's default gate metric, lets the user choose another and sends it only then", async () => {
+    const { user, onCreated } = renderForm();
+    await screen.findByRole('radio', { name: /MID image series/ });
+    const metric = screen.getByLabelText('Gate metric');
+    expect(metric).toHaveValue('');
+    const options = () => within(screen.getByLabelText('Gate metric')).getAllByRole('option').map((o) => o.textContent);
+    expect(options()).toEqual([
+      'Default: series time (series_ms)',
+      'Series time (series_ms)',
+      'Per-request time (total_ms)',
+      'Time to first byte (ttfb_ms)',
+    ]);
+    expect(screen.getByTestId('gate-metric-hint')).toHaveTextContent("Each series as a whole: what the app's user waits for.");
+
+    await user.click(screen.getByRole('button', { name: 'Create comparison' }));
+    await vi.waitFor(() => expect(onCreated).toHaveBeenCalledTimes(1));
+    expect(mockBackend.created[0]).not.toHaveProperty('gate'); // the server fills the series' default
+
+    await user.selectOptions(metric, 'total_ms');
+    expect(screen.getByTestId('gate-metric-hint')).toHaveTextContent('Each request on its own.');
+    await user.click(screen.getByRole('button', { name: 'Create comparison' }));
+    await vi.waitFor(() => expect(onCreated).toHaveBeenCalledTimes(2));
+    expect(mockBackend.created[1]?.gate).toEqual({ metric: 'total_ms' });
+
+    // Another workload kind: its own metrics; series time, which it does not have, goes back to the default.
+    await user.selectOptions(metric, 'series_ms');
+    await user.selectOptions(screen.getByLabelText('Workload'), 'api');
+    expect(screen.getByLabelText('Gate metric')).toHaveValue('');
+    expect(options()).toEqual([
+      'Default: per-request time (total_ms)',
+      'Per-request time (total_ms)',
+      'Time to first byte (ttfb_ms)',
+    ]);
+    await user.selectOptions(screen.getByLabelText('Workload'), 'requests');
+    expect(options()[0]).toBe('Default: page load (page_load_ms)');
+  });
+
   it("runs the MID series against two builds of the user's own server: endpoints per arm and object paths", async () => {
     const { user, onCreated } = renderForm();
     await screen.findByRole('radio', { name: /MID image series/ });

@@ -12,6 +12,7 @@ import {
   type SpecDevices,
 } from '@/lib/api-types';
 import type { FieldError } from '@/lib/field-errors';
+import { gateMetricsOf } from '@/lib/gate-metrics';
 
 /**
  * `endpoint`: the arm's own server (https://host[:port][/base]); empty: the runner's reference target.
@@ -332,8 +333,11 @@ export function draftFromSpec(spec: Json, { keepName = false } = {}): SpecDraft 
 export function withWorkloadKind(draft: SpecDraft, kind: WorkloadKind, preset: Preset | undefined): SpecDraft {
   const presetWork = presetWorkload(preset);
   const fromPreset = presetWork['kind'] === kind ? presetWork : {};
+  // A gate metric the new kind does not allow (series time of a request list) falls back to its default.
+  const metric = (gateMetricsOf(kind) as readonly string[]).includes(draft.gate.metric) ? draft.gate.metric : '';
   return {
     ...draft,
+    gate: { ...draft.gate, metric },
     workloadKind: kind,
     workloadFields: workloadFieldTexts(fromPreset, kind),
     periods: kind === 'series' ? fieldText(fromPreset['periods']) || '3, 6, 9, 12, 15, 18, 21, 24, 27, 30' : draft.periods,

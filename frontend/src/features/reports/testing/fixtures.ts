@@ -28,7 +28,7 @@ export const publicReportFixture: PublicReport = {
   started_at: '2026-11-20T09:01:00Z',
   finished_at: '2026-11-20T09:30:00Z',
   generated_at: '2026-11-21T08:00:00Z',
-  verdict_line: 'Improvement: h2 vs https-h1, Pixel 8 / lte: median −40 %',
+  verdict_line: 'Improvement: h2 (series time) vs https-h1, Pixel 8 / lte: median −40 %',
   results: resultsFixture,
   verdict: verdictFixture,
   method: {

@@ -6,8 +6,10 @@ import { renderWithProviders } from '@/testing/test-utils';
 import {
   apiResultsFixture,
   delaySweepResultsFixture,
+  parallelResultsFixture,
   payloadSweepResultsFixture,
   resultsFixture,
+  storedV1ResultsFixture,
   ttfbVerdictFixture,
 } from '@/testing/fixtures';
 import type { ComparisonResults } from '@/lib/api-types';
@@ -176,5 +178,33 @@ describe('results panel: verdict and profiles', () => {
       'host-lab-1 · network profile: none',
     );
     expect(screen.getByTestId('chart-first-rest')).toBeInTheDocument();
+  });
+});
+
+describe('results panel: the banner and the charts never contradict each other', () => {
+  it('says beside the per-request table that the gate judged series time, and what per-request time says', async () => {
+    serve(parallelResultsFixture);
+    const banner = await screen.findByTestId('verdict-banner');
+    expect(banner).toHaveAttribute('data-outcome', 'improvement');
+    expect(within(banner).getByTestId('verdict-beside')).toHaveAttribute('data-disagrees', 'true');
+    // h2's requests take longer each (10.4 against 4.5 ms): the table says which metric gated.
+    const table = screen.getByRole('table', { name: 'Request latency per arm' });
+    const card = table.closest('section') as HTMLElement;
+    expect(within(card).getByTestId('gate-note-requests')).toHaveTextContent(
+      "Each request's own time. The verdict above judged series time, periods 3–30; per-request time, beside it, " +
+        'says regression.',
+    );
+    // The series charts show what the gate judged: no note there.
+    await screen.findByTestId('chart-avg');
+    expect(screen.queryByTestId('gate-note-series')).not.toBeInTheDocument();
+  });
+
+  it('says above the series charts of an analysis gated per request that the verdict is not theirs', async () => {
+    serve(storedV1ResultsFixture);
+    expect(await screen.findByTestId('verdict-banner')).toHaveAttribute('data-metric', 'total_ms');
+    expect(await screen.findByTestId('gate-note-series')).toHaveTextContent(
+      "The verdict above judged per-request time (this comparison's gate), not these series times.",
+    );
+    expect(screen.queryByTestId('gate-note-requests')).not.toBeInTheDocument();
   });
 });

@@ -2,7 +2,7 @@ import { useMemo, useState } from 'react';
 import { filterResults, periodsOf, type ResultFilters } from './filter-results';
 import { useResults } from '../api/get-results';
 import { hasVerdict, useVerdict } from '../api/get-verdict';
-import type { Analysis, ComparisonResults, ResultGroup } from '@/lib/api-types';
+import type { Analysis, ComparisonResults, ComparisonVerdict, ResultGroup } from '@/lib/api-types';
 import { Spinner } from '@/components/spinner';
 import { formatDateTime, formatMs, formatNumber, formatPercent } from '@/utils/format';
 import {
@@ -27,6 +27,7 @@ import { PerRequestView } from './per-request';
 import { StacksPanel } from './stacks-panel';
 import { BaselinePicker } from './baseline-picker';
 import { ArmSwatch } from './arm-swatch';
+import { GateNote } from './gate-note';
 
 type ResultsPanelProps = {
   comparisonId: string;
@@ -206,7 +207,7 @@ export function ResultsPanel({ comparisonId, live, shared = false }: ResultsPane
       ) : (
         <>
           {judged && analysis && <EffectTable analysis={analysis} arms={results.data.arms} gateMetric={gateMetric} />}
-          <GroupResults results={shown} group={group} analysis={analysis} />
+          <GroupResults results={shown} group={group} analysis={analysis} verdict={judged ? verdict.data : undefined} />
           <DevicesView results={shown} analysis={analysis} profile={group.network_profile} />
           <ProfilesView results={shown} analysis={analysis} device={group.device} />
         </>
@@ -215,9 +216,15 @@ export function ResultsPanel({ comparisonId, live, shared = false }: ResultsPane
   );
 }
 
-type GroupResultsProps = { results: ComparisonResults; group: ResultGroup; analysis: Analysis | null };
+type GroupResultsProps = {
+  results: ComparisonResults;
+  group: ResultGroup;
+  analysis: Analysis | null;
+  /** The CI gate's verdict: the series charts and the request table say when it judged the other view. */
+  verdict: ComparisonVerdict | undefined;
+};
 
-function GroupResults({ results, group, analysis }: GroupResultsProps) {
+function GroupResults({ results, group, analysis, verdict }: GroupResultsProps) {
   const subtitle = groupSubtitle(group);
   const isSeries = group.periods.length > 0;
   const charts = useMemo(
@@ -242,6 +249,7 @@ function GroupResults({ results, group, analysis }: GroupResultsProps) {
 
   return (
     <>
+      {isSeries && <GateNote verdict={verdict} shown="series" />}
       {isSeries && challengers.length > 0 && (
         <ul className="stat-strip" aria-label="Mean gain over the baseline arm">
           {challengers.map((arm) => (
@@ -317,7 +325,7 @@ function GroupResults({ results, group, analysis }: GroupResultsProps) {
       </div>
       )}
       {analysis && <AnalysisCharts results={results} analysis={analysis} group={group} />}
-      <RequestTable results={results} group={group} />
+      <RequestTable results={results} group={group} verdict={verdict} />
       {group.per_request && (
         <PerRequestView results={results} perRequest={group.per_request} subtitle={subtitle} />
       )}
@@ -329,13 +337,16 @@ export function groupSubtitle(group: Pick<ResultGroup, 'device' | 'network_profi
   return `${group.device} · network profile: ${group.network_profile}`;
 }
 
-function RequestTable({ results, group }: { results: ComparisonResults; group: ResultGroup }) {
+type RequestTableProps = { results: ComparisonResults; group: ResultGroup; verdict: ComparisonVerdict | undefined };
+
+function RequestTable({ results, group, verdict }: RequestTableProps) {
   const arms = groupArms(results, group).filter((arm) => group.requests[arm]);
   if (arms.length === 0) return null;
   return (
     <section className="card">
       <h3>Individual requests</h3>
       <p className="chart-subtitle">{groupSubtitle(group)}</p>
+      <GateNote verdict={verdict} shown="requests" />
       <div className="table-wrap">
         <table className="table table-numeric" aria-label="Request latency per arm">
           <thead>

@@ -3,7 +3,11 @@ import { describe, expect, it } from 'vitest';
 import {
   analysisOf,
   apiVerdictFixture,
+  parallelResultsFixture,
+  parallelVerdictFixture,
   resultsFixture,
+  storedV1ResultsFixture,
+  storedV1VerdictFixture,
   ttfbVerdictFixture,
   verdictFixture,
 } from '@/testing/fixtures';
@@ -13,17 +17,20 @@ import { EffectTable, orderedComparisons, VerdictBanner } from './verdict';
 const analysis = analysisOf(resultsFixture);
 const arms = resultsFixture.arms;
 
+/** The gate's own verdict lines (the lines beside them are in a list of their own). */
+const gateLines = (banner: HTMLElement) => Array.from(banner.querySelectorAll(':scope > ul.verdict-lines > li'));
+
 describe('verdict banner', () => {
   it("shows the server's overall outcome and the summary line of every verdict, in arm order", () => {
     render(<VerdictBanner verdict={verdictFixture} arms={arms} />);
     const banner = screen.getByTestId('verdict-banner');
     expect(banner).toHaveAttribute('data-outcome', verdictFixture.outcome);
     expect(verdictFixture.outcome).toBe('improvement');
-    expect(banner).toHaveTextContent('Faster than https-h1 beyond the 5 % margin');
-    const items = within(banner).getAllByRole('listitem');
+    expect(banner).toHaveTextContent('Series time, periods 3–30: faster than https-h1 beyond the 5 % margin');
+    const items = gateLines(banner);
     expect(items).toHaveLength(verdictFixture.verdicts.length);
     for (const line of verdictFixture.verdicts) expect(banner).toHaveTextContent(line.summary);
-    expect(items[0]).toHaveTextContent(/^Improvementh2 vs https-h1/);
+    expect(items[0]).toHaveTextContent(/^Improvementh2 \(series time\) vs https-h1/);
   });
 
   it('shows what the server decided, without ranking the outcomes itself', () => {
@@ -44,6 +51,7 @@ describe('verdict banner', () => {
     const row = (extra: Partial<ArmVerdict>): ArmVerdict => ({ ...first, device: 'android / Pixel 8', ...extra });
     const pooled: ComparisonVerdict = {
       ...verdictFixture,
+      beside: null,
       outcome: 'inconclusive',
       verdicts: [
         row({ scope: 'device', device_label: 'p8-b', outcome: 'improvement', summary: 'h2 vs https-h1, p8-b' }),
@@ -95,11 +103,61 @@ describe('verdict banner', () => {
     unmount();
     const slow: ComparisonVerdict = { ...verdictFixture, verdicts: verdictFixture.verdicts.map((v) => ({ ...v, margin: 0.05 })) };
     render(<VerdictBanner verdict={slow} arms={arms} />);
-    expect(screen.getByTestId('verdict-banner')).not.toHaveTextContent('2 ms floor');
+    expect(screen.getByTestId('verdict-banner')).not.toHaveTextContent('The 2 ms floor widens');
+  });
+});
+
+describe('the gate metric and the one beside it', () => {
+  it('names the series time it judged and shows the disagreeing per-request time beside it', () => {
+    render(<VerdictBanner verdict={parallelVerdictFixture} arms={parallelResultsFixture.arms} />);
+    const banner = screen.getByTestId('verdict-banner');
+    expect(banner).toHaveAttribute('data-metric', 'series_ms');
+    expect(within(banner).getByRole('heading', { level: 2 })).toHaveTextContent(
+      'Series time, periods 3–30: faster than https-h1 beyond the 5 % margin, with no regression.',
+    );
+    const beside = screen.getByTestId('verdict-beside');
+    expect(beside).toHaveAttribute('data-metric', 'total_ms');
+    expect(beside).toHaveAttribute('data-disagrees', 'true');
+    expect(beside).toHaveTextContent(
+      'Beside it, not gating: per-request time says Regression The gate judged series time, periods 3–30: what ' +
+        "the app's user waits for. With requests issued together, each request waits behind its siblings, so " +
+        'per-request time can rise while the series loads sooner.',
+    );
+    expect(within(beside).getByRole('listitem')).toHaveTextContent(/^Regressionh2 vs https-h1.*median \+13\d %/);
+    // The gate's own lines are the series time's.
+    expect(gateLines(banner).map((li) => li.textContent)).toEqual([
+      expect.stringMatching(/^Improvementh2 \(series time\) vs https-h1/),
+    ]);
+  });
+
+  it('keeps a comparison analysed before series time gated on its per-request verdict, named as such', () => {
+    expect(storedV1ResultsFixture.analysis?.version).toBe(1);
+    render(<VerdictBanner verdict={storedV1VerdictFixture} arms={storedV1ResultsFixture.arms} />);
+    const banner = screen.getByTestId('verdict-banner');
+    expect(banner).toHaveAttribute('data-metric', 'total_ms');
+    expect(within(banner).getByRole('heading', { level: 2 })).toHaveTextContent(
+      'Per-request time: faster than https-h1 beyond the 5 % margin, with no regression.',
+    );
+    expect(banner).toHaveTextContent('Median per-request time of each arm');
+    expect(screen.queryByTestId('verdict-beside')).toBeNull();
+    expect(gateLines(banner)[0]).toHaveTextContent(/^Improvementh2 vs https-h1, host-lab-1 \/ none: median −58 %/);
   });
 });
 
 describe('effect-size table', () => {
+  it('puts each period of series time beneath its pooled row', () => {
+    const parallel = analysisOf(parallelResultsFixture);
+    render(<EffectTable analysis={parallel} arms={parallelResultsFixture.arms} gateMetric="series_ms" />);
+    const rows = within(screen.getByTestId('effect-table')).getAllByRole('row').slice(1);
+    const series = rows.filter((row) => row.getAttribute('data-metric') === 'series_ms');
+    expect(series.map((row) => row.getAttribute('data-scope'))).toEqual(['pooled', ...Array.from({ length: 10 }, () => 'period')]);
+    expect(rows[0]).toHaveAttribute('data-metric', 'series_ms');
+    expect(series[1]).toHaveTextContent('└ period 3');
+    expect(series[10]).toHaveTextContent('└ period 30');
+    // h1's four connections serve a series of 3 in one wave: h2 loses there and wins the long ones.
+    expect(series[0]).toHaveTextContent('periods disagree');
+  });
+
   it('lists every comparison, total time first, with CI, effect sizes and Holm p', () => {
     render(<EffectTable analysis={analysis} arms={arms} />);
     const table = screen.getByTestId('effect-table');

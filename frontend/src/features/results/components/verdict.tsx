@@ -4,8 +4,10 @@ import type {
   ArmVerdict,
   ComparisonVerdict,
   OverallOutcome,
+  VerdictBeside,
   VerdictLook,
 } from '@/lib/api-types';
+import { capitalized, isPerRequest, metricWords } from '@/lib/gate-metrics';
 import { formatChangeWithCi, formatMs, formatNumber, formatP, formatSigned } from '@/utils/format';
 import { ArmSwatch } from './arm-swatch';
 
@@ -17,8 +19,15 @@ const OUTCOME_LABELS: Record<OverallOutcome, string> = {
   no_data: 'No data',
 };
 
-const METRIC_LABELS: Record<string, string> = { total_ms: 'total time', ttfb_ms: 'time to first byte' };
-export const metricLabel = (metric: string): string => METRIC_LABELS[metric] ?? metric;
+export const metricLabel = metricWords;
+
+/**
+ * The gate's metric in the server's words ("series time, periods 3–30", "per-request time"); a
+ * verdict from a server before `metric_label` by its name in words.
+ */
+export function gateMetricLabel(gate: Pick<ComparisonVerdict['gate'], 'metric'> & { metric_label?: string }): string {
+  return gate.metric_label || metricWords(gate.metric);
+}
 
 /**
  * Code-point order, the same in every browser and locale (these are ids and names, not prose), and
@@ -26,14 +35,18 @@ export const metricLabel = (metric: string): string => METRIC_LABELS[metric] ?? 
  */
 const byText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-/** Comparisons with the gate metric first (total_ms by default), then arm order, then device and profile. */
+/**
+ * Comparisons with the gate metric first (total_ms by default), then per-request time, the group
+ * metrics and TTFB; within a metric in arm order, then device and profile, each pooled row with
+ * the rows beneath it (devices, then periods).
+ */
 export function orderedComparisons(
   analysis: Analysis,
   arms: readonly string[],
   gateMetric: string = 'total_ms',
 ): ArmComparison[] {
   const metricRank = (metric: string) =>
-    metric === gateMetric ? 0 : metric === 'total_ms' ? 1 : metric === 'ttfb_ms' ? 2 : 3;
+    metric === gateMetric ? 0 : metric === 'total_ms' ? 1 : isPerRequest(metric) ? 3 : 2;
   return [...analysis.comparisons].sort(
     (a, b) =>
       metricRank(a.metric) - metricRank(b.metric) ||
@@ -42,13 +55,17 @@ export function orderedComparisons(
       byText(a.device_class, b.device_class) ||
       byText(a.profile, b.profile) ||
       scopeRank(a.scope) - scopeRank(b.scope) ||
-      byText(a.device ?? '', b.device ?? ''),
+      byText(a.device ?? '', b.device ?? '') ||
+      (a.period ?? -1) - (b.period ?? -1),
   );
 }
 
-/** A device class's pooled row first, its per-device rows beneath (analyses before pooling have none). */
+/**
+ * A device class's pooled row first, its per-device rows beneath, then its per-period rows (series
+ * time); analyses before pooling have none, before version 2 no period rows.
+ */
 function scopeRank(scope: string | undefined): number {
-  return scope === 'device' ? 1 : 0;
+  return scope === 'period' ? 2 : scope === 'device' ? 1 : 0;
 }
 
 function armRank(arms: readonly string[], arm: string): number {
@@ -76,19 +93,21 @@ export function OutcomeBadge({ outcome }: { outcome: OverallOutcome }) {
   );
 }
 
-function headline(outcome: OverallOutcome, baseline: string, marginPct: number): string {
+/** The banner's sentence, naming the metric judged: "Series time, periods 3–30: faster than h1 …". */
+function headline(outcome: OverallOutcome, baseline: string, marginPct: number, metric: string): string {
   const margin = `${formatNumber(marginPct, 3)} %`;
+  const on = `${capitalized(metric)}: `;
   switch (outcome) {
     case 'regression':
-      return `Slower than ${baseline} beyond the ${margin} margin somewhere.`;
+      return `${on}slower than ${baseline} beyond the ${margin} margin somewhere.`;
     case 'improvement':
-      return `Faster than ${baseline} beyond the ${margin} margin, with no regression.`;
+      return `${on}faster than ${baseline} beyond the ${margin} margin, with no regression.`;
     case 'equivalent':
-      return `Within ±${margin} of ${baseline} everywhere.`;
+      return `${on}within ±${margin} of ${baseline} everywhere.`;
     case 'no_data':
       return 'Nothing to judge.';
     default:
-      return 'Not decided yet: some comparisons need more blocks.';
+      return `${on}not decided yet: some comparisons need more blocks.`;
   }
 }
 
@@ -118,7 +137,7 @@ export function VerdictBanner({ verdict, arms }: VerdictBannerProps) {
       <div className="verdict-banner-head">
         <OutcomeBadge outcome={outcome} />
         <div>
-          <h2>{headline(outcome, baseline, gate.margin_pct)}</h2>
+          <h2>{headline(outcome, baseline, gate.margin_pct, gateMetricLabel(gate))}</h2>
           <p className="muted small">
             {outcome === 'no_data'
               ? `No verdict: ${verdict.outcome_reason}.`
@@ -141,12 +160,66 @@ export function VerdictBanner({ verdict, arms }: VerdictBannerProps) {
               <OutcomeBadge outcome={v.outcome} />
               <code className="verdict-summary">{v.summary}</code>
               {v.devices_disagree && <strong className="verdict-disagree">devices disagree</strong>}
+              {v.periods_disagree && <strong className="verdict-disagree">periods disagree</strong>}
               {v.outcome === 'inconclusive' && <span className="verdict-reason">{v.reason}</span>}
             </li>
           ))}
         </ul>
       )}
+      {verdict.beside && outcome !== 'no_data' && (
+        <BesideVerdicts beside={verdict.beside} gateLabel={gateMetricLabel(gate)} gateMetric={gate.metric} arms={arms} />
+      )}
     </section>
+  );
+}
+
+/** Why the gate's metric and the one beside it can disagree, in the words of the pair. */
+function disagreementNote(gateMetric: string, gateLabel: string, beside: VerdictBeside): string {
+  if (!isPerRequest(gateMetric) && isPerRequest(beside.metric)) {
+    const whole = gateMetric === 'page_load_ms' ? 'the page' : 'the series';
+    return (
+      `The gate judged ${gateLabel}: what the app's user waits for. With requests issued together, each request ` +
+      `waits behind its siblings, so ${beside.metric_label} can rise while ${whole} loads sooner.`
+    );
+  }
+  return `The gate judged ${gateLabel}, the metric this comparison's spec names (gate.metric).`;
+}
+
+type BesideVerdictsProps = {
+  beside: VerdictBeside;
+  gateLabel: string;
+  gateMetric: string;
+  arms: readonly string[];
+};
+
+/**
+ * The other view of the same requests, beside the gate's and never gating: per-request time beside
+ * series time or page load, and the reverse. When the two disagree the page says which one gated.
+ */
+function BesideVerdicts({ beside, gateLabel, gateMetric, arms }: BesideVerdictsProps) {
+  const rows = [...beside.verdicts].sort(
+    (a, b) => armRank(arms, a.arm) - armRank(arms, b.arm) || byText(a.device, b.device) || byText(a.network_profile, b.network_profile),
+  );
+  return (
+    <div
+      className={`verdict-beside${beside.disagrees ? ' verdict-beside-disagrees' : ''}`}
+      data-testid="verdict-beside"
+      data-metric={beside.metric}
+      data-disagrees={beside.disagrees}
+    >
+      <p>
+        <strong>Beside it, not gating:</strong> {beside.metric_label} says <OutcomeBadge outcome={beside.outcome} />
+        {beside.disagrees ? ` ${disagreementNote(gateMetric, gateLabel, beside)}` : ''}
+      </p>
+      <ul className="verdict-lines">
+        {rows.map((v) => (
+          <li key={`${v.arm}/${v.device}/${v.network_profile}`} data-metric={v.metric}>
+            <OutcomeBadge outcome={v.outcome} />
+            <code className="verdict-summary">{v.summary}</code>
+          </li>
+        ))}
+      </ul>
+    </div>
   );
 }
 
@@ -238,7 +311,7 @@ export function EffectTable({ analysis, arms, gateMetric = 'total_ms' }: EffectT
           <tbody>
             {rows.map((c) => (
               <tr
-                key={`${c.arm}/${c.metric}/${c.device_class}/${c.profile}/${c.device ?? ''}`}
+                key={`${c.arm}/${c.metric}/${c.device_class}/${c.profile}/${c.device ?? ''}/${c.period ?? ''}`}
                 data-scope={c.scope ?? 'pooled'}
                 data-arm={c.arm}
                 data-metric={c.metric}
@@ -252,8 +325,13 @@ export function EffectTable({ analysis, arms, gateMetric = 'total_ms' }: EffectT
                 <td className="nowrap">{metricLabel(c.metric)}</td>
                 <td>
                   <span className="nowrap">
-                    {c.scope === 'device' ? `└ ${c.device ?? ''}` : c.device_class}
+                    {c.scope === 'device'
+                      ? `└ ${c.device ?? ''}`
+                      : c.scope === 'period'
+                        ? `└ period ${c.period ?? ''}`
+                        : c.device_class}
                     {c.devices_disagree && <strong className="verdict-disagree"> devices disagree</strong>}
+                    {c.periods_disagree && <strong className="verdict-disagree"> periods disagree</strong>}
                   </span>
                   <br />
                   <span className="muted small">{c.profile}</span>
@@ -287,8 +365,9 @@ export function EffectTable({ analysis, arms, gateMetric = 'total_ms' }: EffectT
         </table>
       </div>
       <p className="chart-note">
-        Change is the mean per-block ratio − 1 (each block&apos;s arms compared by their 10 %-trimmed geometric means)
-        with its Student-t CI over blocks. Cliff&apos;s δ thresholds 0.147 / 0.33 / 0.474; Cohen&apos;s d on log latency.
+        Change is the mean per-block ratio − 1 (each block&apos;s arms compared by their 10 %-trimmed geometric means;
+        series time: the mean of the block&apos;s per-period ratios, each period beneath on its own) with its
+        Student-t CI over blocks. Cliff&apos;s δ thresholds 0.147 / 0.33 / 0.474; Cohen&apos;s d on log latency.
         p: t-test on the per-block log-ratios, Holm-corrected per arm and metric. Hover a row for the verdict&apos;s
         reason.
       </p>

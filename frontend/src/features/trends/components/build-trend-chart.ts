@@ -15,7 +15,12 @@ export const VERDICT_MARKERS: Record<TrendVerdict | 'none', { symbol: string; co
 export const verdictKey = (point: TrendPoint): TrendVerdict | 'none' => point.verdict ?? 'none';
 
 const STATISTIC_LABELS: Record<string, string> = { median: 'Median', mean: 'Mean', p90: 'p90', p95: 'p95', p99: 'p99' };
-const METRIC_LABELS: Record<string, string> = { total_ms: 'total time', ttfb_ms: 'time to first byte' };
+const METRIC_LABELS: Record<string, string> = {
+  total_ms: 'total time',
+  ttfb_ms: 'time to first byte',
+  series_ms: 'series time',
+  page_load_ms: 'page load',
+};
 
 export const trendValueLabel = (trend: Pick<Trend, 'statistic' | 'metric'>): string =>
   `${STATISTIC_LABELS[trend.statistic] ?? trend.statistic} ${METRIC_LABELS[trend.metric] ?? trend.metric}`;

@@ -30,6 +30,9 @@ const STATISTICS: NonNullable<Statistic>[] = ['median', 'mean', 'p90', 'p95', 'p
 const METRICS: { value: NonNullable<Metric>; label: string }[] = [
   { value: 'total_ms', label: 'Total time' },
   { value: 'ttfb_ms', label: 'Time to first byte' },
+  // What a series' and a request list's gate judge by default (analyses from version 2 on).
+  { value: 'series_ms', label: 'Series time' },
+  { value: 'page_load_ms', label: 'Page load' },
 ];
 // The text marker beside each verdict in the table: the chart's shape, for readers without colour.
 const SHAPE_GLYPHS: Record<string, string> = {
