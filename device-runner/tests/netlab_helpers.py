@@ -29,8 +29,10 @@ PROBE_SCRIPT = textwrap.dedent("""
         origin = Origin("https", cfg["host"], cfg["port"])
         with open_session(protocol=arm["protocol"], connection=arm["connection"], origin=origin,
                           ca_file=cfg["ca_file"], timeout_s=cfg["timeout_s"]) as s:
-            for i in range(arm["warmup"] + arm["n"]):
-                req = ProbeRequest(method="GET", path=arm["path"], op="get")
+            # `paths`: the measured requests' paths in order, after `warmup` requests of `path`.
+            paths = [arm["path"]] * arm["warmup"] + (arm.get("paths") or [arm["path"]] * arm["n"])
+            for i, path in enumerate(paths):
+                req = ProbeRequest(method="GET", path=path, op="get")
                 if arm.get("concurrent") and i >= arm["warmup"]:
                     # One series: `concurrent` streams issued at once on the warm connection.
                     start = time.perf_counter()
@@ -40,6 +42,7 @@ PROBE_SCRIPT = textwrap.dedent("""
                     batch, series_ms = [s.fetch(req)], None
                 for f in batch:
                     f["arm"], f["warmup"], f["series"], f["series_ms"] = arm["name"], i < arm["warmup"], i, series_ms
+                    f["path"] = path
                     out.append(f)
                 print(arm["name"], i, [f["error_class"] for f in batch], series_ms, file=sys.stderr, flush=True)
     print(json.dumps(out))
