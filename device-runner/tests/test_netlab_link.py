@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from latencylab_runner.netlab import PRESETS, EmulatedLink, LinkProfile, sweep_leftovers
+from latencylab_runner.netlab import PRESETS, EmulatedLink, LinkProfile, emulation_unavailable, sweep_leftovers
 from latencylab_runner.netlab.measure import measure_connect_rtt
 from latencylab_runner.netlab.nsutil import NetnsError, list_link_namespaces, netns_exists
 
@@ -140,3 +140,11 @@ def test_auto_backend_falls_back_and_netem_request_fails_clearly():
     assert EmulatedLink(PRESETS["none"]).backend_name == "userspace"
     with pytest.raises(RuntimeError, match="no sch_netem"):
         EmulatedLink(PRESETS["none"], backend="netem")
+
+
+def test_emulation_available_here_is_tried_and_leaves_no_namespace():
+    # What `make up` asks before choosing its demo's network: on this root host with TUN, a
+    # link can start; the throwaway namespace it tried with is gone again.
+    assert emulation_unavailable() is None
+    # Only this process's own names: other links may come and go on a shared host meanwhile.
+    assert [n for n in list_link_namespaces() if n.startswith(f"llab-{os.getpid()}-")] == []

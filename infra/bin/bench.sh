@@ -25,6 +25,7 @@ if [ "$(id -u)" = 0 ]; then
   bench "every protocol beside production peers over emulated links (probe/target vs curl, nginx, quic-go, Caddy)" bash -c "cd device-runner && ../.venv/bin/python benchmarks/bench_peers.py"
   bench "MID series with concurrency on the transatlantic link: probe vs curl" bash -c "cd device-runner && ../.venv/bin/python benchmarks/bench_series_concurrency.py --runs 10"
   bench "MID series with concurrency, the same RTT without loss (the control)" bash -c "cd device-runner && ../.venv/bin/python benchmarks/bench_series_concurrency.py --runs 8 --lossless"
+  bench "MID series per object after the runner's pauses, beside libcurl + nginx / quic-go in the same order" bash -c "cd device-runner && ../.venv/bin/python benchmarks/bench_series_objects.py && ../.venv/bin/python benchmarks/bench_series_objects.py --no-slow-start-after-idle"
 else
   echo; echo "=== link emulator: skipped (needs root for network namespaces) ==="
 fi

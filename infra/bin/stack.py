@@ -38,6 +38,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from demo_spec import demo_spec
+
 REPO = Path(__file__).resolve().parents[2]
 VENV_BIN = REPO / ".venv" / "bin"
 PY = str(VENV_BIN / "python")
@@ -53,14 +55,6 @@ DEMO_LAB_PHONES = {
     "ios": [{"udid": "FAKE-IPHONE-15-PRO", "device_name": "Fake iPhone 15 Pro (JVM harness stand-in)"}],
 }
 
-# Small enough to finish in well under two minutes on a laptop, big enough for charts.
-DEMO_SPEC = {
-    "name": "Demo: MID image series, HTTPS/1.1 vs HTTP/2",
-    "preset": "mid-image-series",
-    "workload": {"kind": "series", "periods": [3, 6, 9, 12], "repetitions": 6},
-    "blocks": 3,
-    "tags": {"source": "make-up-demo"},
-}
 
 
 def free_port() -> int:
@@ -369,9 +363,21 @@ class Stack:
         token = self.manage(state, "mint_api_token", "--org", DEMO_ORG, "--name", "demo").strip()
         return self.secret("api.token", token)
 
+    def emulation_unavailable(self) -> str | None:
+        """Why the stack's runner (this user, this host) cannot emulate a link; None when it can."""
+        out = subprocess.run([PY, "-c", "from latencylab_runner.netlab import emulation_unavailable; "
+                                        "print(emulation_unavailable() or '')"],
+                             capture_output=True, text=True, timeout=60)
+        if out.returncode != 0:
+            return f"the check failed: {out.stderr.strip()[-300:]}"
+        return out.stdout.strip() or None
+
     def demo(self, state: dict) -> dict:
+        unavailable = self.emulation_unavailable()
+        if unavailable:
+            print(f"  demo: on loopback ({unavailable})")
         request = urllib.request.Request(
-            f"{state['web']}/api/v1/comparisons", data=json.dumps(DEMO_SPEC).encode(), method="POST",
+            f"{state['web']}/api/v1/comparisons", data=json.dumps(demo_spec(unavailable)).encode(), method="POST",
             headers={"Authorization": f"Bearer {state['api_token']}", "Content-Type": "application/json"},
         )
         with urllib.request.urlopen(request, timeout=30) as response:

@@ -5,6 +5,7 @@ a userspace packet-level emulator (TUN devices in `llab-*` network
 namespaces) everywhere else.  Only 198.18.0.0/15 addresses inside namespaces
 created here ever carry traffic.
 """
+from .availability import emulation_unavailable
 from .link import EmulatedLink
 from .measure import LinkMeasurement, RttStats
 from .netem import netem_available
@@ -14,5 +15,5 @@ from .sweep import sweep_leftovers
 
 __all__ = [
     "Blackout", "DirectionProfile", "EmulatedLink", "GilbertElliott", "LinkMeasurement", "LinkProfile",
-    "PRESETS", "ProfileError", "RttStats", "netem_available", "sweep_leftovers",
+    "PRESETS", "ProfileError", "RttStats", "emulation_unavailable", "netem_available", "sweep_leftovers",
 ]
