@@ -74,11 +74,13 @@ fi
 eval "$(.venv/bin/python infra/bin/services.py start --dir "$run_dir/services" | sed 's/^/export /')" || exit 1
 echo "test services: postgres :$LATENCYLAB_DB_PORT, $LATENCYLAB_REDIS_URL"
 
-# The Kotlin harness core: compiles, runs its JUnit tests against the reference target (Surefire
-# prints "Tests run: N, Failures: …") and packages target/harness-core.jar for the device-farm fakes,
-# so it runs before the suites whose phone tests run that jar: the backend's device-farm
-# end-to-end tests (apps/runner_protocol/tests/test_device_farm_e2e.py) and device-runner's.
-suite harness-android bash -c "cd device-runner/harness/android/core && mvn -B -ntp -Dstyle.color=never package"
+# The Kotlin harness core: compiled and packaged (target/harness-core.jar) before the suites whose
+# phone tests run that jar: the backend's device-farm end-to-end tests
+# (apps/runner_protocol/tests/test_device_farm_e2e.py) and device-runner's. Its JUnit tests, against
+# the reference target (Surefire prints "Tests run: N, Failures: …"), run from the compiled classes
+# beside the backend's suite below: they mostly wait on sockets and child processes, and were
+# 30-40 s of this step.
+suite harness-build bash -c "cd device-runner/harness/android/core && mvn -B -ntp -Dstyle.color=never -DskipTests package"
 finish_background_suites
 # The device-runner suite (apart from its timing tests) runs beside the backend's: it starts its
 # own servers and stacks on free ports, and much of it waits on sockets and emulated links, so
@@ -104,6 +106,8 @@ if [ -f frontend/package.json ]; then
     web=\$(.venv/bin/python infra/bin/stack.py env --dir '$run_dir/e2e' | .venv/bin/python -c 'import json,sys; print(json.load(sys.stdin)[\"web\"])')
     cd frontend && E2E_BASE_URL=\$web E2E_USERNAME=demo E2E_PASSWORD=demo-latencylab E2E_STACK_DIR='$run_dir/e2e' npm run e2e --silent"
 fi
+background_suite harness-android "$run_dir/harness-android.log" \
+  bash -c "cd device-runner/harness/android/core && mvn -B -ntp -Dstyle.color=never surefire:test"
 # The deployment files (docker-compose.yml through compose-spec's loader; infra/tests) likewise.
 background_suite deploy "$run_dir/deploy.log" \
   .venv/bin/python -m pytest -p no:cacheprovider infra/tests --ignore=infra/tests/faults
