@@ -557,9 +557,19 @@ def test_transient_server_errors_are_retried(api: FakeApi, capsys: pytest.Captur
     api.faults += [("GET", "/verdict$", 503, {"detail": "Service unavailable"}),
                    ("GET", "/verdict$", 502, {"detail": "Bad gateway"})]
     assert main(["verdict", comparison]) == 0
-    err = capsys.readouterr().err
-    assert err.count("retrying in") == 2
+    # Two of four retries spent: the budget is not in danger, so nothing is said.
+    assert "retrying in" not in capsys.readouterr().err
     assert len([p for p in api.paths() if p.endswith("/verdict")]) == 3
+
+
+def test_a_retry_is_reported_once_half_the_budget_is_spent(api: FakeApi, capsys: pytest.CaptureFixture[str]) -> None:
+    comparison = finished(api, [verdict_row("h2", "improvement", ratio=0.5)])
+    api.faults += [("GET", "/verdict$", 503, {"detail": "Service unavailable"})] * 3
+    assert main(["verdict", comparison]) == 0
+    err = capsys.readouterr().err
+    assert err.count("retrying in") == 1
+    assert "server answered 503: Service unavailable; retrying in " in err
+    assert err.rstrip().endswith("(3/4)")
 
 
 def test_persistent_5xx_is_infrastructure_failure(api: FakeApi, capsys: pytest.CaptureFixture[str]) -> None:

@@ -146,3 +146,13 @@ def test_eta_counts_a_stall_against_the_estimate_and_never_goes_negative():
     assert eta.seconds_left(20.0, 3, 5) == 20.0
     assert eta.seconds_left(35.0, 3, 5) == 5.0
     assert eta.seconds_left(90.0, 3, 5) == 0.0
+
+
+def test_a_queued_comparison_says_what_it_waits_for():
+    waiting = ("waiting for a free host device in pool 'local': 1 comparison ahead (1 run, 4 blocks left) "
+               "on 1 ready device, about 2 min at the pool's recent pace")
+    queued = {"status": "queued", "progress": {"percent": 0, "blocks_done": 0, "blocks_total": 4},
+              "runs": [{"status": "leased", "waiting_for": None}, {"status": "queued", "waiting_for": waiting}]}
+    assert describe(queued) == f"queued 0% (0/4 blocks); {waiting}"
+    # Once it runs, the line is about its own progress.
+    assert "waiting" not in describe({**queued, "status": "running"})

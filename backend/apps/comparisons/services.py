@@ -11,7 +11,7 @@ from apps.accounts.actor import NO_ACTOR, Actor
 from apps.accounts.models import Organization
 from apps.accounts.selectors import secret_names_of
 from apps.core.events import publish
-from apps.devices.selectors import pools_visible_to
+from apps.devices.selectors import pool_platforms, pools_visible_to
 from apps.network.selectors import network_profile_names, network_profile_wire_spec
 
 from .events import COMPARISON_CANCELLED, COMPARISON_CREATED, COMPARISON_ENDED, COMPARISON_RUNS_DONE
@@ -44,9 +44,18 @@ def comparison_spec_check(*, organization: Organization, submitted_spec: Any) ->
             raise serializers.ValidationError(missing)
     pool_slug = spec["devices"]["pool"]
     pool = pools_visible_to(organization=organization).filter(slug=pool_slug)
-    pool_kind = pool.values_list("kind", flat=True).first()
-    if pool_kind is None:
+    pool_row = pool.values_list("pk", "kind").first()
+    if pool_row is None:
         raise serializers.ValidationError({"devices": {"pool": [f"No device pool named {pool_slug!r} is visible."]}})
+    pool_id, pool_kind = pool_row
+    # A pool with devices, none of a requested platform, could never run it: say so now rather than
+    # queue it for ever. A pool with no device yet is one being set up; its runs wait for a runner.
+    present = pool_platforms(pool_id=pool_id)
+    requested = spec["devices"]["platforms"]
+    if present and not present.intersection(requested):
+        raise serializers.ValidationError({"devices": {"platforms": [
+            f"pool {pool_slug!r} has no {' or '.join(requested)} device, so nothing could ever run this comparison; "
+            f"its devices are: {', '.join(sorted(present))}."]}})
     if unreachable := target_policy_errors(spec, pool_kind=pool_kind):
         raise serializers.ValidationError(unreachable)
     return spec

@@ -1,5 +1,7 @@
 """Reads for pools, runners and devices, always scoped by the organization asking."""
 
+from typing import Any
+
 from django.db.models import Count, Q, QuerySet
 
 from apps.accounts.models import Organization
@@ -44,3 +46,8 @@ def device_state_history(*, device: Device, limit: int = 100) -> QuerySet[Device
 def enrollment_tokens_of(*, pool: DevicePool) -> QuerySet[EnrollmentToken]:
     return (EnrollmentToken.objects.filter(pool=pool).select_related("created_by", "pool")
             .annotate(runners_enrolled=Count("runners")).order_by("-created_at"))
+
+
+def pool_platforms(*, pool_id: Any) -> set[str]:
+    """The platforms of the devices a pool has ever registered (whatever their state now)."""
+    return set(Device.objects.filter(pool_id=pool_id).values_list("platform", flat=True).distinct())

@@ -12,6 +12,8 @@ import httpx
 
 from .errors import InfraError, UsageError
 
+# Shorter than any server's keep-alive we know of (gunicorn 2 s, nginx 75 s): see ApiClient.
+KEEPALIVE_EXPIRY_S = 1.0
 # Statuses that say "not processed, try again"; safe to retry even for a POST.
 RETRY_ALWAYS = {429, 503}
 # Server errors that may or may not have processed the request; retried for reads only.
@@ -114,6 +116,11 @@ class ApiClient:
                 "User-Agent": user_agent,
             },
             timeout=httpx.Timeout(30.0, connect=10.0),
+            # An idle connection is dropped after 1 s rather than reused: gunicorn closes one idle
+            # for 2 s (its default keep-alive) and `--wait` polls every 2 s, so a reused connection
+            # met the server's close on nearly every poll (RemoteProtocolError, ECONNRESET). A poll
+            # opens a new connection; the requests of one poll still share theirs.
+            limits=httpx.Limits(keepalive_expiry=KEEPALIVE_EXPIRY_S),
         )
 
     def close(self) -> None:
@@ -167,7 +174,9 @@ class ApiClient:
                     return
             if attempt < self.retries:
                 delay = self._backoff(attempt, response)
-                self._warn(f"{last_problem}; retrying in {delay:.1f} s ({attempt + 1}/{self.retries})")
+                # A retry that succeeds is no news; say so once half the retries are spent.
+                if attempt + 1 > self.retries // 2:
+                    self._warn(f"{last_problem}; retrying in {delay:.1f} s ({attempt + 1}/{self.retries})")
                 self._sleep(delay)
         attempts = self.retries + 1
         raise InfraError(f"{last_problem} (gave up after {attempts} attempt{'s' if attempts > 1 else ''})")

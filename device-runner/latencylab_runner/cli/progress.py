@@ -49,7 +49,18 @@ def describe(detail: dict[str, Any]) -> str:
             text += f", up to about {_duration(left_max)} of device time left"
         else:
             text += f", about {_duration(left_min)}–{_duration(left_max)} of device time left"
+    if status == "queued" and (waiting := _waiting_for(detail)):
+        text += f"; {waiting}"
     return text
+
+
+def _waiting_for(detail: dict[str, Any]) -> str | None:
+    """Why a queued comparison has not started: the server's reason for its first queued run
+    (a free device and the work ahead of it, no runner online, devices quarantined)."""
+    for run in detail.get("runs") or ():
+        if isinstance(run, dict) and run.get("status") == "queued" and run.get("waiting_for"):
+            return str(run["waiting_for"])
+    return None
 
 
 def _duration(seconds: int) -> str:

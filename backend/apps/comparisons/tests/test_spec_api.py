@@ -154,7 +154,62 @@ def test_a_queued_run_says_what_it_is_waiting_for(api, pool, runner_api):
     ]
     Device.objects.update(state=Device.State.OFFLINE)
     runs = api.get(f"/api/v1/comparisons/{created.json()['id']}").json()["runs"]
-    assert runs[0]["waiting_for"] == "all 1 host devices of pool 'local' are offline"
+    assert runs[0]["waiting_for"] == "no runner of pool 'local' is online: its 1 host device is offline"
     Device.objects.all().delete()
     runs = api.get(f"/api/v1/comparisons/{created.json()['id']}").json()["runs"]
     assert runs[0]["waiting_for"] == "no host device is registered in pool 'local'"
+
+
+@pytest.mark.django_db
+def test_a_comparison_queued_behind_another_says_so_with_the_work_ahead(api, pool, runner_api):
+    """The pool's one device runs another comparison: the queued one names the work ahead of it,
+    and once a run of the pool has finished, how long that work takes at the pool's pace."""
+    from datetime import timedelta
+
+    from apps.comparisons.models import Run
+    from testing.runner_calls import lease
+
+    first = api.post("/api/v1/comparisons", {**VALID, "name": "first", "blocks": 4}, format="json").json()["id"]
+    comparison_plan(comparison_id=first)
+    assert lease(runner_api).status_code == 200  # the device now runs the first comparison
+    second = api.post("/api/v1/comparisons", {**VALID, "name": "second"}, format="json").json()["id"]
+    comparison_plan(comparison_id=second)
+
+    def waiting_for(comparison_id: str) -> str:
+        return api.get(f"/api/v1/comparisons/{comparison_id}").json()["runs"][0]["waiting_for"]
+
+    assert waiting_for(second) == ("waiting for a free host device in pool 'local': 1 comparison ahead "
+                                   "(1 run, 4 blocks left) on 1 ready device")
+    # A run of the pool finished earlier at 30 s a block: the 4 blocks ahead take about 2 min.
+    earlier = api.post("/api/v1/comparisons", {**VALID, "name": "earlier"}, format="json").json()["id"]
+    comparison_plan(comparison_id=earlier)
+    finished = Run.objects.get(comparison_id=earlier)
+    now = finished.created_at
+    Run.objects.filter(pk=finished.pk).update(status=Run.Status.DONE, blocks_total=2, started_at=now,
+                                              finished_at=now + timedelta(seconds=60))
+    assert waiting_for(second).endswith("4 blocks left) on 1 ready device, about 2 min at the pool's recent pace")
+    # The first comparison itself waits for nothing: it holds the device.
+    assert api.get(f"/api/v1/comparisons/{first}").json()["runs"][0]["waiting_for"] is None
+
+
+@pytest.mark.django_db
+def test_a_platform_the_pool_has_no_device_of_is_refused_at_submit(api, pool, runner_api):
+    from apps.comparisons.models import Comparison
+
+    before = Comparison.objects.count()
+    answer = api.post("/api/v1/comparisons", {**VALID, "devices": {"pool": "local", "platforms": ["android"]}},
+                      format="json")
+    assert answer.status_code == 400, answer.content
+    assert answer.json()["devices"]["platforms"] == [
+        "pool 'local' has no android device, so nothing could ever run this comparison; its devices are: host."]
+    assert Comparison.objects.count() == before
+    # The builder's dry run says the same.
+    assert api.post("/api/v1/comparisons/validate", {**VALID, "devices": {"pool": "local", "platforms": ["android"]}},
+                    format="json").status_code == 400
+
+
+@pytest.mark.django_db
+def test_a_pool_without_devices_yet_takes_the_comparison_and_says_it_waits_for_a_runner(api, pool):
+    created = api.post("/api/v1/comparisons", {**VALID, "devices": {"pool": "local", "platforms": ["android"]}},
+                       format="json")
+    assert created.status_code == 201, created.content
