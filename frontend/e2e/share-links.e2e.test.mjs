@@ -178,7 +178,7 @@ test('a share link shows the report without a session, offline and as PDF, until
     await visitor.page.goto(url);
     await visitor.page.getByRole('heading', { level: 1, name }).waitFor();
     assert.equal(await visitor.page.getByRole('navigation', { name: 'Main' }).count(), 0, 'not the signed-in layout');
-    assert.match(await visitor.page.getByTestId('report-verdict-line').innerText(), /h2 vs https-h1/);
+    assert.match(await visitor.page.getByTestId('report-verdict-line').innerText(), /h2 (\(series time\) )?vs https-h1/);
     await visitor.page.getByTestId('verdict-banner').waitFor();
     await chartsDrawn(visitor.page, t, 'public page');
     assert.match(await visitor.page.getByRole('table', { name: 'Runs' }).innerText(), /none/);
@@ -189,7 +189,7 @@ test('a share link shows the report without a session, offline and as PDF, until
     // 3. The served HTML carries the preview tags; the card is a 1200×630 PNG.
     const shell = await (await fetchOnce(url)).text();
     assert.equal(metaContent(shell, 'og:title'), `${name} · LatencyLab`);
-    assert.match(metaContent(shell, 'og:description') ?? '', /h2 vs https-h1/);
+    assert.match(metaContent(shell, 'og:description') ?? '', /h2 (\(series time\) )?vs https-h1/);
     assert.equal(metaContent(shell, 'twitter:card'), 'summary_large_image');
     const image = metaContent(shell, 'og:image');
     assert.ok(image?.startsWith('http') && image.endsWith(`/api/v1/public/reports/${token}/card.png`), image);

@@ -4,16 +4,23 @@ import { answerEarly, EARLY_RESPONSE_MAX_AGE_MS } from './early-responses';
 const STORE = '__latencylabEarlyResponses';
 const url = (path: string) => new URL(path, location.origin).toString();
 
-function leaveEarly(answers: Record<string, Response | null>): void {
+const SENT_AT = '__latencylabEarlyResponsesSentAt';
+
+/** What the first script leaves: the answers, and when it asked for them (now). */
+function leaveEarly(answers: Record<string, Response | null>): number {
+  const sentAt = performance.now();
   (window as unknown as Record<string, unknown>)[STORE] = Object.fromEntries(
     Object.entries(answers).map(([path, response]) => [path, Promise.resolve(response)]),
   );
+  (window as unknown as Record<string, unknown>)[SENT_AT] = sentAt;
+  return sentAt;
 }
 
 const send = () => vi.fn((request: Request) => Promise.resolve(new Response(`sent ${new URL(request.url).pathname}`)));
 
 afterEach(() => {
   delete (window as unknown as Record<string, unknown>)[STORE];
+  delete (window as unknown as Record<string, unknown>)[SENT_AT];
 });
 
 describe('answers the first script sent', () => {
@@ -57,11 +64,19 @@ describe('answers the first script sent', () => {
     );
   });
 
-  it('are stale once the page has been open a while: the app asks again', async () => {
-    leaveEarly({ '/api/v1/comparisons/c1': new Response('early') });
-    vi.spyOn(performance, 'now').mockReturnValue(EARLY_RESPONSE_MAX_AGE_MS + 1);
+  it('are stale a while after the first script asked: the app asks again', async () => {
+    const sentAt = leaveEarly({ '/api/v1/comparisons/c1': new Response('early') });
+    vi.spyOn(performance, 'now').mockReturnValue(sentAt + EARLY_RESPONSE_MAX_AGE_MS + 1);
     const sender = send();
     expect(await (await answerEarly(new Request(url('/api/v1/comparisons/c1')), sender)).text()).toBe('sent /api/v1/comparisons/c1');
+  });
+
+  it('are fresh however long the window lived before the first script asked (a test worker)', async () => {
+    vi.spyOn(performance, 'now').mockReturnValue(60_000);
+    leaveEarly({ '/api/v1/comparisons/c1': new Response('early') });
+    const sender = send();
+    expect(await (await answerEarly(new Request(url('/api/v1/comparisons/c1')), sender)).text()).toBe('early');
+    expect(sender).not.toHaveBeenCalled();
   });
 
   it('without a first script (tests, other pages), every request is sent', async () => {

@@ -16,6 +16,8 @@ export type BuiltFirstLoadPage = FirstLoadPage & {
 
 /** Where the answers wait for the app; src/lib/early-responses.ts takes them (same name). */
 const EARLY_RESPONSES = '__latencylabEarlyResponses';
+/** When they were asked for (performance.now()); src/lib/early-responses.ts ages them from it. */
+const EARLY_RESPONSES_SENT_AT = '__latencylabEarlyResponsesSentAt';
 
 type Fill = (template: string) => string;
 
@@ -44,6 +46,7 @@ function sendRequests(page: BuiltFirstLoadPage, fill: Fill, fetchEarly: typeof f
   // Each answer, or null where this script chose not to ask (the app then asks itself).
   const responses: Record<string, Promise<Response | null>> = {};
   (window as unknown as Record<string, unknown>)[EARLY_RESPONSES] = responses;
+  (window as unknown as Record<string, unknown>)[EARLY_RESPONSES_SENT_AT] = performance.now();
   // The same request the app's API client would send (src/lib/api-client.ts): its cookie, JSON.
   const get = (url: string) => fetchEarly(url, { credentials: 'same-origin', headers: { Accept: 'application/json' } });
   for (const url of page.requests.map(fill)) responses[url] = get(url);
