@@ -48,9 +48,11 @@ def test_the_comparison_list_costs_the_same_for_a_page_of_1_and_of_25(api, pool,
 
 @pytest.mark.django_db
 def test_a_comparison_costs_the_same_with_1_or_12_queued_runs(api, pool, runner_api, django_assert_num_queries):
+    planned_comparisons(pool.organization, 1)  # ahead of both: the work ahead is read once per comparison
     (small,) = planned_comparisons(pool.organization, 1)
     one, body = queries_for(api, f"/api/v1/comparisons/{small.id}")
-    assert [run["waiting_for"] for run in body["runs"]] == ["waiting for a free host device in pool 'local'"]
+    assert [run["waiting_for"] for run in body["runs"]] == [
+        "waiting for a free host device in pool 'local': 1 comparison ahead (1 run, 3 blocks left) on 1 ready device"]
 
     (large,) = planned_comparisons(pool.organization, 1, devices=3, profiles=("none", "cable", "dsl", "lte"))
     with django_assert_num_queries(one):
