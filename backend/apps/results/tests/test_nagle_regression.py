@@ -56,7 +56,7 @@ def test_nagle_trap_is_a_regression_with_the_default_spec(live_server, api, org,
     verdict = api.get(f"/api/v1/comparisons/{comparison_id}/verdict").json()
     (row,) = verdict["verdicts"]
     assert (row["arm"], row["baseline_arm"], row["blocks"], row["devices"]) == ("build-b", "build-a", 8, 1)
-    assert row["outcome"] == "regression", row
+    assert row["outcome"] == "regression", (row["summary"], row["reason"], row["ci95"])
     assert verdict["outcome"] == "regression"
     assert row["p_adjusted"] < 0.01
     assert row["ci95"][0] > 1.05
