@@ -5,11 +5,13 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { createMemoryRouter, RouterProvider, type RouteObject } from 'react-router-dom';
 import { queryDefaults } from '@/lib/react-query';
 
-export function makeTestQueryClient(): QueryClient {
+/** The app's query defaults without retries; `staleTime` overrides the app's where a test's
+ * assertion must not depend on how long a loaded machine takes between two renders. */
+export function makeTestQueryClient({ staleTime }: { staleTime?: number } = {}): QueryClient {
   return new QueryClient({
     defaultOptions: {
       ...queryDefaults,
-      queries: { ...queryDefaults.queries, retry: false, gcTime: Infinity },
+      queries: { ...queryDefaults.queries, retry: false, gcTime: Infinity, ...(staleTime === undefined ? {} : { staleTime }) },
     },
   });
 }
@@ -31,8 +33,12 @@ export function renderWithProviders(
 }
 
 /** Renders the whole app's route table (made for the test's query client: its loaders prefetch into it) at `path`. */
-export function renderRoutes(makeRoutes: (queryClient: QueryClient) => RouteObject[], path: string) {
-  const queryClient = makeTestQueryClient();
+export function renderRoutes(
+  makeRoutes: (queryClient: QueryClient) => RouteObject[],
+  path: string,
+  { staleTime }: { staleTime?: number } = {},
+) {
+  const queryClient = makeTestQueryClient({ staleTime });
   const router = createMemoryRouter(makeRoutes(queryClient), { initialEntries: [path] });
   const user = userEvent.setup();
   const utils = render(
