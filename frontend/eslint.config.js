@@ -1,5 +1,5 @@
 // ESLint (flat config): typescript-eslint's type-aware recommended rules, React hooks,
-// and the feature boundaries of the bulletproof-react layout (DESIGN §10):
+// and the feature boundaries of the bulletproof-react layout (frontend/README.md, "Layout"):
 //   src/app      — routes and providers; may import anything below it
 //   src/features — one folder per feature; a feature never imports another feature or the app
 //                  (pages in src/app compose features)

@@ -1,6 +1,6 @@
 """Full analysis of a 1,000,000-sample comparison: wall time and peak RSS.
 
-Target (DESIGN §11): < 2 s and < 1 GB RSS. Prints figures; no pass/fail.
+Target (docs/operations.md, "Targets"): < 2 s and < 1 GB RSS. Prints figures; no pass/fail.
 Run from backend/: ../.venv/bin/python benchmarks/bench_analysis.py
 """
 

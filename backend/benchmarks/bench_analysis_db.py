@@ -1,9 +1,9 @@
 """The whole analysis of a stored 1,000,000-sample comparison, as the Celery task runs it:
 load from PostgreSQL (binary COPY per run, phase durations included) + statistics engine + chart shaping.
 
-Target (DESIGN §11): < 2 s and < 1 GB RSS. bench_analysis.py times the engine alone on an
-in-memory table; this one adds the database. Needs PostgreSQL (LATENCYLAB_DB_*; `make
-bench` starts one). Prints figures; no pass/fail. Run from backend/.
+Target (docs/operations.md, "Targets"): < 2 s and < 1 GB RSS. bench_analysis.py times the
+engine alone on an in-memory table; this one adds the database. Needs PostgreSQL
+(LATENCYLAB_DB_*; `make bench` starts one). Prints figures; no pass/fail. Run from backend/.
 """
 
 import os

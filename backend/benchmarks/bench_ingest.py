@@ -1,13 +1,13 @@
 """Ingestion through the runner upload endpoint, with the stack running as `make up` runs it,
 vs a COPY of the same rows (the peer), in the same run and the same database.
 
-Target (DESIGN §11): ≥ 100,000 samples/s through the upload endpoint; a 5,000-sample batch's
-p99 < 500 ms; and ≥ 0.5 × the peer "COPY + commit into the sample table". The endpoint is
-measured over HTTP against gunicorn with its production settings while the Celery worker and
-beat and a host runner are up and idle (running_stack.py). Peers: a bare COPY into a temp
-table (no WAL, no index: the floor), and the same COPY into results_sample committed per
-batch (what the endpoint's transaction has to do in the database: WAL, index, partition).
-Prints figures; no pass/fail. Run from backend/.
+Target (docs/operations.md, "Targets"): ≥ 100,000 samples/s through the upload endpoint; a
+5,000-sample batch's p99 < 500 ms; and ≥ 0.5 × the peer "COPY + commit into the sample
+table". The endpoint is measured over HTTP against gunicorn with its production settings
+while the Celery worker and beat and a host runner are up and idle (running_stack.py).
+Peers: a bare COPY into a temp table (no WAL, no index: the floor), and the same COPY into
+results_sample committed per batch (what the endpoint's transaction has to do in the
+database: WAL, index, partition). Prints figures; no pass/fail. Run from backend/.
 """
 
 import json

@@ -1,12 +1,12 @@
 """The results API on a stored 1,000,000-sample comparison, through the real web server.
 
-Target (DESIGN §11): GET results and GET verdict (against the comparison's own baseline arm,
-and against another comparison with ?baseline=) answer with p95 < 100 ms. Measured with the
-stack as `make up` runs it (running_stack.py: gunicorn with its production settings, Celery
-worker and beat, an idle runner), over one keep-alive connection authenticated with an API
-token, as a CI job or a script reads it. Peer: an empty authenticated request, GET
-/api/v1/secrets (the organization has none: authentication, organization lookup and an
-empty list). Prints figures; no pass/fail. Run from backend/.
+Target (docs/operations.md, "Targets"): GET results and GET verdict (against the
+comparison's own baseline arm, and against another comparison with ?baseline=) answer with
+p95 < 100 ms. Measured with the stack as `make up` runs it (running_stack.py: gunicorn with
+its production settings, Celery worker and beat, an idle runner), over one keep-alive
+connection authenticated with an API token, as a CI job or a script reads it. Peer: an empty
+authenticated request, GET /api/v1/secrets (the organization has none: authentication,
+organization lookup and an empty list). Prints figures; no pass/fail. Run from backend/.
 """
 
 import os

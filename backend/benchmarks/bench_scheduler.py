@@ -1,6 +1,6 @@
-"""The scheduler at farm scale (DESIGN §11: 200 simulated runners × 4 devices, lease p99 < 100 ms,
-device utilisation ≥ 95 % while a backlog exists; the issue also asks what the idle farm costs
-the database).
+"""The scheduler at farm scale (the target, docs/operations.md: 200 simulated runners × 4
+devices, lease p99 < 100 ms, device utilisation ≥ 95 % while a backlog exists; the issue
+also asks what the idle farm costs the database).
 
 One backend as it runs in production: gunicorn (gthread) serving the runner protocol over HTTP
 on loopback, on this benchmark's PostgreSQL and Redis. RUNNERS runner agents run in this

@@ -21,14 +21,14 @@ from apps.results.analysis import VerdictConfig, compare_arms, simulate_comparis
 from apps.results.analysis.calibration import simulate_sequential
 from apps.results.analysis.sequential import look_points
 
-DESIGN = dict(devices=3, blocks=12, requests_per_block=30, request_sigma=0.3, device_sigma=0.2, block_sigma=0.1,
+CALIBRATION = dict(devices=3, blocks=12, requests_per_block=30, request_sigma=0.3, device_sigma=0.2, block_sigma=0.1,
               block_arm_sigma=0.02)
 # Arms drift apart within blocks (e.g. thermal throttling hitting one arm's half of a block).
-DRIFTY = {**DESIGN, "block_arm_sigma": 0.08}
+DRIFTY = {**CALIBRATION, "block_arm_sigma": 0.08}
 # The default spec's blocks on one device, with the calibration design's 30 requests per arm and
 # block; the 6 blocks the default was before (too few at 30 requests, enough at 200: the default
 # series workload makes 1,980 per arm and block).
-ONE_DEVICE = {**DESIGN, "devices": 1, "blocks": DEFAULT_BLOCKS}
+ONE_DEVICE = {**CALIBRATION, "devices": 1, "blocks": DEFAULT_BLOCKS}
 ONE_DEVICE_6 = {**ONE_DEVICE, "blocks": 6}
 ONE_DEVICE_6_200 = {**ONE_DEVICE_6, "requests_per_block": 200}
 
@@ -49,9 +49,9 @@ def main() -> None:
     quick = "--quick" in sys.argv
     n_aa, n_power = (400, 200) if quick else (4000, 1000)
     config = VerdictConfig(alpha=0.01, margin_pct=5.0)
-    print(f"calibration design: {DESIGN}; alpha {config.alpha}, margin {config.margin_pct} %")
+    print(f"calibration design: {CALIBRATION}; alpha {config.alpha}, margin {config.margin_pct} %")
 
-    for name, design, n in (("A/A calibration design (3 devices × 12 blocks × 30 requests)", DESIGN, n_aa),
+    for name, design, n in (("A/A calibration design (3 devices × 12 blocks × 30 requests)", CALIBRATION, n_aa),
                             ("A/A drifty blocks (block×arm σ 0.08)", DRIFTY, n_aa // 2),
                             (f"A/A default blocks, one device ({DEFAULT_BLOCKS} blocks × 30 requests)", ONE_DEVICE,
                              n_aa),
@@ -70,7 +70,7 @@ def main() -> None:
                                    ("6 blocks, one device, 30 requests/block", ONE_DEVICE_6, (0.10, 0.20, 0.50)),
                                    ("6 blocks, one device, 200 requests/block", ONE_DEVICE_6_200,
                                     (0.10, 0.20, 0.50)),
-                                   ("calibration design", DESIGN, (0.02, 0.05, 0.10, 0.20))):
+                                   ("calibration design", CALIBRATION, (0.02, 0.05, 0.10, 0.20))):
         print(f"  {label}:")
         for effect in effects:
             start = time.perf_counter()
@@ -95,7 +95,7 @@ def sequential(config: VerdictConfig, quick: bool) -> None:
     for low, high in SCHEDULES:
         looks = ", ".join(str(n) for n in look_points(low, high))
         print(f"\nrun until decided (blocks {low} … {high} per device, looks at {looks}):")
-        for label, design in (("calibration design devices", DESIGN), ("one device", ONE_DEVICE)):
+        for label, design in (("calibration design devices", CALIBRATION), ("one device", ONE_DEVICE)):
             design = {k: v for k, v in design.items() if k != "blocks"}
             for effect, n in ((1.0, n_aa), (1.1, n_effect), (1.2, n_power), (1.5, n_effect), (100.0, n_effect)):
                 start = time.perf_counter()

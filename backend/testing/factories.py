@@ -21,7 +21,8 @@ SPEC = {
 
 
 def make_sample(arm: str, block: int, seq: int, **extra: Any) -> dict[str, Any]:
-    """A valid measured sample (DESIGN §5.2) of `arm`; `extra` overrides any field."""
+    """A valid measured sample of `arm` (device-runner/contract/sample.schema.json); `extra`
+    overrides any field."""
     sample = {
         "arm": arm, "block": block, "seq": seq, "phase": "measure", "period": 3, "repetition": block, "step": seq % 3,
         "op": "file", "path": "/files/mid-01", "wall_time": 1_700_000_000_000_000 + seq, "t0": 0,

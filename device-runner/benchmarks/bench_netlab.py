@@ -1,4 +1,4 @@
-"""Benchmarks for the userspace link emulator (DESIGN.md section 11).
+"""Benchmarks for the userspace link emulator (targets: docs/operations.md, "Targets").
 
 Prints figures; no pass/fail.  Needs root.  Every phase is bounded in packets
 and time, and all traffic stays between the two llab-* namespaces of each

@@ -1,5 +1,5 @@
-"""Every protocol beside a production peer, over emulated links (DESIGN §11 "peer agreement
-over links"). Prints figures; no pass/fail. Needs root (network namespaces).
+"""Every protocol beside a production peer, over emulated links (docs/operations.md, "Targets": peer
+agreement over links). Prints figures; no pass/fail. Needs root (network namespaces).
 
     sudo ../.venv/bin/python benchmarks/bench_peers.py [--quick]
 

@@ -1,4 +1,4 @@
-"""Probe accuracy and overhead (DESIGN §11). Prints figures; no pass/fail.
+"""Probe accuracy and overhead (targets: docs/operations.md, "Targets"). Prints figures; no pass/fail.
 
 1. probe vs libcurl (pycurl, the engine behind curl -w) phase timings, interleaved
    requests (h1, h2 × cold, warm); see docs/methodology.md for the phase mapping

@@ -1,4 +1,4 @@
-"""Target server cost under load (DESIGN §11: adds <= 1 ms p99 Server-Timing at 100
+"""Target server cost under load (target, docs/operations.md: adds <= 1 ms p99 Server-Timing at 100
 concurrent connections), requests/s beside nginx serving the same files. No pass/fail.
 
 h2load holds 100 connections busy; meanwhile a probe session on one more connection

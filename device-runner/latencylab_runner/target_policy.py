@@ -1,4 +1,4 @@
-"""A hosted pool's runner never fetches an internal address for a customer (SSRF, DESIGN §12).
+"""A hosted pool's runner never fetches an internal address for a customer (SSRF; docs/security.md).
 
 The backend checked every customer host when the comparison was created; a name can
 resolve elsewhere since (DNS rebinding), so at lease time, before the first block, the

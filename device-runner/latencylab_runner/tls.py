@@ -1,6 +1,6 @@
 """Private CA + server certificate for the reference target server.
 
-The target must serve TLS on every protocol (DESIGN §6.7: same path for every arm), so
+The target must serve TLS on every protocol (docs/methodology.md §4: same path for every arm), so
 each runner generates its own CA once and keeps it under var/ (gitignored). Clients
 verify against ca.pem; verification is never turned off.
 """

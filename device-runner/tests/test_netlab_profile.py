@@ -1,10 +1,10 @@
-"""LinkProfile validation and the DESIGN.md section 7 preset table."""
+"""LinkProfile validation and the preset table of docs/network-conditions.md."""
 import pytest
 
 from latencylab_runner.netlab import PRESETS, Blackout, DirectionProfile, LinkProfile, ProfileError
 
-# DESIGN.md section 7: preset -> (down kbit/s, up kbit/s, RTT ms, loss %)
-DESIGN_TABLE = {
+# docs/network-conditions.md, "Presets": preset -> (down kbit/s, up kbit/s, RTT ms, loss %)
+DOCUMENTED_TABLE = {
     "none": (None, None, 0, 0),
     "cable": (5000, 1000, 28, 0),
     "dsl": (1500, 384, 50, 0),
@@ -21,9 +21,9 @@ DESIGN_TABLE = {
 }
 
 
-def test_presets_match_design_table():
-    assert list(PRESETS) == list(DESIGN_TABLE)
-    for name, (down, up, rtt, loss) in DESIGN_TABLE.items():
+def test_presets_match_the_documented_table():
+    assert list(PRESETS) == list(DOCUMENTED_TABLE)
+    for name, (down, up, rtt, loss) in DOCUMENTED_TABLE.items():
         p = PRESETS[name]
         assert (p.down.rate_kbit, p.up.rate_kbit) == (down, up), name
         assert p.down.delay_ms == p.up.delay_ms == rtt / 2, name

@@ -5,10 +5,10 @@ writes a response's head and body separately with Nagle on, so the body waits fo
 client's delayed ACK of the head) is planned and run as a runner runs a block (plan → job →
 host harness) against a healthy target and a trapped one, interleaved in one block.
 
-Judged by counts (DESIGN §11): no size of the healthy target flagged, at least 8 of the 9
-trap sizes flagged. On loopback (RTT ≈ 0.1 ms, where the old "slower than 2 × RTT" rule
-flags every size) and, with root, over the emulated link at 20 ms / 50 Mbit/s.
-bench_nagle.py prints the figures, also at 100 ms.
+Judged by counts (the target in docs/operations.md): no size of the healthy target flagged,
+at least 8 of the 9 trap sizes flagged. On loopback (RTT ≈ 0.1 ms, where the old "slower
+than 2 × RTT" rule flags every size) and, with root, over the emulated link at 20 ms / 50
+Mbit/s. bench_nagle.py prints the figures, also at 100 ms.
 """
 from __future__ import annotations
 

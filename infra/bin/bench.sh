@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs every benchmark and prints its figures beside its peer's (DESIGN §11). No
-# pass/fail: the machines are shared and noisy, so read the ratios, not the thresholds.
+# Runs every benchmark and prints its figures beside its peer's (the targets: docs/operations.md).
+# No pass/fail: the machines are shared and noisy, so read the ratios, not the thresholds.
 # Benchmarks needing root (link emulator) are skipped with a note otherwise.
 set -uo pipefail
 cd "$(dirname "$0")/../.."

@@ -45,9 +45,11 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
 fi
 
-node_major=$(node -p 'process.versions.node.split(".")[0]')
-if [ "$node_major" -lt 20 ]; then
-  echo "bootstrap: Node.js >= 20 is required (found $(node --version))" >&2
+# The dashboard's build (Vite 7; frontend/package.json "engines") needs Node.js 20.19 or newer.
+if ! node -e 'const [major, minor] = process.versions.node.split(".").map(Number);
+              process.exit(major > 20 || (major === 20 && minor >= 19) ? 0 : 1)'; then
+  echo "bootstrap: Node.js >= 20.19 is required (found $(node --version)). Debian 12's own nodejs is 18:" >&2
+  echo "bootstrap: install a newer one (e.g. Node.js 22 from NodeSource's Debian packages, or nvm) and run again." >&2
   exit 1
 fi
 

@@ -1,4 +1,4 @@
-"""Thin Celery tasks: ids in, a service call, nothing else (DESIGN §10)."""
+"""Thin Celery tasks: ids in, a service call, nothing else (docs/architecture.md, "Inside an app")."""
 
 from celery import shared_task
 

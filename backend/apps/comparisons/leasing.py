@@ -1,7 +1,7 @@
-"""The scheduler's side of the runner protocol (DESIGN §5.3): device reports, leases,
-heartbeats, the lease check that block uploads (apps.results.blocks) and artifacts go
-through, finishing with a classification, and the reaper that requeues runs whose lease
-expired.
+"""The scheduler's side of the runner protocol (device-runner/contract/README.md): device
+reports, leases, heartbeats, the lease check that block uploads (apps.results.blocks) and
+artifacts go through, finishing with a classification, and the reaper that requeues runs
+whose lease expired.
 
 Lock order, everywhere: runs, then devices (a finish holds its run and then updates the
 device; a heartbeat extends its runs' leases before it locks the runner's devices)."""

@@ -1,4 +1,4 @@
-"""The four seed experiments as presets (DESIGN §1), plus the A/A trust check. A preset
+"""The four seed experiments as presets (docs/api.md, "Presets"), plus the A/A trust check. A preset
 is a partial spec; the user's fields override it key by key (workload as a whole object
 merge)."""
 

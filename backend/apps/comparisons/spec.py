@@ -1,4 +1,4 @@
-"""Validation and normalization of comparison specs (DESIGN §5.1).
+"""Validation and normalization of comparison specs (docs/api.md, "The spec").
 
 A spec arrives as JSON or YAML, possibly naming a preset. `normalize_spec` merges the
 preset, validates every field with its bounds, fills defaults and returns the

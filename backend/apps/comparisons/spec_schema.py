@@ -1,4 +1,4 @@
-"""The JSON Schema of a submitted comparison spec (DESIGN §5.1), generated from the
+"""The JSON Schema of a submitted comparison spec (docs/api.md, "The spec"), generated from the
 validator's own serializers (apps.comparisons.spec), so the two cannot drift.
 
 `comparison_spec_schema()` walks the serializers: every field's type, bounds, choices,

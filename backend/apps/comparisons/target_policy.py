@@ -1,4 +1,5 @@
-"""Which customer URLs a comparison may send a pool's runners to (SSRF, DESIGN §12).
+"""Which customer URLs a comparison may send a pool's runners to (SSRF; docs/security.md,
+"Hosted and private pools").
 
 A hosted pool's runners serve every organization from LatencyLab's own network: they never
 fetch a private, loopback, link-local, CGNAT, metadata or other reserved address

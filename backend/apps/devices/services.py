@@ -298,7 +298,7 @@ def device_release_quarantine(*, device: Device, released_by: User | AnonymousUs
 
 
 def devices_mark_silent_offline() -> int:
-    """A device silent for RUNNER_OFFLINE_SECONDS is offline (DESIGN §5.3)."""
+    """A device silent for RUNNER_OFFLINE_SECONDS is offline."""
     cutoff = timezone.now() - timedelta(seconds=settings.RUNNER_OFFLINE_SECONDS)
     silent = Device.objects.filter(last_seen_at__lt=cutoff).exclude(
         state__in=[Device.State.OFFLINE, Device.State.QUARANTINED]).values_list("pk", flat=True)

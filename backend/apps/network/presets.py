@@ -1,5 +1,5 @@
-"""The built-in network profiles (DESIGN §7). Runners know them by name; the backend
-keeps the summary figures to list and explain them."""
+"""The built-in network profiles (docs/network-conditions.md, "Presets"). Runners know them
+by name; the backend keeps the summary figures to list and explain them."""
 
 from typing import Any
 

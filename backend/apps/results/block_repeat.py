@@ -1,4 +1,5 @@
-"""A batch that collides with what its run already stored (DESIGN §5.3, contract README).
+"""A batch that collides with what its run already stored (device-runner/contract/README.md,
+the samples call).
 
 The same block again with the same samples and baseline is a retry (the runner lost the
 answer): acknowledged as a duplicate. The same block with other contents, or a batch_seq the

@@ -1,6 +1,6 @@
-"""Storing one uploaded block (DESIGN §5.3): the run locked under its lease, the samples
-checked against its arms, the block recorded and its samples inserted — in one
-transaction, so a block is either wholly stored or not at all."""
+"""Storing one uploaded block (device-runner/contract/README.md): the run locked under its
+lease, the samples checked against its arms, the block recorded and its samples inserted —
+in one transaction, so a block is either wholly stored or not at all."""
 
 import json
 from collections.abc import Callable

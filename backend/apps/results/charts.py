@@ -1,5 +1,5 @@
 """Reshapes the engine's analysis into the per-group payload the dashboard draws
-(DESIGN §9): one group per device × network profile, with per-period series aggregates
+(docs/api.md, "Results"): one group per device × network profile, with per-period series aggregates
 per arm and per-arm request statistics. Numbers only: the browser never sees raw samples."""
 
 from typing import Any

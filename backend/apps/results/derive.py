@@ -1,4 +1,5 @@
-"""Durations derived from a sample's phase timestamps: the one definition (DESIGN §5.2).
+"""Durations derived from a sample's phase timestamps: the one definition
+(device-runner/contract/README.md, "Timings").
 
 Each duration is `end − start` between two timestamps of the sample; it is null when
 either is null (a phase that did not happen, e.g. DNS, connect and TLS on a reused
@@ -33,7 +34,7 @@ DURATIONS: dict[str, Duration] = {
     "download": Duration(end=("resp_end",), start="resp_first_byte"),
     "total": Duration(end=("app_done",), start="t0", stored_as="total_us"),
 }
-# The durations the phase breakdown shows (DESIGN §9), in the order they happen.
+# The durations the phase breakdown chart shows, in the order they happen.
 PHASES = ("dns", "connect", "tls", "ttfb", "download")
 
 # A column of nullable integers: (values with 0 where null, present mask).

@@ -5,8 +5,9 @@ from apps.comparisons.models import Arm, Comparison, Run
 
 
 class Sample(models.Model):
-    """One request (DESIGN §5.2). Timestamps are µs from t0; null = phase did not happen.
-    Durations are derived at ingest (apps.results.derive), in one place."""
+    """One request (device-runner/contract/sample.schema.json). Timestamps are µs from t0;
+    null = phase did not happen. Durations are derived at ingest (apps.results.derive), in
+    one place."""
 
     id = models.BigAutoField(primary_key=True)
     # No database-level foreign keys: checking three per row at commit capped ingestion

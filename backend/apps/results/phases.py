@@ -1,4 +1,4 @@
-"""Phase breakdown per arm × device × profile (DESIGN §9): the median of each phase
+"""Phase breakdown per arm × device × profile, as its chart draws it: the median of each phase
 (DNS, connect, TLS, TTFB, download, as apps.results.derive defines them) over measured,
 successful requests, and how many requests had that phase at all (a reused connection
 has no DNS/connect/TLS), from the durations the loader already read

@@ -1,4 +1,4 @@
-"""The CI gate (GET /api/v1/comparisons/{id}/verdict, DESIGN §8).
+"""The CI gate (GET /api/v1/comparisons/{id}/verdict; docs/methodology.md §8).
 
 Without a baseline reference every arm is judged against the comparison's baseline arm,
 inside the comparison (interleaved on the same devices: the strongest design). With

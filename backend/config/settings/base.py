@@ -243,7 +243,8 @@ PUBLIC_REPORT_RATE = env("PUBLIC_REPORT_RATE", "120/minute")
 # Prints report PDFs (apps.reports.pdf): a name on PATH or a path.
 LATENCYLAB_CHROMIUM = env("CHROMIUM", "chromium")
 
-# Runner protocol timings (DESIGN §5.3).
+# Runner protocol timings (device-runner/contract/README.md; docs/architecture.md, "The flow
+# of one comparison").
 RUNNER_LEASE_SECONDS = int(env("RUNNER_LEASE_SECONDS", "60"))
 RUNNER_OFFLINE_SECONDS = int(env("RUNNER_OFFLINE_SECONDS", "30"))
 RUNNER_MAX_ATTEMPTS = 3

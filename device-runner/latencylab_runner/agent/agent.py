@@ -1,10 +1,10 @@
 """The agent loop: device reports, leases, one thread per leased run, draining.
 
 It discovers its devices through every enabled driver (host, android, ios), reports them
-(hello, then a heartbeat every 10 s that keeps leases alive), long-polls for work for
-the devices that are free and ready, and runs each leased run on its device's driver in
-a thread of its own (DESIGN §5.3). It only ever makes outbound requests: a device lab
-needs no inbound port from the internet.
+(hello, then a heartbeat every 10 s that keeps leases alive), long-polls for work for the
+devices that are free and ready, and runs each leased run on its device's driver in a thread
+of its own (the runner protocol: device-runner/contract/README.md). It only ever makes
+outbound requests: a device lab needs no inbound port from the internet.
 
 Draining (SIGTERM, or a `drain` command from the server): no new lease; the runs held
 are finished (heartbeating all the while); then run_forever returns — so upgrading a

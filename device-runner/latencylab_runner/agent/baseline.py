@@ -1,4 +1,4 @@
-"""Network baseline before each block (DESIGN §6.6): TCP-connect RTT and, where the
+"""Network baseline before each block (docs/methodology.md §4): TCP-connect RTT and, where the
 host allows it, ICMP echo RTT: n, avg, stddev, min, max and loss."""
 
 import re

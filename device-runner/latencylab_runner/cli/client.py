@@ -1,4 +1,4 @@
-"""HTTP client for the public API v1 (DESIGN §5.4): retries, and errors mapped to exit codes."""
+"""HTTP client for the public API v1 (docs/api.md): retries, and errors mapped to exit codes."""
 
 from __future__ import annotations
 

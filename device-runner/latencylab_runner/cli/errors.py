@@ -1,4 +1,4 @@
-"""Exit codes of the CLI (DESIGN §8) and the errors that carry them."""
+"""Exit codes of the CLI (docs/ci.md §4) and the errors that carry them."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""From a verdict document to the gate's outcome and exit code (DESIGN §8).
+"""From a verdict document to the gate's outcome and exit code (docs/ci.md §4).
 
 The overall outcome is the server's (`outcome` of GET /api/v1/comparisons/{id}/verdict,
 with `outcome_reason`): the CLI never recomputes it, so the CLI, the dashboard and the

@@ -1,4 +1,4 @@
-"""`latencylab`: submit comparisons and gate CI pipelines on their verdicts (DESIGN §5.4, §8).
+"""`latencylab`: submit comparisons and gate CI pipelines on their verdicts (docs/ci.md).
 
 Exit codes: 0 pass, 1 regression, 2 inconclusive, 3 infrastructure failure, 4 usage error.
 Results go to stdout (or --output); ids, progress and diagnostics go to stderr.

@@ -93,7 +93,7 @@ def group_label(verdict: dict[str, Any]) -> str:
 
 
 def verdict_summary(verdict: dict[str, Any]) -> str:
-    """The server's one-line summary of a verdict (DESIGN §8)."""
+    """The server's one-line summary of a verdict (docs/methodology.md §8)."""
     return str(verdict.get("summary") or "")
 
 

@@ -1,6 +1,6 @@
-"""A run under a network profile: an emulated link (DESIGN §7) with the reference target
-in its server namespace, and every block's probe in its client namespace, so TCP, TLS
-and QUIC handshakes all cross the emulated delay, loss and rate."""
+"""A run under a network profile: an emulated link (docs/network-conditions.md) with the
+reference target in its server namespace, and every block's probe in its client namespace,
+so TCP, TLS and QUIC handshakes all cross the emulated delay, loss and rate."""
 
 import dataclasses
 import json

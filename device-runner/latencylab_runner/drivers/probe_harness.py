@@ -4,7 +4,7 @@ document, exactly as the Android and iOS harness apps do on a phone.
 Each arm keeps one probe session for the block (its connection policy decides what the
 session reuses); a planned `new_connection` closes it first. Sessions never outlive a
 block, so every block starts from the same state. Failures are samples, not exceptions
-(DESIGN §6.5)."""
+(docs/methodology.md §4)."""
 
 from __future__ import annotations
 

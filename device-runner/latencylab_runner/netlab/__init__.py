@@ -1,4 +1,4 @@
-"""Network conditions for LatencyLab (DESIGN.md section 7).
+"""Network conditions for LatencyLab (docs/network-conditions.md).
 
 One `LinkProfile`, two backends: tc/netem where the kernel has sch_netem, and
 a userspace packet-level emulator (TUN devices in `llab-*` network

@@ -1,7 +1,7 @@
 """netem backend: the same profile applied with `tc` on kernels that have
 sch_netem.
 
-Topology (references/protocol-measurement.md section 3):
+Topology (docs/network-conditions.md §2):
     client ns  --veth--  router ns  --veth--  server ns
 netem (+ a tbf child for rate and the drop-tail queue) sits on the router's
 two egress veths, never on a sender's own egress, where TCP Small Queues

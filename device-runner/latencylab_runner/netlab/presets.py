@@ -1,11 +1,10 @@
-"""The preset table of DESIGN.md section 7, verbatim.
+"""The preset table of docs/network-conditions.md, "Presets".
 
-RTT is split half per direction; loss applies to each direction; rates are
-kbit/s (down, up).  Queue sizes follow the netem advice in
-references/protocol-measurement.md section 3 (at least 2 x BDP in packets),
-with a floor of 25 packets (quic-interop-runner's bottleneck queue), so slow
-presets get a realistic but bounded buffer instead of netem's 1000-packet one,
-which at 20 kbit/s would hold ten minutes of traffic.
+RTT is split half per direction; loss applies to each direction; rates are kbit/s (down,
+up).  Queue sizes follow the usual netem advice (at least 2 x BDP in packets), with a floor
+of 25 packets (quic-interop-runner's bottleneck queue), so slow presets get a realistic but
+bounded buffer instead of netem's 1000-packet one, which at 20 kbit/s would hold ten minutes
+of traffic.
 """
 from __future__ import annotations
 
@@ -37,7 +36,7 @@ def _preset(name: str, down: float | None, up: float | None, rtt_ms: float, loss
 
 
 PRESETS: dict[str, LinkProfile] = {p.name: p for p in (
-    # name, down kbit/s, up kbit/s, RTT ms, loss %          origin (DESIGN.md section 7)
+    # name, down kbit/s, up kbit/s, RTT ms, loss %          origin
     _preset("none", None, None, 0),                          # stack baseline
     _preset("cable", 5000, 1000, 28),                        # WebPageTest
     _preset("dsl", 1500, 384, 50),                           # WebPageTest

@@ -1,4 +1,4 @@
-"""Per-device shaping on a lab's Wi-Fi access point (DESIGN §7, issue: the device farm).
+"""Per-device shaping on a lab's Wi-Fi access point (docs/network-conditions.md §6).
 
 Phones cannot be put in a network namespace, so a lab shapes them where their traffic
 passes the runner host: the access point's interface (the host runs hostapd, or bridges

@@ -1,7 +1,7 @@
 """Connection policies (cold / warm / resumed) around the per-protocol clients.
 
 fetch() never raises for network trouble: every failure becomes an error sample
-(DESIGN §6.5 "failures are data").
+(docs/methodology.md §4: "failures are data").
 """
 
 from __future__ import annotations

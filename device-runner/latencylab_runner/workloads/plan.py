@@ -4,7 +4,7 @@ The plan is a pure function of (spec, run id, block): a run re-leased after a cr
 replays exactly the same order from its first incomplete block. Arms are interleaved
 inside every block in an order drawn from the spec's seed and reversed on every other
 repetition (A B, B A, …) so drift in the device or the link hits every arm alike
-(DESIGN §6.1)."""
+(docs/methodology.md §4)."""
 
 import base64
 import random

@@ -3791,7 +3791,7 @@ export interface components {
             at: string;
         };
         /**
-         * @description one comparison's verdict (DESIGN §8)
+         * @description one comparison's verdict (docs/methodology.md §8)
          * @enum {string}
          */
         VerdictOutcome: "regression" | "improvement" | "equivalent" | "inconclusive";

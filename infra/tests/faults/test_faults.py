@@ -1,7 +1,8 @@
-"""Faults injected into a whole running stack (DESIGN §12): the web server killed, Redis
-restarted with its data gone, PostgreSQL away for ten seconds. After each, the comparison
-finishes with exactly the samples the plan asked for and the runner sent: none lost, none
-twice, each one as measured (faultstack.exact_sample_problems)."""
+"""Faults injected into a whole running stack (docs/operations.md, "When a part of the
+service fails"): the web server killed, Redis restarted with its data gone, PostgreSQL away
+for ten seconds. After each, the comparison finishes with exactly the samples the plan asked
+for and the runner sent: none lost, none twice, each one as measured
+(faultstack.exact_sample_problems)."""
 
 import json
 import re

@@ -18,7 +18,7 @@ from ..spec_schema import ROOT, comparison_spec_schema, openapi_components
 
 
 class ComparisonSpecBody(serializers.Serializer):
-    """Documentation only: the body is a spec (DESIGN §5.1), validated by apps.comparisons.spec."""
+    """Documentation only: the body is a spec (docs/api.md, "The spec"), validated by apps.comparisons.spec."""
 
 
 class ComparisonSpecBodyExtension(OpenApiSerializerExtension):

@@ -1,6 +1,7 @@
 """A runner killed in the middle of a run (SIGKILL, no goodbye): the lease expires, the
 reaper requeues the run, a new agent resumes at the first block not yet stored, and the
-comparison finishes with every block stored exactly once (DESIGN §5.3, §12)."""
+comparison finishes with every block stored exactly once (docs/operations.md, "When a part
+of the service fails")."""
 
 import os
 import signal

@@ -1,4 +1,4 @@
-"""Hosted pools cannot be turned against their host (SSRF, DESIGN §12): a comparison whose
+"""Hosted pools cannot be turned against their host (SSRF; docs/security.md): a comparison whose
 customer URLs are, or resolve to, private, loopback, link-local, CGNAT, metadata or
 reserved addresses is refused at creation with the field and the reason, and creates
 nothing; a private pool may reach them (its runners are the organization's own). The

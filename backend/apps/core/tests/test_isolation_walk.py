@@ -1,4 +1,4 @@
-"""Isolation between organizations, proved over the whole API (DESIGN §12: another
+"""Isolation between organizations, proved over the whole API (docs/security.md: another
 organization's id answers 404). Organization A holds one object of every kind; organization
 B, with a signed-in session, with an API token of every scope and with one of its runners,
 calls every operation of the OpenAPI schema that takes an id, with A's ids. Every answer must

@@ -1,7 +1,7 @@
-"""Every Celery task of ours survives a worker that dies mid-task (DESIGN §10, §12): it is
-acknowledged only once it ran (acks_late), and a worker killed under it hands it back to
-the broker (task_reject_on_worker_lost) instead of dropping it. A new task that forgets
-acks_late fails here."""
+"""Every Celery task of ours survives a worker that dies mid-task (docs/architecture.md,
+"Inside an app"): it is acknowledged only once it ran (acks_late), and a worker killed under
+it hands it back to the broker (task_reject_on_worker_lost) instead of dropping it. A new
+task that forgets acks_late fails here."""
 
 from config.celery import app
 

@@ -47,7 +47,7 @@ MetricField = _enum("Metric", list(METRICS),
                     "concurrently, the sum of its requests' times otherwise), page_load_ms = a pass over a request "
                     "list's time, timed the same way")
 VerdictOutcomeField = _enum("VerdictOutcome", [REGRESSION, IMPROVEMENT, EQUIVALENT, INCONCLUSIVE],
-                            "one comparison's verdict (DESIGN §8)")
+                            "one comparison's verdict (docs/methodology.md §8)")
 OverallOutcomeField = _enum("OverallOutcome", [*OUTCOMES_WORST_FIRST, NO_DATA],
                             "the worst verdict decides: regression > inconclusive > improvement > equivalent; "
                             "no_data when nothing was compared")

@@ -1,4 +1,4 @@
-"""Ingesting uploaded samples (DESIGN §5.2, §5.3), one job per module:
+"""Ingesting uploaded samples (device-runner/contract/README.md), one job per module:
 
 - `decode`: an upload body decoded and checked against the wire contract (msgspec in C;
   per-sample Python checks naming `samples[i].field` when that fails), and what needs

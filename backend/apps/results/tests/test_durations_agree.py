@@ -1,4 +1,4 @@
-"""Durations are derived once (apps.results.derive, DESIGN §5.2): what ingestion stores,
+"""Durations are derived once (apps.results.derive): what ingestion stores,
 what the loader reads (from the blocks' stored columns and from the samples themselves)
 and what the export writes are the same numbers, on samples with every kind of missing
 phase: reused connections (no DNS, connect, TLS), plain HTTP and QUIC (no separate TLS

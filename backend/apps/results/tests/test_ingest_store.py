@@ -1,5 +1,5 @@
 """Storing uploads through the endpoint: the binary COPY (apps.results.ingest.store)
-must store exactly what was sent, null never 0, with the durations of DESIGN §5.2,
+must store exactly what was sent, null never 0, with the durations of apps.results.derive,
 however the batch is split into COPY chunks and whichever columns are uniform in each
 chunk."""
 

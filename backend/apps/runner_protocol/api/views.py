@@ -1,4 +1,4 @@
-"""The runner protocol v1 (DESIGN §5.3, device-runner/contract/README.md). Runners pull;
+"""The runner protocol v1 (device-runner/contract/README.md). Runners pull;
 nothing here ever connects to a runner."""
 
 from django.conf import settings

@@ -1,7 +1,7 @@
 """Malformed and misplaced sample uploads are refused whole, or acknowledged as duplicates,
-and never half-written (DESIGN §5.3, §12). Each case starts from a run with block 0 stored,
-sends the bad upload, and checks the status and that the stored samples, blocks, analysis
-columns and the run's progress are exactly as before.
+and never half-written (device-runner/contract/README.md, the samples call). Each case
+starts from a run with block 0 stored, sends the bad upload, and checks the status and that
+the stored samples, blocks, analysis columns and the run's progress are exactly as before.
 
 Already covered in test_runner_protocol.py: unknown arm and negative µs with paths
 (test_invalid_samples_are_rejected_with_paths_and_nothing_stored), too many samples

@@ -1,4 +1,5 @@
-"""The runner protocol over real HTTP handling and a real PostgreSQL (DESIGN §5.3)."""
+"""The runner protocol (device-runner/contract/README.md) over real HTTP handling and a real
+PostgreSQL."""
 
 import json
 from datetime import timedelta

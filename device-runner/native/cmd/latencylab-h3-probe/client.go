@@ -376,7 +376,7 @@ func (e *dnsError) Error() string { return fmt.Sprintf("cannot resolve %s: %v", 
 // not speak h3 (RFC 9001 §4.8).
 const noApplicationProtocol = quic.TransportErrorCode(0x100 + 120)
 
-// classify maps an error to the sample contract's error_class (DESIGN §5.2).
+// classify maps an error to the sample contract's error_class (device-runner/contract/sample.schema.json).
 func classify(err error, dialing bool) (string, string) {
 	detail := err.Error()
 	var dnsErr *dnsError

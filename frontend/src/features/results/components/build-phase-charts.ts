@@ -19,7 +19,7 @@ function ordered(arms: readonly string[], present: Iterable<string>): string[] {
 
 // ——— phase breakdown ———
 
-/** The phases of a request, in the order they happen (DESIGN §9; PhaseRow has `<phase>_ms` and `<phase>_n`). */
+/** The phases of a request, in the order they happen (apps.results.derive.PHASES; PhaseRow has `<phase>_ms`, `<phase>_n`). */
 export const PHASE_KEYS = ['dns', 'connect', 'tls', 'ttfb', 'download'] as const;
 export type PhaseKey = (typeof PHASE_KEYS)[number];
 

@@ -5,7 +5,7 @@ import { ChartCard } from './chart-card';
 
 type DevicesViewProps = { results: ComparisonResults; analysis: Analysis | null; profile: string };
 
-/** Per-device small multiples (DESIGN §9): only for comparisons run on several devices. */
+/** Per-device small multiples: only for comparisons run on several devices. */
 export function DevicesView({ results, analysis, profile }: DevicesViewProps) {
   const devices = devicesOn(results, profile);
   const chart = useMemo(() => devicesChart(results, analysis, profile), [results, analysis, profile]);

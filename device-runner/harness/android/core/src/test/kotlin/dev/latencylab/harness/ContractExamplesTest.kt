@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.TestFactory
 import java.io.File
 
-/** The contract's shared test vectors, judged by this harness's validator (DESIGN: every implementation validates them). */
+/** The contract's shared test vectors, judged by this harness's validator (every implementation validates them). */
 class ContractExamplesTest {
     private val mapper = ObjectMapper()
     private val examples: List<File> = Repo.examples.listFiles { f -> f.name.endsWith(".json") }!!.sortedBy { it.name }

@@ -23,7 +23,7 @@ data class EngineSettings(
 interface ProtocolEngine : Closeable {
     /**
      * Issues one request (in the block's `seq` order) and returns its measurement. Network
-     * trouble never throws: it is an error sample (DESIGN: failures are data).
+     * trouble never throws: it is an error sample (failures are data: docs/methodology.md §4).
      */
     fun execute(request: PlannedRequest, body: ByteArray): Measurement
 

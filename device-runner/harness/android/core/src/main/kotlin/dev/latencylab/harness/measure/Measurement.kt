@@ -48,8 +48,9 @@ class Measurement(val timeline: Timeline) {
     }
 
     /**
-     * A completed exchange with an HTTP error status is an `http` error sample (DESIGN: failures are
-     * data); with `expected` (the job's expect_status) that status is the success and any other an error.
+     * A completed exchange with an HTTP error status is an `http` error sample (failures are
+     * data: docs/methodology.md §4); with `expected` (the job's expect_status) that status is
+     * the success and any other an error.
      */
     fun failOnHttpStatus(expected: Int? = null) {
         val code = status
