@@ -1,6 +1,13 @@
 # The only entry points. See README.md.
 .PHONY: help up down demo test bench lint bootstrap frontend
 
+# Python keeps its compiled bytecode in var/pycache (ignored by git), not beside the sources, and
+# writes it even where the environment says PYTHONDONTWRITEBYTECODE: the tests and the stack start
+# hundreds of Python processes (servers, workers, agents, fake phone tools, the CLI), and each
+# would otherwise compile every module it imports again (about 3 s of CPU for the backend's).
+export PYTHONPYCACHEPREFIX := $(CURDIR)/var/pycache
+unexport PYTHONDONTWRITEBYTECODE
+
 help:
 	@echo "make up     - install what is missing, start LatencyLab and run the demo comparison"
 	@echo "make down   - stop everything 'make up' started"

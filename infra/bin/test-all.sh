@@ -10,6 +10,10 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 REPO=$(pwd)
+# Compiled bytecode is cached in var/pycache whatever the environment says (see the Makefile): the
+# suites start hundreds of Python processes, each of which would otherwise compile what it imports.
+export PYTHONPYCACHEPREFIX="$REPO/var/pycache"
+unset PYTHONDONTWRITEBYTECODE
 
 infra/bin/bootstrap.sh || exit 1
 echo "bootstrap: ${SECONDS}s"
