@@ -36,10 +36,17 @@ def _strict(node: Any) -> Any:
 
 @cache
 def _components() -> dict[str, Any]:
-    return _strict(yaml.safe_load(OPENAPI.read_text())["components"]["schemas"])
+    # libyaml's loader: the pure-Python one takes seconds over the 300 kB schema.
+    return _strict(yaml.load(OPENAPI.read_text(), Loader=yaml.CSafeLoader)["components"]["schemas"])
+
+
+@cache
+def _validator(component: str) -> jsonschema.Draft202012Validator:
+    # One per component and process: building one resolves the whole $defs registry again.
+    return jsonschema.Draft202012Validator({"$ref": f"#/$defs/{component}", "$defs": _components()})
 
 
 def schema_errors(component: str, document: Any) -> list[str]:
     """What is wrong with `document` as the component (empty when it conforms)."""
-    validator = jsonschema.Draft202012Validator({"$ref": f"#/$defs/{component}", "$defs": _components()})
+    validator = _validator(component)
     return [f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in validator.iter_errors(document)]
