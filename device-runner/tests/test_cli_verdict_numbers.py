@@ -27,7 +27,7 @@ def all_cases() -> list[tuple[str, dict[str, Any]]]:
     return [(kind, case) for kind, cases in VECTORS["vectors"].items() for case in cases]
 
 
-@pytest.mark.parametrize(("kind", "case"), all_cases(),
+@pytest.mark.parametrize("kind, case", all_cases(),
                          ids=[f"{kind}:{case['value']}->{case['text']}" for kind, case in all_cases()])
 def test_shared_vectors(kind: str, case: dict[str, Any]) -> None:
     value = number(case["value"])

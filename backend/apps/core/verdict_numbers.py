@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 from decimal import ROUND_HALF_UP, Context, Decimal
+from typing import TypeGuard
 
 MINUS = "\u2212"
 MISSING = "\u2013"
@@ -30,7 +31,8 @@ WHOLE_PERCENT_FROM = Decimal(10)
 P_FLOOR = 0.001
 
 
-def _is_number(value: object) -> bool:
+def _is_number(value: object) -> TypeGuard[float]:
+    """A number to write (not None, NaN or a bool)."""
     return isinstance(value, (int, float)) and not isinstance(value, bool) and not math.isnan(value)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 import xml.etree.ElementTree as ET
-from typing import Any
+from typing import Any, TypeGuard
 
 from .gate import PASSING, GateResult
 from .verdict_numbers import MISSING, effect_with_ci, fixed, margin_pct, p_value, signed
@@ -58,7 +58,7 @@ def fmt_cliffs(verdict: dict[str, Any]) -> str:
     return f"{signed(delta)} {label}" if label else signed(delta)
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: Any) -> TypeGuard[float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
