@@ -928,7 +928,7 @@ def series_gated(api: FakeApi) -> str:
     period = verdict_row("h2", "improvement", ratio=0.5, metric="series_ms", device="host", profile="none",
                          scope="period", summary="h2 (series time) vs https-h1, host / none, period 30: median −50 %")
     per_request = verdict_row("h2", "regression", ratio=2.3, device="host", profile="none",
-                              summary="h2 vs https-h1, host / none: median +130 % [+120 %, +140 %], Cliff's δ 0.90, "
+                              summary="h2 vs https-h1, host / none: median +130 % [+120 %, +140 %], Cliff's δ +0.90, "
                                       "p < 0.001, 8 blocks × 1 device")
     return finished(api, [series, period], outcome="improvement", gate=SERIES_GATE,
                     beside={"metric": "total_ms", "metric_label": "per-request time", "outcome": "regression",
