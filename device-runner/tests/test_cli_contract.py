@@ -757,7 +757,8 @@ def test_markdown_format(api: FakeApi, tmp_path: Path, capsys: pytest.CaptureFix
     assert all(len(row) == 7 for row in table)
     assert [row[0] for row in table[2:]] == ["`h3`", "`h2`", "`grpc`", "`h2c`"]  # what decided first
     assert table[2][1] == r'Pixel \| 8 \<Pro\> & "Fold" / lte'
-    assert table[2][3] == "+12 % [+6 %, +18 %]"
+    # Each number by the server's rule (contract/verdict-format-vectors.json): one decimal below 10 %.
+    assert table[2][3] == "+12 % [+6.4 %, +18 %]"
     assert table[2][6] == "**regression**"
     assert table[3][3].startswith("\u221275 %")
     assert table[2][2] == "54.2 vs 48.4 ms"
@@ -933,7 +934,7 @@ def series_gated(api: FakeApi) -> str:
     period = verdict_row("h2", "improvement", ratio=0.5, metric="series_ms", device="host", profile="none",
                          scope="period", summary="h2 (series time) vs https-h1, host / none, period 30: median −50 %")
     per_request = verdict_row("h2", "regression", ratio=2.3, device="host", profile="none",
-                              summary="h2 vs https-h1, host / none: median +130 % [+120 %, +140 %], Cliff's δ 0.90, "
+                              summary="h2 vs https-h1, host / none: median +130 % [+120 %, +140 %], Cliff's δ +0.90, "
                                       "p < 0.001, 8 blocks × 1 device")
     return finished(api, [series, period], outcome="improvement", gate=SERIES_GATE,
                     beside={"metric": "total_ms", "metric_label": "per-request time", "outcome": "regression",

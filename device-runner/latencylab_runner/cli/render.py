@@ -5,24 +5,19 @@ from __future__ import annotations
 import json
 import re
 import xml.etree.ElementTree as ET
-from typing import Any
+from typing import Any, TypeGuard
 
 from .gate import PASSING, GateResult
+from .verdict_numbers import MISSING, effect_with_ci, fixed, margin_pct, p_value, signed
 
 FORMATS = ("text", "json", "junit", "markdown")
 JSON_SCHEMA = "latencylab.verdict/1"
-MINUS = "\u2212"
 # Characters XML 1.0 cannot carry at all, even escaped.
 _XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|<>#])")
 
 
 # --- number formatting -------------------------------------------------------------------
-
-
-def _signed(value: float, digits: int = 1) -> str:
-    text = f"{value:+.{digits}f}"
-    return text.replace("-", MINUS)
 
 
 def fmt_ms(value: Any) -> str:
@@ -34,42 +29,37 @@ def fmt_ms(value: Any) -> str:
 
 
 def fmt_change(verdict: dict[str, Any]) -> str:
-    """`−75.0 % [−78.0 %, −71.0 %]`: the change of the median with its 95 % CI."""
+    """`−4.8 % [−12 %, +1.0 %]`: the change of the median with its 95 % CI, each number by the
+    rule the server's summary line uses (verdict_numbers)."""
     change = verdict.get("change_pct")
     ratio = verdict.get("ratio")
-    if not isinstance(change, (int, float)) and isinstance(ratio, (int, float)):
+    if not _is_number(change) and _is_number(ratio):
         change = (ratio - 1.0) * 100.0
-    if not isinstance(change, (int, float)):
-        return "–"
-    values = [change]
+    if not _is_number(change):
+        return MISSING
     ci = verdict.get("ci95")
-    if isinstance(ci, (list, tuple)) and len(ci) == 2 and all(isinstance(x, (int, float)) for x in ci):
-        values += [(x - 1.0) * 100.0 for x in ci]
-    # Whole percents once the change is large, as in "−75 % [−78 %, −71 %]"; tenths below 10 %.
-    digits = 0 if max(abs(v) for v in values) >= 10 else 1
-    text = f"{_signed(change, digits)} %"
-    if len(values) == 3:
-        text += f" [{_signed(values[1], digits)} %, {_signed(values[2], digits)} %]"
-    return text
+    bounds = [(x - 1.0) * 100.0 for x in ci] if isinstance(ci, (list, tuple)) and len(ci) == 2 and all(
+        _is_number(x) for x in ci) else None
+    return effect_with_ci(change, bounds)
 
 
 def fmt_p(verdict: dict[str, Any]) -> str:
     p = verdict.get("p_adjusted")
-    if not isinstance(p, (int, float)):
+    if not _is_number(p):
         p = verdict.get("p_value")
-    if not isinstance(p, (int, float)):
-        return "–"
-    if p < 0.001:
-        return "< 0.001"
-    return f"{p:.2g}" if p < 0.1 else f"{p:.2f}"
+    return p_value(p) if _is_number(p) else MISSING
 
 
 def fmt_cliffs(verdict: dict[str, Any]) -> str:
     delta = verdict.get("cliffs_delta")
-    if not isinstance(delta, (int, float)):
-        return "–"
+    if not _is_number(delta):
+        return MISSING
     label = verdict.get("cliffs_label")
-    return f"{_signed(delta, 2)} {label}" if label else _signed(delta, 2)
+    return f"{signed(delta)} {label}" if label else signed(delta)
+
+
+def _is_number(value: Any) -> TypeGuard[float]:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def short_id(value: Any) -> str:
@@ -202,7 +192,7 @@ def widened_margin(verdict: dict[str, Any], gate: dict[str, Any]) -> str:
         return ""
     margin, configured = verdict.get("margin"), gate.get("margin_pct")
     if isinstance(margin, (int, float)) and isinstance(configured, (int, float)) and margin * 100 > configured + 0.05:
-        return f"margin widened to ±{margin * 100:.0f} % by the 2 ms floor"
+        return f"margin widened to ±{margin_pct(margin * 100)} by the 2 ms floor"
     return ""
 
 
@@ -222,20 +212,16 @@ def history_line(look: dict[str, Any], *, last: bool = False) -> str:
     text += f": {str(look.get('outcome') or '?').replace('_', ' ')}"
     ratio, ci = look.get("ratio"), look.get("ci95")
     if isinstance(ratio, (int, float)):
-        text += f", ratio {ratio:.3f}"
+        text += f", ratio {fixed(ratio, 3)}"
         if isinstance(ci, list) and len(ci) == 2 and all(isinstance(x, (int, float)) for x in ci):
-            text += f" [{ci[0]:.3f}, {ci[1]:.3f}]"
+            text += f" [{fixed(ci[0], 3)}, {fixed(ci[1], 3)}]"
     if isinstance(look.get("p_value"), (int, float)):
-        text += f", p {_p_text(look['p_value'])}"
+        text += f", p {p_value(look['p_value'])}"
     if look.get("decision") == "continue":
         text += " → more blocks"
     elif last or look.get("decision") == "stop":
         text += " → stopped"
     return text
-
-
-def _p_text(p: float) -> str:
-    return "< 0.001" if p < 0.001 else f"{p:.3f}"
 
 
 def history_lines(result: GateResult) -> list[str]:

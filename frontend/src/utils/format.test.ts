@@ -52,7 +52,7 @@ describe('effect-size formats', () => {
 
   it('formats deltas, p-values and byte sizes', () => {
     expect(formatSigned(-0.934)).toBe('−0.93');
-    expect(formatSigned(1.5, 1)).toBe('1.5');
+    expect(formatSigned(1.5, 1)).toBe('+1.5');
     expect(formatSigned(-0.001)).toBe('0.00');
     expect(formatP(0.0004)).toBe('< 0.001');
     expect(formatP(0.0123)).toBe('0.012');

@@ -100,39 +100,85 @@ export function formatDateTime(iso: string | null | undefined): string {
   return `${formatDayMonth(date)} ${date.getFullYear()}, ${time}`;
 }
 
-/**
- * A signed change as the engine's summary line writes it (verdict.py `_signed_pct`):
- * whole percent from ±9.5 up, one decimal below, "0 %" for no change.
- */
-export function formatChangePct(pct: number | null | undefined): string {
-  if (pct === null || pct === undefined || !Number.isFinite(pct)) return '–';
-  const magnitude = Math.abs(pct);
-  const digits = magnitude >= 9.5 ? magnitude.toFixed(0) : magnitude.toFixed(1);
-  if (Number(digits) === 0) return '0 %';
-  return `${pct < 0 ? '−' : '+'}${digits} %`;
+// --- Verdict numbers ---------------------------------------------------------------------
+// One rule for a verdict's numbers wherever they are read: the server's summary lines
+// (backend apps/core/verdict_numbers.py), the CLI (latencylab_runner/cli/verdict_numbers.py)
+// and these. All three pass device-runner/contract/verdict-format-vectors.json
+// (verdict-numbers.test.ts); docs/methodology.md §8.2 states the rule. Rounding is half away
+// from zero on the shortest decimal (roundDecimal): 10.5 → 11, 2.25 → 2.3, where toFixed
+// rounds the binary expansion (0.15 → 0.1) and Python's round() rounds half to even.
+
+const MINUS = '−';
+const MISSING = '–';
+const INFINITY = '∞';
+
+const isNumber = (value: number | null | undefined): value is number =>
+  typeof value === 'number' && !Number.isNaN(value);
+
+const grouped = (whole: string) => whole.replace(/\B(?=(\d{3})+$)/g, ',');
+
+/** `magnitude` ≥ 0 (finite) rounded to `digits` decimals: its text and whether it rounds to zero. */
+function roundedText(magnitude: number, digits: number): { text: string; whole: string; zero: boolean } {
+  const [whole, fraction] = roundDecimal(magnitude, digits);
+  return {
+    text: digits > 0 ? `${grouped(whole)}.${fraction}` : grouped(whole),
+    whole,
+    zero: /^0+$/.test(whole + fraction),
+  };
 }
 
-/** "−75 % [−78 %, −71 %]". */
+/** A percent's magnitude: one decimal below 10 (after rounding), whole from 10 up, "0" for what rounds to zero. */
+function percentMagnitude(magnitude: number): string {
+  if (magnitude === Infinity) return INFINITY;
+  const tenths = roundedText(magnitude, 1);
+  if (tenths.zero) return '0';
+  return tenths.whole.length < 2 ? tenths.text : roundedText(magnitude, 0).text;
+}
+
+/** A change in percent with its sign: "+11 %", "−4.8 %", "0 %". */
+export function formatChangePct(pct: number | null | undefined): string {
+  if (!isNumber(pct)) return MISSING;
+  const magnitude = percentMagnitude(Math.abs(pct));
+  if (magnitude === '0') return '0 %';
+  return `${pct < 0 ? MINUS : '+'}${magnitude} %`;
+}
+
+/** "−4.8 % [−12 %, +1.0 %]": a change and its confidence interval, each number by the same rule. */
 export function formatChangeWithCi(
   pct: number | null | undefined,
   ci: readonly (number | null | undefined)[] | null | undefined,
 ): string {
   const point = formatChangePct(pct);
-  if (!ci || ci.length < 2) return point;
+  if (point === MISSING || !ci || ci.length !== 2) return point;
   return `${point} [${formatChangePct(ci[0])}, ${formatChangePct(ci[1])}]`;
 }
 
-/** A signed number with a typographic minus: −0.93. */
-export function formatSigned(value: number | null | undefined, digits = 2): string {
-  if (value === null || value === undefined || !Number.isFinite(value)) return '–';
-  const magnitude = Math.abs(value).toFixed(digits);
-  return `${value < 0 && Number(magnitude) !== 0 ? '−' : ''}${magnitude}`;
+/** A margin in percent, without a sign (the text puts "±" before it): "44 %", "4.5 %". */
+export function formatMarginPct(pct: number | null | undefined): string {
+  if (!isNumber(pct)) return MISSING;
+  return `${percentMagnitude(Math.abs(pct))} %`;
 }
 
-/** p-values as the summary line writes them: "< 0.001" or "0.012". */
+/** An effect size with its sign: Cliff's δ "+0.41", "−0.93"; "0.00" for no effect. */
+export function formatSigned(value: number | null | undefined, digits = 2): string {
+  if (!isNumber(value)) return MISSING;
+  if (!Number.isFinite(value)) return `${value < 0 ? MINUS : '+'}${INFINITY}`;
+  const rounded = roundedText(Math.abs(value), digits);
+  return `${rounded.zero ? '' : value < 0 ? MINUS : '+'}${rounded.text}`;
+}
+
+/** Exactly `digits` decimals, "−" when negative (and not rounding to zero): ratios "1.080", speed-ups "1.08". */
+export function formatFixed(value: number | null | undefined, digits: number): string {
+  if (!isNumber(value)) return MISSING;
+  if (!Number.isFinite(value)) return `${value < 0 ? MINUS : ''}${INFINITY}`;
+  const rounded = roundedText(Math.abs(value), digits);
+  return `${value < 0 && !rounded.zero ? MINUS : ''}${rounded.text}`;
+}
+
+/** p-values as the summary line writes them: "< 0.001", or three decimals ("0.012"); "n/a" when there is none. */
 export function formatP(p: number | null | undefined): string {
-  if (p === null || p === undefined || !Number.isFinite(p)) return 'n/a';
-  return p < 0.001 ? '< 0.001' : p.toFixed(3);
+  if (!isNumber(p) || !Number.isFinite(p)) return 'n/a';
+  return p < 0.001 ? '< 0.001' : formatFixed(p, 3);
 }
 
 /** Decimal byte sizes (35,000 B → "35 KB"), like the seed experiments. */

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from apps.core.verdict_numbers import effect_with_ci, margin_pct, p_value, signed
+
 from .significance import blocks_for_t_test
 
 REGRESSION, IMPROVEMENT, EQUIVALENT, INCONCLUSIVE = "regression", "improvement", "equivalent", "inconclusive"
@@ -83,13 +85,13 @@ def decide(
     m = effective_margin(config, baseline_median_ms)
     significant = p_adjusted < config.alpha
     if ci95[0] > 1 + m and significant and cliffs_delta >= config.min_abs_cliffs_delta:
-        reason = f"95 % CI above +{m:.1%}, p < α, δ ≥ {config.min_abs_cliffs_delta}"
+        reason = f"95 % CI above +{margin_pct(m * 100)}, p < α, δ ≥ {config.min_abs_cliffs_delta}"
         return Verdict(REGRESSION, m, config.alpha, reason, None, None)
     if ci95[1] < 1 - m and significant and cliffs_delta <= -config.min_abs_cliffs_delta:
-        reason = f"95 % CI below −{m:.1%}, p < α, δ ≤ −{config.min_abs_cliffs_delta}"
+        reason = f"95 % CI below −{margin_pct(m * 100)}, p < α, δ ≤ −{config.min_abs_cliffs_delta}"
         return Verdict(IMPROVEMENT, m, config.alpha, reason, None, None)
     if 1 - m <= ci90[0] and ci90[1] <= 1 + m:
-        return Verdict(EQUIVALENT, m, config.alpha, f"90 % CI inside ±{m:.1%}", None, None)
+        return Verdict(EQUIVALENT, m, config.alpha, f"90 % CI inside ±{margin_pct(m * 100)}", None, None)
     needed, reason = _blocks_needed(ratio, ci95, ci90, significant, cliffs_delta, blocks, family_size, m, config,
                                     block_effect)
     by_outcome = None
@@ -164,7 +166,7 @@ def _blocks_needed(ratio: float, ci95: tuple[float, float], ci90: tuple[float, f
     else:
         outcome, gap, half = EQUIVALENT, min(upper - c, c - lower), half90
     if outcome != EQUIVALENT and abs(cliffs_delta) < config.min_abs_cliffs_delta:
-        return None, (f"effect beyond the margin but Cliff's δ {cliffs_delta:.2f} is negligible; "
+        return None, (f"effect beyond the margin but Cliff's δ {signed(cliffs_delta)} is negligible; "
                       "more blocks will not decide")
     if gap <= 0 or half <= 0:
         return None, "estimate sits on the margin; more blocks are unlikely to decide"
@@ -185,21 +187,10 @@ def _blocks_needed(ratio: float, ci95: tuple[float, float], ci90: tuple[float, f
     return needed, f"would likely be {outcome}"
 
 
-def _signed_pct(x: float) -> str:
-    value = f"{abs(x):.0f}" if abs(x) >= 9.5 else f"{abs(x):.1f}"
-    if value.strip("0.") == "":
-        return "0 %"
-    return f"{'−' if x < 0 else '+'}{value} %"
-
-
-def _signed(x: float) -> str:
-    return f"{'−' if x < 0 else ''}{abs(x):.2f}"
-
-
 def format_p(p: float) -> str:
-    if not math.isfinite(p):
-        return "p n/a"
-    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
+    """`p < 0.001`, `p = 0.012`, `p n/a` (the number by the one rule, apps.core.verdict_numbers)."""
+    text = p_value(p)
+    return f"p {text}" if text.startswith("<") or text == "n/a" else f"p = {text}"
 
 
 # How a summary line names a metric other than per-request total time (which it leaves unnamed,
@@ -224,8 +215,8 @@ def summary_line(*, arm: str, baseline_arm: str, metric: str, device_class: str,
     blocks = f"{blocks_per_device:.0f}" if float(blocks_per_device).is_integer() else f"{blocks_per_device:.1f}"
     change = (ratio - 1) * 100
     lo, hi = ((c - 1) * 100 for c in ci95)
-    line = (f"{what} vs {baseline_arm}, {where}: median {_signed_pct(change)} "
-            f"[{_signed_pct(lo)}, {_signed_pct(hi)}], Cliff's δ {_signed(cliffs_delta)}, {format_p(p)}, "
+    line = (f"{what} vs {baseline_arm}, {where}: median {effect_with_ci(change, (lo, hi))}, "
+            f"Cliff's δ {signed(cliffs_delta)}, {format_p(p)}, "
             f"{blocks} blocks × {devices} device{'s' if devices != 1 else ''}")
     return line + widened_margin_note(margin, configured_margin, baseline_median_ms, floor_ms)
 
@@ -237,12 +228,7 @@ def widened_margin_note(margin: float | None, configured_margin: float | None,
     if margin is None or configured_margin is None or margin <= configured_margin + 0.0005:
         return ""
     median = f" on a {_ms(baseline_median_ms)} baseline median" if baseline_median_ms else ""
-    return f"; margin ±{_margin_pct(margin)}: the {floor_ms:g} ms floor{median}"
-
-
-def _margin_pct(margin: float) -> str:
-    pct = margin * 100
-    return f"{pct:.0f} %" if pct >= 9.5 else f"{pct:.1f} %"
+    return f"; margin ±{margin_pct(margin * 100)}: the {floor_ms:g} ms floor{median}"
 
 
 def _ms(value: float) -> str:

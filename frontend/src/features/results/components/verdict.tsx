@@ -8,7 +8,15 @@ import type {
   VerdictLook,
 } from '@/lib/api-types';
 import { capitalized, isPerRequest, metricWords } from '@/lib/gate-metrics';
-import { formatChangeWithCi, formatMs, formatNumber, formatP, formatSigned } from '@/utils/format';
+import {
+  formatChangeWithCi,
+  formatFixed,
+  formatMarginPct,
+  formatMs,
+  formatNumber,
+  formatP,
+  formatSigned,
+} from '@/utils/format';
 import { ArmSwatch } from './arm-swatch';
 
 const OUTCOME_LABELS: Record<OverallOutcome, string> = {
@@ -143,7 +151,7 @@ export function VerdictBanner({ verdict, arms }: VerdictBannerProps) {
               ? `No verdict: ${verdict.outcome_reason}.`
               : `Median ${metricLabel(gate.metric)} of each arm against ${baseline}; the worst outcome decides (α = ${gate.alpha}${verdict.history.length > 0 ? ', the last look’s share' : ''}, Holm-corrected).`}
             {widened &&
-              ` The 2 ms floor widens the margin to ±${formatNumber(Math.round(widestPct))} % here: these medians are too short for ${gate.margin_pct} % to be meaningful.`}
+              ` The 2 ms floor widens the margin to ±${formatMarginPct(widestPct)} here: these medians are too short for ${gate.margin_pct} % to be meaningful.`}
           </p>
         </div>
       </div>
@@ -226,8 +234,8 @@ function BesideVerdicts({ beside, gateLabel, gateMetric, arms }: BesideVerdictsP
 /** "×1.08 [1.01, 1.16]": the ratio of medians at a look and its 95 % CI. */
 function formatRatio(ratio: number | null, ci: readonly (number | null)[] | null): string {
   if (ratio === null || !Number.isFinite(ratio)) return '–';
-  const bound = (x: number | null | undefined) => (x === null || x === undefined ? '–' : x.toFixed(3));
-  return ci && ci.length === 2 ? `×${ratio.toFixed(3)} [${bound(ci[0])}, ${bound(ci[1])}]` : `×${ratio.toFixed(3)}`;
+  const ratioText = `×${formatFixed(ratio, 3)}`;
+  return ci && ci.length === 2 ? `${ratioText} [${formatFixed(ci[0], 3)}, ${formatFixed(ci[1], 3)}]` : ratioText;
 }
 
 /** Run until decided: the verdict at each look, the last one the verdict above. */
@@ -345,7 +353,7 @@ export function EffectTable({ analysis, arms, gateMetric = 'total_ms' }: EffectT
                 <td className="nowrap" data-col="change">
                   {formatChangeWithCi(c.change_pct, c.change_ci95_pct)}
                 </td>
-                <td className="nowrap">{c.speedup === null ? '–' : `${c.speedup.toFixed(2)}×`}</td>
+                <td className="nowrap">{c.speedup === null ? '–' : `${formatFixed(c.speedup, 2)}×`}</td>
                 <td className="nowrap" data-col="cliffs">
                   {formatSigned(c.cliffs_delta)} <span className="muted">{c.cliffs_label}</span>
                 </td>
