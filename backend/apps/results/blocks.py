@@ -13,7 +13,7 @@ from django.db import connection, transaction
 from django.db.models import OuterRef
 from django.utils import timezone
 
-from apps.comparisons.leasing import run_lock_under_lease
+from apps.comparisons.leases import run_lock_under_lease
 from apps.comparisons.models import Arm, Run
 from apps.core.errors import Conflict
 from apps.devices.models import Runner

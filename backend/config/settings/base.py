@@ -37,6 +37,7 @@ INSTALLED_APPS = [
     "apps.accounts",
     "apps.devices",
     "apps.comparisons",
+    "apps.scheduler",
     "apps.results",
     "apps.network",
     "apps.webhooks",
