@@ -22,8 +22,8 @@ from apps.devices.authentication import (
     runner_of,
 )
 from apps.devices.services import runner_enroll
-from apps.results.blocks import block_store
 from apps.results.ingest import SampleBatchParser, samples_validate
+from apps.results.ingest.blocks import block_store
 from apps.scheduler.leasing import heartbeat_receive, hello_receive, lease_acquire, run_finish
 
 from .serializers import (
