@@ -7,8 +7,8 @@ from rest_framework.test import APIClient
 
 from apps.accounts.services import api_token_create, organization_get_or_create, user_ensure_member
 from apps.comparisons.services import comparison_create, comparison_plan
-from apps.comparisons.wakeups import listener as runs_queued_listener
 from apps.devices.services import pool_get_or_create, runner_hello, runner_register
+from apps.scheduler.wakeups import listener as runs_queued_listener
 from latencylab_runner.target import start_target
 from testing.factories import SPEC
 

@@ -34,7 +34,7 @@ def store(comparison, table, *, with_block_columns: bool = True) -> None:
     """Write the synthetic table as samples, one run per device × profile, with COPY."""
     from apps.comparisons.models import Run, RunBlock
     from apps.results.ingest import COLUMNS
-    from apps.results.loader import block_columns_backfill
+    from apps.results.storage.loader import block_columns_backfill
 
     arm_ids = dict(comparison.arms.values_list("label", "id"))
     arm_id_of_code = np.asarray([arm_ids[label] for label in table.arm_labels])

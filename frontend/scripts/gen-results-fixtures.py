@@ -1,7 +1,7 @@
 """Development aid: regenerates the results fixtures (src/testing/fixtures/results-*.json)
 and the matching verdicts (verdict-*.json) from the backend's statistics engine on
 synthetic samples, so the dashboard's tests and screenshots see exactly the shapes the
-API sends (groups + analysis; the CI gate's document, built by apps.results.gate as the
+API sends (groups + analysis; the CI gate's document, built by apps.results.verdicts.gate as the
 verdict endpoint builds it), and the network profiles of an organization with its own.
 The `-v1` pair is a comparison analysed by the engine's format version 1 (per-request
 metrics only), as stored then (backend/apps/results/tests/data/), with the verdict today's
@@ -22,9 +22,9 @@ STORED_V1 = FRONTEND.parent / "backend/apps/results/tests/data/analysis-v1-mid-i
 
 from apps.results.analysis import (
     BlockBaselines, SampleTable, VerdictConfig, analyze_comparison, describe, synthetic_table, to_jsonable)
-from apps.results.charts import chart_groups
+from apps.results.readers.charts import chart_groups
 from apps.network.presets import BUILT_IN, built_in_payload
-from apps.results.gate import (
+from apps.results.verdicts.gate import (
     VERDICT_SCOPES, beside_metric, metric_label, no_data_within, verdict_document, verdict_row)
 from apps.results.stacks import ArmFacts, RunFacts, arm_stacks
 
@@ -35,7 +35,7 @@ PHASES = ("dns_ms", "connect_ms", "tls_ms", "ttfb_ms", "download_ms")
 
 
 def phases(table, *, quic_arms=(), plain_arms=()):
-    """What apps/results/phases.py computes in SQL, from durations made up per request: a
+    """What apps/results/readers/phases.py computes in SQL, from durations made up per request: a
     request that opens a connection pays DNS (on the block's first request only, the cache
     is cold once per block), TCP connect and TLS (QUIC arms: one handshake, reported as
     connect, no TLS; plain-HTTP arms: no TLS), carved out of the time before the first byte
@@ -113,7 +113,7 @@ def body(comparison_id, table, baselines, baseline_arm, *, stacks, quic_arms=(),
 
 def verdict(results, *, name, metric="total_ms", workload=None):
     """GET /api/v1/comparisons/{id}/verdict of this finished comparison, gated on `metric`, with
-    the other metric beside it as verdicts.py puts it there."""
+    the other metric beside it as verdicts/ci_verdict.py puts it there."""
     config = results["analysis"]["config"]
     comparisons = results["analysis"]["comparisons"]
 

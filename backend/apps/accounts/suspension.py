@@ -1,6 +1,6 @@
 """An operator suspends an organization (the Django admin's action): from then on its API
 calls answer 403 (IsOrganizationMember, permissions.suspended_message) and its runs are not leased
-(apps.comparisons.leasing), until it is reinstated. Nothing is deleted."""
+(apps.scheduler.leasing), until it is reinstated. Nothing is deleted."""
 
 from django.contrib.auth.models import User
 from django.db import transaction

@@ -9,7 +9,7 @@ from django.db.models import QuerySet
 from apps.core.errors import ApplicationError, Conflict, PayloadTooLarge
 from apps.devices.models import Runner
 
-from .leasing import run_lock_for_artifact
+from .leases import run_lock_for_artifact
 from .models import RunArtifact
 
 ARTIFACT_MAX_BYTES = 2 * 1024 * 1024  # the runner keeps the tail of a longer log

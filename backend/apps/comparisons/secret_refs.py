@@ -1,5 +1,5 @@
 """`{{secret.NAME}}` in a request header value: the spec keeps the placeholder; the lease
-of a run carries the values of the names its spec references (apps.comparisons.leasing),
+of a run carries the values of the names its spec references (apps.scheduler.leasing),
 and the runner substitutes them in memory (latencylab_runner.workloads.secrets)."""
 
 import re

@@ -27,7 +27,7 @@ CONNECTION_POLICIES = ["cold", "warm", "resumed"]
 MODES = ["ab", "aa"]
 AA_SUFFIX = "-again"
 WORKLOAD_KINDS = ["series", "api", "mixed", "delay_sweep", "payload_sweep", "requests"]
-# A comparison brought in by POST /api/v1/imports (apps.results.imports): measured elsewhere,
+# A comparison brought in by POST /api/v1/imports (apps.results.ingest.imports): measured elsewhere,
 # never planned, leased or submitted as a spec, so no spec validates to it. Its stored
 # workload is `{"kind": "import"}` alone: whatever reads a stored spec meets this kind too.
 IMPORTED_KIND = "import"
@@ -516,7 +516,7 @@ def tag_name_problem(key: str) -> str | None:
 class ComparisonSpec(serializers.Serializer):
     name = serializers.CharField(max_length=200, min_length=1)
     # "aa": one arm measured twice under two labels; any verdict but equivalent/inconclusive
-    # is a false positive by construction (the trust check, apps.results.aa).
+    # is a false positive by construction (the trust check, apps.results.readers.aa).
     mode = serializers.ChoiceField(choices=MODES, default="ab")
     preset = serializers.ChoiceField(choices=sorted(PRESETS), required=False, allow_null=True, default=None)
     workload = serializers.DictField()

@@ -162,7 +162,7 @@ def runner_devices_report(*, runner: Runner, devices: list[dict[str, Any]], full
     """Apply a runner's device descriptors (hello, heartbeat): devices appear (upsert by
     serial), change state, and — when `full_list` — a device it reported before and no
     longer lists goes offline with reason `disconnected`. The caller locks the runner's
-    devices and passes the ones under a live lease (apps.comparisons.leasing). The serials
+    devices and passes the ones under a live lease (apps.scheduler.leasing). The serials
     this report took offline (the runner says so, or no longer lists them) are added to
     `went_offline`, when given."""
     now = timezone.now()

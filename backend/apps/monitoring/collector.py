@@ -21,7 +21,7 @@ from prometheus_client.registry import Collector
 from apps.comparisons.models import Comparison, Run, RunAttempt
 from apps.devices.models import Device, Runner
 from apps.results.models import Analysis, Sample
-from apps.results.partitions import default_partition_rows
+from apps.results.storage.partitions import default_partition_rows
 
 # The Celery queues whose length is the backlog of backend work (Celery's default queue).
 CELERY_QUEUES = ("celery",)

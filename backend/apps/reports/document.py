@@ -17,7 +17,7 @@ from apps.comparisons.models import Comparison
 from apps.comparisons.secret_refs import REFERENCE
 from apps.core.errors import ApplicationError
 from apps.results.selectors import results_for_charts
-from apps.results.verdicts import verdict_for
+from apps.results.verdicts.ci_verdict import verdict_for
 
 REDACTED = "[redacted]"
 FORMAT_VERSION = 2  # 2: the verdict names its metric and carries the metric beside it

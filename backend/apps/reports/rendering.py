@@ -8,7 +8,7 @@ from typing import Any
 from rest_framework.renderers import JSONRenderer
 
 from apps.comparisons.models import Comparison
-from apps.results.analysis_cache import cached
+from apps.results.storage.analysis_cache import cached
 
 from .card import render_card
 from .document import report_cache_version, report_document

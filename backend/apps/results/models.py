@@ -6,7 +6,7 @@ from apps.comparisons.models import Arm, Comparison, Run
 
 class Sample(models.Model):
     """One request (device-runner/contract/sample.schema.json). Timestamps are µs from t0;
-    null = phase did not happen. Durations are derived at ingest (apps.results.derive), in
+    null = phase did not happen. Durations are derived at ingest (apps.results.storage.derive), in
     one place."""
 
     id = models.BigAutoField(primary_key=True)
@@ -60,7 +60,7 @@ class Sample(models.Model):
     # Derived once at ingest.
     total_us = models.BigIntegerField(null=True)
     ttfb_us = models.BigIntegerField(null=True)
-    # The table is partitioned by month of this (migration 0007, apps.results.partitions): the
+    # The table is partitioned by month of this (migration 0007, apps.results.storage.partitions): the
     # database's primary key is (id, stored_at); id alone stays unique (an identity column).
     stored_at = models.DateTimeField(db_default=Now(), editable=False,
                                      help_text="when the row was stored: the partition key")
@@ -70,7 +70,7 @@ class Sample(models.Model):
 
 
 class BlockColumns(models.Model):
-    """The analysis columns of one stored block (apps.results.block_columns), written with its
+    """The analysis columns of one stored block (apps.results.storage.block_columns), written with its
     samples in the same transaction: the loader reads a comparison in a few large values
     instead of one COPY message per sample. Runs stored before these existed have none;
     the loader then reads their samples."""
@@ -86,7 +86,7 @@ class BlockColumns(models.Model):
 
 
 class SampleRemoval(models.Model):
-    """Retention dropped (some of) this comparison's samples (apps.results.retention): its
+    """Retention dropped (some of) this comparison's samples (apps.results.storage.retention): its
     stored analyses still serve charts, verdicts and reports, but its samples can no longer
     be exported or analysed again, and the API says why with this record."""
 

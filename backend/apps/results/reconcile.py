@@ -1,4 +1,4 @@
-"""Analyses whose task was lost (apps.comparisons.reconcile explains when): a comparison still
+"""Analyses whose task was lost (apps.scheduler.reconcile explains when): a comparison still
 `analysing` well after any analysis task could have run out its time limit is claimed here
 and queued for analysis again by results.reconcile_analyses (every minute); every comparison in
 analysis is, when the broker lost its data (apps.core.broker_memory). comparison_analyse acts only

@@ -5,8 +5,9 @@ from django.db.models import Sum
 
 from apps.comparisons.models import Comparison, Run, RunBlock
 
-from .models import Analysis, SampleRemoval, VerdictLook
+from .models import Analysis, VerdictLook
 from .stacks import ArmFacts, RunFacts, arm_stacks
+from .storage.retention import samples_removal
 
 
 def analysis_latest(*, comparison: Comparison) -> Analysis | None:
@@ -60,13 +61,6 @@ def block_coverage(*, comparison: Comparison) -> dict[str, int]:
     """The blocks the comparison's runs planned (their current block counts) and stored."""
     planned = comparison.runs.aggregate(total=Sum("blocks_total"))["total"] or 0
     return {"blocks_planned": planned, "blocks_stored": RunBlock.objects.filter(run__comparison=comparison).count()}
-
-
-def samples_removal(*, comparison: Comparison) -> dict[str, Any] | None:
-    """When the sample retention dropped the comparison's samples: after how many days, and when."""
-    removal = SampleRemoval.objects.filter(comparison_id=comparison.pk).first()
-    return None if removal is None else {"retention_days": removal.retention_days,
-                                         "removed_at": removal.removed_at.isoformat()}
 
 
 def stacks_of_arms(*, comparison: Comparison) -> list[dict[str, Any]]:

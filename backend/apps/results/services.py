@@ -16,29 +16,16 @@ from apps.core.events import publish
 from .analysis import INCONCLUSIVE, VerdictConfig, analyze_comparison, describe, to_jsonable
 from .analysis.per_request import per_request, request_names
 from .analysis.sequential import spending_schedule
-from .charts import chart_groups
-from .gate import POOLED, overall_outcome, verdict_row
-from .loader import load_comparison
 from .models import Analysis, VerdictLook
-from .phases import phase_breakdown_loaded
-from .retention import SamplesRemoved
+from .readers.charts import chart_groups
+from .readers.phases import phase_breakdown_loaded
 from .selectors import block_coverage
+from .storage.loader import load_comparison
+from .storage.retention import SamplesRemoved
+from .verdicts.config import comparison_verdict_config, verdict_config
+from .verdicts.gate import POOLED, overall_outcome, verdict_row
 
 ENGINE = "latencylab-stats"
-
-
-def verdict_config(spec: dict[str, Any], *, alpha: float | None = None) -> VerdictConfig:
-    """The spec's gate; `alpha` replaces its α (a run-until-decided look tests at its share)."""
-    gate = spec.get("gate") or {}
-    return VerdictConfig(margin_pct=float(gate.get("margin_pct", 5.0)),
-                         alpha=float(gate.get("alpha", 0.01)) if alpha is None else alpha)
-
-
-def comparison_verdict_config(comparison: Comparison) -> VerdictConfig:
-    """What a comparison's verdicts are decided with: its gate, at the α of its last look when
-    it ran until decided (so a verdict against another comparison spends no more α)."""
-    last = comparison.verdict_looks.order_by("-look").first()
-    return verdict_config(comparison.spec, alpha=last.alpha if last else None)
 
 
 @dataclasses.dataclass(frozen=True)

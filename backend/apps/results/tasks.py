@@ -8,8 +8,8 @@ from apps.core.broker_memory import broker_loss_check
 from apps.core.task_retries import RETRY_TRANSIENT_DATABASE_ERRORS
 
 from .reconcile import stuck_analyses_claim
-from .retention import sample_storage_maintain
 from .services import comparison_analyse
+from .storage.retention import sample_storage_maintain
 
 logger = logging.getLogger(__name__)
 

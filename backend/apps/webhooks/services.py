@@ -21,8 +21,8 @@ from apps.comparisons.models import Comparison
 from apps.comparisons.spec import gate_metric_of
 from apps.core.addresses import literal_address
 from apps.core.events import publish
-from apps.results.gate import metric_label
-from apps.results.verdicts import gate_outcome_within
+from apps.results.verdicts.ci_verdict import gate_outcome_within
+from apps.results.verdicts.gate import metric_label
 
 from . import transport
 from .events import WEBHOOK_CREATED, WEBHOOK_DELETED, WEBHOOK_UPDATED

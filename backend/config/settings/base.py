@@ -37,6 +37,7 @@ INSTALLED_APPS = [
     "apps.accounts",
     "apps.devices",
     "apps.comparisons",
+    "apps.scheduler",
     "apps.results",
     "apps.network",
     "apps.webhooks",
@@ -211,7 +212,7 @@ CELERY_BEAT_SCHEDULE = {
     "requeue-stranded-webhooks": {"task": "webhooks.requeue_stranded", "schedule": RECONCILE_INTERVAL_S},
     "reconcile-comparisons": {"task": "comparisons.reconcile", "schedule": RECONCILE_INTERVAL_S},
     "reconcile-analyses": {"task": "results.reconcile_analyses", "schedule": RECONCILE_INTERVAL_S},
-    # The sample table's month partitions made ahead, and old ones dropped (apps.results.retention).
+    # The sample table's month partitions made ahead, and old ones dropped (apps.results.storage.retention).
     "maintain-sample-storage": {"task": "results.maintain_sample_storage", "schedule": 3600.0},
 }
 

@@ -1,7 +1,7 @@
 """How a verdict's numbers are written: effects, their confidence intervals, margins, effect
 sizes (Cliff's δ, Cohen's d), ratios and p-values — by the service's one rule.
 
-The server writes its summary lines by this rule (backend apps/core/verdict_numbers.py) and the
+The server writes its summary lines by this rule (backend apps/results/analysis/verdict_numbers.py) and the
 dashboard too; the CLI writes the numbers of its tables (Markdown, PR comment, JUnit) from the
 verdict document's fields, offline, so it repeats the rule here. All three are tested against
 contract/verdict-format-vectors.json; docs/methodology.md §8.2 states the rule:

@@ -12,10 +12,10 @@ import pytest
 from celery.contrib.testing.worker import start_worker
 from django.utils import timezone
 
-from apps.comparisons.leasing import leases_reap_expired
 from apps.comparisons.models import Comparison, Run, RunBlock
 from apps.devices.services import runner_register
 from apps.results.models import Sample
+from apps.scheduler.leasing import leases_reap_expired
 from config.celery import app as celery_app
 from latencylab_runner.agent.client import RunnerClient
 from testing.host_agent import host_agent, reference_of, runner_client

@@ -11,10 +11,10 @@ import sys
 import pytest
 from celery.contrib.testing.worker import start_worker
 
-from apps.comparisons.leasing import leases_reap_expired
 from apps.comparisons.models import Comparison, Run, RunBlock
 from apps.devices.services import runner_register
 from apps.results.models import Sample
+from apps.scheduler.leasing import leases_reap_expired
 from config.celery import app as celery_app
 from testing.waiting import wait_for
 

@@ -8,7 +8,7 @@ from rest_framework.views import APIView
 from apps.accounts.permissions import organization_of
 from apps.devices.selectors import pools_visible_to
 
-from ..aa import aa_report
+from ..readers.aa import aa_report
 
 
 class AAComparisonOutcomesSerializer(serializers.Serializer):

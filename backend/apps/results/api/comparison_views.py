@@ -16,11 +16,11 @@ from apps.comparisons.selectors import comparison_rows_for
 from apps.comparisons.spec import blocks_range
 from apps.core.compression import accepts_gzip, answer
 
-from ..export import stream_csv, stream_json_lines
-from ..results_json import results_json, results_json_gzip
-from ..retention import samples_available_check
+from ..readers.export import stream_csv, stream_json_lines
+from ..readers.results_json import results_json, results_json_gzip
 from ..selectors import verdict_history
-from ..verdicts import verdict_for
+from ..storage.retention import samples_available_check
+from ..verdicts.ci_verdict import verdict_for
 from .serializers import (
     ComparisonResultsSerializer,
     ComparisonVerdictSerializer,

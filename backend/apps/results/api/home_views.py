@@ -1,4 +1,4 @@
-"""The dashboard's home page in one request (home.py)."""
+"""The dashboard's home page in one request (readers/home.py)."""
 
 from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
@@ -7,7 +7,7 @@ from rest_framework.views import APIView
 
 from apps.accounts.permissions import organization_of
 
-from ..home import home_summary
+from ..readers.home import home_summary
 from .trend_serializers import HomeSerializer
 
 

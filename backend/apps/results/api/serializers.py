@@ -1,7 +1,7 @@
 """Output shapes of the results endpoints: the charts' aggregates, the statistics engine's
 analysis (apps.results.analysis, plus `requests` and `phases` from services.py) and the
-CI verdict (verdicts.py). Documentation only: the views send what the engine and
-verdicts.py build, unchanged (tests/test_response_schemas.py validates real responses
+CI verdict (verdicts/ci_verdict.py). Documentation only: the views send what the engine and
+verdicts/ build, unchanged (tests/test_response_schemas.py validates real responses
 against these components, so neither can drift)."""
 
 from collections.abc import Sequence
@@ -16,8 +16,8 @@ from ..analysis.effects import CLIFF_THRESHOLDS, COHEN_THRESHOLDS
 from ..analysis.metrics import METRICS
 from ..analysis.stalls import ABOVE_EXPECTED, SLOWER_THAN_LARGER_SIZE, STALL_REASONS, StallRule
 from ..analysis.verdict import EQUIVALENT, IMPROVEMENT, INCONCLUSIVE, REGRESSION
-from ..derive import PHASES
-from ..gate import NO_DATA, OUTCOMES_WORST_FIRST
+from ..storage.derive import PHASES
+from ..verdicts.gate import NO_DATA, OUTCOMES_WORST_FIRST
 
 
 class NamedChoiceField(serializers.ChoiceField):

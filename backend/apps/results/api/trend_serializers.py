@@ -12,7 +12,7 @@ from apps.comparisons.api.serializers import ComparisonProgressSerializer
 from apps.comparisons.models import Comparison
 from apps.devices.models import Device
 
-from ..trends import METRICS, ORDERS, PLATFORMS, STATISTICS
+from ..readers.trends import METRICS, ORDERS, PLATFORMS, STATISTICS
 
 
 def _choice(name: str, choices: tuple[str, ...] | list[str], **kwargs: Any) -> serializers.ChoiceField:

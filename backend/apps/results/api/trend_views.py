@@ -1,4 +1,4 @@
-"""Trends across comparisons (trends.py): the points as JSON or CSV, and the filters' choices."""
+"""Trends across comparisons (readers/trends.py): the points as JSON or CSV, and the filters' choices."""
 
 import csv
 import io
@@ -14,7 +14,7 @@ from rest_framework.views import APIView
 from apps.accounts.permissions import organization_of
 from apps.core.query_params import query_of
 
-from ..trends import TREND_LIMIT, trend_csv_rows, trend_options, trend_points
+from ..readers.trends import TREND_LIMIT, trend_csv_rows, trend_options, trend_points
 from .trend_serializers import (
     TrendOptionsQuerySerializer,
     TrendOptionsSerializer,

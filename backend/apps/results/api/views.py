@@ -13,7 +13,7 @@ from apps.comparisons.api.serializers import ComparisonDetailSerializer
 from apps.comparisons.selectors import comparisons_for
 from apps.comparisons.url_credentials import refuse_url_credentials
 
-from ..imports import comparison_import, parse_csv, rows_to_samples
+from ..ingest.imports import comparison_import, parse_csv, rows_to_samples
 
 
 class CSVTextParser(BaseParser):

@@ -1,8 +1,8 @@
 """Storing validated samples: results_sample rows by one binary COPY, and each block's
-analysis columns (apps.results.block_columns), inside the caller's transaction.
+analysis columns (apps.results.storage.block_columns), inside the caller's transaction.
 
 The batch goes in chunks so that PostgreSQL stores one while the next is being built.
-Durations are derived here, once, by apps.results.derive.
+Durations are derived here, once, by apps.results.storage.derive.
 """
 
 import gc
@@ -19,7 +19,7 @@ from rest_framework import serializers
 
 from apps.comparisons.models import Run
 
-from ..block_columns import (
+from ..storage.block_columns import (
     FLAG_FIRST_ON_CONNECTION,
     FLAG_MEASURE,
     FLAG_OK,
@@ -28,7 +28,7 @@ from ..block_columns import (
     block_columns_empty,
     block_columns_store,
 )
-from ..derive import Column, durations_numpy
+from ..storage.derive import Column, durations_numpy
 from .copy_codec import BOOLEANS, NULL, SIGNATURE, TRAILER, CopyRows, encode_id, encode_text
 from .decode import OPTIONAL_BOOLS, SAMPLE_FIELDS, TIMESTAMPS, SampleIn
 
@@ -114,7 +114,7 @@ def _present(values: tuple, value: Any) -> np.ndarray:
 
 def _block_columns(columns: dict[str, tuple], ints: dict[str, Column], durations: dict[str, Column],
                    delay: Column, arm_ids: dict[str, Any]) -> dict[str, np.ndarray]:
-    """The block columns of these samples (apps.results.block_columns): the values the
+    """The block columns of these samples (apps.results.storage.block_columns): the values the
     loader's COPY computes in SQL from the stored rows, plus `block`."""
     arm_of = {label: int(arm_ids[label]) for label in set(columns["arm"])}
 

@@ -5,12 +5,12 @@ from typing import Any
 from django.db import connection
 
 from apps.comparisons.models import Comparison
-from apps.results.derive import PHASES, duration_sql_ms
-from apps.results.loader import run_device_label
+from apps.results.storage.derive import PHASES, duration_sql_ms
+from apps.results.storage.loader import run_device_label
 
 
 def phase_breakdown(comparison: Comparison) -> list[dict[str, Any]]:
-    """apps.results.phases.phase_breakdown_loaded computed by PostgreSQL from the stored
+    """apps.results.readers.phases.phase_breakdown_loaded computed by PostgreSQL from the stored
     samples: percentile_cont over every phase of every measured, successful request."""
     expressions = [duration_sql_ms(name) for name in PHASES]
     medians = ", ".join(f"percentile_cont(0.5) WITHIN GROUP (ORDER BY {e}), count({e})" for e in expressions)

@@ -7,8 +7,8 @@ from apps.comparisons.models import Comparison
 from apps.comparisons.services import comparison_create
 from apps.comparisons.spec import normalize_spec
 from apps.devices.services import pool_get_or_create
-from apps.results.aa import wilson_interval
 from apps.results.models import Analysis
+from apps.results.readers.aa import wilson_interval
 from testing.factories import run_measured_comparison
 
 AA = {"name": "aa", "mode": "aa", "workload": {"kind": "api", "rounds": 2, "calls": 2},

@@ -1,4 +1,4 @@
-"""Durations are derived once (apps.results.derive): what ingestion stores,
+"""Durations are derived once (apps.results.storage.derive): what ingestion stores,
 what the loader reads (from the blocks' stored columns and from the samples themselves)
 and what the export writes are the same numbers, on samples with every kind of missing
 phase: reused connections (no DNS, connect, TLS), plain HTTP and QUIC (no separate TLS
@@ -9,10 +9,10 @@ import json
 import pytest
 
 from apps.comparisons.services import comparison_create, comparison_plan
-from apps.results import loader
-from apps.results.block_columns import PHASE_NULL
 from apps.results.models import BlockColumns, Sample
-from apps.results.phases import phase_breakdown_loaded
+from apps.results.readers.phases import phase_breakdown_loaded
+from apps.results.storage import loader
+from apps.results.storage.block_columns import PHASE_NULL
 from apps.results.tests.oracles import phase_breakdown
 
 SPEC = {"name": "durations", "preset": "mid-image-series", "workload": {"kind": "series", "periods": [3],

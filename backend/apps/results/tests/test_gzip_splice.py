@@ -8,7 +8,7 @@ import zlib
 
 import pytest
 
-from apps.results.gzip_splice import deflate_part, gzip_spliced
+from apps.results.readers.gzip_splice import deflate_part, gzip_spliced
 
 rng = random.Random(7)
 MIDDLE = ("".join(f'"k{i}":{rng.random()},' for i in range(60_000)) + '"end":1').encode()  # ~1.4 MB

@@ -6,8 +6,8 @@ import pytest
 
 from apps.comparisons.models import Comparison
 from apps.comparisons.services import comparison_create, comparison_plan
-from apps.results import block_columns, loader
 from apps.results.models import BlockColumns
+from apps.results.storage import block_columns, loader
 from testing.factories import SPEC, make_sample
 from testing.runner_calls import lease, upload
 
@@ -138,7 +138,7 @@ def test_backfill_command_restores_the_fast_path(api):
 
 
 def test_devices_of_one_platform_and_model_form_one_class():
-    from apps.results.loader import device_classes
+    from apps.results.storage.loader import device_classes
 
     model_of = {"p8-a": ("android", "Pixel 8"), "p8-b": ("android", "Pixel 8"), "ip15": ("ios", "iPhone 15")}
     # A device alone in its model, or of no known model, keeps its own label (its own class).

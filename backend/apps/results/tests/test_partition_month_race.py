@@ -11,7 +11,7 @@ import psycopg
 import pytest
 from django.db import connection
 
-from apps.results.partitions import DEFAULT_PARTITION
+from apps.results.storage.partitions import DEFAULT_PARTITION
 from testing.waiting import wait_for
 
 MONTH = "2001-01-01"  # long before any partition the suite makes

@@ -6,9 +6,9 @@ import pytest
 
 from apps.comparisons.models import Comparison, Run
 from apps.comparisons.services import comparison_complete_if_runs_done, comparison_create, comparison_plan
-from apps.results import loader
-from apps.results.phases import phase_breakdown_loaded
+from apps.results.readers.phases import phase_breakdown_loaded
 from apps.results.services import comparison_analyse
+from apps.results.storage import loader
 from testing.factories import SPEC
 
 

@@ -9,9 +9,9 @@ from django.core.cache import cache
 
 from apps.comparisons.models import Comparison
 from apps.comparisons.services import comparison_create
-from apps.results.analysis_cache import analysis_cache_key
 from apps.results.models import Analysis
 from apps.results.selectors import results_for_charts
+from apps.results.storage.analysis_cache import analysis_cache_key
 from testing.factories import run_measured_comparison
 
 SPEC = {"name": "splice", "preset": "mid-image-series",

@@ -1,5 +1,5 @@
-"""The sample table's month partitions (apps.results.partitions) and the sample retention
-(apps.results.retention): a comparison whose samples span two partitions is analysed and
+"""The sample table's month partitions (apps.results.storage.partitions) and the sample retention
+(apps.results.storage.retention): a comparison whose samples span two partitions is analysed and
 exported whole; the maintenance is idempotent and empties DEFAULT; retention drops only
 whole old months and the API then says why the samples are gone."""
 
@@ -16,11 +16,11 @@ import pytest
 from django.db import connection
 
 from apps.comparisons.models import Comparison
-from apps.results.loader import load_comparison
 from apps.results.models import BlockColumns, SampleRemoval
-from apps.results.partitions import DEFAULT_PARTITION, sample_partitions, sample_partitions_ensure
-from apps.results.retention import SamplesRemoved, sample_storage_maintain
 from apps.results.services import analysis_compute, comparison_analyse
+from apps.results.storage.loader import load_comparison
+from apps.results.storage.partitions import DEFAULT_PARTITION, sample_partitions, sample_partitions_ensure
+from apps.results.storage.retention import SamplesRemoved, sample_storage_maintain
 from apps.results.tests.test_loader_block_columns import assert_same
 from testing.factories import run_measured_comparison
 

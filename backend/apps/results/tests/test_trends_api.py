@@ -14,7 +14,7 @@ from apps.comparisons.models import Comparison
 from apps.comparisons.services import comparison_create, comparison_plan
 from apps.devices.services import pool_get_or_create
 from apps.results.models import Analysis
-from apps.results.trends import device_verdict_row
+from apps.results.readers.trends import device_verdict_row
 from testing.factories import run_measured_comparison
 
 SPEC = {"name": "trend", "preset": "mid-image-series",

@@ -11,7 +11,6 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.comparisons.artifacts import ARTIFACT_MAX_BYTES, artifact_name_error, content_type_of, run_artifact_store
-from apps.comparisons.leasing import heartbeat_receive, hello_receive, lease_acquire, run_finish
 from apps.core.errors import ApplicationError, PayloadTooLarge
 from apps.core.throttling import RunnerRateThrottle
 from apps.devices.authentication import (
@@ -23,8 +22,9 @@ from apps.devices.authentication import (
     runner_of,
 )
 from apps.devices.services import runner_enroll
-from apps.results.blocks import block_store
 from apps.results.ingest import SampleBatchParser, samples_validate
+from apps.results.ingest.blocks import block_store
+from apps.scheduler.leasing import heartbeat_receive, hello_receive, lease_acquire, run_finish
 
 from .serializers import (
     ArtifactStoredSerializer,

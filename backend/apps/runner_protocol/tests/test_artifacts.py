@@ -10,7 +10,7 @@ from rest_framework.test import APIClient
 
 from apps.accounts.services import api_token_create
 from apps.comparisons.artifacts import ARTIFACT_MAX_BYTES, ARTIFACTS_PER_RUN
-from apps.comparisons.leasing import ARTIFACT_GRACE_SECONDS
+from apps.comparisons.leases import ARTIFACT_GRACE_SECONDS
 from apps.comparisons.models import Run, RunArtifact
 from testing.device_farm import android_comparison, finish, leased_run, phone, runner_client
 

@@ -12,11 +12,11 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from rest_framework.test import APIClient
 
-from apps.comparisons.leasing import leases_reap_expired
 from apps.comparisons.models import Run
 from apps.comparisons.services import comparison_create, comparison_plan
 from apps.results.models import Sample
 from apps.results.services import analysis_compute
+from apps.scheduler.leasing import leases_reap_expired
 from testing.factories import SPEC, make_sample
 from testing.runner_calls import lease, upload
 

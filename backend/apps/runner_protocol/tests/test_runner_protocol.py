@@ -7,10 +7,10 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from apps.comparisons.leasing import leases_reap_expired
 from apps.comparisons.models import Comparison, Run, RunBlock
 from apps.comparisons.services import comparison_create, comparison_plan
 from apps.results.models import Sample
+from apps.scheduler.leasing import leases_reap_expired
 from testing.factories import SPEC, make_sample
 from testing.runner_calls import lease, upload
 

@@ -3,8 +3,8 @@ from typing import Any
 from django.core.management.base import BaseCommand
 
 from apps.comparisons.models import Run
-from apps.results.loader import block_columns_backfill
 from apps.results.models import BlockColumns
+from apps.results.storage.loader import block_columns_backfill
 
 
 class Command(BaseCommand):

@@ -17,8 +17,8 @@ from apps.comparisons.spec import IMPORTED_KIND, spec_fingerprint
 from apps.core.events import publish
 from apps.devices.services import pool_get_or_create
 
-from .events import MEASUREMENTS_IMPORTED
-from .ingest import samples_insert
+from ..events import MEASUREMENTS_IMPORTED
+from .store import samples_insert
 
 MAX_ROWS = 200_000
 LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._@-]{0,63}$")

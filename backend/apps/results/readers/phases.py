@@ -1,5 +1,5 @@
 """Phase breakdown per arm × device × profile, as its chart draws it: the median of each phase
-(DNS, connect, TLS, TTFB, download, as apps.results.derive defines them) over measured,
+(DNS, connect, TLS, TTFB, download, as apps.results.storage.derive defines them) over measured,
 successful requests, and how many requests had that phase at all (a reused connection
 has no DNS/connect/TLS), from the durations the loader already read
 (load_comparison(..., phases=True)): five medians per arm × run in numpy cost a few tens
@@ -12,9 +12,9 @@ import numpy as np
 
 from apps.comparisons.models import Comparison
 
-from .block_columns import PHASE_NULL
-from .derive import PHASES as PHASE_NAMES
-from .loader import LoadedComparison, run_device_label
+from ..storage.block_columns import PHASE_NULL
+from ..storage.derive import PHASES as PHASE_NAMES
+from ..storage.loader import LoadedComparison, run_device_label
 
 PHASES = tuple(f"{name}_ms" for name in PHASE_NAMES)
 

@@ -11,9 +11,9 @@ from django.db import connection, transaction
 
 from apps.comparisons.models import Comparison
 
-from .derive import PHASES, duration_sql_ms
+from ..storage.derive import PHASES, duration_sql_ms
 
-# The derived durations of each row, in ms (apps.results.derive).
+# The derived durations of each row, in ms (apps.results.storage.derive).
 DURATIONS_MS = {f"{name}_ms": duration_sql_ms(name) for name in (*PHASES, "total")}
 
 FIELDS = [

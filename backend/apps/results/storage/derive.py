@@ -9,7 +9,7 @@ is no separate TLS step (plain HTTP; QUIC reports its handshake as connect).
 The table below is read three ways, so ingestion, the loader and the export cannot
 disagree: `durations_numpy` over whole columns (ingestion, apps.results.ingest.store),
 `duration_sql` as a SQL expression over a stored results_sample row (the loader's read of
-samples, apps.results.loader; the export, apps.results.export). `total` and `ttfb` are
+samples, apps.results.storage.loader; the export, apps.results.readers.export). `total` and `ttfb` are
 stored in their own columns at ingestion, so SQL reads those columns.
 """
 

@@ -13,7 +13,7 @@ from apps.accounts.models import Organization
 from apps.comparisons.models import Comparison
 from apps.devices.models import DevicePool
 
-from .selectors import analyses_latest_sections
+from ..selectors import analyses_latest_sections
 
 LATEST = 20
 Z95 = 1.959963984540054

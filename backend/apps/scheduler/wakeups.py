@@ -10,7 +10,7 @@ and once per pool per transaction however many runs it queued.
 The listener is a thread with its own connection that LISTENs on that channel and sets
 the event of every waiting request (`Wakeup`) of the notified pool. The same channel
 carries `runner:<runner id>` (wake_runner), which wakes only that runner's requests: a
-heartbeat took one of its devices offline (apps.comparisons.leasing). A waiting request
+heartbeat took one of its devices offline (apps.scheduler.leasing). A waiting request
 holds no database connection of its own; it takes one only to look for work. Work can
 also appear without a run being queued (a device released from quarantine, an
 organization reinstated), so every RECHECK_S the listener asks which pools have queued

@@ -8,7 +8,7 @@ travel packed into two int8 words and are unpacked with shifts in numpy; the pha
 durations (for the phase breakdown) come along only when asked for.
 
 Faster still: every stored block also keeps its analysis columns as one binary value
-(`BlockColumns`, apps.results.block_columns, written by ingestion in the block's
+(`BlockColumns`, apps.results.storage.block_columns, written by ingestion in the block's
 transaction), so a comparison arrives in one query of a few large values. A run any of
 whose blocks lacks usable ones (stored before they existed, or a block stored twice) is
 read through the COPY; the result is the same (tests/test_loader_block_columns.py).
@@ -24,7 +24,8 @@ from django.db import connection, transaction
 from apps.comparisons.models import Comparison, Run
 from apps.comparisons.spec import concurrency_label, concurrency_of
 
-from .analysis import BlockBaselines, SampleTable
+from ..analysis import BlockBaselines, SampleTable
+from ..models import BlockColumns
 from .block_columns import (
     FLAG_FIRST_ON_CONNECTION,
     FLAG_MEASURE,
@@ -38,12 +39,11 @@ from .block_columns import (
     block_columns_store,
 )
 from .derive import duration_sql
-from .models import BlockColumns
 from .retention import samples_available_check
 
 # Every expression is NOT NULL so each binary row has the same width; every column is
 # int8. period and repetition (int4) share one word, step (int4), block (int2) and the
-# flags (apps.results.block_columns) another; the arithmetic shift of numpy restores the signs.
+# flags (apps.results.storage.block_columns) another; the arithmetic shift of numpy restores the signs.
 _COLUMNS = [
     ("arm", "arm_id"),
     ("period_repetition", "(COALESCE(period, -1)::int8 << 32) | (COALESCE(repetition, -1)::int8 & 4294967295)"),
@@ -57,7 +57,7 @@ _COLUMNS = [
     ("server_delay_us", "COALESCE((server_delay_ms * 1000)::int8, -1)"),
     ("start_us", "wall_time"),
 ]
-# The other phases' durations in µs (NULL -> PHASE_NULL), as apps.results.derive defines them.
+# The other phases' durations in µs (NULL -> PHASE_NULL), as apps.results.storage.derive defines them.
 _PHASE_COLUMNS = [(name, f"COALESCE({duration_sql(name.removesuffix('_us'))}, {PHASE_NULL})")
                   for name in PHASE_COLUMNS]
 _HEADER_BYTES = 19  # "PGCOPY\n\377\r\n\0" + flags (4) + header extension length (4)
@@ -234,7 +234,7 @@ def _empty(name: str) -> np.ndarray:
 
 
 def _fields(rows: np.ndarray, phase_names: list[str]) -> dict[str, np.ndarray]:
-    """COPY rows (`_row_dtype`) as the block columns (apps.results.block_columns) plus block."""
+    """COPY rows (`_row_dtype`) as the block columns (apps.results.storage.block_columns) plus block."""
     pr = rows["period_repetition"].astype(np.int64)
     sbf = rows["step_block_flags"].astype(np.int64)
     out: dict[str, np.ndarray] = {

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from apps.core import verdict_numbers
+from apps.results.analysis import verdict_numbers
 from apps.results.analysis.verdict import summary_line
 
 VECTORS = json.loads(

@@ -14,9 +14,9 @@ from django.db.models import Q
 from apps.comparisons.models import RunBlock
 from apps.core.errors import Conflict
 
-from .ingest.decode import SAMPLE_FIELDS
-from .ingest.store import samples_columns
-from .models import Sample
+from ..models import Sample
+from .decode import SAMPLE_FIELDS
+from .store import samples_columns
 
 # Sample's columns in SampleIn's field order; arm is stored as its id, and t0 (always 0) not at all.
 _STORED_FIELDS = tuple("arm_id" if name == "arm" else name for name in SAMPLE_FIELDS if name != "t0")

@@ -1,6 +1,6 @@
 """A stored block's analysis columns (`BlockColumns`): the format, written by ingestion in
 the block's transaction (apps.results.ingest.store) and read by the loader
-(apps.results.loader), so a comparison arrives in one query of a few large values
+(apps.results.storage.loader), so a comparison arrives in one query of a few large values
 instead of one COPY row per sample.
 
 Format 2 (BlockColumns.data): each column's `rows` values in `COLUMNS` order,

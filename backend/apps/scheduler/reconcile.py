@@ -11,8 +11,8 @@ from datetime import datetime, timedelta
 
 from django.utils import timezone
 
-from .models import Comparison, Run
-from .services import comparison_complete_if_runs_done, comparison_plan
+from apps.comparisons.models import Comparison, Run
+from apps.comparisons.services import comparison_complete_if_runs_done, comparison_plan
 
 log = logging.getLogger(__name__)
 

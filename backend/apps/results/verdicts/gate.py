@@ -2,15 +2,15 @@
 engine's arm comparisons, and the overall outcome: the one place that rule lives. The
 CLI and the dashboard show the server's `outcome`; webhooks report it.
 
-Pure (no Django): verdicts.py finds the rows, frontend/scripts/gen-results-fixtures.py
+Pure (no Django): ci_verdict.py finds the rows, frontend/scripts/gen-results-fixtures.py
 builds the dashboard's test fixtures with the same functions.
 """
 
 from typing import Any
 
-from .analysis import to_jsonable
-from .analysis.metrics import GROUP_METRICS
-from .analysis.verdict import EQUIVALENT, IMPROVEMENT, INCONCLUSIVE, REGRESSION
+from ..analysis import to_jsonable
+from ..analysis.metrics import GROUP_METRICS
+from ..analysis.verdict import EQUIVALENT, IMPROVEMENT, INCONCLUSIVE, REGRESSION
 
 # Worst first: the overall outcome is the first of these that any verdict has.
 OUTCOMES_WORST_FIRST = (REGRESSION, INCONCLUSIVE, IMPROVEMENT, EQUIVALENT)

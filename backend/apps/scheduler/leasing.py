@@ -1,7 +1,7 @@
 """The scheduler's side of the runner protocol (device-runner/contract/README.md): device
-reports, leases, heartbeats, the lease check that block uploads (apps.results.blocks) and
-artifacts go through, finishing with a classification, and the reaper that requeues runs
-whose lease expired.
+reports, leases, heartbeats, finishing an attempt with a classification, and the reaper that
+requeues runs whose lease expired. The checks a write under a lease goes through (block uploads, artifacts, a finish)
+are the run's own (apps.comparisons.leases).
 
 Lock order, everywhere: runs, then devices (a finish holds its run and then updates the
 device; a heartbeat extends its runs' leases before it locks the runner's devices)."""
@@ -9,7 +9,6 @@ device; a heartbeat extends its runs' leases before it locks the runner's device
 import secrets
 import threading
 import time
-from collections.abc import Callable
 from datetime import timedelta
 from functools import partial
 from typing import Any
@@ -17,10 +16,16 @@ from uuid import UUID
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from apps.accounts.selectors import secret_values
+from apps.comparisons.leases import run_lock_under_lease
+from apps.comparisons.models import Arm, Comparison, Run, RunAttempt, RunBlock
+from apps.comparisons.platforms import device_protocols, devices_supporting, run_protocols
+from apps.comparisons.secret_refs import referenced_secret_names
+from apps.comparisons.services import comparison_complete_if_runs_done
+from apps.comparisons.spec import wire_spec
 from apps.core.errors import Conflict
 from apps.devices.models import Device, Runner
 from apps.devices.services import (
@@ -31,11 +36,6 @@ from apps.devices.services import (
     runner_hello,
 )
 
-from .models import Arm, Comparison, Run, RunAttempt, RunBlock
-from .platforms import device_protocols, devices_supporting, run_protocols
-from .secret_refs import referenced_secret_names
-from .services import comparison_complete_if_runs_done
-from .spec import wire_spec
 from .wakeups import runner_wakeup_key, runs_queued_in, wake_runner
 
 # Devices that could take a run soon: not gone, not quarantined, not waiting for a human.
@@ -48,9 +48,6 @@ _NOT_LEASABLE_STATES = (*_UNFIT_STATES, Device.State.NOT_READY)
 # before it takes nothing this round.
 _MAX_PASSED_OVER = 10
 _ERROR_LINE_MAX = 600
-# How long after a lease ended its holder may still upload artifacts (the log of the
-# block that failed is complete only after the failure was reported).
-ARTIFACT_GRACE_SECONDS = 600
 
 
 def _lease_expiry() -> Any:
@@ -253,7 +250,7 @@ def _look(*, runner: Runner, serials: list[str]) -> list[dict[str, Any]]:
 def lease_acquire(*, runner: Runner, serials: list[str], wait_s: float) -> list[dict[str, Any]]:
     """Long-poll: look for work now; if there is none, wait — holding no database
     connection — until the process's listener says a run was queued in the runner's pool
-    or its recheck found queued runs there (apps.comparisons.wakeups), and look again,
+    or its recheck found queued runs there (apps.scheduler.wakeups), and look again,
     until wait_s has passed. A farm of idle runners costs the database one query per web
     process every few seconds, not a query per runner. It answers at once, with no runs,
     when a heartbeat of the same runner takes one of its devices offline."""
@@ -271,68 +268,6 @@ def lease_acquire(*, runner: Runner, serials: list[str], wait_s: float) -> list[
                 # A heartbeat of this runner took a device offline (heartbeat_receive): the
                 # runner is stopping, or asks again for the devices it still has.
                 return []
-
-
-def run_lock_under_lease(*, runner: Runner, run_id: str, lease_token: str, runs: QuerySet[Run] | None = None,
-                     found: Callable[[Run], None] | None = None) -> Run:
-    """The run, locked, if this runner still holds its lease; 409 otherwise. `runs`: the
-    queryset to read it with; `found(run)` is called before the lease is checked."""
-    run = (
-        (Run.objects.select_related("device", "comparison") if runs is None else runs)
-        .select_for_update(of=("self",))
-        # last_device: a run requeued after its lease expired has no device, and its last
-        # holder still deserves to hear why (lease_lost_reason).
-        .filter(Q(device__runner=runner) | Q(last_device__runner=runner), pk=run_id)
-        .first()
-    )
-    if run is None:
-        raise Conflict("This runner holds no lease on that run.")
-    if found is not None:
-        found(run)
-    if run.status != Run.Status.LEASED or not secrets.compare_digest(run.lease_token, lease_token):
-        raise Conflict(lease_lost_reason(run))
-    # The server's clock alone judges a lease: a runner's clock may be minutes off.
-    now = timezone.now()
-    if run.lease_expires_at and run.lease_expires_at < now:
-        raise Conflict(f"The lease on this run expired at {run.lease_expires_at.isoformat()} (server time; it is "
-                       f"{now.isoformat()}): heartbeats or uploads must extend it. Stop this attempt; the run is "
-                       f"requeued at its first missing block.")
-    return run
-
-
-def lease_lost_reason(run: Run) -> str:
-    """Why a lease token no longer holds its run, for the runner's log (contract README, 409s)."""
-    if run.status == Run.Status.CANCELLED:
-        return "The comparison was cancelled: this run takes nothing more. Stop it."
-    if run.status == Run.Status.QUEUED:
-        return (f"The lease expired and the run was requeued; its next attempt resumes at block {run.next_block}. "
-                "Stop this attempt.")
-    if run.status == Run.Status.LEASED:
-        return (f"The run was leased again (attempt {run.attempt}); this lease token belongs to an earlier "
-                "attempt. Stop this attempt.")
-    return f"The run has ended ({run.status}); it takes nothing more."
-
-
-def run_lock_for_artifact(*, runner: Runner, run_id: str, lease_token: str) -> Run:
-    """The run, locked, if this runner holds its lease — or held its last lease, which
-    ended less than ARTIFACT_GRACE_SECONDS ago: the log of a failed block is only
-    complete after the failure was reported. A newer lease ends that grace; 409 otherwise."""
-    run = (
-        Run.objects.select_related("last_device").select_for_update(of=("self",))
-        .filter(pk=run_id, last_device__runner=runner).first()
-    )
-    if run is None or not run.lease_token or not secrets.compare_digest(run.lease_token, lease_token):
-        raise Conflict("This runner holds no current or recent lease on that run.")
-    now = timezone.now()
-    if run.status == Run.Status.LEASED:
-        if run.lease_expires_at and run.lease_expires_at < now:
-            raise Conflict("The lease on this run expired.")
-        return run
-    grace = timedelta(seconds=ARTIFACT_GRACE_SECONDS)
-    if run.status == Run.Status.CANCELLED or run.lease_ended_at is None or run.lease_ended_at + grace < now:
-        raise Conflict(f"Artifacts are taken up to {ARTIFACT_GRACE_SECONDS} s after the lease "
-                       "ends; this one ended earlier.")
-    return run
 
 
 def heartbeat_extend_leases(*, runner: Runner, runs: list[dict[str, str]]) -> dict[str, Any]:

@@ -3,7 +3,7 @@ backend's conftest.py's)."""
 
 import pytest
 
-from apps.comparisons import leasing, wakeups
+from apps.scheduler import leasing, wakeups
 
 
 @pytest.fixture

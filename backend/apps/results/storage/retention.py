@@ -1,6 +1,6 @@
 """Sample retention (settings.SAMPLE_RETENTION_DAYS, None = keep forever): whole month
 partitions of the sample table whose every row is older than the retention are dropped,
-never rows one by one (apps.results.partitions).
+never rows one by one (apps.results.storage.partitions).
 
 A comparison with samples in a dropped month is recorded (SampleRemoval) and its blocks'
 analysis columns go with them, so the loader cannot read half a comparison: from then on
@@ -10,6 +10,7 @@ analyses stay, so its charts, verdict, reports and share links are unchanged.
 
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.conf import settings
 from django.db import OperationalError, transaction
@@ -20,9 +21,15 @@ from rest_framework import status
 from apps.comparisons.models import Comparison
 from apps.core.errors import ApplicationError
 
-from .models import BlockColumns, SampleRemoval
+from ..models import BlockColumns, SampleRemoval
 from .partitions import partition_comparison_ids, sample_partition_drop, sample_partitions, sample_partitions_ensure
-from .selectors import samples_removal
+
+
+def samples_removal(*, comparison: Comparison) -> dict[str, Any] | None:
+    """When the sample retention dropped the comparison's samples: after how many days, and when."""
+    removal = SampleRemoval.objects.filter(comparison_id=comparison.pk).first()
+    return None if removal is None else {"retention_days": removal.retention_days,
+                                         "removed_at": removal.removed_at.isoformat()}
 
 
 class SamplesRemoved(ApplicationError):

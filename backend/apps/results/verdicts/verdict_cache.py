@@ -21,10 +21,10 @@ from django.db.models import Max
 
 from apps.comparisons.models import Comparison
 
-from .analysis import VerdictConfig, to_jsonable
-from .analysis_cache import analysis_cache_key, cached, latest_analysis
-from .models import Analysis
-from .retention import samples_available_check
+from ..analysis import VerdictConfig, to_jsonable
+from ..models import Analysis
+from ..storage.analysis_cache import analysis_cache_key, cached, latest_analysis
+from ..storage.retention import samples_available_check
 
 # Bounds what an upgrade of the engine leaves cached from before it.
 VERDICT_CACHE_SECONDS = 24 * 3600

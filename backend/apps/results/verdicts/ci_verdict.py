@@ -20,7 +20,10 @@ from apps.comparisons.selectors import comparison_rows_for
 from apps.comparisons.spec import analysis_metrics, gate_metric_of
 from apps.core.errors import ApplicationError, Conflict
 
-from .analysis import SampleTable, VerdictConfig, compare_arms
+from ..analysis import SampleTable, VerdictConfig, compare_arms
+from ..selectors import analysis_latest, partial_coverage, verdict_history
+from ..storage.loader import load_comparison
+from .config import comparison_verdict_config
 from .gate import (
     POOLED,
     VERDICT_SCOPES,
@@ -32,9 +35,6 @@ from .gate import (
     verdict_document,
     verdict_row,
 )
-from .loader import load_comparison
-from .selectors import analysis_latest, partial_coverage, verdict_history
-from .services import comparison_verdict_config
 from .verdict_cache import arm_comparisons_cached, verdicts_against_cached
 
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")

@@ -17,9 +17,9 @@ from django.db import connection
 
 from apps.comparisons.models import Comparison
 
-from .analysis_cache import analysis_cache_key, cached, latest_analysis
+from ..selectors import partial_coverage, results_head
+from ..storage.analysis_cache import analysis_cache_key, cached, latest_analysis
 from .gzip_splice import LEVEL, deflate_part, gzip_spliced
-from .selectors import partial_coverage, results_head
 
 # Bounds the cache's memory to the analyses read in the last hour (the reports' renderings
 # share the cache and live a day).

@@ -21,9 +21,9 @@ from django.db.models import Exists, OuterRef, QuerySet
 from apps.accounts.models import Organization
 from apps.comparisons.models import Arm, Comparison, Run
 
-from .gate import POOLED
-from .models import Analysis
-from .selectors import analyses_latest_sections
+from ..models import Analysis
+from ..selectors import analyses_latest_sections
+from ..verdicts.gate import POOLED
 
 METRICS = ("total_ms", "ttfb_ms", "series_ms", "page_load_ms")
 GROUP_METRICS = ("series_ms", "page_load_ms")

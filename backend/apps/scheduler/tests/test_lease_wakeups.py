@@ -12,10 +12,10 @@ import uuid
 import pytest
 from django.db import connection
 
-from apps.comparisons import leasing, wakeups
 from apps.comparisons.services import comparison_create, comparison_plan
-from apps.comparisons.wakeups import runner_wakeup_key, wake_runner
 from apps.devices.services import pool_get_or_create, runner_heartbeat, runner_hello, runner_register
+from apps.scheduler import leasing, wakeups
+from apps.scheduler.wakeups import runner_wakeup_key, wake_runner
 from testing.factories import SPEC
 
 # Bound on the waits for another thread to reach a state; never part of what is asserted.

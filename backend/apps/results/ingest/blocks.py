@@ -13,13 +13,13 @@ from django.db import connection, transaction
 from django.db.models import OuterRef
 from django.utils import timezone
 
-from apps.comparisons.leasing import run_lock_under_lease
+from apps.comparisons.leases import run_lock_under_lease
 from apps.comparisons.models import Arm, Run
 from apps.core.errors import Conflict
 from apps.devices.models import Runner
 
 from .block_repeat import repeat_check
-from .ingest import samples_insert
+from .store import samples_insert
 
 # The block's RunBlock row and the run's progress in one statement. ON CONFLICT makes a
 # repeated block (even one committed by a concurrent upload while this one waited for the

@@ -11,7 +11,7 @@ from django.core.cache import cache
 from apps.comparisons.models import Comparison
 from apps.core.cache_outage import RedisError, cache_unreachable
 
-from .models import Analysis
+from ..models import Analysis
 
 T = TypeVar("T")
 

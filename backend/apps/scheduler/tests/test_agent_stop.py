@@ -7,8 +7,8 @@ import threading
 
 import pytest
 
-from apps.comparisons import wakeups
 from apps.devices.models import Device
+from apps.scheduler import wakeups
 from latencylab_runner.agent.agent import STOPPING_REASON
 from testing.host_agent import host_agent, runner_client
 from testing.waiting import wait_for

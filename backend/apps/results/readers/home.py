@@ -17,8 +17,8 @@ from apps.comparisons.spec import gate_metric_of
 from apps.devices.models import Device
 from apps.devices.selectors import devices_visible_to
 
-from .gate import POOLED, overall_outcome
-from .selectors import analyses_latest_sections
+from ..selectors import analyses_latest_sections
+from ..verdicts.gate import POOLED, overall_outcome
 
 RECENT = 10
 IN_FLIGHT = 10

@@ -7,8 +7,8 @@ import pytest
 from django.utils import timezone
 
 from apps.comparisons.models import Comparison, Run
-from apps.comparisons.reconcile import comparisons_reconcile
 from apps.comparisons.services import comparison_create, comparison_plan
+from apps.scheduler.reconcile import comparisons_reconcile
 from testing.factories import SPEC
 
 

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class SchedulerConfig(AppConfig):
+    name = "apps.scheduler"
+    label = "scheduler"
