@@ -20,7 +20,7 @@ from collections.abc import Generator
 
 import pytest
 
-# The value CI=… takes when it means "not CI" (as the CLI reads it: latencylab_runner/cli/progress.py).
+# The value CI=… takes when it means "not CI" (as the CLI reads it: latencylab_cli/progress.py).
 _NOT_CI = {"", "0", "false", "no"}
 
 ALLOWED_UNDER_CI = {

@@ -6,9 +6,9 @@ and a real Celery worker, and analysed into per-arm results and a verdict."""
 from pathlib import Path
 
 import pytest
+from latencylab_tools.target import start_target
 
 from apps.comparisons.models import Comparison
-from latencylab_runner.target import start_target
 from testing.host_agent import run_on_host_agent
 
 VERDICTS = {"regression", "improvement", "equivalent", "inconclusive"}

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from celery.contrib.testing.worker import start_worker
+from latencylab_tools.target import content, start_target
 from rest_framework.test import APIClient
 
 from apps.accounts.models import Membership
@@ -26,7 +27,6 @@ from apps.comparisons.models import Comparison, Run
 from apps.devices.models import Device
 from apps.results.models import Sample
 from config.celery import app as celery_app
-from latencylab_runner.target import content, start_target
 from testing.device_lab import FakeLab, RunnerProcess, runner_configure, runner_register
 from testing.waiting import wait_for
 
