@@ -808,7 +808,7 @@ def test_status_json_and_cancel(api: FakeApi, capsys: pytest.CaptureFixture[str]
 def entry_point() -> str:
     found = shutil.which("latencylab", path=str(Path(sys.executable).parent)) or shutil.which("latencylab")
     if not found:
-        pytest.skip("the latencylab entry point is not installed (pip install ./device-runner)")
+        pytest.skip("the latencylab entry point is not installed (pip install ./device-runner/cli)")
     return found
 
 

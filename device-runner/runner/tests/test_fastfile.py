@@ -18,7 +18,7 @@ from latencylab_runner.drivers.job_exchange import JobExchange
 from latencylab_runner.drivers.phone import PhoneSettings
 from latencylab_runner.drivers.targets import ReferenceTarget
 
-FASTFILE = (Path(__file__).resolve().parent.parent / "fastlane" / "Fastfile").read_text()
+FASTFILE = (Path(__file__).resolve().parents[2] / "fastlane" / "Fastfile").read_text()
 
 
 def lane_body(platform, lane):

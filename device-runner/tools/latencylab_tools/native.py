@@ -1,4 +1,4 @@
-"""Where the native programs built from device-runner/native (Go, quic-go) are found: the
+"""Where the native programs built from device-runner/tools/native (Go, quic-go) are found: the
 checkout's native/bin (what `make bootstrap` builds), else $PATH for an installed runner."""
 
 from __future__ import annotations
@@ -24,5 +24,5 @@ def native_program(name: str) -> str:
     if found:
         return found
     raise NativeProgramMissing(
-        f"{name} is not built: run `make bootstrap` (it builds device-runner/native with Go) "
+        f"{name} is not built: run `make bootstrap` (it builds device-runner/tools/native with Go) "
         f"or put {name} on PATH")

@@ -12,7 +12,7 @@ from apps.comparisons.models import Comparison
 from testing.host_agent import run_on_host_agent
 
 VERDICTS = {"regression", "improvement", "equivalent", "inconclusive"}
-HAR = Path(__file__).resolve().parents[4] / "device-runner/tests/data/reference-50.har"
+HAR = Path(__file__).resolve().parents[4] / "device-runner/runner/tests/data/reference-50.har"
 
 
 @pytest.mark.django_db(transaction=True)

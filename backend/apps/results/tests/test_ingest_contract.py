@@ -3,7 +3,6 @@ verdict (device-runner/contract/latencylab_contract/sample.schema.json via laten
 every example document, so the fast path can't drift from the contract."""
 
 import json
-from pathlib import Path
 
 import latencylab_contract as contract
 import msgspec
@@ -12,7 +11,7 @@ from rest_framework import serializers
 
 from apps.results.ingest import SampleIn, batch_decode, sample_errors, samples_validate
 
-EXAMPLES = Path(__file__).resolve().parents[4] / "device-runner" / "contract" / "examples"
+EXAMPLES = contract.contract_dir() / "examples"
 SAMPLE_EXAMPLES = sorted(p for p in EXAMPLES.glob("*.json") if p.name.startswith(("sample-", "invalid-sample-")))
 
 

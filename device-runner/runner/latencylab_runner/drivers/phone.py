@@ -38,7 +38,7 @@ from .targets import ReferenceTarget
 
 log = logging.getLogger(__name__)
 
-DEFAULT_FASTLANE_DIR = Path(__file__).resolve().parents[2] / "fastlane"
+DEFAULT_FASTLANE_DIR = Path(__file__).resolve().parents[3] / "fastlane"  # device-runner/fastlane, beside harness/
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from .. import __version__
 # the h2 front-end). A front-end that changes library changes its entry here, or every run
 # names the wrong server.
 TARGET_LIBRARY = {"h1c": "h11", "h1": "h11", "h2": "h2", "grpc": "h2", "h3": "quic-go"}
-# Libraries of the native programs (device-runner/native): Go modules, pinned by its go.mod.
+# Libraries of the native programs (device-runner/tools/native): Go modules, pinned by its go.mod.
 GO_MODULES = {"quic-go": "github.com/quic-go/quic-go"}
 GO_MOD = CHECKOUT_BIN.parent / "go.mod"
 # Contract bounds (result.schema.json `server_stack.server_headers`).

@@ -39,10 +39,10 @@ from typing import Any
 from . import adb_server, harness_core, scenario
 
 # What a lab's runner config needs to drive these phones: the fake fastlane (from the
-# runner's fastlane/ folder, where the real Fastfile is), and the JVM stand-in for
+# device-runner's fastlane/ folder, where the real Fastfile is), and the JVM stand-in for
 # a phone's harness run on this host — so the phones' "Wi-Fi" is the emulated link
 # (link.mode "namespace", docs/device-lab.md §9) and the job exchange is on loopback.
-FASTLANE_DIR = scenario.SIMULATOR_DIR.parent.parent / "fastlane"
+FASTLANE_DIR = scenario.DEVICE_RUNNER / "fastlane"
 
 
 def expand(phones: dict[str, Any]) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 
 aioquic in Python spent more CPU per packet than a long link's round trip allows (a
 309 KB file took 13 % longer over h3 than h1 at 95 ms RTT), so HTTP/3 is served by a
-Go program built from device-runner/native. It serves the routes of routes.py with the
+Go program built from device-runner/tools/native. It serves the routes of routes.py with the
 same statuses, texts and headers; the bodies come from this process (content.py, written
 into a directory it loads once at start), so every protocol serves the same bytes.
 """
