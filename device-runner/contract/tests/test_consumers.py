@@ -9,7 +9,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 from latencylab_contract import SCHEMAS, contract_dir, load_schema
 
 CONTRACT = contract_dir()

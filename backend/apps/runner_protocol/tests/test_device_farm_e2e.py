@@ -3,8 +3,9 @@ an org admin creates a pool enrollment token through the API; `latencylab-runner
 register` (the real CLI) enrolls the lab host and writes its 0600 config; `latencylab-
 runner run` starts the real agent with the host, android and ios drivers; the phones are
 the runner package's phone simulator (`latencylab-phone-simulator`: the real adb client
-against a simulated adb server, simulated libimobiledevice tools and fastlane) whose harness is the real Kotlin core on the
-JVM measuring the real reference target (testing/device_lab.py). A comparison across
+against a simulated adb server, simulated libimobiledevice tools and fastlane) whose
+harness is the real Kotlin core on the JVM measuring the real reference target
+(testing/device_lab.py). A comparison across
 the three platforms runs one run per device and is measured, stored, analysed and judged
 per device — submitted through the API and through the `latencylab` CLI. Then the failure
 path: a phone unplugged mid-block, the retry on another phone, quarantine after three
