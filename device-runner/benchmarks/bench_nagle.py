@@ -1,5 +1,5 @@
 """Calibration of the payload-sweep stall detector on the Nagle trap, at RTT ≈ 0, 20 and 100 ms.
-Prints figures; no pass/fail (tests/test_stall_calibration.py judges counts).
+Prints figures; no pass/fail (runner/tests/test_stall_calibration.py judges counts).
 
 Two reference targets (separate processes), one with --nagle-trap (Nagle on, response head
 and body in separate writes: every response up to the target's inline limit of 64 KiB

@@ -22,7 +22,7 @@ Method: one warm connection per (client, server, protocol); `warmups` fetches of
 object first, so the congestion window has grown ("after the connection's window has
 grown"), then `rounds` rounds over the objects in order; per object the median total time
 (call issued → last body byte) in ms. All traffic stays between the link's two namespaces
-on 198.18.0.0/15. Used by bench_peers.py (prints) and tests/test_peer_physics.py (judges
+on 198.18.0.0/15. Used by bench_peers.py (prints) and tools/tests/test_peer_physics.py (judges
 medians).
 """
 

@@ -105,6 +105,7 @@ def compile_locks(root: Path, upgrade: list[str]) -> int:
                        env={**os.environ, "CUSTOM_COMPILE_COMMAND": "infra/bin/locks.py compile"})
         text = (root / lock).read_text()
         (root / lock).write_text(text.replace(f"-r {GENERATED_IN}", GENERATED_NAME))
+    (root / GENERATED_IN).unlink()
     digest = inputs_hash(root)
     for lock in (RUNTIME_LOCK, DEV_LOCK):
         text = (root / lock).read_text()

@@ -11,7 +11,7 @@ runs and passes.
 The only skips allowed under CI are those that say something about the machine rather
 than about a missing part: ALLOWED_UNDER_CI, by exact reason, each with why. The suites load
 this plugin from their root conftest (`pytest_plugins`); the directory is on their
-`pythonpath` (backend/pyproject.toml, device-runner/pyproject.toml, infra/tests/pytest.ini)."""
+`pythonpath` (backend/pyproject.toml, device-runner/pytest.ini, infra/tests/pytest.ini)."""
 
 from __future__ import annotations
 
