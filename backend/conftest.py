@@ -3,13 +3,13 @@ starts on free ports (LATENCYLAB_DB_PORT / LATENCYLAB_REDIS_URL). Builders of te
 and the runner's calls are plain functions in the `testing` package beside this file."""
 
 import pytest
+from latencylab_tools.target import start_target
 from rest_framework.test import APIClient
 
 from apps.accounts.services import api_token_create, organization_get_or_create, user_ensure_member
 from apps.comparisons.services import comparison_create, comparison_plan
 from apps.devices.services import pool_get_or_create, runner_hello, runner_register
 from apps.scheduler.wakeups import listener as runs_queued_listener
-from latencylab_runner.target import start_target
 from testing.factories import SPEC
 
 # Under CI=true a skipped test fails (infra/testing/no_skips_under_ci.py).

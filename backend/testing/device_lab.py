@@ -1,6 +1,6 @@
 """The device farm on one machine, for tests that drive the whole path: a fake lab process
-(device-runner/tests/fakes/lab.py — the fake adb server and the phones of a scenario,
-whose harness is the real Kotlin core on the JVM) and the real runner command line
+(`latencylab-phone-simulator`, the runner package's phone simulator — a simulated adb server
+and the phones of a scenario, whose harness is the real Kotlin core on the JVM) and the real runner command line
 (`latencylab-runner register`, then `latencylab-runner run`) as a lab host runs it.
 
 The fakes stand in only for what cannot exist here (phones, adb's server side, usbmuxd,
@@ -16,8 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[2]
-FAKE_LAB = REPO / "device-runner" / "tests" / "fakes" / "lab.py"
+PHONE_SIMULATOR = str(Path(sys.executable).with_name("latencylab-phone-simulator"))
 RUNNER_CLI = str(Path(sys.executable).with_name("latencylab-runner"))
 
 
@@ -27,7 +26,7 @@ class LabError(RuntimeError):
 
 class FakeLab:
     """`with FakeLab(dir, {"android": [...], "ios": [...]}) as lab:` — phones described by
-    the keyword arguments of the fakes' scenario.android_device / ios_device."""
+    the keyword arguments of the simulator's scenario.android_device / ios_device."""
 
     def __init__(self, directory: Path, phones: dict[str, Any]):
         self.directory = directory
@@ -39,7 +38,7 @@ class FakeLab:
         self.directory.mkdir(parents=True, exist_ok=True)
         errors = open(self.directory / "lab.stderr", "w")  # noqa: SIM115 — the process outlives this call
         self.process = subprocess.Popen(
-            [sys.executable, str(FAKE_LAB), "serve", "--dir", str(self.directory), "--phones", json.dumps(self.phones),
+            [PHONE_SIMULATOR, "serve", "--dir", str(self.directory), "--phones", json.dumps(self.phones),
              "--require-harness"], stdout=subprocess.PIPE, stderr=errors, text=True)
         errors.close()
         assert self.process.stdout is not None
@@ -66,10 +65,10 @@ class FakeLab:
 
     def set(self, phones: dict[str, Any]) -> None:
         """Plug and unplug: the phones attached are now these (fresh, as when plugged in)."""
-        done = subprocess.run([sys.executable, str(FAKE_LAB), "set", "--scenario", self.ready["scenario"],
+        done = subprocess.run([PHONE_SIMULATOR, "set", "--scenario", self.ready["scenario"],
                                "--phones", json.dumps(phones)], capture_output=True, text=True, timeout=60)
         if done.returncode != 0:
-            raise LabError(f"lab.py set: {done.stderr.strip()}")
+            raise LabError(f"latencylab-phone-simulator set: {done.stderr.strip()}")
 
 
 def runner_register(*, server: str, enrollment_token: str, name: str, config: Path,

@@ -27,7 +27,7 @@ Client = TypeVar("Client", bound=RunnerClient)
 
 
 def reference_of(target: Any) -> ReferenceTarget:
-    """How the runner knows a reference target the test started (latencylab_runner.target.start_target)."""
+    """How the runner knows a reference target the test started (latencylab_tools.target.start_target)."""
     return ReferenceTarget("127.0.0.1", target.plain_port, target.tls_port, "localhost", str(target.ca_file))
 
 

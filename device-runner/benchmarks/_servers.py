@@ -11,7 +11,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from latencylab_runner.tls import TlsPaths, ensure_tls
+from latencylab_tools.tls import TlsPaths, ensure_tls
 
 DEVICE_RUNNER = Path(__file__).resolve().parent.parent
 
@@ -19,7 +19,7 @@ DEVICE_RUNNER = Path(__file__).resolve().parent.parent
 class Target:
     def __init__(self, tls: TlsPaths, *extra: str):
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "latencylab_runner.target", "--plain-port", "0", "--tls-port", "0",
+            [sys.executable, "-m", "latencylab_tools.target", "--plain-port", "0", "--tls-port", "0",
              "--tls-dir", str(tls.dir), *extra], stdout=subprocess.PIPE, text=True, cwd=DEVICE_RUNNER)
         ready = json.loads(self.proc.stdout.readline())
         self.plain_port, self.tls_port, self.ca_file = ready["plain_port"], ready["tls_port"], ready["ca_file"]
@@ -37,7 +37,7 @@ def free_port() -> int:
 
 class Nginx:
     def __init__(self, tls: TlsPaths):
-        from latencylab_runner.target import content
+        from latencylab_tools.target import content
 
         self.dir = Path(tempfile.mkdtemp(prefix="ll-bench-nginx-"))
         self.dir.chmod(0o755)

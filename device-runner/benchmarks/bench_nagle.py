@@ -1,5 +1,5 @@
 """Calibration of the payload-sweep stall detector on the Nagle trap, at RTT ≈ 0, 20 and 100 ms.
-Prints figures; no pass/fail (tests/test_stall_calibration.py judges counts).
+Prints figures; no pass/fail (runner/tests/test_stall_calibration.py judges counts).
 
 Two reference targets (separate processes), one with --nagle-trap (Nagle on, response head
 and body in separate writes: every response up to the target's inline limit of 64 KiB
@@ -38,12 +38,12 @@ from pathlib import Path
 
 import numpy as np
 from _servers import Target, bench_tls
+from latencylab_tools.probe import Origin, ProbeRequest, open_session
+from latencylab_tools.target.http1 import SMALL_RESPONSE
 
 from apps.results.analysis.sweeps import payload_sweep
 from apps.results.analysis.table import BlockBaselines, SampleTable
 from latencylab_runner.agent.baseline import tcp_connect_rtt
-from latencylab_runner.probe import Origin, ProbeRequest, open_session
-from latencylab_runner.target.http1 import SMALL_RESPONSE
 
 REQUEST_BYTES = 800
 ARMS = ("trap-off", "trap-on")
@@ -115,7 +115,7 @@ def measure_loopback(sizes: list[int], reps: int, seed: int) -> tuple[dict, floa
 
 
 def measure_emulated(path: LinkCase, reps: int, seed: int) -> tuple[dict, float, float | None]:
-    from latencylab_runner.netlab import DirectionProfile, EmulatedLink, LinkProfile
+    from latencylab_tools.netlab import DirectionProfile, EmulatedLink, LinkProfile
 
     direction = DirectionProfile(delay_ms=path.rtt_ms / 2, rate_kbit=path.rate_kbit, queue_packets=1000)
     tls = bench_tls()
@@ -125,7 +125,7 @@ def measure_emulated(path: LinkCase, reps: int, seed: int) -> tuple[dict, float,
         for arm in ARMS:
             trap = ["--nagle-trap"] if arm == "trap-on" else []
             server = link.spawn_in_server(
-                [sys.executable, "-m", "latencylab_runner.target", "--host", link.server_addr, "--plain-port", "0",
+                [sys.executable, "-m", "latencylab_tools.target", "--host", link.server_addr, "--plain-port", "0",
                  "--tls-port", "0", "--tls-dir", str(tls.dir), "--no-h3", *trap],
                 stdout=subprocess.PIPE, text=True, cwd=DEVICE_RUNNER)
             assert server.stdout is not None

@@ -17,8 +17,8 @@ import json
 import os
 import sys
 
-from latencylab_runner.netlab import PRESETS, EmulatedLink, LinkProfile, sweep_leftovers
-from latencylab_runner.netlab.measure import RttStats, measure_connect_rtt, measure_goodput, measure_loss
+from latencylab_tools.netlab import PRESETS, EmulatedLink, LinkProfile, sweep_leftovers
+from latencylab_tools.netlab.measure import RttStats, measure_connect_rtt, measure_goodput, measure_loss
 
 
 def rtt_accuracy(rtt_ms: float, samples: int) -> dict:

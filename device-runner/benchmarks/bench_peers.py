@@ -26,12 +26,11 @@ from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
 
+from latencylab_tools.netlab import EmulatedLink
+from latencylab_tools.netlab.presets import PRESETS
+from latencylab_tools.netlab.profile import LinkProfile
+from latencylab_tools.target import content
 from peer_matrix import DEVICE_RUNNER, measure, peer_combos, start_servers, workdir
-
-from latencylab_runner.netlab import EmulatedLink
-from latencylab_runner.netlab.presets import PRESETS
-from latencylab_runner.netlab.profile import LinkProfile
-from latencylab_runner.target import content
 
 # The six objects of the table, and three of them for slow links.
 TABLE_BYTES = (15_091, 42_669, 65_515, 95_655, 154_009, 309_497)

@@ -17,8 +17,7 @@ import subprocess
 import time
 
 from _servers import Target, bench_tls
-
-from latencylab_runner.probe import Origin, ProbeRequest, open_session
+from latencylab_tools.probe import Origin, ProbeRequest, open_session
 
 PATH = "/files/mid-03"  # 5 KB: latency-dominated
 

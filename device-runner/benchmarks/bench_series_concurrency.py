@@ -38,8 +38,8 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from latencylab_runner.netlab import EmulatedLink
-from latencylab_runner.netlab.presets import PRESETS
+from latencylab_tools.netlab import EmulatedLink
+from latencylab_tools.netlab.presets import PRESETS
 
 DEVICE_RUNNER = Path(__file__).resolve().parent.parent
 IMAGES = [f"/files/mid-{i:02d}" for i in range(1, 25)]
@@ -122,7 +122,7 @@ def main() -> None:
                           up=replace(profile.up, loss_pct=0.0))
     with tempfile.TemporaryDirectory() as tls_dir, EmulatedLink(profile, backend="userspace") as link:
         srv = link.spawn_in_server(
-            [sys.executable, "-m", "latencylab_runner.target", "--host", link.server_addr, "--plain-port", "-1",
+            [sys.executable, "-m", "latencylab_tools.target", "--host", link.server_addr, "--plain-port", "-1",
              "--tls-port", "8443", "--tls-dir", tls_dir, "--no-h3"],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=DEVICE_RUNNER)
         ready = json.loads(srv.stdout.readline())

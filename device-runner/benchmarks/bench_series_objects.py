@@ -28,10 +28,9 @@ from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
 
+from latencylab_tools.netlab import EmulatedLink
+from latencylab_tools.netlab.presets import PRESETS
 from peer_matrix import DEVICE_RUNNER, start_servers, workdir
-
-from latencylab_runner.netlab import EmulatedLink
-from latencylab_runner.netlab.presets import PRESETS
 
 _base = PRESETS["transatlantic"]
 LOSSLESS_95 = replace(_base, name="rtt95-lossless", down=replace(_base.down, loss_pct=0.0),

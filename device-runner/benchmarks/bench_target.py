@@ -19,8 +19,7 @@ import subprocess
 import time
 
 from _servers import Nginx, Target, bench_tls
-
-from latencylab_runner.probe import Origin, ProbeRequest, open_session
+from latencylab_tools.probe import Origin, ProbeRequest, open_session
 
 PATH = "/files/mid-03"
 

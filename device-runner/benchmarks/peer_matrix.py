@@ -22,7 +22,7 @@ Method: one warm connection per (client, server, protocol); `warmups` fetches of
 object first, so the congestion window has grown ("after the connection's window has
 grown"), then `rounds` rounds over the objects in order; per object the median total time
 (call issued → last body byte) in ms. All traffic stays between the link's two namespaces
-on 198.18.0.0/15. Used by bench_peers.py (prints) and tests/test_peer_physics.py (judges
+on 198.18.0.0/15. Used by bench_peers.py (prints) and tools/tests/test_peer_physics.py (judges
 medians).
 """
 
@@ -42,9 +42,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from latencylab_runner.native import native_program
-from latencylab_runner.netlab import EmulatedLink
-from latencylab_runner.target import content
+from latencylab_tools.native import native_program
+from latencylab_tools.netlab import EmulatedLink
+from latencylab_tools.target import content
 
 DEVICE_RUNNER = Path(__file__).resolve().parent.parent
 NGINX_PORT, CADDY_PORT, QUICGO_PORT, TARGET_PORT, PACED_TARGET_PORT = 9443, 9444, 9445, 8443, 8444
@@ -53,7 +53,7 @@ CLIENTS = {"probe": "our probe", "curl": "curl", "peer-h3get": "quic-go client"}
 # Runs in the client namespace: one warm session, every fetch's total ms on stdout.
 PROBE_SCRIPT = textwrap.dedent("""
     import json, sys
-    from latencylab_runner.probe import Origin, ProbeRequest, open_session
+    from latencylab_tools.probe import Origin, ProbeRequest, open_session
     cfg = json.loads(sys.argv[1])
     session = open_session(protocol=cfg["protocol"], connection="warm", ca_file=cfg["ca_file"], timeout_s=120,
                            origin=Origin("https", cfg["host"], cfg["port"]))
@@ -95,13 +95,13 @@ def start_servers(link: EmulatedLink, stack: ExitStack, workdir: Path) -> Server
         (root / "files" / name).write_bytes(content.file_bytes(name))
     host = link.server_addr
     target = link.spawn_in_server(
-        [sys.executable, "-m", "latencylab_runner.target", "--host", host, "--plain-port", "-1",
+        [sys.executable, "-m", "latencylab_tools.target", "--host", host, "--plain-port", "-1",
          "--tls-port", str(TARGET_PORT), "--tls-dir", str(tls_dir)],
         stdout=subprocess.PIPE, text=True, cwd=DEVICE_RUNNER)
     stack.callback(_stop, target)
     ready = json.loads(target.stdout.readline()) if target.stdout else {}
     paced = link.spawn_in_server(
-        [sys.executable, "-m", "latencylab_runner.target", "--host", host, "--plain-port", "-1", "--tcp-pacing",
+        [sys.executable, "-m", "latencylab_tools.target", "--host", host, "--plain-port", "-1", "--tcp-pacing",
          "--tls-port", str(PACED_TARGET_PORT), "--tls-dir", str(tls_dir)],
         stdout=subprocess.PIPE, text=True, cwd=DEVICE_RUNNER)
     stack.callback(_stop, paced)

@@ -1,7 +1,7 @@
 // End-to-end: a HAR recording replayed from the dashboard (/comparisons/new/har) against the
 // stack's host runner and reference target, then read per request on the comparison page.
 //   E2E_BASE_URL=… E2E_USERNAME=… E2E_PASSWORD=… npm run e2e
-// The recording is device-runner/tests/data/reference-50.har: 50 requests a browser made to
+// The recording is device-runner/runner/tests/data/reference-50.har: 50 requests a browser made to
 // "app.example.test" for the reference target's paths, with a cookie and a bearer token.
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -11,7 +11,7 @@ import { env, openPage, openSignedIn, saveElementScreenshot, saveScreenshot, wai
 
 const baseUrl = env('E2E_BASE_URL').replace(/\/$/, '');
 const finishTimeoutMs = Number(env('E2E_FINISH_TIMEOUT_MS', '300000'));
-const HAR = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../device-runner/tests/data/reference-50.har');
+const HAR = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../device-runner/runner/tests/data/reference-50.har');
 
 let browser;
 let page;

@@ -73,19 +73,23 @@ if [ -f frontend/package-lock.json ]; then
   fi
 fi
 
-# Python: one virtualenv for the backend and the device-runner package, installed from the dev
-# lock (exact versions with their hashes, nothing resolved), then both packages editable without
-# their dependencies (the lock has them), then whatever the lock no longer lists is removed.
+# Python: one virtualenv for the backend and the device-runner's four packages (contract, tools,
+# runner, cli), installed from the dev lock (exact versions with their hashes, nothing resolved),
+# then our packages editable without their dependencies (the lock has them) in one pip call, then
+# whatever the lock no longer lists is removed.
 # Runs again when the lock or a package's metadata changes. Updating a lock: docs/architecture.md.
 stamp=.venv/.requirements.sha
-want=$(cat backend/requirements-dev.lock backend/pyproject.toml device-runner/pyproject.toml | sha256sum | cut -d' ' -f1)
+want=$(cat backend/requirements-dev.lock backend/pyproject.toml device-runner/*/pyproject.toml | sha256sum | cut -d' ' -f1)
 if [ ! -x .venv/bin/python ] || [ "$(cat $stamp 2>/dev/null)" != "$want" ]; then
   echo "bootstrap: installing Python packages into .venv from backend/requirements-dev.lock"
   python3 -m venv .venv
   # --no-compile: pip would byte-compile every module of every package (scipy's and numpy's tests
   # included) up front; Python compiles what it imports on first use and keeps it.
   .venv/bin/pip install -q --no-compile --require-hashes --no-deps -r backend/requirements-dev.lock
-  .venv/bin/pip install -q --no-deps --no-build-isolation -e backend -e device-runner
+  # The runner first: replacing a runner package of the old one-package layout removes the commands
+  # it had (latencylab, latencylab-target), which the cli and the tools then install anew.
+  .venv/bin/pip install -q --no-deps --no-build-isolation -e backend -e device-runner/runner \
+    -e device-runner/contract -e device-runner/tools -e device-runner/cli
   .venv/bin/python infra/bin/locks.py prune
   echo "$want" > $stamp
 fi
@@ -94,7 +98,7 @@ fi
 # aioquic in Python spends more CPU per packet than a long link's round trip allows (docs/methodology.md).
 # Go: the machine's when it is new enough, else the toolchain go.mod names, fetched once from the
 # Go module proxy (the same zip GOTOOLCHAIN would fetch; Debian 12's golang-go is too old).
-go_need=$(sed -n 's/^go \([0-9.]*\).*/\1/p' device-runner/native/go.mod)
+go_need=$(sed -n 's/^go \([0-9.]*\).*/\1/p' device-runner/tools/native/go.mod)
 go_have=$( (command -v go >/dev/null && go env GOVERSION 2>/dev/null || true) | sed 's/^go//')
 GO=go
 if [ "$(printf '%s\n%s\n' "$go_need" "$go_have" | sort -V | head -1)" != "$go_need" ]; then
@@ -110,11 +114,11 @@ if [ "$(printf '%s\n%s\n' "$go_need" "$go_have" | sort -V | head -1)" != "$go_ne
     rm -f var/go/toolchain.zip
   fi
 fi
-nstamp=device-runner/native/bin/.source.sha
-nwant=$(cat device-runner/native/go.mod device-runner/native/go.sum $(find device-runner/native/cmd device-runner/native/internal -name '*.go' 2>/dev/null | sort) | sha256sum | cut -d' ' -f1)
+nstamp=device-runner/tools/native/bin/.source.sha
+nwant=$(cat device-runner/tools/native/go.mod device-runner/tools/native/go.sum $(find device-runner/tools/native/cmd device-runner/tools/native/internal -name '*.go' 2>/dev/null | sort) | sha256sum | cut -d' ' -f1)
 if [ "$(cat $nstamp 2>/dev/null)" != "$nwant" ]; then
-  echo "bootstrap: building the native HTTP/3 client and server (device-runner/native)"
-  (cd device-runner/native && "$GO" build -trimpath -o bin/ ./cmd/...)
+  echo "bootstrap: building the native HTTP/3 client and server (device-runner/tools/native)"
+  (cd device-runner/tools/native && "$GO" build -trimpath -o bin/ ./cmd/...)
   echo "$nwant" > $nstamp
 fi
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The Python lock files: backend/requirements.lock (what ships: the backend's runtime and the
-device-runner's) and backend/requirements-dev.lock (that plus the test and lint tools and the
-device-runner's `dev` extra). Every package pinned to one version with its hashes.
+device-runner's packages') and backend/requirements-dev.lock (that plus the test and lint tools and
+the device-runner packages' `dev` extras). Every package pinned to one version with its hashes.
 
     locks.py compile [--upgrade | --upgrade-package NAME ...]   → rewrites both locks (needs the registry)
     locks.py check                                                → exit 1 if a lock is stale (offline)
@@ -9,7 +9,7 @@ device-runner's `dev` extra). Every package pinned to one version with its hashe
 
 compile keeps every existing pin that still satisfies the inputs (pip-compile's rule), so a lock
 changes only where an input changed or an upgrade was asked for. Each lock records the hash of
-its inputs (the two .in files and the dependency lists of device-runner/pyproject.toml); check
+its inputs (the two .in files and the dependency lists of device-runner/*/pyproject.toml); check
 recomputes it, and checks that every input requirement is met by a pin and that the dev lock
 agrees with the runtime lock, without the network.
 """
@@ -32,9 +32,10 @@ RUNTIME_IN = Path("backend/requirements.in")
 DEV_IN = Path("backend/requirements-dev.in")
 RUNTIME_LOCK = Path("backend/requirements.lock")
 DEV_LOCK = Path("backend/requirements-dev.lock")
-RUNNER_PYPROJECT = Path("device-runner/pyproject.toml")
+# The device-runner's packages, each with its own dependencies (the runner's include the tools and the contract).
+RUNNER_PYPROJECTS = [Path(f"device-runner/{name}/pyproject.toml") for name in ("contract", "tools", "runner", "cli")]
 # Our own packages: installed editable from the tree, never from a lock.
-OWN = {"latencylab-backend", "latencylab-runner"}
+OWN = {"latencylab-backend", "latencylab-runner", "latencylab-tools", "latencylab-contract", "latencylab-cli"}
 
 # --strip-extras: a constraints file (the dev input constrains on the runtime lock) may not carry extras.
 # --allow-unsafe: setuptools builds our packages and pip-tools needs pip, so both are pinned too.
@@ -52,9 +53,14 @@ def canonical(name: str) -> str:
 
 
 def runner_dependencies(root: Path) -> dict:
-    project = tomllib.loads((root / RUNNER_PYPROJECT).read_text())["project"]
-    return {"dependencies": project.get("dependencies", []),
-            "optional-dependencies": project.get("optional-dependencies", {})}
+    """The device-runner packages' dependencies on others' packages, all four together."""
+    dependencies: list[str] = []
+    dev: list[str] = []
+    for path in RUNNER_PYPROJECTS:
+        project = tomllib.loads((root / path).read_text())["project"]
+        dependencies += [d for d in project.get("dependencies", []) if canonical(Requirement(d).name) not in OWN]
+        dev += project.get("optional-dependencies", {}).get("dev", [])
+    return {"dependencies": dependencies, "optional-dependencies": {"dev": dev}}
 
 
 def inputs_hash(root: Path) -> str:
@@ -78,15 +84,28 @@ def pip_compile(root: Path) -> str:
     sys.exit("locks.py: pip-compile not found: run infra/bin/bootstrap.sh (the dev lock installs pip-tools)")
 
 
+# pip-compile cannot read the device-runner's pyprojects directly: the runner's names the tools and the
+# contract, which no index has. compile hands it their dependencies on others' packages instead, in a
+# file of its own under var/ that the locks then name by where those dependencies are written.
+GENERATED_IN = Path("var/locks/device-runner-packages.in")
+GENERATED_NAME = "device-runner/*/pyproject.toml"
+
+
 def compile_locks(root: Path, upgrade: list[str]) -> int:
     tool = pip_compile(root)
-    runs = [(RUNTIME_LOCK, [RUNTIME_IN, RUNNER_PYPROJECT], []),
-            (DEV_LOCK, [DEV_IN, RUNNER_PYPROJECT], ["--extra", "dev"])]  # second: constrained by the first
-    for lock, sources, extra in runs:
+    runner = runner_dependencies(root)
+    runs = [(RUNTIME_LOCK, RUNTIME_IN, runner["dependencies"]),  # second: constrained by the first
+            (DEV_LOCK, DEV_IN, runner["dependencies"] + runner["optional-dependencies"]["dev"])]
+    (root / GENERATED_IN).parent.mkdir(parents=True, exist_ok=True)
+    for lock, source, runner_requirements in runs:
         print(f"locks.py: compiling {lock}", file=sys.stderr)
-        subprocess.run([tool, *COMPILE_OPTIONS, *extra, *upgrade, "--output-file", str(lock),
-                        *map(str, sources)], cwd=root, check=True,
+        (root / GENERATED_IN).write_text("".join(f"{r}\n" for r in runner_requirements))
+        subprocess.run([tool, *COMPILE_OPTIONS, *upgrade, "--output-file", str(lock), str(source),
+                        str(GENERATED_IN)], cwd=root, check=True,
                        env={**os.environ, "CUSTOM_COMPILE_COMMAND": "infra/bin/locks.py compile"})
+        text = (root / lock).read_text()
+        (root / lock).write_text(text.replace(f"-r {GENERATED_IN}", GENERATED_NAME))
+    (root / GENERATED_IN).unlink()
     digest = inputs_hash(root)
     for lock in (RUNTIME_LOCK, DEV_LOCK):
         text = (root / lock).read_text()
@@ -153,7 +172,7 @@ def check_locks(root: Path) -> int:
         locks[lock] = pins
         if recorded != digest:
             problems.append(f"{lock} was compiled from other inputs than {RUNTIME_IN}, {DEV_IN} and the "
-                            f"dependencies in {RUNNER_PYPROJECT} say now")
+                            f"dependencies in device-runner/*/pyproject.toml say now")
         problems += [f"{lock}: {name} is pinned without a hash" for name in unhashed]
         problems += [f"{lock}: {name} is our own package; it is installed editable, not locked"
                      for name in OWN & pins.keys()]

@@ -16,7 +16,8 @@ has a pid file and a log in <dir>/; `up` is idempotent: what already runs is kep
 `--ports auto` picks free ports (the test suite uses this to run beside a dev stack).
 
 `--demo-lab` adds a device lab whose phones are FAKES (the browser end-to-end test uses
-it; `make up` does not): device-runner/tests/fakes/lab.py serves a fake "Pixel 8" and a
+it; `make up` does not): the runner package's phone simulator (`latencylab-phone-simulator`,
+device-runner/runner/latencylab_runner/phone_simulator) serves a fake "Pixel 8" and a
 fake "iPhone 15 Pro" to the real adb client through a fake adb server, and fake fastlane
 lanes run the real Kotlin harness core on the JVM in place of the phones' harness apps —
 real measurements of the reference target, from this machine, not from a phone. The lab
@@ -46,7 +47,7 @@ PY = str(VENV_BIN / "python")
 BACKEND = REPO / "backend"
 DEMO_USER, DEMO_PASSWORD, DEMO_ORG = "demo", "demo-latencylab", "demo"
 DEFAULT_PORTS = {"web": 8000, "pg": 54320, "redis": 63790, "target_plain": 8080, "target_tls": 8443}
-FAKE_LAB = REPO / "device-runner" / "tests" / "fakes" / "lab.py"
+PHONE_SIMULATOR = str(VENV_BIN / "latencylab-phone-simulator")
 HARNESS_JAR = REPO / "device-runner" / "harness" / "android" / "core" / "target" / "harness-core.jar"
 DEMO_LAB_RUNNER = "demo-lab-fake-phones"
 # Serials and names that say what these are wherever they show (Devices page, run pages).
@@ -223,7 +224,7 @@ class Stack:
                                       "--org", DEMO_ORG, f"--runner-token={runner_token}"))
         env = self.env(state)
         tls_dir = self.base / "tls"
-        subprocess.run([PY, "-c", "from latencylab_runner.tls import ensure_tls; "
+        subprocess.run([PY, "-c", "from latencylab_tools.tls import ensure_tls; "
                                   f"ensure_tls(__import__('pathlib').Path({str(tls_dir)!r}))"],
                        check=True)
         web = f"http://127.0.0.1:{ports['web']}"
@@ -256,7 +257,7 @@ class Stack:
                         "--hostname", f"worker-{ports['web']}@%h"], env, BACKEND),
             "beat": ([str(VENV_BIN / "celery"), "-A", "config", "beat", "--loglevel", "INFO",
                       "--schedule", str(self.base / "celerybeat-schedule")], env, BACKEND),
-            "target": ([PY, "-m", "latencylab_runner.target", "--host", "127.0.0.1",
+            "target": ([PY, "-m", "latencylab_tools.target", "--host", "127.0.0.1",
                         "--plain-port", str(ports["target_plain"]), "--tls-port", str(ports["target_tls"]),
                         "--tls-dir", str(tls_dir)], env, REPO),
             "runner": ([PY, "-m", "latencylab_runner.agent", "--server", f"http://127.0.0.1:{ports['web']}",
@@ -316,7 +317,7 @@ class Stack:
         self.stop("demo-lab")
         lab_dir.mkdir(parents=True, exist_ok=True)
         ready_file.unlink(missing_ok=True)
-        self.spawn("demo-lab", [PY, str(FAKE_LAB), "serve", "--dir", str(lab_dir), "--phones",
+        self.spawn("demo-lab", [PHONE_SIMULATOR, "serve", "--dir", str(lab_dir), "--phones",
                                 json.dumps(DEMO_LAB_PHONES), "--require-harness", "--ready-file", str(ready_file)],
                    env, REPO)
         deadline = time.monotonic() + 30
@@ -365,7 +366,7 @@ class Stack:
 
     def emulation_unavailable(self) -> str | None:
         """Why the stack's runner (this user, this host) cannot emulate a link; None when it can."""
-        out = subprocess.run([PY, "-c", "from latencylab_runner.netlab import emulation_unavailable; "
+        out = subprocess.run([PY, "-c", "from latencylab_tools.netlab import emulation_unavailable; "
                                         "print(emulation_unavailable() or '')"],
                              capture_output=True, text=True, timeout=60)
         if out.returncode != 0:

@@ -86,14 +86,15 @@ echo "test services: postgres :$LATENCYLAB_DB_PORT, $LATENCYLAB_REDIS_URL"
 # 30-40 s of this step.
 suite harness-build bash -c "cd device-runner/harness/android/core && mvn -B -ntp -Dstyle.color=never -DskipTests package"
 finish_background_suites
-# The device-runner suite (apart from its timing tests) runs beside the backend's: it starts its
+# The device-runner suite (its four packages' tests, apart from the timing tests) runs beside the backend's: it starts its
 # own servers and stacks on free ports, and much of it waits on sockets and emulated links, so
 # the two overlap well on two cores. Its output is printed whole when the backend's is done.
 # pytest-xdist (two workers per suite, each its own database and Redis) was tried with the two
 # suites beside each other on two cores: no faster (backend 657 s, device-runner 547 s, against
 # 582 s and 437 s without it, at busier load) and a quarter more CPU; the pair already fills both cores.
 background_suite device-runner "$run_dir/device-runner.log" \
-  bash -c "cd device-runner && ../.venv/bin/python -m pytest -p no:cacheprovider --durations=15 -m 'not timing'"
+  bash -c "cd device-runner && ../.venv/bin/python -m pytest -p no:cacheprovider --durations=15 -m 'not timing' \
+    cli/tests contract/tests tools/tests runner/tests"
 device_runner_pid=$!
 if [ -f frontend/package.json ]; then
   # When the device-runner suite ends, the backend's still has minutes to go (its agents wait on
@@ -123,7 +124,8 @@ suite backend bash -c "cd backend && ../.venv/bin/python -m pytest --create-db -
 finish_background_suites
 # Tests that judge measured latencies run last and alone, so no other suite competes for the CPU
 # (the end-to-end stack is down by now: its idle servers and fake phones would share it).
-suite device-runner-timing bash -c "cd device-runner && ../.venv/bin/python -m pytest -p no:cacheprovider --durations=10 -m timing"
+suite device-runner-timing bash -c "cd device-runner && ../.venv/bin/python -m pytest -p no:cacheprovider --durations=10 -m timing \
+  cli/tests contract/tests tools/tests runner/tests"
 echo
 # Where the time goes (budget: 15 minutes in all on two cores).
 echo "suite times:"; printf '  %s\n' "${timings[@]}"; echo "  total            ${SECONDS}s"

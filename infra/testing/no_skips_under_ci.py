@@ -11,7 +11,7 @@ runs and passes.
 The only skips allowed under CI are those that say something about the machine rather
 than about a missing part: ALLOWED_UNDER_CI, by exact reason, each with why. The suites load
 this plugin from their root conftest (`pytest_plugins`); the directory is on their
-`pythonpath` (backend/pyproject.toml, device-runner/pyproject.toml, infra/tests/pytest.ini)."""
+`pythonpath` (backend/pyproject.toml, device-runner/pytest.ini, infra/tests/pytest.ini)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from collections.abc import Generator
 
 import pytest
 
-# The value CI=… takes when it means "not CI" (as the CLI reads it: latencylab_runner/cli/progress.py).
+# The value CI=… takes when it means "not CI" (as the CLI reads it: latencylab_cli/progress.py).
 _NOT_CI = {"", "0", "false", "no"}
 
 ALLOWED_UNDER_CI = {

@@ -8,7 +8,7 @@ loopback, private (RFC 1918, unique-local), shared/CGNAT (100.64.0.0/10), link-l
 other reserved space. An IPv6 address that embeds an IPv4 one (IPv4-mapped, 6to4, NAT64,
 Teredo) is judged by the address it embeds. The runner repeats the same rules
 (latencylab_runner/target_policy.py); both are tested against
-device-runner/contract/target-policy-vectors.json.
+device-runner/contract/latencylab_contract/target-policy-vectors.json.
 """
 
 import ipaddress

@@ -1,5 +1,5 @@
 """Which client and which server each arm measured, from the runs' fingerprints
-(device-runner/contract/result.schema.json `client_stacks`, `server_stacks`).
+(device-runner/contract/latencylab_contract/result.schema.json `client_stacks`, `server_stacks`).
 
 A figure is only quotable with its stacks: "HTTP/3 with aioquic on a Linux host against
 the reference target" and "HTTP/3 with Cronet on a Pixel 8 against the customer's nginx"

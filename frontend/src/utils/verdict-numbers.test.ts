@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 // The vectors every writer of verdict numbers passes: the backend, the CLI and this dashboard.
-import vectors from '../../../device-runner/contract/verdict-format-vectors.json';
+import vectors from '../../../device-runner/contract/latencylab_contract/verdict-format-vectors.json';
 import { formatChangePct, formatChangeWithCi, formatFixed, formatMarginPct, formatP, formatSigned } from './format';
 
 type Input = number | string | null;
@@ -26,7 +26,7 @@ const writers: Record<string, (c: Case) => string> = {
   p_value: (c) => formatP(number(c.value)),
 };
 
-describe('verdict numbers by the shared rule (device-runner/contract/verdict-format-vectors.json)', () => {
+describe('verdict numbers by the shared rule (device-runner/contract/latencylab_contract/verdict-format-vectors.json)', () => {
   const kinds = vectors.vectors as Record<string, Case[]>;
 
   it('has a writer for every kind of vector', () => {

@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 from celery.contrib.testing.worker import start_worker
+from latencylab_cli.main import main as latencylab
 
 from apps.accounts.services import api_token_create
 from apps.comparisons.models import Comparison, RunBlock
 from apps.results.models import Analysis, Sample
 from config.celery import app as celery_app
 from latencylab_runner.agent.client import RunnerClient
-from latencylab_runner.cli.main import main as latencylab
 from testing.host_agent import host_agent, reference_of, runner_client
 from testing.waiting import wait_for
 

@@ -110,7 +110,7 @@ def test_series_under_transatlantic_runs_through_the_emulated_link(live_server, 
     assert set(groups) == {"none", "transatlantic"}
     # Floors only: nothing crosses the 95 ms path in less than one round trip, however loaded the
     # machine. How close the emulated RTT comes to the profile's is judged by the timing suite
-    # (device-runner/tests/test_netlab_link.py), which runs alone; this suite runs beside others.
+    # (device-runner/tools/tests/test_netlab_link.py), which runs alone; this suite runs beside others.
     assert link["measured"]["rtt_ms"]["p50"] >= 90, link["measured"]
     assert groups["transatlantic"]["requests"]["h2"]["median_ms"] >= 90
     client.close()

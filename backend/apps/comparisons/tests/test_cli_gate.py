@@ -10,10 +10,10 @@ import httpx
 import pytest
 from celery.contrib.testing.worker import start_worker
 from django.conf import settings
+from latencylab_cli.main import main as latencylab
 
 from apps.accounts.services import api_token_create
 from config.celery import app as celery_app
-from latencylab_runner.cli.main import main as latencylab
 from testing.host_agent import host_agent, reference_of, runner_client
 
 SPEC_YAML = """

@@ -11,11 +11,11 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from latencylab_tools.target.content import file_bytes, file_sizes
+from latencylab_tools.tls import ensure_tls
 
 from apps.comparisons.models import Comparison
 from apps.results.models import Sample
-from latencylab_runner.target.content import file_bytes, file_sizes
-from latencylab_runner.tls import ensure_tls
 from testing.customer_servers import ECHO_MODULE, start_caddy, start_nginx
 from testing.host_agent import run_on_host_agent
 

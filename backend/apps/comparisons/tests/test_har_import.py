@@ -2,7 +2,7 @@
 statuses, concurrency groups; credentials dropped and listed), 413 over the size bound,
 400 naming the bad entry. The 50-request recording of the reference target is committed
 with its preview, which the device-runner replays through h1, h2 and h3
-(device-runner/tests/test_har_replay.py)."""
+(device-runner/runner/tests/test_har_replay.py)."""
 
 import copy
 import json
@@ -12,7 +12,7 @@ import pytest
 
 from apps.comparisons.har import MAX_HAR_BYTES, concurrency_groups, har_preview
 
-DATA = Path(__file__).resolve().parents[4] / "device-runner/tests/data"
+DATA = Path(__file__).resolve().parents[4] / "device-runner/runner/tests/data"
 HAR = json.loads((DATA / "reference-50.har").read_text())
 WORKLOAD_FILE = DATA / "reference-50.workload.json"
 
@@ -41,7 +41,7 @@ def test_the_recording_becomes_an_ordered_request_list_without_credentials():
 
 def test_the_committed_replay_workload_is_this_preview():
     assert json.loads(WORKLOAD_FILE.read_text()) == har_preview(HAR)["workload"], (
-        "regenerate device-runner/tests/data/reference-50.workload.json from har_preview(reference-50.har)")
+        "regenerate device-runner/runner/tests/data/reference-50.workload.json from har_preview(reference-50.har)")
 
 
 def test_order_follows_started_date_time_and_other_origins_stay_urls():

@@ -6,13 +6,13 @@ and a real Celery worker, and analysed into per-arm results and a verdict."""
 from pathlib import Path
 
 import pytest
+from latencylab_tools.target import start_target
 
 from apps.comparisons.models import Comparison
-from latencylab_runner.target import start_target
 from testing.host_agent import run_on_host_agent
 
 VERDICTS = {"regression", "improvement", "equivalent", "inconclusive"}
-HAR = Path(__file__).resolve().parents[4] / "device-runner/tests/data/reference-50.har"
+HAR = Path(__file__).resolve().parents[4] / "device-runner/runner/tests/data/reference-50.har"
 
 
 @pytest.mark.django_db(transaction=True)

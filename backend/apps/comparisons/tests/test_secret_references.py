@@ -17,7 +17,7 @@ from testing.runner_calls import lease
 
 VALUE = "Bearer sk-live-0123456789abcdef"
 OTHER_VALUE = "key-not-referenced-9876"
-DATA = Path(__file__).resolve().parents[4] / "device-runner/tests/data"
+DATA = Path(__file__).resolve().parents[4] / "device-runner/runner/tests/data"
 SPEC = {
     "name": "with secrets",
     "workload": {"kind": "requests", "repetitions": 1, "warmup": 0, "requests": [

@@ -2,7 +2,7 @@
 customer URLs are, or resolve to, private, loopback, link-local, CGNAT, metadata or
 reserved addresses is refused at creation with the field and the reason, and creates
 nothing; a private pool may reach them (its runners are the organization's own). The
-runner repeats the check at lease time (device-runner/tests/test_target_policy.py); the
+runner repeats the check at lease time (device-runner/runner/tests/test_target_policy.py); the
 end-to-end test here drives the real agent with a name that resolves elsewhere the second
 time. Names are answered by a fake resolver: no test sends a packet to these addresses."""
 

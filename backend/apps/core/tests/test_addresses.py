@@ -5,14 +5,13 @@ to the addresses it checks."""
 
 import json
 import socket
-from pathlib import Path
 
 import pytest
+from latencylab_contract import contract_dir
 
 from apps.core import addresses
 
-VECTORS = json.loads(
-    (Path(__file__).resolve().parents[4] / "device-runner" / "contract" / "target-policy-vectors.json").read_text())
+VECTORS = json.loads((contract_dir() / "target-policy-vectors.json").read_text())
 
 
 class FakeResolver:

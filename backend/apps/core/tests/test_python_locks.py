@@ -13,7 +13,8 @@ import pytest
 REPO = Path(__file__).resolve().parents[4]
 LOCKS = REPO / "infra" / "bin" / "locks.py"
 INPUTS_AND_LOCKS = ["backend/requirements.in", "backend/requirements-dev.in", "backend/requirements.lock",
-                    "backend/requirements-dev.lock", "device-runner/pyproject.toml"]
+                    "backend/requirements-dev.lock", *(f"device-runner/{package}/pyproject.toml"
+                                                       for package in ("contract", "tools", "runner", "cli"))]
 
 
 def check(root: Path) -> subprocess.CompletedProcess:
@@ -58,7 +59,7 @@ def test_a_hand_edited_pin_is_caught(repo):
 
 
 def test_only_the_runner_dependency_lists_count(repo):
-    pyproject = repo / "device-runner/pyproject.toml"
+    pyproject = repo / "device-runner/runner/pyproject.toml"
     pyproject.write_text(pyproject.read_text() + "\n[tool.example]\nsetting = 1\n")
     assert check(repo).returncode == 0  # a tool setting does not stale the locks
     pyproject.write_text(pyproject.read_text().replace('"httpx>=0.27"', '"httpx>=0.27", "rich>=13"'))

@@ -3,9 +3,9 @@ sizes (Cliff's δ, Cohen's d), ratios and p-values.
 
 One rule for every place a person reads a verdict — the summary line this service stores, the
 CLI's text, JUnit, Markdown and PR comment, the dashboard — so the same verdict reads the same
-everywhere. The CLI (latencylab_runner/cli/verdict_numbers.py) and the dashboard
+everywhere. The CLI (device-runner/cli/latencylab_cli/verdict_numbers.py) and the dashboard
 (frontend/src/utils/format.ts) repeat it; all three are tested against
-device-runner/contract/verdict-format-vectors.json. docs/methodology.md §8.2 states the rule.
+device-runner/contract/latencylab_contract/verdict-format-vectors.json. docs/methodology.md §8.2 states the rule.
 
 - Rounding is half away from zero, on the shortest decimal that reads back as the float (its
   `repr`): 10.5 → 11, 2.25 → 2.3, 1.005 → 1.01, as a printed table rounds. Neither `round()`

@@ -1,5 +1,5 @@
 """Upload bodies of the runner protocol: decoding and the contract checks
-(device-runner/contract/sample.schema.json).
+(device-runner/contract/latencylab_contract/sample.schema.json).
 
 The hot path decodes and validates a whole upload in C with msgspec (`batch_decode`;
 `SampleIn` mirrors sample.schema.json with its constraints). Only a batch the fast path

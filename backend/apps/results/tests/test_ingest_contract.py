@@ -1,18 +1,17 @@
 """The ingestion validators against the wire contract: each must give the JSON Schema's
-verdict (device-runner/contract/sample.schema.json via latencylab_runner.contract) on
+verdict (device-runner/contract/latencylab_contract/sample.schema.json via latencylab_contract) on
 every example document, so the fast path can't drift from the contract."""
 
 import json
-from pathlib import Path
 
+import latencylab_contract as contract
 import msgspec
 import pytest
 from rest_framework import serializers
 
 from apps.results.ingest import SampleIn, batch_decode, sample_errors, samples_validate
-from latencylab_runner import contract
 
-EXAMPLES = Path(__file__).resolve().parents[4] / "device-runner" / "contract" / "examples"
+EXAMPLES = contract.contract_dir() / "examples"
 SAMPLE_EXAMPLES = sorted(p for p in EXAMPLES.glob("*.json") if p.name.startswith(("sample-", "invalid-sample-")))
 
 

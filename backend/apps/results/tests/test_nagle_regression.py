@@ -5,11 +5,11 @@ measured by the real agent over real sockets as two customer endpoints. With the
 this gate used before could not go below p = 0.031 on 6 blocks: "inconclusive")."""
 
 import pytest
+from latencylab_cli.main import main as latencylab
+from latencylab_tools.target import start_target
 
 from apps.accounts.services import api_token_create
 from apps.comparisons.models import Comparison
-from latencylab_runner.cli.main import main as latencylab
-from latencylab_runner.target import start_target
 from testing.host_agent import reference_of, run_on_host_agent
 
 

@@ -20,8 +20,9 @@ from apps.comparisons.models import Comparison
 from apps.reports.services import share_link_create
 
 pytest.importorskip("latencylab_runner")
-from latencylab_runner.cli.main import main as latencylab  # noqa: E402
-from latencylab_runner.target import start_target  # noqa: E402
+from latencylab_cli.main import main as latencylab  # noqa: E402
+from latencylab_tools.target import start_target  # noqa: E402
+
 from testing.host_agent import reference_of, run_on_host_agent  # noqa: E402
 
 DELAY_MS = 40

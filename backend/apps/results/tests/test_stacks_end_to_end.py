@@ -8,11 +8,11 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from latencylab_tools.target import start_target
+from latencylab_tools.target.content import file_bytes
 
 from apps.comparisons.models import Comparison
 from latencylab_runner.drivers.server_stacks import reference_target_software
-from latencylab_runner.target import start_target
-from latencylab_runner.target.content import file_bytes
 from testing.customer_servers import start_nginx
 from testing.host_agent import reference_of, run_on_host_agent
 

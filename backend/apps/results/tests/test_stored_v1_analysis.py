@@ -64,8 +64,8 @@ def test_the_public_report_and_the_cli_render_the_stored_per_request_verdict(org
     assert report["verdict_line"] == f"Improvement: {first['summary']}"
     assert report["verdict"]["gate"]["metric_label"] == "per-request time"
 
-    render = pytest.importorskip("latencylab_runner.cli.render")
-    gate = pytest.importorskip("latencylab_runner.cli.gate")
+    render = pytest.importorskip("latencylab_cli.render")
+    gate = pytest.importorskip("latencylab_cli.gate")
     text = render.render_text(gate.evaluate(report["verdict"], fail_on="regression"))
     assert "gate: median per-request time (total_ms)" in text
     assert first["summary"] in text

@@ -1,5 +1,5 @@
 """The one rule for a verdict's numbers, held to the vectors the CLI and the dashboard pass
-too (device-runner/contract/verdict-format-vectors.json), and the summary line written by it."""
+too (device-runner/contract/latencylab_contract/verdict-format-vectors.json), and the summary line written by it."""
 
 import json
 import math
@@ -11,7 +11,8 @@ from apps.results.analysis import verdict_numbers
 from apps.results.analysis.verdict import summary_line
 
 VECTORS = json.loads(
-    (Path(__file__).resolve().parents[4] / "device-runner" / "contract" / "verdict-format-vectors.json").read_text())
+    (Path(__file__).resolve().parents[4] / "device-runner" / "contract" / "latencylab_contract"
+    / "verdict-format-vectors.json").read_text())
 # JSON has no infinities or NaN; the vectors spell them as strings.
 SPECIAL = {"inf": math.inf, "-inf": -math.inf, "nan": math.nan}
 

@@ -2,9 +2,10 @@
 an org admin creates a pool enrollment token through the API; `latencylab-runner
 register` (the real CLI) enrolls the lab host and writes its 0600 config; `latencylab-
 runner run` starts the real agent with the host, android and ios drivers; the phones are
-the fakes of device-runner/tests/fakes (the real adb client against a fake adb server,
-fake libimobiledevice tools and fastlane) whose harness is the real Kotlin core on the
-JVM measuring the real reference target (testing/device_lab.py). A comparison across
+the runner package's phone simulator (`latencylab-phone-simulator`: the real adb client
+against a simulated adb server, simulated libimobiledevice tools and fastlane) whose
+harness is the real Kotlin core on the JVM measuring the real reference target
+(testing/device_lab.py). A comparison across
 the three platforms runs one run per device and is measured, stored, analysed and judged
 per device — submitted through the API and through the `latencylab` CLI. Then the failure
 path: a phone unplugged mid-block, the retry on another phone, quarantine after three
@@ -18,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from celery.contrib.testing.worker import start_worker
+from latencylab_tools.target import content, start_target
 from rest_framework.test import APIClient
 
 from apps.accounts.models import Membership
@@ -26,7 +28,6 @@ from apps.comparisons.models import Comparison, Run
 from apps.devices.models import Device
 from apps.results.models import Sample
 from config.celery import app as celery_app
-from latencylab_runner.target import content, start_target
 from testing.device_lab import FakeLab, RunnerProcess, runner_configure, runner_register
 from testing.waiting import wait_for
 

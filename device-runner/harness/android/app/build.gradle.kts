@@ -53,9 +53,9 @@ val syncCoreSources by tasks.registering(Sync::class) {
     from(rootProject.file("core/src/main/kotlin")) { exclude("dev/latencylab/harness/jvm/**") }
     into(layout.buildDirectory.dir("generated/core-sources"))
 }
-// One source of truth: device-runner/contract/*.schema.json → dev/latencylab/harness/contract/ on the classpath.
+// One source of truth: device-runner/contract/latencylab_contract/*.schema.json → dev/latencylab/harness/contract/ on the classpath.
 val copyContractSchemas by tasks.registering(Copy::class) {
-    from(rootProject.file("../../contract")) { include("*.schema.json") }
+    from(rootProject.file("../../contract/latencylab_contract")) { include("*.schema.json") }
     into(layout.buildDirectory.dir("generated/contract-resources/dev/latencylab/harness/contract"))
 }
 

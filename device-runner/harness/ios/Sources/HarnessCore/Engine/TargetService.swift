@@ -3,7 +3,7 @@ import GRPC
 import NIOCore
 
 /// The reference target's gRPC service `latencylab.target.v1.Target`, hand-encoded like the
-/// target's latencylab_runner/grpcwire.py (no protoc). Mirrors TargetService.kt.
+/// target's latencylab_tools/grpcwire.py (no protoc). Mirrors TargetService.kt.
 ///
 ///     EchoRequest     { bytes payload = 1; uint32 delay_ms = 2; }
 ///     DownloadRequest { uint64 size = 1;  string name = 2; }

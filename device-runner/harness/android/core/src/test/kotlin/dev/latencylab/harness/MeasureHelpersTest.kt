@@ -33,7 +33,7 @@ class MeasureHelpersTest {
         assertNull(ServerTiming.parseMicros("app;dur=soon"))
     }
 
-    // Expected bytes from latencylab_runner/grpcwire.py (encode_echo_request etc.).
+    // Expected bytes from latencylab_tools/grpcwire.py (encode_echo_request etc.).
     @Test
     fun `gRPC messages are encoded byte for byte like the target's own codec`() {
         assertArrayEquals(hex("0a0268691019"), TargetService.echoRequest("hi".toByteArray(), 25))

@@ -10,7 +10,7 @@ import org.junit.jupiter.params.ParameterizedTest
 import org.junit.jupiter.params.provider.ValueSource
 
 /**
- * The core measuring the real reference target (python -m latencylab_runner.target) over
+ * The core measuring the real reference target (python -m latencylab_tools.target) over
  * real loopback sockets: h1 and h2 through OkHttp, gRPC through grpc-java, h3 through the
  * JVM stand-in for Cronet. No timing is asserted, only what the clients observed.
  */

@@ -20,7 +20,7 @@ import java.util.concurrent.TimeUnit
 /** Paths inside the repository; surefire passes the repository root (pom.xml `systemPropertyVariables`). */
 object Repo {
     val root: File = File(System.getProperty("latencylab.repo.dir") ?: "../../../..").canonicalFile
-    val contract: File = File(System.getProperty("latencylab.contract.dir") ?: File(root, "device-runner/contract").path).canonicalFile
+    val contract: File = File(System.getProperty("latencylab.contract.dir") ?: File(root, "device-runner/contract/latencylab_contract").path).canonicalFile
     val examples: File = File(contract, "examples")
     val deviceRunner: File = File(root, "device-runner")
     val python: File = File(root, ".venv/bin/python")
@@ -28,13 +28,13 @@ object Repo {
     /** The one source of truth: the repository's schema files, not the bundled copies. */
     val schemas: ContractSchemas by lazy { ContractSchemas.fromDirectory(contract) }
 
-    /** The reference target's seeded file sizes (latencylab_runner/data/seed_mid_image_series.json). */
+    /** The reference target's seeded file sizes (tools/latencylab_tools/data/seed_mid_image_series.json). */
     fun midFileSize(index: Int): Long =
-        ObjectMapper().readTree(File(deviceRunner, "latencylab_runner/data/seed_mid_image_series.json"))["image_bytes"][index - 1].asLong()
+        ObjectMapper().readTree(File(deviceRunner, "tools/latencylab_tools/data/seed_mid_image_series.json"))["image_bytes"][index - 1].asLong()
 }
 
 /**
- * The real reference target server (`python -m latencylab_runner.target`), started once for
+ * The real reference target server (`python -m latencylab_tools.target`), started once for
  * the whole test run on free loopback ports with its own CA, stopped when the JVM exits.
  */
 object ReferenceTarget {
@@ -62,7 +62,7 @@ object SecondReferenceTarget {
     val tlsPort: Int get() = ready["tls_port"].asInt()
 }
 
-/** One `python -m latencylab_runner.target` process, started on first use, stopped when the JVM exits. */
+/** One `python -m latencylab_tools.target` process, started on first use, stopped when the JVM exits. */
 class TargetProcess(private val tlsDir: File, private val deleteOnExit: Boolean) {
     private val mapper = ObjectMapper()
     private lateinit var process: Process
@@ -73,7 +73,7 @@ class TargetProcess(private val tlsDir: File, private val deleteOnExit: Boolean)
             "the reference target needs the project's Python venv at ${Repo.python} (run infra/bin/bootstrap.sh)"
         }
         process = ProcessBuilder(
-            Repo.python.path, "-m", "latencylab_runner.target",
+            Repo.python.path, "-m", "latencylab_tools.target",
             "--host", "127.0.0.1", "--plain-port", "0", "--tls-port", "0",
             "--tls-dir", tlsDir.path, "--workers", "1",
         ).directory(Repo.deviceRunner).redirectError(ProcessBuilder.Redirect.INHERIT).start()

@@ -8,8 +8,8 @@ import java.io.InputStream
 
 /**
  * The reference target's gRPC service `latencylab.target.v1.Target`
- * (device-runner/latencylab_runner/target/target.proto), hand-encoded like the target's own
- * latencylab_runner/grpcwire.py: four one- or two-field proto3 messages, no protoc needed.
+ * (device-runner/tools/latencylab_tools/target/target.proto), hand-encoded like the target's own
+ * latencylab_tools/grpcwire.py: four one- or two-field proto3 messages, no protoc needed.
  *
  *     EchoRequest     { bytes payload = 1; uint32 delay_ms = 2; }
  *     DownloadRequest { uint64 size = 1;  string name = 2; }

@@ -3,7 +3,7 @@ package dev.latencylab.harness.measure
 /**
  * The generated request body of `body_bytes` bytes: `{"client_ts_us":<epoch µs>,"pad":"xxx…"}`
  * padded to exactly that size, the same bytes as the host driver's
- * (`request_body` in device-runner/latencylab_runner/drivers/probe_harness.py). A size too small for the
+ * (`request_body` in device-runner/runner/latencylab_runner/drivers/probe_harness.py). A size too small for the
  * whole envelope is the envelope's first bytes, as there.
  */
 object RequestBodies {
