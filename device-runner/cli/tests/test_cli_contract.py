@@ -756,7 +756,7 @@ def test_markdown_format(api: FakeApi, tmp_path: Path, capsys: pytest.CaptureFix
     assert all(len(row) == 7 for row in table)
     assert [row[0] for row in table[2:]] == ["`h3`", "`h2`", "`grpc`", "`h2c`"]  # what decided first
     assert table[2][1] == r'Pixel \| 8 \<Pro\> & "Fold" / lte'
-    # Each number by the server's rule (contract/latencylab_contract/verdict-format-vectors.json): one decimal below 10 %.
+    # Each number by the server's rule (the contract's verdict-format-vectors.json): one decimal below 10 %.
     assert table[2][3] == "+12 % [+6.4 %, +18 %]"
     assert table[2][6] == "**regression**"
     assert table[3][3].startswith("\u221275 %")

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from latencylab_cli import verdict_numbers
 from latencylab_cli.render import fmt_change, fmt_cliffs, fmt_p
 
