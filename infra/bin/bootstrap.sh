@@ -96,24 +96,7 @@ fi
 
 # Native HTTP/3 client and server (quic-go from the Go module proxy, versions pinned by go.sum):
 # aioquic in Python spends more CPU per packet than a long link's round trip allows (docs/methodology.md).
-# Go: the machine's when it is new enough, else the toolchain go.mod names, fetched once from the
-# Go module proxy (the same zip GOTOOLCHAIN would fetch; Debian 12's golang-go is too old).
-go_need=$(sed -n 's/^go \([0-9.]*\).*/\1/p' device-runner/tools/native/go.mod)
-go_have=$( (command -v go >/dev/null && go env GOVERSION 2>/dev/null || true) | sed 's/^go//')
-GO=go
-if [ "$(printf '%s\n%s\n' "$go_need" "$go_have" | sort -V | head -1)" != "$go_need" ]; then
-  GO=$(pwd)/var/go/go$go_need/bin/go
-  if [ ! -x "$GO" ]; then
-    echo "bootstrap: fetching Go $go_need from the Go module proxy (found ${go_have:-no Go})"
-    proxy=${GOPROXY:-https://proxy.golang.org}; proxy=${proxy%%,*}
-    if [ "$proxy" = direct ] || [ "$proxy" = off ]; then proxy=https://proxy.golang.org; fi
-    arch=$(dpkg --print-architecture 2>/dev/null || echo amd64)
-    mkdir -p var/go
-    curl -fsSL -o var/go/toolchain.zip "$proxy/golang.org/toolchain/@v/v0.0.1-go$go_need.linux-$arch.zip"
-    python3 infra/bin/unpack_go.py var/go/toolchain.zip "var/go/go$go_need"
-    rm -f var/go/toolchain.zip
-  fi
-fi
+GO=$(infra/bin/go-toolchain.sh)
 nstamp=device-runner/tools/native/bin/.source.sha
 nwant=$(cat device-runner/tools/native/go.mod device-runner/tools/native/go.sum $(find device-runner/tools/native/cmd device-runner/tools/native/internal -name '*.go' 2>/dev/null | sort) | sha256sum | cut -d' ' -f1)
 if [ "$(cat $nstamp 2>/dev/null)" != "$nwant" ]; then

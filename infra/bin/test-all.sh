@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test suite against real PostgreSQL and Redis started on free ports:
-# lint (infra/bin/lint.sh: locks up to date, ruff, mypy, import contracts) and the dashboard build beside
+# lint (infra/bin/lint.sh: locks up to date, ruff, mypy, import contracts), the native programs' Go tests
+# and the dashboard build beside
 # the Kotlin harness core (Maven/JUnit), backend (pytest), device-runner (pytest), the fault tests (pytest against a
 # whole stack: infra/tests/faults), frontend unit (vitest) and the browser
 # end-to-end tests (Playwright in Debian's Chromium against a full stack, with the demo lab of fake
@@ -69,6 +70,10 @@ trap cleanup EXIT
 # from each other. The dashboard is built before the backend suite: the reports app inlines the
 # built standalone report into its offline HTML and PDF, and its tests check the real file.
 background_suite lint "$run_dir/lint.log" infra/bin/lint.sh
+# The native HTTP/3 programs' Go tests (device-runner/tools/native), with the toolchain bootstrap
+# built them with; -trimpath as bootstrap's build, so the dependencies come from Go's build cache.
+background_suite native-go "$run_dir/native-go.log" \
+  bash -c 'cd device-runner/tools/native && "$(../../../infra/bin/go-toolchain.sh)" test -trimpath ./...'
 if [ -f frontend/package.json ]; then
   background_suite frontend-build "$run_dir/frontend-build.log" bash -c "cd frontend && npm run build --silent"
   # src/api/schema.ts matches backend/openapi.yaml
