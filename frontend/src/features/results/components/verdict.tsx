@@ -1,3 +1,4 @@
+import { DataTable } from '@/components/data-table';
 import type {
   Analysis,
   ArmComparison,
@@ -238,6 +239,8 @@ function formatRatio(ratio: number | null, ci: readonly (number | null)[] | null
   return ci && ci.length === 2 ? `${ratioText} [${formatFixed(ci[0], 3)}, ${formatFixed(ci[1], 3)}]` : ratioText;
 }
 
+const HISTORY_COLUMNS = ['Look', 'Blocks per device', 'α at this look', 'Verdict', 'Ratio [95 % CI]', 'p', 'Then'];
+
 /** Run until decided: the verdict at each look, the last one the verdict above. */
 export function VerdictHistory({ history }: { history: readonly VerdictLook[] }) {
   const last = history[history.length - 1];
@@ -251,18 +254,7 @@ export function VerdictHistory({ history }: { history: readonly VerdictLook[] })
         . Each look tests at its share of α (the shares sum to the gate&apos;s α), so looking repeatedly does not raise
         the false-positive rate.
       </p>
-      <table className="verdict-history-table">
-        <thead>
-          <tr>
-            <th scope="col">Look</th>
-            <th scope="col">Blocks per device</th>
-            <th scope="col">α at this look</th>
-            <th scope="col">Verdict</th>
-            <th scope="col">Ratio [95 % CI]</th>
-            <th scope="col">p</th>
-            <th scope="col">Then</th>
-          </tr>
-        </thead>
+      <DataTable label="Verdict at each look" columns={HISTORY_COLUMNS} className="verdict-history-table">
         <tbody>
           {history.map((look) => (
             <tr key={look.look} data-decision={look.decision}>
@@ -280,7 +272,7 @@ export function VerdictHistory({ history }: { history: readonly VerdictLook[] })
             </tr>
           ))}
         </tbody>
-      </table>
+      </DataTable>
     </div>
   );
 }
@@ -292,6 +284,20 @@ type EffectTableProps = {
   gateMetric?: string;
 };
 
+const EFFECT_COLUMNS = [
+  'Arm',
+  'Metric',
+  'Device · profile',
+  'Verdict',
+  'Median',
+  'Change [95 % CI]',
+  'Speedup',
+  "Cliff's δ",
+  "Cohen's d (log)",
+  'p (Holm)',
+  'Blocks',
+];
+
 /** Every arm × metric × device class × profile comparison with its effect sizes. */
 export function EffectTable({ analysis, arms, gateMetric = 'total_ms' }: EffectTableProps) {
   const rows = orderedComparisons(analysis, arms, gateMetric);
@@ -299,23 +305,7 @@ export function EffectTable({ analysis, arms, gateMetric = 'total_ms' }: EffectT
   return (
     <section className="card" aria-label="Effect sizes">
       <h3>Effect sizes against {analysis.baseline_arm}</h3>
-      <div className="table-wrap">
-        <table className="table table-numeric table-compact effect-table" data-testid="effect-table">
-          <thead>
-            <tr>
-              <th scope="col">Arm</th>
-              <th scope="col">Metric</th>
-              <th scope="col">Device · profile</th>
-              <th scope="col">Verdict</th>
-              <th scope="col">Median</th>
-              <th scope="col">Change [95 % CI]</th>
-              <th scope="col">Speedup</th>
-              <th scope="col">Cliff&apos;s δ</th>
-              <th scope="col">Cohen&apos;s d (log)</th>
-              <th scope="col">p (Holm)</th>
-              <th scope="col">Blocks</th>
-            </tr>
-          </thead>
+      <DataTable label="Effect sizes" columns={EFFECT_COLUMNS} numeric className="effect-table" testId="effect-table">
           <tbody>
             {rows.map((c) => (
               <tr
@@ -370,8 +360,7 @@ export function EffectTable({ analysis, arms, gateMetric = 'total_ms' }: EffectT
               </tr>
             ))}
           </tbody>
-        </table>
-      </div>
+      </DataTable>
       <p className="chart-note">
         Change is the mean per-block ratio − 1 (each block&apos;s arms compared by their 10 %-trimmed geometric means;
         series time: the mean of the block&apos;s per-period ratios, each period beneath on its own) with its
