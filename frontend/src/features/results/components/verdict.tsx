@@ -306,60 +306,60 @@ export function EffectTable({ analysis, arms, gateMetric = 'total_ms' }: EffectT
     <section className="card" aria-label="Effect sizes">
       <h3>Effect sizes against {analysis.baseline_arm}</h3>
       <DataTable label="Effect sizes" columns={EFFECT_COLUMNS} numeric className="effect-table" testId="effect-table">
-          <tbody>
-            {rows.map((c) => (
-              <tr
-                key={`${c.arm}/${c.metric}/${c.device_class}/${c.profile}/${c.device ?? ''}/${c.period ?? ''}`}
-                data-scope={c.scope ?? 'pooled'}
-                data-arm={c.arm}
-                data-metric={c.metric}
-                data-profile={c.profile}
-                title={c.verdict.reason}
-              >
-                <th scope="row" className="nowrap">
-                  <ArmSwatch arms={arms} arm={c.arm} />
-                  {c.arm}
-                </th>
-                <td className="nowrap">{metricLabel(c.metric)}</td>
-                <td>
-                  <span className="nowrap">
-                    {c.scope === 'device'
-                      ? `└ ${c.device ?? ''}`
-                      : c.scope === 'period'
-                        ? `└ period ${c.period ?? ''}`
-                        : c.device_class}
-                    {c.devices_disagree && <strong className="verdict-disagree"> devices disagree</strong>}
-                    {c.periods_disagree && <strong className="verdict-disagree"> periods disagree</strong>}
-                  </span>
-                  <br />
-                  <span className="muted small">{c.profile}</span>
-                </td>
-                <td>
-                  <OutcomeBadge outcome={c.verdict.outcome} />
-                </td>
-                <td className="nowrap">
-                  {formatMs(c.median_candidate_ms)} <span className="muted">vs {formatMs(c.median_baseline_ms)}</span>
-                </td>
-                <td className="nowrap" data-col="change">
-                  {formatChangeWithCi(c.change_pct, c.change_ci95_pct)}
-                </td>
-                <td className="nowrap">{c.speedup === null ? '–' : `${formatFixed(c.speedup, 2)}×`}</td>
-                <td className="nowrap" data-col="cliffs">
-                  {formatSigned(c.cliffs_delta)} <span className="muted">{c.cliffs_label}</span>
-                </td>
-                <td className="nowrap" data-col="cohens">
-                  {formatSigned(c.cohens_d_log)} <span className="muted">{c.cohens_label}</span>
-                </td>
-                <td className="nowrap" data-col="p">
-                  {formatP(c.p_blocks_holm)}
-                </td>
-                <td className="nowrap">
-                  {Number.isInteger(c.blocks_per_device) ? c.blocks_per_device : c.blocks_per_device.toFixed(1)}{' '}
-                  <span className="muted">× {c.devices === 1 ? '1 device' : `${c.devices} devices`}</span>
-                </td>
-              </tr>
-            ))}
-          </tbody>
+        <tbody>
+          {rows.map((c) => (
+            <tr
+              key={`${c.arm}/${c.metric}/${c.device_class}/${c.profile}/${c.device ?? ''}/${c.period ?? ''}`}
+              data-scope={c.scope ?? 'pooled'}
+              data-arm={c.arm}
+              data-metric={c.metric}
+              data-profile={c.profile}
+              title={c.verdict.reason}
+            >
+              <th scope="row" className="nowrap">
+                <ArmSwatch arms={arms} arm={c.arm} />
+                {c.arm}
+              </th>
+              <td className="nowrap">{metricLabel(c.metric)}</td>
+              <td>
+                <span className="nowrap">
+                  {c.scope === 'device'
+                    ? `└ ${c.device ?? ''}`
+                    : c.scope === 'period'
+                      ? `└ period ${c.period ?? ''}`
+                      : c.device_class}
+                  {c.devices_disagree && <strong className="verdict-disagree"> devices disagree</strong>}
+                  {c.periods_disagree && <strong className="verdict-disagree"> periods disagree</strong>}
+                </span>
+                <br />
+                <span className="muted small">{c.profile}</span>
+              </td>
+              <td>
+                <OutcomeBadge outcome={c.verdict.outcome} />
+              </td>
+              <td className="nowrap">
+                {formatMs(c.median_candidate_ms)} <span className="muted">vs {formatMs(c.median_baseline_ms)}</span>
+              </td>
+              <td className="nowrap" data-col="change">
+                {formatChangeWithCi(c.change_pct, c.change_ci95_pct)}
+              </td>
+              <td className="nowrap">{c.speedup === null ? '–' : `${formatFixed(c.speedup, 2)}×`}</td>
+              <td className="nowrap" data-col="cliffs">
+                {formatSigned(c.cliffs_delta)} <span className="muted">{c.cliffs_label}</span>
+              </td>
+              <td className="nowrap" data-col="cohens">
+                {formatSigned(c.cohens_d_log)} <span className="muted">{c.cohens_label}</span>
+              </td>
+              <td className="nowrap" data-col="p">
+                {formatP(c.p_blocks_holm)}
+              </td>
+              <td className="nowrap">
+                {Number.isInteger(c.blocks_per_device) ? c.blocks_per_device : c.blocks_per_device.toFixed(1)}{' '}
+                <span className="muted">× {c.devices === 1 ? '1 device' : `${c.devices} devices`}</span>
+              </td>
+            </tr>
+          ))}
+        </tbody>
       </DataTable>
       <p className="chart-note">
         Change is the mean per-block ratio − 1 (each block&apos;s arms compared by their 10 %-trimmed geometric means;
