@@ -42,4 +42,24 @@ describe('DataTable', () => {
     expect(table).toHaveClass('table', 'table-numeric');
     expect(within(table).getAllByRole('columnheader').map((header) => header.textContent)).toEqual(['Runner', 'Pool', 'Pool']);
   });
+
+  it("adds the table's own class and test id, and a column's class and richer heading", () => {
+    render(
+      <DataTable
+        label="Arms"
+        columns={['Request', { label: 'h3', className: 'col-arm', content: <em>h3</em> }]}
+        className="arms-table"
+        testId="arms"
+      >
+        <tbody />
+      </DataTable>,
+    );
+    const table = screen.getByTestId('arms');
+    expect(table).toBe(screen.getByRole('table', { name: 'Arms' }));
+    expect(table).toHaveClass('table', 'table-compact', 'arms-table');
+    const arm = within(table).getByRole('columnheader', { name: 'h3' });
+    expect(arm).toHaveClass('col-arm');
+    expect(arm).toHaveAttribute('scope', 'col');
+    expect(arm.querySelector('em')).toHaveTextContent('h3');
+  });
 });

@@ -3,7 +3,16 @@ import type { ReactNode } from 'react';
 /** The last column of a table whose rows end in buttons: named for screen readers only. */
 export const ACTIONS = { label: 'Actions', hidden: true } as const;
 
-type Shown = string | { label: string; hidden: boolean };
+type Heading = {
+  label: string;
+  /** Named for screen readers only. */
+  hidden?: boolean;
+  /** The header cell's class: a column's width, say. */
+  className?: string;
+  /** What the header cell shows when more than its label (a swatch beside an arm's name). */
+  content?: ReactNode;
+};
+type Shown = string | Heading;
 type Column = Shown | false | null | undefined;
 
 type DataTableProps = {
@@ -14,6 +23,9 @@ type DataTableProps = {
   compact?: boolean;
   /** Digits of equal width, so that columns of figures line up. */
   numeric?: boolean;
+  /** A class of this one table's own, beside the shared table styles. */
+  className?: string;
+  testId?: string;
 };
 
 /**
@@ -21,19 +33,28 @@ type DataTableProps = {
  * accessible name, and one `<th scope="col">` per column (falsy entries are columns not shown
  * to this user). The rows are the children: a `<tbody>`.
  */
-export function DataTable({ label, columns, children, compact = true, numeric = false }: DataTableProps) {
-  const className = ['table', compact && 'table-compact', numeric && 'table-numeric'].filter(Boolean).join(' ');
+export function DataTable({
+  label,
+  columns,
+  children,
+  compact = true,
+  numeric = false,
+  className,
+  testId,
+}: DataTableProps) {
+  const classes = ['table', compact && 'table-compact', numeric && 'table-numeric', className].filter(Boolean).join(' ');
   return (
     <div className="table-wrap">
-      <table className={className} aria-label={label}>
+      <table className={classes} aria-label={label} data-testid={testId}>
         <thead>
           <tr>
             {columns.filter((column): column is Shown => Boolean(column)).map((column, index) => {
-              const { label: name, hidden } = typeof column === 'string' ? { label: column, hidden: false } : column;
+              const heading: Heading = typeof column === 'string' ? { label: column } : column;
+              const shown = heading.content ?? heading.label;
               return (
                 // Two columns may share a name (two pools called alike); their places differ.
-                <th scope="col" key={`${index}-${name}`}>
-                  {hidden ? <span className="visually-hidden">{name}</span> : name}
+                <th scope="col" key={`${index}-${heading.label}`} className={heading.className}>
+                  {heading.hidden ? <span className="visually-hidden">{shown}</span> : shown}
                 </th>
               );
             })}

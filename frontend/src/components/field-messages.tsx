@@ -8,6 +8,12 @@ export function fieldMessages(errors: FieldError[], path: string): string[] {
     .map((error) => error.message);
 }
 
+/** The id of a field's messages (`workload.periods` → `workload-periods-error`), for its
+ * `aria-describedby` while it has any. */
+export function messagesIdOf(path: string, messages: string[]): string | undefined {
+  return messages.length ? `${path.replace(/\./g, '-')}-error` : undefined;
+}
+
 export function FieldMessages({ id, messages }: { id: string; messages: string[] }) {
   if (messages.length === 0) return null;
   return (

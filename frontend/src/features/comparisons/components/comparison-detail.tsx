@@ -13,6 +13,7 @@ import { PartialResultsBanner } from './partial-results-banner';
 import { ProgressBar } from './progress-bar';
 import { RunsTable } from './runs-table';
 import { TagList } from './tag-list';
+import { DataTable } from '@/components/data-table';
 
 type ComparisonDetailViewProps = {
   id: string;
@@ -135,14 +136,7 @@ export function ComparisonDetailView({ id, renderResults, renderShare, samplesRe
         <div className="two-column">
           <div>
             <h3>Arms</h3>
-            <table className="table table-compact" aria-label="Arms">
-              <thead>
-                <tr>
-                  <th scope="col">Label</th>
-                  <th scope="col">Protocol</th>
-                  <th scope="col">Connection</th>
-                </tr>
-              </thead>
+            <DataTable label="Arms" columns={['Label', 'Protocol', 'Connection']}>
               <tbody>
                 {detail.arms.map((arm) => (
                   <tr key={arm.label}>
@@ -155,7 +149,7 @@ export function ComparisonDetailView({ id, renderResults, renderShare, samplesRe
                   </tr>
                 ))}
               </tbody>
-            </table>
+            </DataTable>
           </div>
           <div>
             <h3>Runs</h3>

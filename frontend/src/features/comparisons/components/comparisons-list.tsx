@@ -6,6 +6,9 @@ import { formatDateTime, formatNumber } from '@/utils/format';
 import { StatusBadge } from './status-badge';
 import { ProgressBar } from './progress-bar';
 import { TagList } from './tag-list';
+import { DataTable } from '@/components/data-table';
+
+const COLUMNS = ['Name', 'Status', { label: 'Progress', className: 'col-progress' }, 'Preset', 'Created'];
 
 export function ComparisonsList() {
   const [searchParams, setSearchParams] = useSearchParams();
@@ -35,41 +38,28 @@ export function ComparisonsList() {
 
   return (
     <div className="card card-flush">
-      <div className="table-wrap">
-        <table className="table" aria-label="Comparisons">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Status</th>
-              <th scope="col" className="col-progress">
-                Progress
-              </th>
-              <th scope="col">Preset</th>
-              <th scope="col">Created</th>
+      <DataTable label="Comparisons" columns={COLUMNS} compact={false}>
+        <tbody>
+          {results.map((comparison) => (
+            <tr key={comparison.id} data-testid="comparison-row">
+              <td>
+                <Link to={`/comparisons/${comparison.id}`} className="row-title">
+                  {comparison.name}
+                </Link>
+                <TagList tags={comparison.tags} />
+              </td>
+              <td>
+                <StatusBadge status={statusOf(comparison)} />
+              </td>
+              <td>
+                <ProgressBar progress={comparison.progress} label={`Progress of ${comparison.name}`} />
+              </td>
+              <td className="muted">{comparison.preset ?? 'custom'}</td>
+              <td className="muted nowrap">{formatDateTime(comparison.created_at)}</td>
             </tr>
-          </thead>
-          <tbody>
-            {results.map((comparison) => (
-              <tr key={comparison.id} data-testid="comparison-row">
-                <td>
-                  <Link to={`/comparisons/${comparison.id}`} className="row-title">
-                    {comparison.name}
-                  </Link>
-                  <TagList tags={comparison.tags} />
-                </td>
-                <td>
-                  <StatusBadge status={statusOf(comparison)} />
-                </td>
-                <td>
-                  <ProgressBar progress={comparison.progress} label={`Progress of ${comparison.name}`} />
-                </td>
-                <td className="muted">{comparison.preset ?? 'custom'}</td>
-                <td className="muted nowrap">{formatDateTime(comparison.created_at)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+          ))}
+        </tbody>
+      </DataTable>
       <nav className="pagination" aria-label="Pagination">
         <span className="muted">
           {formatNumber(count, 3)} {count === 1 ? 'comparison' : 'comparisons'} · page {page}

@@ -5,6 +5,7 @@ import type { ComparisonDetail, ComparisonSpecRequest, HarPreview, Protocol, Req
 import { flattenFieldErrors, type FieldError } from '@/lib/field-errors';
 import { usePreviewHar } from '../api/preview-har';
 import { useCreateComparison } from '../api/create-comparison';
+import { DataTable } from '@/components/data-table';
 
 /** HTTP protocols a request list can replay over (gRPC cannot replay HTTP requests). */
 const REPLAY_PROTOCOLS: readonly Protocol[] = ['h1', 'h2', 'h3', 'h1c'];
@@ -174,30 +175,24 @@ export function HarReplayForm({ onCreated }: HarReplayFormProps) {
             {workload.repetitions ?? 10} times in recorded order; {result.concurrency_groups.length} groups of requests the
             app issued at once. Requests to the main server become paths, so they run against each arm&apos;s endpoint.
           </p>
-          <div className="table-wrap">
-            <table className="table" aria-label="Requests to replay">
-              <thead>
-                <tr>
-                  <th scope="col">Request</th>
-                  <th scope="col">Method</th>
-                  <th scope="col">Path or URL</th>
-                  <th scope="col">Expected status</th>
+          <DataTable
+            label="Requests to replay"
+            columns={['Request', 'Method', 'Path or URL', 'Expected status']}
+            compact={false}
+          >
+            <tbody>
+              {(workload.requests ?? []).map((request, index) => (
+                <tr key={`${index}-${request.name ?? ''}`}>
+                  <th scope="row">{request.name ?? index}</th>
+                  <td>{request.method ?? 'GET'}</td>
+                  <td>
+                    <code>{request.path ?? request.url}</code>
+                  </td>
+                  <td>{request.expect_status ?? 'any below 400'}</td>
                 </tr>
-              </thead>
-              <tbody>
-                {(workload.requests ?? []).map((request, index) => (
-                  <tr key={`${index}-${request.name ?? ''}`}>
-                    <th scope="row">{request.name ?? index}</th>
-                    <td>{request.method ?? 'GET'}</td>
-                    <td>
-                      <code>{request.path ?? request.url}</code>
-                    </td>
-                    <td>{request.expect_status ?? 'any below 400'}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+              ))}
+            </tbody>
+          </DataTable>
           {result.dropped.length > 0 && (
             <details>
               <summary>{result.dropped.length} headers dropped (credentials)</summary>

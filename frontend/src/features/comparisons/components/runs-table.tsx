@@ -1,56 +1,45 @@
 import type { Run, RunArtifact } from '@/lib/api-types';
 import { formatBytes } from '@/utils/format';
 import { clientStackEntries, serverStackEntries, stackEntriesText } from '@/utils/stacks';
+import { DataTable } from '@/components/data-table';
 
 /** A comparison's runs: where each ran (device and its fingerprint), how it went, its artifacts. */
 export function RunsTable({ runs }: { runs: Run[] }) {
   return (
-    <div className="table-wrap">
-      <table className="table table-compact" aria-label="Runs">
-        <thead>
-          <tr>
-            <th scope="col">Device</th>
-            <th scope="col">Network</th>
-            <th scope="col">Status</th>
-            <th scope="col">Blocks</th>
-            <th scope="col">Attempt</th>
-            <th scope="col">Artifacts</th>
+    <DataTable label="Runs" columns={['Device', 'Network', 'Status', 'Blocks', 'Attempt', 'Artifacts']}>
+      <tbody>
+        {runs.map((run) => (
+          <tr key={run.id} data-testid={`run-${run.id}`}>
+            <td>
+              {run.device ? (
+                <>
+                  {run.device_model ? `${run.device_model} ` : ''}
+                  <span className={run.device_model ? 'muted small' : undefined}>{run.device}</span>
+                </>
+              ) : (
+                <span className="muted">not assigned</span>
+              )}
+              <Stacks fingerprint={run.fingerprint} />
+              <Fingerprint fingerprint={run.fingerprint} />
+            </td>
+            <td>{run.network_profile}</td>
+            <td>
+              {run.status ?? 'queued'}
+              {run.error_kind && <span className="tag">{run.error_kind}</span>}
+              {run.error && <div className="text-error small pre-line">{run.error}</div>}
+              {run.waiting_for && <div className="muted small">{run.waiting_for}</div>}
+            </td>
+            <td>
+              {Math.min(run.next_block ?? 0, run.blocks_total)}/{run.blocks_total}
+            </td>
+            <td>{run.attempt ?? 1}</td>
+            <td>
+              <Artifacts artifacts={run.artifacts} runDevice={run.device} />
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {runs.map((run) => (
-            <tr key={run.id} data-testid={`run-${run.id}`}>
-              <td>
-                {run.device ? (
-                  <>
-                    {run.device_model ? `${run.device_model} ` : ''}
-                    <span className={run.device_model ? 'muted small' : undefined}>{run.device}</span>
-                  </>
-                ) : (
-                  <span className="muted">not assigned</span>
-                )}
-                <Stacks fingerprint={run.fingerprint} />
-                <Fingerprint fingerprint={run.fingerprint} />
-              </td>
-              <td>{run.network_profile}</td>
-              <td>
-                {run.status ?? 'queued'}
-                {run.error_kind && <span className="tag">{run.error_kind}</span>}
-                {run.error && <div className="text-error small pre-line">{run.error}</div>}
-                {run.waiting_for && <div className="muted small">{run.waiting_for}</div>}
-              </td>
-              <td>
-                {Math.min(run.next_block ?? 0, run.blocks_total)}/{run.blocks_total}
-              </td>
-              <td>{run.attempt ?? 1}</td>
-              <td>
-                <Artifacts artifacts={run.artifacts} runDevice={run.device} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+        ))}
+      </tbody>
+    </DataTable>
   );
 }
 

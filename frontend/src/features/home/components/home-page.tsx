@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
 import { Link } from 'react-router-dom';
+import { DataTable } from '@/components/data-table';
 import { Spinner } from '@/components/spinner';
 import type { ComparisonStatus, Progress } from '@/lib/api-types';
 import { formatDateTime } from '@/utils/format';
@@ -99,39 +100,32 @@ function VerdictBadge({ verdict }: { verdict: HomeRecent['headline_verdict'] }) 
 
 function RecentTable({ recent, renderStatus }: { recent: HomeRecent[]; renderStatus: HomePageProps['renderStatus'] }) {
   return (
-    <div className="table-wrap">
-      <table className="table" aria-label="Recent comparisons">
-        <thead>
-          <tr>
-            <th scope="col">Comparison</th>
-            <th scope="col">Status</th>
-            <th scope="col">Verdict</th>
-            <th scope="col">Medians</th>
-            <th scope="col">Created</th>
+    <DataTable
+      label="Recent comparisons"
+      columns={['Comparison', 'Status', 'Verdict', 'Medians', 'Created']}
+      compact={false}
+    >
+      <tbody>
+        {recent.map((c) => (
+          <tr key={c.id} data-testid={`home-recent-${c.id}`}>
+            <th scope="row">
+              <Link to={`/comparisons/${c.id}`}>{c.name}</Link>
+              {(c.tags.branch || c.tags.commit) && (
+                <div className="muted home-tags">
+                  {[c.tags.branch, c.tags.commit?.slice(0, 8)].filter(Boolean).join(' · ')}
+                </div>
+              )}
+            </th>
+            <td>{renderStatus(c.status)}</td>
+            <td>
+              <VerdictBadge verdict={c.headline_verdict} />
+            </td>
+            <td>{c.sparkline ? <Sparkline spark={c.sparkline} /> : <span className="muted">–</span>}</td>
+            <td>{formatDateTime(c.created_at)}</td>
           </tr>
-        </thead>
-        <tbody>
-          {recent.map((c) => (
-            <tr key={c.id} data-testid={`home-recent-${c.id}`}>
-              <th scope="row">
-                <Link to={`/comparisons/${c.id}`}>{c.name}</Link>
-                {(c.tags.branch || c.tags.commit) && (
-                  <div className="muted home-tags">
-                    {[c.tags.branch, c.tags.commit?.slice(0, 8)].filter(Boolean).join(' · ')}
-                  </div>
-                )}
-              </th>
-              <td>{renderStatus(c.status)}</td>
-              <td>
-                <VerdictBadge verdict={c.headline_verdict} />
-              </td>
-              <td>{c.sparkline ? <Sparkline spark={c.sparkline} /> : <span className="muted">–</span>}</td>
-              <td>{formatDateTime(c.created_at)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+        ))}
+      </tbody>
+    </DataTable>
   );
 }
 

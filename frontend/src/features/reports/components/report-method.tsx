@@ -1,5 +1,6 @@
 import { formatNumber } from '@/utils/format';
 import type { ReportMethod, ReportRun } from '../types';
+import { DataTable } from '@/components/data-table';
 
 /** Key facts of a link profile or measurement, e.g. "delay 50 ms · loss 1 %". */
 export function describeLink(values: Record<string, unknown>): string {
@@ -30,60 +31,40 @@ export function ReportMethodSection({ method }: { method: ReportMethod }) {
         {method.runs.length} run{method.runs.length === 1 ? '' : 's'}; baseline arm <strong>{method.baseline_arm}</strong>.
       </p>
       <h3>Arms</h3>
-      <div className="table-wrap">
-        <table className="table table-compact" aria-label="Arms">
-          <thead>
-            <tr>
-              <th scope="col">Label</th>
-              <th scope="col">Protocol</th>
-              <th scope="col">Connection</th>
-              <th scope="col">Endpoint</th>
+      <DataTable label="Arms" columns={['Label', 'Protocol', 'Connection', 'Endpoint']}>
+        <tbody>
+          {method.arms.map((arm) => (
+            <tr key={arm.label}>
+              <th scope="row">{arm.label}</th>
+              <td>{arm.protocol}</td>
+              <td>{arm.connection}</td>
+              <td>{arm.endpoint || 'reference target'}</td>
             </tr>
-          </thead>
-          <tbody>
-            {method.arms.map((arm) => (
-              <tr key={arm.label}>
-                <th scope="row">{arm.label}</th>
-                <td>{arm.protocol}</td>
-                <td>{arm.connection}</td>
-                <td>{arm.endpoint || 'reference target'}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+          ))}
+        </tbody>
+      </DataTable>
       <h3>Devices and network</h3>
       {method.runs.length === 0 ? (
         <p className="muted">No run has started yet.</p>
       ) : (
-        <div className="table-wrap">
-          <table className="table table-compact" aria-label="Runs">
-            <thead>
-              <tr>
-                <th scope="col">Device</th>
-                <th scope="col">Fingerprint</th>
-                <th scope="col">Network profile</th>
-                <th scope="col">Applied</th>
-                <th scope="col">Measured</th>
-                <th scope="col">Blocks</th>
-                <th scope="col">Samples</th>
+        <DataTable
+          label="Runs"
+          columns={['Device', 'Fingerprint', 'Network profile', 'Applied', 'Measured', 'Blocks', 'Samples']}
+        >
+          <tbody>
+            {method.runs.map((run, index) => (
+              <tr key={`${run.device}-${run.network_profile}-${index}`}>
+                <th scope="row">{run.device}</th>
+                <td>{fingerprintLine(run)}</td>
+                <td>{run.network_profile}</td>
+                <td>{describeLink(run.network_profile_applied)}</td>
+                <td>{describeLink(run.network_measured)}</td>
+                <td>{run.blocks}</td>
+                <td>{formatNumber(run.samples)}</td>
               </tr>
-            </thead>
-            <tbody>
-              {method.runs.map((run, index) => (
-                <tr key={`${run.device}-${run.network_profile}-${index}`}>
-                  <th scope="row">{run.device}</th>
-                  <td>{fingerprintLine(run)}</td>
-                  <td>{run.network_profile}</td>
-                  <td>{describeLink(run.network_profile_applied)}</td>
-                  <td>{describeLink(run.network_measured)}</td>
-                  <td>{run.blocks}</td>
-                  <td>{formatNumber(run.samples)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+            ))}
+          </tbody>
+        </DataTable>
       )}
       <details className="report-spec">
         <summary>Spec (header values, bodies and credentials removed)</summary>

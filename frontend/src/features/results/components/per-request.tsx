@@ -4,6 +4,7 @@ import { formatMs, formatPercent } from '@/utils/format';
 import { perRequestChange, perRequestChart, type PerRequest } from './build-per-request-chart';
 import { ChartCard } from './chart-card';
 import { ArmSwatch } from './arm-swatch';
+import { DataTable } from '@/components/data-table';
 
 type PerRequestViewProps = { results: ComparisonResults; perRequest: PerRequest; subtitle: string };
 
@@ -29,44 +30,43 @@ export function PerRequestView({ results, perRequest, subtitle }: PerRequestView
       <section className="card">
         <h3>Per request</h3>
         <p className="chart-subtitle">Median per arm; change of each arm against {results.baseline_arm}.</p>
-        <div className="table-wrap">
-          <table className="table table-numeric" aria-label="Median time of each listed request per arm">
-            <thead>
-              <tr>
-                <th scope="col">Request</th>
-                {arms.map((arm) => (
-                  <th key={arm} scope="col">
-                    <ArmSwatch arms={results.arms} arm={arm} />
-                    {arm}
-                  </th>
-                ))}
-                {challengers.map((arm) => (
-                  <th key={`change-${arm}`} scope="col">
-                    {arm} vs {results.baseline_arm}
-                  </th>
-                ))}
-                <th scope="col">Errors</th>
-              </tr>
-            </thead>
-            <tbody>
-              {perRequest.names.map((name, index) => {
-                const errors = arms.reduce((sum, arm) => sum + (perRequest.arms[arm]?.errors[index] ?? 0), 0);
-                return (
-                  <tr key={`${index}-${name}`}>
-                    <th scope="row">{name}</th>
-                    {arms.map((arm) => (
-                      <td key={arm}>{formatMs(perRequest.arms[arm]?.median_ms[index] ?? null)}</td>
-                    ))}
-                    {challengers.map((arm) => (
-                      <td key={`change-${arm}`}>{formatPercent(changes[arm]?.[index] ?? null)}</td>
-                    ))}
-                    <td className={errors > 0 ? 'text-error' : undefined}>{errors}</td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          label="Median time of each listed request per arm"
+          columns={[
+            'Request',
+            ...arms.map((arm) => ({
+              label: arm,
+              content: (
+                <>
+                  <ArmSwatch arms={results.arms} arm={arm} />
+                  {arm}
+                </>
+              ),
+            })),
+            ...challengers.map((arm) => `${arm} vs ${results.baseline_arm}`),
+            'Errors',
+          ]}
+          compact={false}
+          numeric
+        >
+          <tbody>
+            {perRequest.names.map((name, index) => {
+              const errors = arms.reduce((sum, arm) => sum + (perRequest.arms[arm]?.errors[index] ?? 0), 0);
+              return (
+                <tr key={`${index}-${name}`}>
+                  <th scope="row">{name}</th>
+                  {arms.map((arm) => (
+                    <td key={arm}>{formatMs(perRequest.arms[arm]?.median_ms[index] ?? null)}</td>
+                  ))}
+                  {challengers.map((arm) => (
+                    <td key={`change-${arm}`}>{formatPercent(changes[arm]?.[index] ?? null)}</td>
+                  ))}
+                  <td className={errors > 0 ? 'text-error' : undefined}>{errors}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </DataTable>
       </section>
     </>
   );

@@ -28,6 +28,7 @@ import { StacksPanel } from './stacks-panel';
 import { BaselinePicker } from './baseline-picker';
 import { ArmSwatch } from './arm-swatch';
 import { GateNote } from './gate-note';
+import { DataTable } from '@/components/data-table';
 
 type ResultsPanelProps = {
   comparisonId: string;
@@ -347,40 +348,33 @@ function RequestTable({ results, group, verdict }: RequestTableProps) {
       <h3>Individual requests</h3>
       <p className="chart-subtitle">{groupSubtitle(group)}</p>
       <GateNote verdict={verdict} shown="requests" />
-      <div className="table-wrap">
-        <table className="table table-numeric" aria-label="Request latency per arm">
-          <thead>
-            <tr>
-              <th scope="col">Arm</th>
-              <th scope="col">Requests</th>
-              <th scope="col">Median</th>
-              <th scope="col">p90</th>
-              <th scope="col">p95</th>
-              <th scope="col">Errors</th>
-            </tr>
-          </thead>
-          <tbody>
-            {arms.map((arm) => {
-              const stats = group.requests[arm];
-              if (!stats) return null;
-              return (
-                <tr key={arm}>
-                  <th scope="row">
-                    <ArmSwatch arms={results.arms} arm={arm} />
-                    {arm}
-                    {arm === results.baseline_arm && <span className="tag">baseline</span>}
-                  </th>
-                  <td>{formatNumber(stats.n)}</td>
-                  <td>{formatMs(stats.median_ms)}</td>
-                  <td>{formatMs(stats.p90_ms)}</td>
-                  <td>{formatMs(stats.p95_ms)}</td>
-                  <td className={stats.errors > 0 ? 'text-error' : undefined}>{stats.errors}</td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        label="Request latency per arm"
+        columns={['Arm', 'Requests', 'Median', 'p90', 'p95', 'Errors']}
+        compact={false}
+        numeric
+      >
+        <tbody>
+          {arms.map((arm) => {
+            const stats = group.requests[arm];
+            if (!stats) return null;
+            return (
+              <tr key={arm}>
+                <th scope="row">
+                  <ArmSwatch arms={results.arms} arm={arm} />
+                  {arm}
+                  {arm === results.baseline_arm && <span className="tag">baseline</span>}
+                </th>
+                <td>{formatNumber(stats.n)}</td>
+                <td>{formatMs(stats.median_ms)}</td>
+                <td>{formatMs(stats.p90_ms)}</td>
+                <td>{formatMs(stats.p95_ms)}</td>
+                <td className={stats.errors > 0 ? 'text-error' : undefined}>{stats.errors}</td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </DataTable>
     </section>
   );
 }

@@ -1,6 +1,7 @@
 import type { ArmStacks, ComparisonResults } from '@/lib/api-types';
 import { armLegend, clientLabel, serverHeaderNote, serverLabel } from '@/utils/stacks';
 import { ArmSwatch } from './arm-swatch';
+import { DataTable } from '@/components/data-table';
 
 /**
  * Method: which client measured each arm and which server answered it, from the runs'
@@ -30,22 +31,13 @@ export function StacksPanel({ results }: { results: ComparisonResults }) {
               </li>
             ))}
           </ul>
-          <div className="table-wrap">
-            <table className="table table-compact" aria-label="Client and server per arm">
-              <thead>
-                <tr>
-                  <th scope="col">Arm</th>
-                  <th scope="col">Client (where it ran)</th>
-                  <th scope="col">Server</th>
-                </tr>
-              </thead>
-              <tbody>
-                {stacks.map((arm) => (
-                  <StacksRow key={arm.arm} arm={arm} baseline={arm.arm === results.baseline_arm} />
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable label="Client and server per arm" columns={['Arm', 'Client (where it ran)', 'Server']}>
+            <tbody>
+              {stacks.map((arm) => (
+                <StacksRow key={arm.arm} arm={arm} baseline={arm.arm === results.baseline_arm} />
+              ))}
+            </tbody>
+          </DataTable>
         </>
       )}
     </section>

@@ -1,3 +1,4 @@
+import { DataTable } from '@/components/data-table';
 import type {
   Analysis,
   ArmComparison,
@@ -238,6 +239,8 @@ function formatRatio(ratio: number | null, ci: readonly (number | null)[] | null
   return ci && ci.length === 2 ? `${ratioText} [${formatFixed(ci[0], 3)}, ${formatFixed(ci[1], 3)}]` : ratioText;
 }
 
+const HISTORY_COLUMNS = ['Look', 'Blocks per device', 'α at this look', 'Verdict', 'Ratio [95 % CI]', 'p', 'Then'];
+
 /** Run until decided: the verdict at each look, the last one the verdict above. */
 export function VerdictHistory({ history }: { history: readonly VerdictLook[] }) {
   const last = history[history.length - 1];
@@ -251,18 +254,7 @@ export function VerdictHistory({ history }: { history: readonly VerdictLook[] })
         . Each look tests at its share of α (the shares sum to the gate&apos;s α), so looking repeatedly does not raise
         the false-positive rate.
       </p>
-      <table className="verdict-history-table">
-        <thead>
-          <tr>
-            <th scope="col">Look</th>
-            <th scope="col">Blocks per device</th>
-            <th scope="col">α at this look</th>
-            <th scope="col">Verdict</th>
-            <th scope="col">Ratio [95 % CI]</th>
-            <th scope="col">p</th>
-            <th scope="col">Then</th>
-          </tr>
-        </thead>
+      <DataTable label="Verdict at each look" columns={HISTORY_COLUMNS} className="verdict-history-table">
         <tbody>
           {history.map((look) => (
             <tr key={look.look} data-decision={look.decision}>
@@ -280,7 +272,7 @@ export function VerdictHistory({ history }: { history: readonly VerdictLook[] })
             </tr>
           ))}
         </tbody>
-      </table>
+      </DataTable>
     </div>
   );
 }
@@ -292,6 +284,20 @@ type EffectTableProps = {
   gateMetric?: string;
 };
 
+const EFFECT_COLUMNS = [
+  'Arm',
+  'Metric',
+  'Device · profile',
+  'Verdict',
+  'Median',
+  'Change [95 % CI]',
+  'Speedup',
+  "Cliff's δ",
+  "Cohen's d (log)",
+  'p (Holm)',
+  'Blocks',
+];
+
 /** Every arm × metric × device class × profile comparison with its effect sizes. */
 export function EffectTable({ analysis, arms, gateMetric = 'total_ms' }: EffectTableProps) {
   const rows = orderedComparisons(analysis, arms, gateMetric);
@@ -299,79 +305,62 @@ export function EffectTable({ analysis, arms, gateMetric = 'total_ms' }: EffectT
   return (
     <section className="card" aria-label="Effect sizes">
       <h3>Effect sizes against {analysis.baseline_arm}</h3>
-      <div className="table-wrap">
-        <table className="table table-numeric table-compact effect-table" data-testid="effect-table">
-          <thead>
-            <tr>
-              <th scope="col">Arm</th>
-              <th scope="col">Metric</th>
-              <th scope="col">Device · profile</th>
-              <th scope="col">Verdict</th>
-              <th scope="col">Median</th>
-              <th scope="col">Change [95 % CI]</th>
-              <th scope="col">Speedup</th>
-              <th scope="col">Cliff&apos;s δ</th>
-              <th scope="col">Cohen&apos;s d (log)</th>
-              <th scope="col">p (Holm)</th>
-              <th scope="col">Blocks</th>
+      <DataTable label="Effect sizes" columns={EFFECT_COLUMNS} numeric className="effect-table" testId="effect-table">
+        <tbody>
+          {rows.map((c) => (
+            <tr
+              key={`${c.arm}/${c.metric}/${c.device_class}/${c.profile}/${c.device ?? ''}/${c.period ?? ''}`}
+              data-scope={c.scope ?? 'pooled'}
+              data-arm={c.arm}
+              data-metric={c.metric}
+              data-profile={c.profile}
+              title={c.verdict.reason}
+            >
+              <th scope="row" className="nowrap">
+                <ArmSwatch arms={arms} arm={c.arm} />
+                {c.arm}
+              </th>
+              <td className="nowrap">{metricLabel(c.metric)}</td>
+              <td>
+                <span className="nowrap">
+                  {c.scope === 'device'
+                    ? `└ ${c.device ?? ''}`
+                    : c.scope === 'period'
+                      ? `└ period ${c.period ?? ''}`
+                      : c.device_class}
+                  {c.devices_disagree && <strong className="verdict-disagree"> devices disagree</strong>}
+                  {c.periods_disagree && <strong className="verdict-disagree"> periods disagree</strong>}
+                </span>
+                <br />
+                <span className="muted small">{c.profile}</span>
+              </td>
+              <td>
+                <OutcomeBadge outcome={c.verdict.outcome} />
+              </td>
+              <td className="nowrap">
+                {formatMs(c.median_candidate_ms)} <span className="muted">vs {formatMs(c.median_baseline_ms)}</span>
+              </td>
+              <td className="nowrap" data-col="change">
+                {formatChangeWithCi(c.change_pct, c.change_ci95_pct)}
+              </td>
+              <td className="nowrap">{c.speedup === null ? '–' : `${formatFixed(c.speedup, 2)}×`}</td>
+              <td className="nowrap" data-col="cliffs">
+                {formatSigned(c.cliffs_delta)} <span className="muted">{c.cliffs_label}</span>
+              </td>
+              <td className="nowrap" data-col="cohens">
+                {formatSigned(c.cohens_d_log)} <span className="muted">{c.cohens_label}</span>
+              </td>
+              <td className="nowrap" data-col="p">
+                {formatP(c.p_blocks_holm)}
+              </td>
+              <td className="nowrap">
+                {Number.isInteger(c.blocks_per_device) ? c.blocks_per_device : c.blocks_per_device.toFixed(1)}{' '}
+                <span className="muted">× {c.devices === 1 ? '1 device' : `${c.devices} devices`}</span>
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {rows.map((c) => (
-              <tr
-                key={`${c.arm}/${c.metric}/${c.device_class}/${c.profile}/${c.device ?? ''}/${c.period ?? ''}`}
-                data-scope={c.scope ?? 'pooled'}
-                data-arm={c.arm}
-                data-metric={c.metric}
-                data-profile={c.profile}
-                title={c.verdict.reason}
-              >
-                <th scope="row" className="nowrap">
-                  <ArmSwatch arms={arms} arm={c.arm} />
-                  {c.arm}
-                </th>
-                <td className="nowrap">{metricLabel(c.metric)}</td>
-                <td>
-                  <span className="nowrap">
-                    {c.scope === 'device'
-                      ? `└ ${c.device ?? ''}`
-                      : c.scope === 'period'
-                        ? `└ period ${c.period ?? ''}`
-                        : c.device_class}
-                    {c.devices_disagree && <strong className="verdict-disagree"> devices disagree</strong>}
-                    {c.periods_disagree && <strong className="verdict-disagree"> periods disagree</strong>}
-                  </span>
-                  <br />
-                  <span className="muted small">{c.profile}</span>
-                </td>
-                <td>
-                  <OutcomeBadge outcome={c.verdict.outcome} />
-                </td>
-                <td className="nowrap">
-                  {formatMs(c.median_candidate_ms)} <span className="muted">vs {formatMs(c.median_baseline_ms)}</span>
-                </td>
-                <td className="nowrap" data-col="change">
-                  {formatChangeWithCi(c.change_pct, c.change_ci95_pct)}
-                </td>
-                <td className="nowrap">{c.speedup === null ? '–' : `${formatFixed(c.speedup, 2)}×`}</td>
-                <td className="nowrap" data-col="cliffs">
-                  {formatSigned(c.cliffs_delta)} <span className="muted">{c.cliffs_label}</span>
-                </td>
-                <td className="nowrap" data-col="cohens">
-                  {formatSigned(c.cohens_d_log)} <span className="muted">{c.cohens_label}</span>
-                </td>
-                <td className="nowrap" data-col="p">
-                  {formatP(c.p_blocks_holm)}
-                </td>
-                <td className="nowrap">
-                  {Number.isInteger(c.blocks_per_device) ? c.blocks_per_device : c.blocks_per_device.toFixed(1)}{' '}
-                  <span className="muted">× {c.devices === 1 ? '1 device' : `${c.devices} devices`}</span>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+          ))}
+        </tbody>
+      </DataTable>
       <p className="chart-note">
         Change is the mean per-block ratio − 1 (each block&apos;s arms compared by their 10 %-trimmed geometric means;
         series time: the mean of the block&apos;s per-period ratios, each period beneath on its own) with its

@@ -11,6 +11,7 @@ import {
   type TrendPoint,
   type TrendQuery,
 } from '../api/get-trend';
+import { DataTable } from '@/components/data-table';
 import { buildTrendChart, trendValueLabel, VERDICT_MARKERS, verdictKey } from './build-trend-chart';
 import { PointLinks } from './point-links';
 import './trends.css';
@@ -253,23 +254,22 @@ function TrendResult({
   );
 }
 
+const TREND_COLUMNS = [
+  'Comparison',
+  'Commit',
+  'Version',
+  'Created',
+  'Device / profile',
+  'Value',
+  'n',
+  'Verdict',
+  'vs baseline arm',
+];
+
 function TrendTable({ points }: { points: TrendPoint[] }) {
   return (
-    <section className="card card-flush table-wrap">
-      <table className="table" aria-label="Trend points">
-        <thead>
-          <tr>
-            <th scope="col">Comparison</th>
-            <th scope="col">Commit</th>
-            <th scope="col">Version</th>
-            <th scope="col">Created</th>
-            <th scope="col">Device / profile</th>
-            <th scope="col">Value</th>
-            <th scope="col">n</th>
-            <th scope="col">Verdict</th>
-            <th scope="col">vs baseline arm</th>
-          </tr>
-        </thead>
+    <section className="card card-flush">
+      <DataTable label="Trend points" columns={TREND_COLUMNS} compact={false}>
         <tbody>
           {points.map((p) => {
             const key = verdictKey(p);
@@ -306,7 +306,7 @@ function TrendTable({ points }: { points: TrendPoint[] }) {
             );
           })}
         </tbody>
-      </table>
+      </DataTable>
     </section>
   );
 }
