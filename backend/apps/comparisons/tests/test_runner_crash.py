@@ -7,9 +7,11 @@ import os
 import signal
 import subprocess
 import sys
+from datetime import timedelta
 
 import pytest
 from celery.contrib.testing.worker import start_worker
+from django.utils import timezone
 
 from apps.comparisons.models import Comparison, Run, RunBlock
 from apps.devices.services import runner_register
@@ -30,7 +32,9 @@ def spawn_agent(server: str, token: str, target) -> subprocess.Popen:
 
 @pytest.mark.django_db(transaction=True)
 def test_killed_runner_loses_no_block_and_duplicates_none(live_server, api, pool, target, settings):
-    settings.RUNNER_LEASE_SECONDS = 3
+    # Leases long enough that a loaded machine never loses one while an agent works (a 3 s lease
+    # ran out before the first block's upload once: 409, and no block was ever stored).
+    settings.RUNNER_LEASE_SECONDS = 60
     _, token = runner_register(pool=pool, name="crashy")
     with start_worker(celery_app, pool="solo", perform_ping_check=False, shutdown_timeout=10):
         created = api.post("/api/v1/comparisons", {
@@ -46,14 +50,13 @@ def test_killed_runner_loses_no_block_and_duplicates_none(live_server, api, pool
         stored_before = RunBlock.objects.filter(run=run).count()
         assert run.status == "leased"
         assert stored_before < 6
-        # The lease runs out; the reaper (Celery beat in production) requeues the run.
-        assert wait_for(lambda: leases_reap_expired() == 1, 20)
+        # The lease runs out: a killed runner extends it no more, and its end moved into the past
+        # stands in for waiting it out. The reaper (Celery beat in production) requeues the run.
+        Run.objects.filter(pk=run.pk).update(lease_expires_at=timezone.now() - timedelta(seconds=1))
+        assert leases_reap_expired() == 1
         run.refresh_from_db()
         assert (run.status, run.attempt) == ("queued", 1)
         assert run.next_block == stored_before
-        # The second agent must keep its lease while it works: a 3 s lease would run out
-        # between block uploads on a loaded machine, with no reaper here to requeue it.
-        settings.RUNNER_LEASE_SECONDS = 60
         second = spawn_agent(live_server.url, token, target)
         try:
             assert wait_for(lambda: Comparison.objects.get(pk=created["id"]).status == "finished", 180)
