@@ -10,11 +10,10 @@ handshake crosses the emulated delay.  Under a 100 ms RTT:
 
 and with 2 % random loss at 10 Mbit/s the tail of series of concurrent
 downloads on one warm h2 connection widens: every stream shares one TCP byte
-stream, so one lost segment stalls them all (head-of-line blocking); h3's tail
-under the same series is printed beside it.  Bounds are generous (the host is shared and
+stream, so one lost segment stalls them all (head-of-line blocking).  Bounds are generous (the host is shared and
 noisy); the figures are printed (`pytest -s`) and quoted in
 docs/network-conditions.md.  TCP congestion control in both namespaces is
-CUBIC (EmulatedLink's default), whatever the host's default is.  All traffic
+EmulatedLink's choice (CUBIC where the host allows it, else Reno; the test prints which).  All traffic
 stays between the two llab-* namespaces of each link, on 198.18.0.0/15.
 """
 from __future__ import annotations
@@ -130,8 +129,10 @@ def _tail(samples: list[dict]) -> dict[str, float]:
 
 
 def test_loss_widens_the_h2_tail(tls_dir):
-    arms = [{"name": proto, "protocol": proto, "connection": "warm", "path": f"/bytes/{DOWNLOAD_BYTES}",
-             "warmup": 1, "n": SERIES_N, "concurrent": CONCURRENT} for proto in ("h2", "h3")]
+    # h2 only: h3's tail under the same series was printed beside it, never judged, and took
+    # half of the test's 30 s (docs/network-conditions.md keeps the figures it printed).
+    arms = [{"name": "h2", "protocol": "h2", "connection": "warm", "path": f"/bytes/{DOWNLOAD_BYTES}",
+             "warmup": 1, "n": SERIES_N, "concurrent": CONCURRENT}]
     results: dict[str, dict[str, dict]] = {}
     for loss in (0.0, LOSS_PCT):
         with EmulatedLink(_series_profile(f"rtt100-10mbit-loss{loss:g}", loss), backend="userspace") as link:
@@ -148,7 +149,7 @@ def test_loss_widens_the_h2_tail(tls_dir):
     print(f"\n{SERIES_N} series of {CONCURRENT} concurrent x {DOWNLOAD_BYTES} B on one warm connection, "
           f"RTT {RTT_MS:g} ms, {RATE_KBIT / 1000:g} Mbit/s, TCP congestion control {cc}; "
           "per-request ms (req_start -> resp_end) and per-series ms (all streams done):")
-    for name in ("h2", "h3"):
+    for name in ("h2",):
         for cond, t in results[name].items():
             print(f"  {name} {cond:<6} p50={t['p50']:7.1f} p95={t['p95']:7.1f} p99={t['p99']:7.1f} "
                   f"max={t['max']:7.1f}  series p50={t['series_p50']:7.1f} p95={t['series_p95']:7.1f} "
@@ -157,6 +158,6 @@ def test_loss_widens_the_h2_tail(tls_dir):
     clean, lossy = results["h2"]["loss0"], results["h2"][f"loss{LOSS_PCT:g}"]
     assert results["link"]["loss0"]["down"]["dropped_queue"] == 0
     assert results["link"][f"loss{LOSS_PCT:g}"]["down"]["dropped_loss"] > 0
-    # Only the robust direction: loss widens h2's tail (h3's is reported, not asserted).
+    # Only the robust direction: loss widens h2's tail.
     assert lossy["p95"] > clean["p95"]
     assert lossy["series_p95"] > clean["series_p95"]
