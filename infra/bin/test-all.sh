@@ -102,13 +102,13 @@ background_suite device-runner "$run_dir/device-runner.log" \
     cli/tests contract/tests tools/tests runner/tests"
 device_runner_pid=$!
 if [ -f frontend/package.json ]; then
-  # The dashboard's unit tests (Vitest) start with the backend's suite: alone they keep two
-  # cores only ~60 % busy (165 s of CPU in 140 s), and beside the others they fill the moments
-  # when the Python suites wait on agents, links and servers. When the device-runner suite ends,
+  # When the device-runner suite ends, the backend's still has minutes to go (its agents wait on
+  # emulated links, leaving a core mostly idle): the dashboard's unit tests (Vitest, CPU-bound) and
   # the browser end-to-end tests (a stack of their own with the demo lab; they mostly wait for its
   # comparisons) take its place. The end-to-end tests ran after the timing suite before, alone:
   # 180-230 s of the critical path, much of it with a core idle.
-  background_suite frontend-unit "$run_dir/frontend-unit.log" bash -c "cd frontend && npm test --silent"
+  background_suite_after "$device_runner_pid" frontend-unit "$run_dir/frontend-unit.log" \
+    bash -c "cd frontend && npm test --silent"
   background_suite_after "$device_runner_pid" e2e "$run_dir/e2e.log" bash -c "
     set -e
     trap \"'$REPO/.venv/bin/python' '$REPO/infra/bin/stack.py' down --dir '$run_dir/e2e' >/dev/null 2>&1\" EXIT  # down before the timing suite
