@@ -78,14 +78,11 @@ export async function openSignedIn(page, url, landing) {
   if (!(await landing.isVisible())) await signIn(page, landing);
 }
 
-/** Poll the status badge of a comparison page until it is terminal or `timeoutMs` passed. */
+/** Waits until the comparison page's status badge is terminal (or `timeoutMs` passed) and
+ * returns its status: one condition wait on the badge's attribute, no fixed pause between looks. */
 export async function waitForTerminalStatus(page, timeoutMs) {
   const badge = page.getByTestId('status-badge');
-  const deadline = Date.now() + timeoutMs;
-  let status = await badge.getAttribute('data-status');
-  while (!['finished', 'failed', 'cancelled'].includes(status ?? '') && Date.now() < deadline) {
-    await page.waitForTimeout(1_000);
-    status = await badge.getAttribute('data-status');
-  }
-  return status;
+  const terminal = ['finished', 'failed', 'cancelled'].map((s) => `[data-testid="status-badge"][data-status="${s}"]`);
+  await page.locator(terminal.join(', ')).first().waitFor({ timeout: timeoutMs }).catch(() => {});
+  return badge.getAttribute('data-status');
 }
