@@ -1,11 +1,14 @@
 """How a verdict's numbers are written: effects, their confidence intervals, margins, effect
 sizes (Cliff's δ, Cohen's d), ratios and p-values.
 
-One rule for every place a person reads a verdict — the summary line this service stores, the
+One rule for every place a person reads a verdict — the summary line the service stores, the
 CLI's text, JUnit, Markdown and PR comment, the dashboard — so the same verdict reads the same
-everywhere. The CLI (device-runner/cli/latencylab_cli/verdict_numbers.py) and the dashboard
-(frontend/src/utils/format.ts) repeat it; all three are tested against
-device-runner/contract/latencylab_contract/verdict-format-vectors.json. docs/methodology.md §8.2 states the rule.
+everywhere. This module is the rule's one Python implementation: the backend's summary lines
+(apps.results.analysis.verdict) and the CLI's tables (latencylab_cli.render) import it from
+here; the CLI formats a saved verdict document offline, so the rule ships with the contract,
+standard library only. The dashboard's TypeScript (frontend/src/utils/format.ts) writes the
+same rule; both pass verdict-format-vectors.json beside this module, and docs/methodology.md
+§8.2 states the rule.
 
 - Rounding is half away from zero, on the shortest decimal that reads back as the float (its
   `repr`): 10.5 → 11, 2.25 → 2.3, 1.005 → 1.01, as a printed table rounds. Neither `round()`
