@@ -24,7 +24,7 @@ step "python locks" .venv/bin/python infra/bin/locks.py check
 step ruff .venv/bin/ruff check backend device-runner infra
 step "mypy backend" bash -c "cd backend && LATENCYLAB_DB_PORT=${LATENCYLAB_DB_PORT:-5432} ../.venv/bin/mypy --cache-dir \"$mypy_cache/backend\" apps config"
 step "import contracts" bash -c "cd backend && ../.venv/bin/lint-imports --no-cache"
-# device-runner/.importlinter: the CLI imports neither the runner nor the tools; the tools only the contract.
+# device-runner/.importlinter: the CLI imports neither the runner nor the tools, of the contract only its core; the tools only the contract.
 step "import contracts device-runner" bash -c "cd device-runner && ../.venv/bin/lint-imports --no-cache"
 step "mypy device-runner" bash -c "cd device-runner && ../.venv/bin/mypy --cache-dir \"$mypy_cache/device-runner\" \
   cli/latencylab_cli contract/latencylab_contract tools/latencylab_tools runner/latencylab_runner"

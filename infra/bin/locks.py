@@ -9,9 +9,10 @@ the device-runner packages' `dev` extras). Every package pinned to one version w
 
 compile keeps every existing pin that still satisfies the inputs (pip-compile's rule), so a lock
 changes only where an input changed or an upgrade was asked for. Each lock records the hash of
-its inputs (the two .in files and the dependency lists of device-runner/*/pyproject.toml); check
-recomputes it, and checks that every input requirement is met by a pin and that the dev lock
-agrees with the runtime lock, without the network.
+its inputs (the two .in files and the dependency lists of device-runner/*/pyproject.toml, with
+those of the extras one of these packages asks of another); check recomputes it, and checks
+that every input requirement is met by a pin and that the dev lock agrees with the runtime
+lock, without the network.
 """
 
 import argparse
@@ -53,13 +54,23 @@ def canonical(name: str) -> str:
 
 
 def runner_dependencies(root: Path) -> dict:
-    """The device-runner packages' dependencies on others' packages, all four together."""
+    """The device-runner packages' dependencies on others' packages, all four together, with
+    those of every extra one of them asks of another (the runner's latencylab-contract[validation]
+    brings jsonschema and referencing: they ship, so the runtime lock pins them)."""
+    projects = [tomllib.loads((root / path).read_text())["project"] for path in RUNNER_PYPROJECTS]
+    asked: dict[str, set[str]] = {}
+    for project in projects:
+        for requirement in map(Requirement, project.get("dependencies", [])):
+            if canonical(requirement.name) in OWN:
+                asked.setdefault(canonical(requirement.name), set()).update(requirement.extras)
     dependencies: list[str] = []
     dev: list[str] = []
-    for path in RUNNER_PYPROJECTS:
-        project = tomllib.loads((root / path).read_text())["project"]
+    for project in projects:
+        extras = project.get("optional-dependencies", {})
         dependencies += [d for d in project.get("dependencies", []) if canonical(Requirement(d).name) not in OWN]
-        dev += project.get("optional-dependencies", {}).get("dev", [])
+        for extra in sorted(asked.get(canonical(project["name"]), set())):
+            dependencies += [d for d in extras[extra] if canonical(Requirement(d).name) not in OWN]
+        dev += extras.get("dev", [])
     return {"dependencies": dependencies, "optional-dependencies": {"dev": dev}}
 
 

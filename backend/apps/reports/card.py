@@ -21,7 +21,7 @@ OUTCOME_COLORS = {"improvement": (22, 163, 74), "regression": (220, 38, 38), "eq
 
 # A system font with −, δ, × and ∞ when there is one (Debian's fonts-dejavu-core, which Chromium
 # pulls in); otherwise Pillow's own font, with those characters spelled in ASCII (∞: an
-# infinite effect, as apps.results.analysis.verdict_numbers writes it).
+# infinite effect, as latencylab_contract.verdict_numbers writes it).
 SYSTEM_FONTS = ("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
                 "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf")
 ASCII_SPELLING = str.maketrans({"−": "-", "δ": "d", "×": "x", "–": "-", "…": "...", "∞": "inf"})

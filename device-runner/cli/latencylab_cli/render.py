@@ -7,8 +7,9 @@ import re
 import xml.etree.ElementTree as ET
 from typing import Any, TypeGuard
 
+from latencylab_contract.verdict_numbers import MISSING, effect_with_ci, fixed, margin_pct, p_value, signed
+
 from .gate import PASSING, GateResult
-from .verdict_numbers import MISSING, effect_with_ci, fixed, margin_pct, p_value, signed
 
 FORMATS = ("text", "json", "junit", "markdown")
 JSON_SCHEMA = "latencylab.verdict/1"
@@ -30,7 +31,7 @@ def fmt_ms(value: Any) -> str:
 
 def fmt_change(verdict: dict[str, Any]) -> str:
     """`−4.8 % [−12 %, +1.0 %]`: the change of the median with its 95 % CI, each number by the
-    rule the server's summary line uses (verdict_numbers)."""
+    rule the server's summary line uses (latencylab_contract.verdict_numbers)."""
     change = verdict.get("change_pct")
     ratio = verdict.get("ratio")
     if not _is_number(change) and _is_number(ratio):

@@ -86,23 +86,25 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
 @pytest.fixture(scope="module")
 def checkout(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """What a runner downloads for `uses: OWNER/latencylab/infra/ci/github@REF`: the repository at
-    that ref (here the parts the action reads), so the action's ../../../device-runner/cli resolves."""
+    that ref (here the parts the action reads), so the action's ../../../device-runner/cli and
+    ../../../device-runner/contract (the package the CLI depends on) resolve."""
     root = tmp_path_factory.mktemp("checkout") / "latencylab"
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", "build")
     shutil.copytree(REPO_ROOT / "infra" / "ci", root / "infra" / "ci", ignore=ignore)
-    (root / "device-runner" / "cli").mkdir(parents=True)
-    shutil.copy2(REPO_ROOT / "device-runner" / "cli" / "pyproject.toml", root / "device-runner" / "cli")
-    shutil.copytree(REPO_ROOT / "device-runner" / "cli" / "latencylab_cli",
-                    root / "device-runner" / "cli" / "latencylab_cli", ignore=ignore)
+    for folder, package in (("cli", "latencylab_cli"), ("contract", "latencylab_contract")):
+        (root / "device-runner" / folder).mkdir(parents=True)
+        shutil.copy2(REPO_ROOT / "device-runner" / folder / "pyproject.toml", root / "device-runner" / folder)
+        shutil.copytree(REPO_ROOT / "device-runner" / folder / package, root / "device-runner" / folder / package,
+                        ignore=ignore)
     return root
 
 
 def fresh_python(where: Path) -> Path:
-    """A virtualenv without latencylab_cli in which the project's dependencies are importable
-    (a .pth line: the project's site-packages directory, whose own .pth files, including the
-    editable install's, are not processed). Returns its bin directory. Its `python -m pip` is the
-    project's pip through that line (installing into this virtualenv, whose prefix it reads):
-    ensurepip would take five seconds of CPU per test to install a copy of it."""
+    """A virtualenv without latencylab_cli and latencylab_contract in which the project's
+    dependencies are importable (a .pth line: the project's site-packages directory, whose own
+    .pth files, including the editable installs', are not processed). Returns its bin directory.
+    Its `python -m pip` is the project's pip through that line (installing into this virtualenv,
+    whose prefix it reads): ensurepip would take five seconds of CPU per test to install a copy of it."""
     base = Path(getattr(sys, "_base_executable", sys.executable))
     subprocess.run([str(base), "-m", "venv", "--without-pip", str(where)], check=True, capture_output=True,
                    timeout=120)
@@ -110,9 +112,10 @@ def fresh_python(where: Path) -> Path:
     site = next((where / "lib").glob("python3*/site-packages"))
     (site / "zz-project-dependencies.pth").write_text(f"{purelib}\n")
     bin_dir = where / "bin"
-    probe = subprocess.run([str(bin_dir / "python"), "-c", "import latencylab_cli"], capture_output=True,
-                           timeout=60, check=False, cwd=where, env=runner_env(bin_dir))
-    assert probe.returncode != 0, "the fresh Python must not have the CLI before the action installs it"
+    for package in ("latencylab_cli", "latencylab_contract"):
+        probe = subprocess.run([str(bin_dir / "python"), "-c", f"import {package}"], capture_output=True,
+                               timeout=60, check=False, cwd=where, env=runner_env(bin_dir))
+        assert probe.returncode != 0, f"the fresh Python must not have {package} before the action installs it"
     pip = subprocess.run([str(bin_dir / "python"), "-c", "import pip, sys; print(sys.prefix)"], capture_output=True,
                          text=True, timeout=60, check=True, cwd=where, env=runner_env(bin_dir))
     assert Path(pip.stdout.strip()).resolve() == where.resolve(), "pip installs into the fresh Python's prefix"
@@ -132,7 +135,8 @@ def runner_env(bin_dir: Path, **extra: str) -> dict[str, str]:
 
 def editable_install_stamp() -> list[tuple[str, float]]:
     purelib = Path(sysconfig.get_paths()["purelib"])
-    return sorted((p.name, p.stat().st_mtime) for p in purelib.glob("*latencylab_cli*"))
+    return sorted((p.name, p.stat().st_mtime) for pattern in ("*latencylab_cli*", "*latencylab_contract*")
+                  for p in purelib.glob(pattern))
 
 
 # --- GitHub: expressions and composite steps -----------------------------------------------
@@ -397,9 +401,10 @@ def test_gitlab_template_gates_leaves_junit_and_markdown_and_keeps_one_mr_note(
     project = tmp_path / "project"
     (project / ".latencylab").mkdir(parents=True)
     (project / ".latencylab" / "gate.yaml").write_text(SPEC)
-    # The user's .gitlab-ci.yml, as docs/ci.md shows it.
+    # The user's .gitlab-ci.yml, as docs/ci.md shows it: the CLI and the contract it needs, in one pip call.
+    cli = " ".join(str(checkout / "device-runner" / folder) for folder in ("contract", "cli"))
     job = gitlab_job(template, {"extends": ".latencylab", "variables": {
-        "LATENCYLAB_SERVER": service.web, "LATENCYLAB_CLI": str(checkout / "device-runner" / "cli"),
+        "LATENCYLAB_SERVER": service.web, "LATENCYLAB_CLI": cli,
         "LATENCYLAB_FAIL_ON": "inconclusive", "LATENCYLAB_TAGS": "team=checkout"}})
     assert job["artifacts"]["reports"]["junit"] == "latencylab-junit.xml"
     assert set(job["artifacts"]["paths"]) == {"latencylab.md", "latencylab-junit.xml"}

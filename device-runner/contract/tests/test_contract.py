@@ -1,7 +1,8 @@
 import json
 
 import pytest
-from latencylab_contract import ContractError, contract_dir, iter_sample_errors, validate_sample
+from latencylab_contract import contract_dir
+from latencylab_contract.validation import ContractError, iter_sample_errors, validate_sample
 
 EXAMPLES = contract_dir() / "examples"
 VALID = sorted(EXAMPLES.glob("sample-*.json"))

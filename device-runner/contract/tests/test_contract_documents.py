@@ -11,7 +11,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from latencylab_contract import ContractError, contract_dir, iter_errors, validate
+from latencylab_contract import contract_dir
+from latencylab_contract.validation import ContractError, iter_errors, validate
 
 CONTRACT = contract_dir()
 PACKAGE_ROOT = CONTRACT.parent  # device-runner/contract: the pyproject beside the package
@@ -113,13 +114,14 @@ def test_wheel_ships_every_contract_file_and_the_installed_copy_validates(tmp_pa
     assert {"latencylab_contract/sample.schema.json", "latencylab_contract/target-policy-vectors.json",
             "latencylab_contract/examples/result-series-ok.json"} <= expected
     assert expected <= names
+    assert {"latencylab_contract/verdict_numbers.py", "latencylab_contract/validation.py"} <= names
 
     site = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(site)
-    probe = ("import json, latencylab_contract as c; d = c.contract_dir(); "
+    probe = ("import json, latencylab_contract as c, latencylab_contract.validation as v; d = c.contract_dir(); "
              f"assert d == __import__('pathlib').Path({str(site)!r}) / 'latencylab_contract', d; "
-             "c.validate(json.load(open(d / 'examples' / 'result-series-ok.json')), 'result'); "
-             "c.validate(json.load(open(d / 'examples' / 'job-api-grpc-cold.json')), 'job'); print('ok')")
+             "v.validate(json.load(open(d / 'examples' / 'result-series-ok.json')), 'result'); "
+             "v.validate(json.load(open(d / 'examples' / 'job-api-grpc-cold.json')), 'job'); print('ok')")
     out = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env={"PYTHONPATH": str(site)},
                          capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == "ok", out.stderr

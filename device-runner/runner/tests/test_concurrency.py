@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from latencylab_contract import validate
+from latencylab_contract.validation import validate
 from latencylab_tools.probe import Origin, ProbeRequest, open_session
 
 from latencylab_runner.drivers.concurrent_batch import run_group

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from latencylab_contract import validate
+from latencylab_contract.validation import validate
 from target_process import TargetProcess, launch_target
 
 from latencylab_runner.drivers.probe_harness import execute_job

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from latencylab_contract import validate
+from latencylab_contract.validation import validate
 
 from latencylab_runner.drivers.probe_harness import execute_job
 from latencylab_runner.drivers.targets import ReferenceTarget

@@ -6,7 +6,7 @@ result document against the real reference target."""
 import threading
 
 import pytest
-from latencylab_contract import ContractError, validate
+from latencylab_contract.validation import ContractError, validate
 
 from latencylab_runner.drivers.probe_harness import execute_job
 from latencylab_runner.drivers.targets import ReferenceTarget

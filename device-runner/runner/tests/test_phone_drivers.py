@@ -15,7 +15,7 @@ import time
 
 import pytest
 from device_lab import harness_core, scenario
-from latencylab_contract import validate
+from latencylab_contract.validation import validate
 from latencylab_tools.netlab.wifi import WifiInterfaces, WifiShaper
 from latencylab_tools.target import content
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from latencylab_contract import validate
+from latencylab_contract.validation import validate
 from latencylab_tools.target import start_target
 
 from latencylab_runner import __version__

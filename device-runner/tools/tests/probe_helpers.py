@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from latencylab_contract import validate_sample
+from latencylab_contract.validation import validate_sample
 from latencylab_tools.probe import Origin
 
 DRIVER_CONTEXT = {"arm": "test", "block": 0, "period": None, "repetition": 0, "seq": 0, "step": None,

@@ -101,9 +101,9 @@ export function formatDateTime(iso: string | null | undefined): string {
 }
 
 // --- Verdict numbers ---------------------------------------------------------------------
-// One rule for a verdict's numbers wherever they are read: the server's summary lines
-// (backend apps/results/analysis/verdict_numbers.py), the CLI (device-runner/cli/latencylab_cli/verdict_numbers.py)
-// and these. All three pass device-runner/contract/latencylab_contract/verdict-format-vectors.json
+// One rule for a verdict's numbers wherever they are read: the server's summary lines and the
+// CLI's tables (both by its one Python implementation, device-runner/contract/latencylab_contract/verdict_numbers.py)
+// and these. Both pass device-runner/contract/latencylab_contract/verdict-format-vectors.json
 // (verdict-numbers.test.ts); docs/methodology.md §8.2 states the rule. Rounding is half away
 // from zero on the shortest decimal (roundDecimal): 10.5 → 11, 2.25 → 2.3, where toFixed
 // rounds the binary expansion (0.15 → 0.1) and Python's round() rounds half to even.

@@ -16,10 +16,10 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from latencylab_contract.verdict_numbers import effect_with_ci, margin_pct, p_value, signed
 from scipy import stats
 
 from .significance import blocks_for_t_test
-from .verdict_numbers import effect_with_ci, margin_pct, p_value, signed
 
 REGRESSION, IMPROVEMENT, EQUIVALENT, INCONCLUSIVE = "regression", "improvement", "equivalent", "inconclusive"
 # Beyond this many times the current blocks, more blocks are not a realistic way to decide.
@@ -187,7 +187,7 @@ def _blocks_needed(ratio: float, ci95: tuple[float, float], ci90: tuple[float, f
 
 
 def format_p(p: float) -> str:
-    """`p < 0.001`, `p = 0.012`, `p n/a` (the number by the one rule, apps.results.analysis.verdict_numbers)."""
+    """`p < 0.001`, `p = 0.012`, `p n/a` (the number by the one rule, latencylab_contract.verdict_numbers)."""
     text = p_value(p)
     return f"p {text}" if text.startswith("<") or text == "n/a" else f"p = {text}"
 

@@ -1,5 +1,5 @@
 """The ingestion validators against the wire contract: each must give the JSON Schema's
-verdict (device-runner/contract/latencylab_contract/sample.schema.json via latencylab_contract) on
+verdict (device-runner/contract/latencylab_contract/sample.schema.json via latencylab_contract.validation) on
 every example document, so the fast path can't drift from the contract."""
 
 import json
@@ -7,6 +7,7 @@ import json
 import latencylab_contract as contract
 import msgspec
 import pytest
+from latencylab_contract.validation import iter_sample_errors
 from rest_framework import serializers
 
 from apps.results.ingest import SampleIn, batch_decode, sample_errors, samples_validate
@@ -16,7 +17,7 @@ SAMPLE_EXAMPLES = sorted(p for p in EXAMPLES.glob("*.json") if p.name.startswith
 
 
 def schema_errors(doc):
-    return list(contract.iter_sample_errors(doc))
+    return list(iter_sample_errors(doc))
 
 
 def fast_verdict(doc) -> bool:

@@ -1,64 +1,7 @@
-"""The one rule for a verdict's numbers, held to the vectors the CLI and the dashboard pass
-too (device-runner/contract/latencylab_contract/verdict-format-vectors.json), and the summary line written by it."""
+"""The summary line writes its numbers by the one rule (latencylab_contract.verdict_numbers,
+held to the shared vectors by device-runner/contract/tests/test_verdict_numbers.py)."""
 
-import json
-import math
-from pathlib import Path
-
-import pytest
-
-from apps.results.analysis import verdict_numbers
-from apps.results.analysis.verdict import summary_line
-
-VECTORS = json.loads(
-    (Path(__file__).resolve().parents[4] / "device-runner" / "contract" / "latencylab_contract"
-    / "verdict-format-vectors.json").read_text())
-# JSON has no infinities or NaN; the vectors spell them as strings.
-SPECIAL = {"inf": math.inf, "-inf": -math.inf, "nan": math.nan}
-
-
-def number(value):
-    return SPECIAL[value] if isinstance(value, str) else value
-
-
-def cases(kind):
-    return pytest.mark.parametrize("case", VECTORS["vectors"][kind],
-                                   ids=[f"{c['value']}->{c['text']}" for c in VECTORS["vectors"][kind]])
-
-
-def test_every_kind_of_vector_is_tested_here():
-    assert set(VECTORS["vectors"]) == {"effect_pct", "effect_with_ci", "margin_pct", "signed", "fixed", "p_value"}
-
-
-@cases("effect_pct")
-def test_effect_pct(case):
-    assert verdict_numbers.effect_pct(number(case["value"])) == case["text"]
-
-
-@cases("effect_with_ci")
-def test_effect_with_ci(case):
-    ci = None if case["ci"] is None else [number(x) for x in case["ci"]]
-    assert verdict_numbers.effect_with_ci(number(case["value"]), ci) == case["text"]
-
-
-@cases("margin_pct")
-def test_margin_pct(case):
-    assert verdict_numbers.margin_pct(number(case["value"])) == case["text"]
-
-
-@cases("signed")
-def test_signed(case):
-    assert verdict_numbers.signed(number(case["value"])) == case["text"]
-
-
-@cases("fixed")
-def test_fixed(case):
-    assert verdict_numbers.fixed(number(case["value"]), case["digits"]) == case["text"]
-
-
-@cases("p_value")
-def test_p_value(case):
-    assert verdict_numbers.p_value(number(case["value"])) == case["text"]
+from apps.results.analysis.verdict import format_p, summary_line
 
 
 def test_the_summary_line_writes_its_numbers_by_the_rule():
@@ -68,3 +11,7 @@ def test_the_summary_line_writes_its_numbers_by_the_rule():
                         devices=1)
     assert line == ("h3 vs https-h1, host / lte: median −4.8 % [−12 %, +1.0 %], Cliff's δ +0.13, p = 0.015, "
                     "8 blocks × 1 device")
+
+
+def test_p_is_written_by_the_rule_with_its_relation():
+    assert [format_p(p) for p in (0.0004, 0.0145, float("nan"))] == ["p < 0.001", "p = 0.015", "p n/a"]

@@ -10,7 +10,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from latencylab_contract import validate
+from latencylab_contract.validation import validate
 
 from ..agent.baseline import measure_baseline
 from ..agent.client import LeaseLost, RunnerClient

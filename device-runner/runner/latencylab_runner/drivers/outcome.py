@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from latencylab_contract import ContractError, validate
+from latencylab_contract.validation import ContractError, validate
 
 from ..workloads.job import result_problems
 

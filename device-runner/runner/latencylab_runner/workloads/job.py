@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from latencylab_contract import validate
+from latencylab_contract.validation import validate
 
 from ..drivers.targets import ArmEndpoint, ReferenceTarget, arm_endpoint
 from .plan import PlannedRequest, max_parallel, plan_block

@@ -1,13 +1,23 @@
 """How a verdict's numbers are written: effects, their confidence intervals, margins, effect
-sizes (Cliff's δ, Cohen's d), ratios and p-values — by the service's one rule.
+sizes (Cliff's δ, Cohen's d), ratios and p-values.
 
-The server writes its summary lines by this rule (backend apps/results/analysis/verdict_numbers.py) and the
-dashboard too; the CLI writes the numbers of its tables (Markdown, PR comment, JUnit) from the
-verdict document's fields, offline, so it repeats the rule here. All three are tested against
-contract/latencylab_contract/verdict-format-vectors.json; docs/methodology.md §8.2 states the rule:
-half away from zero on the shortest decimal of the float (10.5 → 11, 2.25 → 2.3), one decimal
-below 10 % and whole percents from 10 up, "+" or "−" on effects but none on what rounds to zero,
-"∞" with its sign, "–" for a missing value.
+One rule for every place a person reads a verdict — the summary line the service stores, the
+CLI's text, JUnit, Markdown and PR comment, the dashboard — so the same verdict reads the same
+everywhere. This module is the rule's one Python implementation: the backend's summary lines
+(apps.results.analysis.verdict) and the CLI's tables (latencylab_cli.render) import it from
+here; the CLI formats a saved verdict document offline, so the rule ships with the contract,
+standard library only. The dashboard's TypeScript (frontend/src/utils/format.ts) writes the
+same rule; both pass verdict-format-vectors.json beside this module, and docs/methodology.md
+§8.2 states the rule.
+
+- Rounding is half away from zero, on the shortest decimal that reads back as the float (its
+  `repr`): 10.5 → 11, 2.25 → 2.3, 1.005 → 1.01, as a printed table rounds. Neither `round()`
+  (half to even) nor `format(x, ".1f")` (the binary expansion: 2.25 → 2.2, 1.005 → 1.00) does.
+- Percents: one decimal while the rounded magnitude is below 10, whole percents from 10 up
+  (−4.8 %, −12 %, +131 %), thousands grouped with ",", a space before "%".
+- Effects carry their sign, "+" or the typographic minus "−"; a value that rounds to zero is
+  written without one ("0 %", "0.00"), so −0.0 and −0.04 read as no change.
+- Infinite values are written "∞" with their sign; a missing value (None, NaN) is "–".
 """
 
 from __future__ import annotations
