@@ -93,3 +93,23 @@ def validate(doc: Any, schema: str = "sample") -> None:
 def validate_sample(doc: Any) -> None:
     """Raise ContractError naming each bad field path."""
     validate(doc, "sample")
+
+
+BLAMES = ("customer_target", "lab", "runner", "device", "run")
+
+
+@cache
+def error_kinds() -> dict[str, dict[str, Any]]:
+    """error_kind → {status, blame, runner_reports, meaning} (error-kinds.json): who is
+    blamed for each way an attempt ends badly, read by the runner and the service alike."""
+    with open(contract_dir() / "error-kinds.json", encoding="utf-8") as f:
+        kinds: dict[str, dict[str, Any]] = json.load(f)["kinds"]
+    for kind, row in kinds.items():
+        if row["blame"] not in BLAMES or row["status"] not in ("failed", "infra_error"):
+            raise ValueError(f"error-kinds.json: {kind}: unknown blame or status {row}")
+    return kinds
+
+
+def blame_of(error_kind: str) -> str:
+    """Who an error kind blames (KeyError for a kind the table does not know)."""
+    return error_kinds()[error_kind]["blame"]
