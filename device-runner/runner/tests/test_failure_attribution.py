@@ -5,10 +5,9 @@ blame the device; a crashed harness is a failed run; a bad harness build is the 
 
 import pytest
 from latencylab_contract import blame_of
+from test_lane_outcome import FAILURE_TAIL, START, as_fastlane
 
 from latencylab_runner.drivers.outcome import android_end, ios_end
-
-from test_lane_outcome import FAILURE_TAIL, START, as_fastlane
 
 ANDROID = [
     # am instrument -r: the app crashed under instrumentation (ActivityManager's result bundle).

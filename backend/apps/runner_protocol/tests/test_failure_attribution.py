@@ -66,7 +66,8 @@ def test_a_customer_target_fault_fails_the_comparison_alone_and_the_device_runs_
     assert other.status == Run.Status.CANCELLED
     assert other.error.startswith("not run: the comparison failed (target_unreachable: arm 'h2' endpoint")
     detail = api.get(f"/api/v1/comparisons/{typo.id}").json()
-    assert detail["status"] == "failed" and "https://api.typo.invalid/" in detail["error"]
+    assert detail["status"] == "failed"
+    assert "https://api.typo.invalid/" in detail["error"]
 
     device = Device.objects.get(serial="A1")
     assert (device.state, len(device.infra_failures)) == ("available", 2)
@@ -94,8 +95,9 @@ def test_lab_faults_trip_the_runners_breaker_not_the_devices(org, pool, api):
     heartbeat(lab, [phone("A1"), phone("A2", model="Galaxy S24")])
     assert lease(lab, ["A1", "A2"]).status_code == 204
     waiting_for = api.get(f"/api/v1/comparisons/{waiting.id}").json()["runs"][0]["waiting_for"]
-    assert waiting_for.startswith("no android device of pool 'local' can take it: runner lab-a's breaker is tripped "
-                                  "until an owner or admin resets it: 3 consecutive lab faults — lab_fault"), waiting_for
+    why = ("no android device of pool 'local' can take it: runner lab-a's breaker is tripped until an owner or "
+           "admin resets it: 3 consecutive lab faults — lab_fault")
+    assert waiting_for.startswith(why), waiting_for
 
     # The Devices page's runners: the breaker and who may reset it.
     (shown,) = api.get("/api/v1/runners").json()["results"]
