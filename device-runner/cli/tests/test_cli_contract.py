@@ -244,8 +244,9 @@ class FakeApi:
         scenario = self.scenarios[comparison]
         detail = self.detail(comparison, scenario, ("queued", 0), name=spec["name"], tags=spec.get("tags"))
         # As the service warns: a host of the reserved `.invalid` TLD never resolves.
+        arms = enumerate(spec.get("arms") or [])
         detail["warnings"] = [{"field": f"arms.{index}.endpoint", "message": f"{arm['endpoint']} does not resolve"}
-                              for index, arm in enumerate(spec.get("arms") or []) if ".invalid" in arm.get("endpoint", "")]
+                              for index, arm in arms if ".invalid" in arm.get("endpoint", "")]
         return 201, detail, "application/json"
 
     def detail(self, comparison: str, scenario: Scenario, step: tuple[str, int], *, name: str = "spec",
