@@ -79,7 +79,7 @@ class Device(TimeStampedModel):
     class State(models.TextChoices):
         AVAILABLE = "available"
         BUSY = "busy"
-        NOT_READY = "not_ready"  # the runner's readiness gate holds it (battery, temperature, target)
+        NOT_READY = "not_ready"  # the runner's readiness gate holds it (battery, temperature, thermal status)
         UNAUTHORIZED = "unauthorized"  # e.g. adb authorization pending on the phone
         OFFLINE = "offline"
         QUARANTINED = "quarantined"  # repeated infrastructure failures; only an admin releases it
