@@ -41,7 +41,7 @@ class OrgWorld:
 PATH_PARAMETER_KINDS = {
     "comparison_id": "comparison", "run_id": "run", "artifact_id": "artifact", "share_id": "share",
     "webhook_id": "webhook", "delivery_id": "delivery", "device_id": "device", "slug": "pool_slug",
-    "name": "secret_name", "membership_id": "membership", "invitation_id": "invitation",
+    "name": "secret_name", "membership_id": "membership", "invitation_id": "invitation", "runner_id": "runner",
 }
 
 
@@ -97,6 +97,7 @@ def org_world_build(*, organization: Organization, owner_password: str, owner_us
         "share_token": share["token"], "webhook": webhook["id"], "delivery": str(delivery.id),
         "secret_name": secret["name"], "pool_slug": pool_slug, "enrollment_token": enrollment["id"],
         "api_token": str(token.id), "device": str(run.device_id or run.last_device_id),
+        "runner": str(runner_api.runner.id),
         "imported_comparison": _created(imported)["id"],
         "membership": str(member.memberships.get(organization=organization).id),
     })

@@ -8,7 +8,7 @@ from typing import Any
 
 from apps.comparisons.events import COMPARISON_CANCELLED
 from apps.core.events import subscribe
-from apps.devices.events import DEVICE_QUARANTINE_RELEASED
+from apps.devices.events import DEVICE_QUARANTINE_RELEASED, RUNNER_BREAKER_RESET
 from apps.reports.events import SHARE_LINK_CREATED, SHARE_LINK_REVOKED
 from apps.webhooks.events import WEBHOOK_CREATED, WEBHOOK_DELETED, WEBHOOK_UPDATED
 
@@ -53,6 +53,7 @@ TARGETS: dict[str, Target] = {
                                  ("comparison_name",)),
     DEVICE_QUARANTINE_RELEASED: Target(Action.DEVICE_QUARANTINE_RELEASED, "device", ("device_id",),
                                        ("device_label",)),
+    RUNNER_BREAKER_RESET: Target(Action.RUNNER_BREAKER_RESET, "runner", ("runner_id",), ("runner_name",)),
     WEBHOOK_CREATED: Target(Action.WEBHOOK_CREATED, "webhook", ("webhook_id",), ("url",)),
     WEBHOOK_UPDATED: Target(Action.WEBHOOK_UPDATED, "webhook", ("webhook_id",), ("url",)),
     WEBHOOK_DELETED: Target(Action.WEBHOOK_DELETED, "webhook", ("webhook_id",), ("url",)),

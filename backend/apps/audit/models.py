@@ -21,6 +21,7 @@ class AuditEvent(models.Model):
         SHARE_LINK_REVOKED = "share_link.revoked"
         COMPARISON_CANCELLED = "comparison.cancelled"
         DEVICE_QUARANTINE_RELEASED = "device.quarantine_released"
+        RUNNER_BREAKER_RESET = "runner.breaker_reset"
         WEBHOOK_CREATED = "webhook.created"
         WEBHOOK_UPDATED = "webhook.updated"
         WEBHOOK_DELETED = "webhook.deleted"

@@ -65,7 +65,8 @@ class Run(TimeStampedModel):
     TERMINAL = (Status.DONE, Status.FAILED, Status.CANCELLED)
 
     class ErrorKind(models.TextChoices):
-        """How an attempt ended badly (contract README, "Finishing with a classification")."""
+        """How an attempt ended badly (contract README, "Finishing with a classification"); who
+        each kind blames is the contract's table (apps.scheduler.blame)."""
 
         DEVICE_LOST = "device_lost"
         DEVICE_NOT_READY = "device_not_ready"
@@ -73,8 +74,10 @@ class Run(TimeStampedModel):
         TIMEOUT = "timeout"
         MALFORMED_RESULT = "malformed_result"
         LINK_UNAVAILABLE = "link_unavailable"
+        LAB_FAULT = "lab_fault"  # the lab's reference target does not answer
         RUNNER_FAULT = "runner_fault"
-        TEST_FAILURE = "test_failure"  # the only kind of status `failed`; the others are `infra_error`
+        TARGET_UNREACHABLE = "target_unreachable"  # the comparison's own endpoint: status `failed`
+        TEST_FAILURE = "test_failure"  # status `failed`, like target_unreachable; the others are `infra_error`
         LEASE_EXPIRED = "lease_expired"  # the backend's own: the runner stopped extending the lease
 
     comparison = models.ForeignKey(Comparison, on_delete=models.CASCADE, related_name="runs")

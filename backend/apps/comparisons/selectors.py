@@ -158,7 +158,7 @@ def _devices_described(devices: list[Device], *, with_state: bool = True) -> str
 
 def _pool_devices(pool_ids: Iterable[Any]) -> dict[Any, list[Device]]:
     by_pool: dict[Any, list[Device]] = defaultdict(list)
-    for device in Device.objects.filter(pool_id__in=set(pool_ids)).order_by("serial"):
+    for device in Device.objects.filter(pool_id__in=set(pool_ids)).select_related("runner").order_by("serial"):
         by_pool[device.pool_id].append(device)
     return by_pool
 
@@ -186,6 +186,16 @@ def run_waiting_reason(run: Run, pool_devices: Sequence[Device] | None = None,
                 + "; ".join(f"{d.model or d.serial} ({d.serial}) measures "
                             f"{', '.join(sorted(device_protocols(d.capabilities) or ()))}" for d in matching[:3]))
     matching = able
+    # A runner whose breaker tripped (lab faults in a row) leases none of its devices.
+    held = [d for d in matching if d.runner.breaker_tripped_at is not None and d.state != _QUARANTINED]
+    if held and all(d in held or d.state == _QUARANTINED for d in matching):
+        tripped = {d.runner.name: d.runner.breaker_reason for d in held}
+        return (f"no {platforms} device of {pool} can take it: "
+                + "; ".join(f"runner {name}'s breaker is tripped until an owner or admin resets it: {reason}"
+                            for name, reason in sorted(tripped.items()))
+                + (f"; quarantined: {_devices_described([d for d in matching if d not in held], with_state=False)}"
+                   if len(held) < len(matching) else ""))
+    matching = [d for d in matching if d not in held]
     quarantined = [d for d in matching if d.state == _QUARANTINED]
     waiting = [d for d in matching if d.state in _WAITING_STATES]
     usable = len(matching) - len(quarantined)

@@ -143,6 +143,30 @@ def comparison_cancel(*, comparison: Comparison, actor: Actor = NO_ACTOR) -> Com
 
 
 @transaction.atomic
+def comparison_fail_for_target(*, comparison_id: str, error: str) -> bool:
+    """A run found the comparison's own endpoint unreachable (a customer-target fault, the
+    contract's `target_unreachable`): every other run would reach the same endpoint, so the
+    comparison fails now, saying which arm and endpoint, and its unfinished runs are
+    cancelled (a runner holding one is told at its next heartbeat). Nothing counts against
+    a device or a runner. False when the comparison had ended already."""
+    # Runs first, then the comparison: the order leasing takes them in (comparison_cancel).
+    unfinished = Run.objects.filter(comparison_id=comparison_id).exclude(status__in=Run.TERMINAL)
+    list(unfinished.select_for_update().order_by("pk").values_list("pk", flat=True))
+    comparison = Comparison.objects.select_for_update().get(pk=comparison_id)
+    if comparison.status in Comparison.TERMINAL:
+        return False
+    now = timezone.now()
+    unfinished.update(status=Run.Status.CANCELLED, finished_at=now, lease_token="",
+                      error=f"not run: the comparison failed ({error.splitlines()[0][:300]})")
+    comparison.status = Comparison.Status.FAILED
+    comparison.error = error
+    comparison.finished_at = now
+    comparison.save(update_fields=["status", "error", "finished_at", "updated_at"])
+    publish(COMPARISON_ENDED, comparison_id=str(comparison.id))
+    return True
+
+
+@transaction.atomic
 def comparison_complete_if_runs_done(*, comparison_id: str) -> bool:
     """When every run is terminal, move to analysing and queue the analysis."""
     comparison = Comparison.objects.select_for_update().get(pk=comparison_id)

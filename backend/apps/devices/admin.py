@@ -1,5 +1,5 @@
 """Operators' view of pools, runners and devices (staff only), never a token's hash. Actions
-call apps.devices.services: disable/enable a runner, quarantine/release a device."""
+call apps.devices.services: disable/enable a runner, reset its breaker, quarantine/release a device."""
 
 from django.contrib import admin
 from django.db.models import QuerySet
@@ -8,7 +8,13 @@ from django.http import HttpRequest
 from apps.core.admin_tools import ReadOnlyAdmin, ReadOnlyInline, operator_of, reason_action, service_action
 
 from .models import Device, DevicePool, DeviceStateChange, Runner
-from .services import device_quarantine, device_release_quarantine, runner_disable, runner_enable
+from .services import (
+    device_quarantine,
+    device_release_quarantine,
+    runner_disable,
+    runner_enable,
+    runner_reset_breaker,
+)
 
 
 @admin.register(DevicePool)
@@ -29,9 +35,14 @@ def _enable(request: HttpRequest, runner: Runner) -> str:
     return "Enabled"
 
 
+def _reset_breaker(request: HttpRequest, runner: Runner) -> str:
+    runner_reset_breaker(runner=runner, reset_by=operator_of(request))
+    return "Breaker reset"
+
+
 @admin.register(Runner)
 class RunnerAdmin(ReadOnlyAdmin):
-    list_display = ["name", "pool", "hostname", "version", "last_seen_at", "disabled_at"]
+    list_display = ["name", "pool", "hostname", "version", "last_seen_at", "disabled_at", "breaker_tripped_at"]
     list_filter = [("disabled_at", admin.EmptyFieldListFilter), "pool__kind"]
     search_fields = ["name", "hostname", "pool__slug", "pool__organization__slug"]
     list_select_related = ["pool"]
@@ -42,6 +53,8 @@ class RunnerAdmin(ReadOnlyAdmin):
                                 "requeued when its lease expires.",
                       perform=_disable),
         service_action(name="enable_runner", description="Enable the selected runners", perform=_enable),
+        service_action(name="reset_breaker", description="Reset the lab breaker of the selected runners",
+                       perform=_reset_breaker),
     ]
 
 

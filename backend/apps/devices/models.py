@@ -57,6 +57,14 @@ class Runner(TimeStampedModel):
     # are offline until it is enabled again.
     disabled_at = models.DateTimeField(null=True, blank=True)
     disabled_reason = models.CharField(max_length=500, blank=True)
+    # The lab's breaker (apps.devices.services.runner_record_lab_fault): lab faults in a row
+    # (reference target down, shaping unavailable, a bad harness build) blame the lab, not
+    # a phone; enough of them trip it, and none of the runner's devices is leased until an
+    # owner or admin resets it.
+    lab_faults = models.JSONField(default=list, blank=True,
+                                  help_text="the latest consecutive lab faults: kind, error, run, at")
+    breaker_tripped_at = models.DateTimeField(null=True, blank=True)
+    breaker_reason = models.CharField(max_length=500, blank=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["pool", "name"], name="runner_unique_name_per_pool")]
@@ -71,7 +79,7 @@ class Device(TimeStampedModel):
     class State(models.TextChoices):
         AVAILABLE = "available"
         BUSY = "busy"
-        NOT_READY = "not_ready"  # the runner's readiness gate holds it (battery, temperature, target)
+        NOT_READY = "not_ready"  # the runner's readiness gate holds it (battery, temperature, thermal status)
         UNAUTHORIZED = "unauthorized"  # e.g. adb authorization pending on the phone
         OFFLINE = "offline"
         QUARANTINED = "quarantined"  # repeated infrastructure failures; only an admin releases it

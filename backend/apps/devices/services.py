@@ -16,12 +16,15 @@ from apps.core.events import publish
 from apps.core.operator_reason import operator_reason
 from apps.core.tokens import digest, new_secret, visible_prefix
 
-from .events import DEVICE_QUARANTINE_RELEASED
+from .events import DEVICE_QUARANTINE_RELEASED, RUNNER_BREAKER_RESET
 from .models import Device, DevicePool, DeviceStateChange, EnrollmentToken, Runner
 
 # Three infrastructure failures in a row on one device (contract README, "Finishing with a
 # classification"): the device is taken out of scheduling until an admin releases it.
 QUARANTINE_AFTER_INFRA_FAILURES = 3
+# Three lab faults in a row on one runner (its reference target, shaping or harness build):
+# the runner's breaker trips, and none of its devices is leased until an admin resets it.
+BREAKER_AFTER_LAB_FAULTS = 3
 ENROLLMENT_TOKEN_DEFAULT_DAYS = 7
 ENROLLMENT_TOKEN_MAX_DAYS = 90
 DISCONNECTED = "disconnected"
@@ -277,6 +280,49 @@ def device_record_run_outcome(*, device_id: UUID, infra_error_kind: str | None, 
         _set_state(device, Device.State.QUARANTINED, reason, now=timezone.now())
     device.save(update_fields=["infra_failures", "state", "state_reason", "updated_at"])
     return device
+
+
+# --- the runner's breaker: lab faults -------------------------------------------------------
+
+
+@transaction.atomic
+def runner_record_lab_fault(*, runner_id: UUID, kind: str, error: str = "", run_label: str = "") -> Runner:
+    """A lab fault (the reference target down, shaping unavailable, a bad harness build) on
+    one of the runner's devices: it would fail on every phone of the lab, so it counts
+    towards the runner's breaker, never a device's quarantine. Enough in a row trip it."""
+    runner = Runner.objects.select_for_update().get(pk=runner_id)
+    faults = [*runner.lab_faults, {"kind": kind, "error": error[:300], "run": run_label,
+                                   "at": timezone.now().isoformat()}][-BREAKER_AFTER_LAB_FAULTS:]
+    runner.lab_faults = faults
+    if len(faults) >= BREAKER_AFTER_LAB_FAULTS and runner.breaker_tripped_at is None:
+        details = "; ".join(f"{f['kind']}: {f['error']}" if f["error"] else f["kind"] for f in faults)
+        runner.breaker_tripped_at = timezone.now()
+        runner.breaker_reason = f"{len(faults)} consecutive lab faults — {details}"[:500]
+    runner.save(update_fields=["lab_faults", "breaker_tripped_at", "breaker_reason", "updated_at"])
+    return runner
+
+
+def runner_record_lab_worked(*, runner_id: UUID) -> None:
+    """A run on the runner got past its lab (it ran the harness): the count starts again."""
+    Runner.objects.filter(pk=runner_id, breaker_tripped_at__isnull=True).exclude(lab_faults=[]).update(
+        lab_faults=[], updated_at=timezone.now())
+
+
+@transaction.atomic
+def runner_reset_breaker(*, runner: Runner, reset_by: User | AnonymousUser | None,
+                         actor: Actor = NO_ACTOR) -> Runner:
+    """An owner or admin fixed the lab (restarted the reference target, rebuilt the harness):
+    the runner's devices are leased again. 409 when the breaker is not tripped."""
+    runner = Runner.objects.select_for_update().get(pk=runner.pk)
+    if runner.breaker_tripped_at is None:
+        raise Conflict(f"Runner {runner.name}'s breaker is not tripped.")
+    reason = runner.breaker_reason
+    runner.lab_faults, runner.breaker_tripped_at, runner.breaker_reason = [], None, ""
+    runner.save(update_fields=["lab_faults", "breaker_tripped_at", "breaker_reason", "updated_at"])
+    who = reset_by.get_username() if isinstance(reset_by, User) else "an API token"
+    publish(RUNNER_BREAKER_RESET, organization_id=runner.pool.organization_id, **actor.event_fields(),
+            runner_id=str(runner.pk), runner_name=runner.name, reason=reason, reset_by=who)
+    return runner
 
 
 @transaction.atomic

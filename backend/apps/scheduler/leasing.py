@@ -3,8 +3,13 @@ reports, leases, heartbeats, finishing an attempt with a classification, and the
 requeues runs whose lease expired. The checks a write under a lease goes through (block uploads, artifacts, a finish)
 are the run's own (apps.comparisons.leases).
 
-Lock order, everywhere: runs, then devices (a finish holds its run and then updates the
-device; a heartbeat extends its runs' leases before it locks the runner's devices)."""
+Lock order, everywhere: runs, then devices, then the runner (a finish holds its run, updates
+the device, then counts a lab fault on the runner; a heartbeat extends its runs' leases, locks
+the runner's devices, then touches the runner).
+
+Who is blamed for a failed attempt is the contract's table (apps.comparisons.blame): only a
+device fault counts towards the device's quarantine, a lab fault towards the runner's
+breaker, and a customer-target fault fails the comparison alone."""
 
 import secrets
 import threading
@@ -20,11 +25,12 @@ from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from apps.accounts.selectors import secret_values
+from apps.comparisons.blame import CUSTOMER_TARGET, DEVICE, LAB, blame_of
 from apps.comparisons.leases import run_lock_under_lease
 from apps.comparisons.models import Arm, Comparison, Run, RunAttempt, RunBlock
 from apps.comparisons.platforms import device_protocols, devices_supporting, run_protocols
 from apps.comparisons.secret_refs import referenced_secret_names
-from apps.comparisons.services import comparison_complete_if_runs_done
+from apps.comparisons.services import comparison_complete_if_runs_done, comparison_fail_for_target
 from apps.comparisons.spec import wire_spec
 from apps.core.errors import Conflict
 from apps.devices.models import Device, Runner
@@ -34,6 +40,8 @@ from apps.devices.services import (
     devices_mark_leased,
     runner_heartbeat,
     runner_hello,
+    runner_record_lab_fault,
+    runner_record_lab_worked,
 )
 
 from .wakeups import runner_wakeup_key, runs_queued_in, wake_runner
@@ -122,6 +130,7 @@ def _another_device_fits(run: Run, device: Device) -> bool:
                               platform__in=run.platforms)
         .exclude(pk__in=[device.pk, *run.failed_device_ids])
         .exclude(state__in=_UNFIT_STATES)
+        .exclude(runner__breaker_tripped_at__isnull=False)
         .exclude(Exists(Run.objects.filter(comparison_id=run.comparison_id, network_profile=run.network_profile,
                                            device=OuterRef("pk")).exclude(slot=run.slot)))
         .exists()
@@ -184,7 +193,8 @@ def _lease_once(*, runner: Runner, serials: list[str]) -> list[Run]:
     now = timezone.now()
     devices = list(
         Device.objects.select_for_update(skip_locked=True)
-        .filter(runner=runner, serial__in=serials)
+        # A runner whose breaker tripped (lab faults in a row) takes nothing until it is reset.
+        .filter(runner=runner, serial__in=serials, runner__breaker_tripped_at__isnull=True)
         .exclude(state__in=_NOT_LEASABLE_STATES)
         .exclude(runs__status=Run.Status.LEASED)
     )
@@ -304,16 +314,21 @@ def _end_attempt(run: Run, outcome: str, *, kind: str = "", error: str = "") -> 
                                                                   ended_at=timezone.now())
 
 
-def _requeue_or_fail(run: Run, *, kind: str, error: str, counts_against_device: bool) -> None:
+def _requeue_or_fail(run: Run, *, kind: str, error: str) -> None:
     """Put the run back in the queue at its first incomplete block — preferring another
     device than the one it failed on — or fail it after RUNNER_MAX_ATTEMPTS attempts.
-    `error` accumulates one line per failed attempt."""
+    `error` accumulates one line per failed attempt. The kind's blame says what it counts
+    against: a device fault the device's quarantine, a lab fault the runner's breaker, a
+    runner fault (or an expired lease: the runner went quiet) nothing."""
     device = run.device
+    blame = blame_of(kind)
     if device is not None:
-        if counts_against_device:
-            device_record_run_outcome(device_id=device.pk, infra_error_kind=kind, error=error,
-                                      run_label=f"{run.comparison_id}/{run.pk}")
+        label = f"{run.comparison_id}/{run.pk}"
+        if blame == DEVICE:
+            device_record_run_outcome(device_id=device.pk, infra_error_kind=kind, error=error, run_label=label)
         device_release_lease(device_id=device.pk, why=_attempt_ended(run, kind))
+        if blame == LAB:
+            runner_record_lab_fault(runner_id=device.runner_id, kind=kind, error=error, run_label=label)
         if device.pk not in run.failed_device_ids:
             run.failed_device_ids = [*run.failed_device_ids, device.pk]
     earlier = [line for line in run.error.splitlines() if line.startswith("attempt ")]
@@ -362,19 +377,27 @@ def run_finish(*, runner: Runner, run_id: str, report: dict[str, Any]) -> Run:
     run.fingerprint = report.get("fingerprint") or {}
     run.link = report.get("link") or {}
     if status == "infra_error":
-        _requeue_or_fail(run, kind=report.get("error_kind") or Run.ErrorKind.RUNNER_FAULT, error=error,
-                         counts_against_device=True)
+        _requeue_or_fail(run, kind=report.get("error_kind") or Run.ErrorKind.RUNNER_FAULT, error=error)
     else:
+        kind = "" if status == "ok" else report.get("error_kind") or Run.ErrorKind.TEST_FAILURE
+        customer_fault = bool(kind) and blame_of(kind) == CUSTOMER_TARGET
         if run.device_id:
-            device_record_run_outcome(device_id=run.device_id, infra_error_kind=None)
-            device_release_lease(device_id=run.device_id,
-                                 why=_attempt_ended(run, "ok" if status == "ok" else Run.ErrorKind.TEST_FAILURE))
+            if not customer_fault:
+                # The device ran the harness (ok, or a test that failed): its count starts again,
+                # and so does its runner's, whose lab served it. A customer's endpoint that did not
+                # answer says nothing of either.
+                device_record_run_outcome(device_id=run.device_id, infra_error_kind=None)
+            device_release_lease(device_id=run.device_id, why=_attempt_ended(run, kind or "ok"))
+            if not customer_fault and run.device is not None:
+                runner_record_lab_worked(runner_id=run.device.runner_id)
         run.status = Run.Status.DONE if status == "ok" else Run.Status.FAILED
-        if status == "ok":
-            run.error_kind, run.error = "", ""
-        else:
-            run.error_kind = Run.ErrorKind.TEST_FAILURE
-            run.error = _attempt_line(run, run.device, Run.ErrorKind.TEST_FAILURE, error)
+        run.error_kind = kind
+        run.error = _attempt_line(run, run.device, kind, error) if kind else ""
+        if customer_fault:
+            # The comparison's own endpoint: every run of it would fail the same way.
+            message = f"{kind}: {error}" if error else kind
+            comparison_id = str(run.comparison_id)
+            transaction.on_commit(partial(comparison_fail_for_target, comparison_id=comparison_id, error=message))
         _end_attempt(run, RunAttempt.Outcome.OK if run.status == Run.Status.DONE else RunAttempt.Outcome.FAILED,
                      kind=run.error_kind, error=run.error)
         run.lease_expires_at = None
@@ -400,8 +423,7 @@ def leases_reap_expired() -> int:
                    .filter(pk=run_id, status=Run.Status.LEASED).first())
             if run is None or run.lease_expires_at is None or run.lease_expires_at >= timezone.now():
                 continue
-            _requeue_or_fail(run, kind=Run.ErrorKind.LEASE_EXPIRED, error="the runner stopped extending the lease",
-                             counts_against_device=False)
+            _requeue_or_fail(run, kind=Run.ErrorKind.LEASE_EXPIRED, error="the runner stopped extending the lease")
             reaped += 1
             comparison_id = str(run.comparison_id)
             transaction.on_commit(partial(comparison_complete_if_runs_done, comparison_id=comparison_id))

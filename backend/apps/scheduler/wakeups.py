@@ -12,12 +12,12 @@ the event of every waiting request (`Wakeup`) of the notified pool. The same cha
 carries `runner:<runner id>` (wake_runner), which wakes only that runner's requests: a
 heartbeat took one of its devices offline (apps.scheduler.leasing). A waiting request
 holds no database connection of its own; it takes one only to look for work. Work can
-also appear without a run being queued (a device released from quarantine, an
-organization reinstated), so every RECHECK_S the listener asks which pools have queued
-runs and wakes their waiters: one query per process, and none of the waiters look while
-the queue is empty. When its connection is lost the listener wakes everyone (it may have
-missed a notification), then keeps trying to reconnect, waking everyone every RECHECK_S
-meanwhile (polling, as a fallback)."""
+also appear without a run being queued (a device released from quarantine, a runner's
+breaker reset, an organization reinstated), so every RECHECK_S the listener asks which
+pools have queued runs and wakes their waiters: one query per process, and none of the
+waiters look while the queue is empty. When its connection is lost the listener wakes
+everyone (it may have missed a notification), then keeps trying to reconnect, waking
+everyone every RECHECK_S meanwhile (polling, as a fallback)."""
 
 import logging
 import os

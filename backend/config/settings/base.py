@@ -5,6 +5,7 @@ import os
 from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
+from latencylab_contract import error_kinds
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 REPO_DIR = BASE_DIR.parent
@@ -190,8 +191,8 @@ SPECTACULAR_SETTINGS = {
         "PoolKindEnum": "apps.devices.models.DevicePool.Kind",
         "RunnerDeviceStateEnum": ["available", "busy", "not_ready", "unauthorized", "offline"],
         "RunErrorKindEnum": "apps.comparisons.models.Run.ErrorKind",
-        "FinishErrorKindEnum": ["device_lost", "device_not_ready", "build_failure", "timeout", "malformed_result",
-                                "link_unavailable", "runner_fault", "test_failure"],
+        # What a runner may report: the contract's table of error kinds (apps.comparisons.blame).
+        "FinishErrorKindEnum": [kind for kind, row in error_kinds().items() if row["runner_reports"]],
         "EnrollmentTokenStatusEnum": ["active", "expired", "revoked"],
         "AuditActionEnum": "apps.audit.models.AuditEvent.Action",
     },

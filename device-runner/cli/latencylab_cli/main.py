@@ -421,6 +421,9 @@ def cmd_run(args: argparse.Namespace, console: Console) -> int:
         url = _dashboard_url(api.server, detail)
         console.warn(f"created comparison {comparison_id}: {detail.get('name', '')}")
         console.warn(f"dashboard: {url}")
+        # Accepted but probably wrong (an endpoint whose host does not resolve): said, not refused.
+        for warning in detail.get("warnings") or []:
+            console.warn(f"warning: {warning.get('field')}: {warning.get('message')}")
         if not args.wait:
             if args.format == "json":
                 console.print(json.dumps({"schema": "latencylab.comparison/1", "id": comparison_id, "url": url,

@@ -243,6 +243,10 @@ class FakeApi:
         comparison = self.by_name.get(spec["name"]) or self.add(Scenario())
         scenario = self.scenarios[comparison]
         detail = self.detail(comparison, scenario, ("queued", 0), name=spec["name"], tags=spec.get("tags"))
+        # As the service warns: a host of the reserved `.invalid` TLD never resolves.
+        arms = enumerate(spec.get("arms") or [])
+        detail["warnings"] = [{"field": f"arms.{index}.endpoint", "message": f"{arm['endpoint']} does not resolve"}
+                              for index, arm in arms if ".invalid" in arm.get("endpoint", "")]
         return 201, detail, "application/json"
 
     def detail(self, comparison: str, scenario: Scenario, step: tuple[str, int], *, name: str = "spec",
@@ -582,6 +586,15 @@ def test_persistent_5xx_is_infrastructure_failure(api: FakeApi, capsys: pytest.C
     api.faults += [("GET", "/verdict$", 500, {"detail": "boom"})] * 3
     assert main(["--retries", "2", "verdict", comparison]) == 3
     assert "gave up after 3 attempts" in capsys.readouterr().err
+
+
+def test_the_specs_warnings_are_said_on_stderr(api: FakeApi, tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    spec = tmp_path / "typo.yaml"
+    spec.write_text(SPEC_YAML.replace("{label: h2, protocol: h2}",
+                                      "{label: h2, protocol: h2, endpoint: 'https://api.typo.invalid'}"))
+    assert main(["run", str(spec)]) == 0
+    assert "warning: arms.1.endpoint: https://api.typo.invalid does not resolve" in capsys.readouterr().err
 
 
 def test_create_is_not_retried_after_a_500(api: FakeApi, spec_file: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,6 +1,7 @@
 """The wire contract's files and the rules written from them, with nothing outside the standard
 library: the JSON Schemas of samples, job and result documents, the example documents
-(examples/), the shared test vectors, and how a verdict's numbers are written
+(examples/), the shared test vectors, the table of error kinds and whom each blames
+(`error_kinds`, `blame_of`), and how a verdict's numbers are written
 (`verdict_numbers`).
 
 The files live in this package's own folder, the one source of truth (README.md beside the
@@ -37,3 +38,23 @@ def load_schema(name: str) -> dict[str, Any]:
         raise ValueError(f"schema must be one of {SCHEMAS}, got {name!r}")
     with open(contract_dir() / f"{name}.schema.json", encoding="utf-8") as f:
         return json.load(f)
+
+
+BLAMES = ("customer_target", "lab", "runner", "device", "run")
+
+
+@cache
+def error_kinds() -> dict[str, dict[str, Any]]:
+    """error_kind → {status, blame, runner_reports, meaning} (error-kinds.json): who is
+    blamed for each way an attempt ends badly, read by the runner and the service alike."""
+    with open(contract_dir() / "error-kinds.json", encoding="utf-8") as f:
+        kinds: dict[str, dict[str, Any]] = json.load(f)["kinds"]
+    for kind, row in kinds.items():
+        if row["blame"] not in BLAMES or row["status"] not in ("failed", "infra_error"):
+            raise ValueError(f"error-kinds.json: {kind}: unknown blame or status {row}")
+    return kinds
+
+
+def blame_of(error_kind: str) -> str:
+    """Who an error kind blames (KeyError for a kind the table does not know)."""
+    return error_kinds()[error_kind]["blame"]

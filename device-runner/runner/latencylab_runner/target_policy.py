@@ -41,6 +41,11 @@ class TargetRefused(Exception):
     """A customer host of a hosted run resolves to an address the policy refuses."""
 
 
+class TargetUnresolved(TargetRefused):
+    """A customer host of a hosted run does not resolve: the customer's target is at
+    fault (`target_unreachable`), not the policy."""
+
+
 def _bare(host: str) -> str:
     return host.strip().strip("[]").split("%", 1)[0]
 
@@ -104,9 +109,9 @@ def checked_address(host: str, port: int) -> str:
         try:
             addresses = resolve(host, port)
         except OSError as exc:
-            raise TargetRefused(f"cannot resolve {host}: {exc}") from exc
+            raise TargetUnresolved(f"cannot resolve {host}: {exc}") from exc
         if not addresses:
-            raise TargetRefused(f"cannot resolve {host}: no address")
+            raise TargetUnresolved(f"cannot resolve {host}: no address")
     for address in addresses:
         if problem := address_problem(ipaddress.ip_address(address)):
             if literal is None:
@@ -161,6 +166,8 @@ def pin_targets(lease: dict[str, Any], *, configured_hosted: bool) -> dict[str, 
         port = parts.port or (443 if parts.scheme.lower() == "https" else 80)
         try:
             pinned[host] = checked_address(host, port)
+        except TargetUnresolved as exc:
+            raise TargetUnresolved(f"{where} {url}: {exc}") from exc
         except TargetRefused as exc:
             raise TargetRefused(f"{where}: {exc}; blocked by hosted-pool policy (hosted runners never reach "
                                 f"private, loopback, link-local, CGNAT, metadata or reserved addresses)") from exc

@@ -1,12 +1,11 @@
-"""The readiness gate: battery (with the charging floor), temperature, thermal status and
-target reachability, each with the reason a lab reads on the Devices page; thresholds
-come from the runner config and bad ones are refused naming the field."""
-
-import socket
+"""The readiness gate: battery (with the charging floor), temperature and thermal status,
+each with the reason a lab reads on the Devices page; thresholds come from the runner
+config and bad ones are refused naming the field. (Target reachability is not the
+device's health: test_target_check.py.)"""
 
 import pytest
 
-from latencylab_runner.devices.gate import GateThresholds, health_reason, reachability_reason, readiness_reason
+from latencylab_runner.devices.gate import GateThresholds, health_reason
 from latencylab_runner.devices.model import DeviceStatus
 
 
@@ -60,24 +59,3 @@ def test_thresholds_are_configurable():
 def test_bad_thresholds_are_refused_naming_the_field(config, message):
     with pytest.raises(ValueError, match=message):
         GateThresholds.from_config(config)
-
-
-def test_target_reachability_by_tcp_connect():
-    with socket.socket() as listener:
-        listener.bind(("127.0.0.1", 0))
-        listener.listen()
-        port = listener.getsockname()[1]
-        assert reachability_reason([f"https://127.0.0.1:{port}", f"https://127.0.0.1:{port}"], LIMITS) is None
-    # The same port, now closed: connection refused.
-    reason = reachability_reason([f"https://127.0.0.1:{port}"], LIMITS)
-    assert reason is not None
-    assert reason.startswith(f"target 127.0.0.1:{port} unreachable: ")
-
-
-def test_readiness_puts_health_before_reachability():
-    with socket.socket() as listener:
-        listener.bind(("127.0.0.1", 0))
-        listener.listen()
-        origin = f"http://127.0.0.1:{listener.getsockname()[1]}"
-        assert readiness_reason(phone(battery=10.0, charging=False), [origin], LIMITS) == "battery 10 % < 50 %"
-        assert readiness_reason(phone(battery=80.0), [origin], LIMITS) is None

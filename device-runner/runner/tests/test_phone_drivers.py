@@ -186,11 +186,25 @@ def test_android_overheating(lab, backend, reference):
     assert finish["fingerprint"]["temperature"] == 39.1
 
 
-def test_android_target_unreachable(lab, backend, reference):
+def test_android_reference_target_down_is_a_lab_fault(lab, backend, reference):
+    """The lab's own server does not answer: the lab is blamed (the runner's breaker), not the phone."""
     lab.set(android=[scenario.android_device(PIXEL)])
     closed = ReferenceTarget("127.0.0.1", 9, 9, "localhost", reference.ca_file)
     run_id, finish = execute(lab.android_driver(closed), backend, PIXEL)
-    assert_failed(backend, run_id, finish, kind="device_not_ready", says="target 127.0.0.1:9 unreachable")
+    assert_failed(backend, run_id, finish, kind="lab_fault",
+                  says="the lab's reference target 127.0.0.1:9 (arm 'https-h1') unreachable")
+
+
+def test_android_customer_endpoint_that_does_not_resolve_fails_the_run(lab, backend, reference):
+    """A typo in the comparison's endpoint is the customer's: the run fails naming the arm and
+    the endpoint, and the phone is not blamed."""
+    lab.set(android=[scenario.android_device(PIXEL)])
+    typo = {"label": "h2", "protocol": "h2", "connection": "warm", "endpoint": "https://api.typo.invalid/",
+            "ca_bundle": None}
+    arms = [SPEC["arms"][0], typo]
+    run_id, finish = execute(lab.android_driver(reference), backend, PIXEL, spec={**SPEC, "arms": arms})
+    assert_failed(backend, run_id, finish, status="failed", kind="target_unreachable",
+                  says="arm 'h2' endpoint https://api.typo.invalid/: name does not resolve")
 
 
 def test_android_gate_thresholds_come_from_settings(lab, backend, reference):

@@ -169,6 +169,23 @@ def test_a_refused_target_fails_the_run_before_anything_is_fetched(backend, reso
     assert backend.violations == []
 
 
+def test_a_hosted_host_that_does_not_resolve_is_the_customers_target(backend):
+    """Real DNS (the reserved `.invalid` TLD): the customer's target, not the policy, is at
+    fault — `target_unreachable`, naming the field and the endpoint."""
+    run_id = backend.enqueue(serial="host-t", spec=spec_with(["https://api.typo.invalid"]), pool_kind="hosted")
+    client = RunnerClient(backend.url, backend.runner_token, retry_budget_s=0)
+    try:
+        Agent(client, name="t", serial="host-t", driver=HostDriver(UNUSED_TARGET),
+              heartbeat_interval_s=60).run_forever(max_runs=1)
+    finally:
+        client.close()
+    finish = backend.wait_finished(run_id, timeout_s=30)
+    assert (finish["status"], finish["error_kind"]) == ("failed", "target_unreachable")
+    assert finish["error"].startswith("arms[0].endpoint https://api.typo.invalid: cannot resolve api.typo.invalid")
+    assert run_id not in backend.batches
+    assert backend.violations == []
+
+
 @pytest.fixture
 def name_lookups_fail(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Any lookup of a name fails as an unknown name and is recorded; numeric lookups (an

@@ -326,7 +326,7 @@ export interface paths {
         };
         get: operations["v1_comparisons_list"];
         put?: never;
-        /** Create a comparison from a spec (JSON or YAML) */
+        /** Create a comparison from a spec (JSON or YAML); `warnings` says what is accepted but probably wrong */
         post: operations["v1_comparisons_create"];
         delete?: never;
         options?: never;
@@ -559,7 +559,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Validate a spec and estimate what it books, creating nothing (400 with the field map as create)
+         * Validate a spec and estimate what it books, creating nothing (400 with the field map as create; `warnings` for what is accepted but probably wrong)
          * @description The builder's dry run: the checks create makes, nothing created.
          */
         post: operations["v1_comparisons_validate_create"];
@@ -995,10 +995,27 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Runners of the visible pools: version, drivers, last heartbeat, devices */
+        /** Runners of the visible pools: version, drivers, last heartbeat, devices, the lab's breaker */
         get: operations["v1_runners_list"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/runners/{runner_id}/reset-breaker": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reset a runner's breaker once its lab is fixed (owners and admins of its pool's organization); 409 when it is not tripped */
+        post: operations["v1_runners_reset_breaker_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1545,12 +1562,13 @@ export interface components {
          *     * `share_link.revoked` - Share Link Revoked
          *     * `comparison.cancelled` - Comparison Cancelled
          *     * `device.quarantine_released` - Device Quarantine Released
+         *     * `runner.breaker_reset` - Runner Breaker Reset
          *     * `webhook.created` - Webhook Created
          *     * `webhook.updated` - Webhook Updated
          *     * `webhook.deleted` - Webhook Deleted
          * @enum {string}
          */
-        AuditActionEnum: "member.invited" | "member.removed" | "member.role_changed" | "api_token.created" | "api_token.revoked" | "share_link.created" | "share_link.revoked" | "comparison.cancelled" | "device.quarantine_released" | "webhook.created" | "webhook.updated" | "webhook.deleted";
+        AuditActionEnum: "member.invited" | "member.removed" | "member.role_changed" | "api_token.created" | "api_token.revoked" | "share_link.created" | "share_link.revoked" | "comparison.cancelled" | "device.quarantine_released" | "runner.breaker_reset" | "webhook.created" | "webhook.updated" | "webhook.deleted";
         AuditActor: {
             /** @description the user's id; null for a token without a creator, or the system */
             id: number | null;
@@ -1628,6 +1646,33 @@ export interface components {
          * @enum {string}
          */
         CohensLabel: "negligible" | "small" | "medium" | "large" | "very large" | "huge";
+        /** @description The created comparison, with the warnings its spec raised (given in this answer only). */
+        ComparisonCreated: {
+            /** Format: uuid */
+            readonly id: string;
+            readonly name: string;
+            readonly preset: string | null;
+            readonly status: components["schemas"]["ComparisonStatusEnum"];
+            readonly progress: components["schemas"]["ComparisonProgress"];
+            tags: {
+                [key: string]: string;
+            };
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly finished_at: string | null;
+            spec: unknown;
+            /** @description the spec as it was sent (preset unmerged, no seed unless given): what re-run and edit-a-copy start from */
+            submitted_spec: unknown;
+            readonly baseline_arm: string;
+            arms: components["schemas"]["ArmOutput"][];
+            runs: components["schemas"]["RunOutput"][];
+            readonly error: string;
+            /** Format: date-time */
+            readonly started_at: string | null;
+            /** @description what is accepted but probably wrong, e.g. an endpoint whose host name does not resolve from the service (a private lab may resolve names the service cannot); [] when nothing */
+            readonly warnings: components["schemas"]["SpecWarning"][];
+        };
         ComparisonDetail: {
             /** Format: uuid */
             readonly id: string;
@@ -1799,6 +1844,8 @@ export interface components {
             /** @description the normalized spec create would store (seed drawn if absent) */
             spec: unknown;
             estimate: components["schemas"]["ComparisonEstimate"];
+            /** @description what is accepted but probably wrong, e.g. an endpoint whose host name does not resolve from the service (a private lab may resolve names the service cannot); [] when nothing */
+            warnings: components["schemas"]["SpecWarning"][];
         };
         ComparisonVerdict: {
             /** Format: uuid */
@@ -2246,28 +2293,32 @@ export interface components {
         /**
          * @description * `device_lost` - device_lost
          *     * `device_not_ready` - device_not_ready
-         *     * `build_failure` - build_failure
          *     * `timeout` - timeout
+         *     * `build_failure` - build_failure
          *     * `malformed_result` - malformed_result
          *     * `link_unavailable` - link_unavailable
+         *     * `lab_fault` - lab_fault
          *     * `runner_fault` - runner_fault
+         *     * `target_unreachable` - target_unreachable
          *     * `test_failure` - test_failure
          * @enum {string}
          */
-        FinishErrorKindEnum: "device_lost" | "device_not_ready" | "build_failure" | "timeout" | "malformed_result" | "link_unavailable" | "runner_fault" | "test_failure";
+        FinishErrorKindEnum: "device_lost" | "device_not_ready" | "timeout" | "build_failure" | "malformed_result" | "link_unavailable" | "lab_fault" | "runner_fault" | "target_unreachable" | "test_failure";
         FinishInputRequest: {
             lease_token: string;
             status: components["schemas"]["FinishInputStatusEnum"];
             /**
-             * @description test_failure with status failed; any other kind with infra_error (default runner_fault)
+             * @description with status failed: test_failure (the default) or target_unreachable (the comparison's own endpoint); with infra_error: any other kind (default runner_fault). Who each kind blames: the contract's table (device faults count towards quarantine, lab faults towards the runner's breaker)
              *
              *     * `device_lost` - device_lost
              *     * `device_not_ready` - device_not_ready
-             *     * `build_failure` - build_failure
              *     * `timeout` - timeout
+             *     * `build_failure` - build_failure
              *     * `malformed_result` - malformed_result
              *     * `link_unavailable` - link_unavailable
+             *     * `lab_fault` - lab_fault
              *     * `runner_fault` - runner_fault
+             *     * `target_unreachable` - target_unreachable
              *     * `test_failure` - test_failure
              */
             error_kind?: (components["schemas"]["FinishErrorKindEnum"] | components["schemas"]["NullEnum"]) | null;
@@ -3217,12 +3268,14 @@ export interface components {
          *     * `timeout` - Timeout
          *     * `malformed_result` - Malformed Result
          *     * `link_unavailable` - Link Unavailable
+         *     * `lab_fault` - Lab Fault
          *     * `runner_fault` - Runner Fault
+         *     * `target_unreachable` - Target Unreachable
          *     * `test_failure` - Test Failure
          *     * `lease_expired` - Lease Expired
          * @enum {string}
          */
-        RunErrorKindEnum: "device_lost" | "device_not_ready" | "build_failure" | "timeout" | "malformed_result" | "link_unavailable" | "runner_fault" | "test_failure" | "lease_expired";
+        RunErrorKindEnum: "device_lost" | "device_not_ready" | "build_failure" | "timeout" | "malformed_result" | "link_unavailable" | "lab_fault" | "runner_fault" | "target_unreachable" | "test_failure" | "lease_expired";
         RunLeaseRefRequest: {
             /** Format: uuid */
             run_id: string;
@@ -3265,6 +3318,16 @@ export interface components {
          * @enum {string}
          */
         RunStatusEnum: "queued" | "leased" | "done" | "failed" | "cancelled";
+        RunnerBreaker: {
+            /** @description lab faults in a row tripped it: none of the runner's devices is leased until an owner or admin resets it */
+            tripped: boolean;
+            /** Format: date-time */
+            tripped_at: string | null;
+            /** @description the lab faults that tripped it; empty when not tripped */
+            reason: string;
+            /** @description lab faults in a row (reference target down, shaping unavailable, a bad harness build) */
+            consecutive_lab_faults: number;
+        };
         RunnerCommand: {
             type: components["schemas"]["RunnerCommandTypeEnum"];
             /** Format: uuid */
@@ -3321,6 +3384,10 @@ export interface components {
             device_count: number;
             /** Format: date-time */
             readonly created_at: string;
+            /** @description the lab's breaker: lab faults count here, never towards a device's quarantine */
+            readonly breaker: components["schemas"]["RunnerBreaker"];
+            /** @description tripped and the caller may reset it */
+            readonly can_reset_breaker: boolean;
         };
         RunnerRef: {
             /** Format: uuid */
@@ -3559,6 +3626,11 @@ export interface components {
             body_b64?: string | null;
             body_bytes?: number | null;
             expect_status?: number | null;
+        };
+        SpecWarning: {
+            /** @description the spec field's path, e.g. arms.1.endpoint */
+            field: string;
+            message: string;
         };
         /**
          * @description above_expected: the median exceeds expected_ms × 1.1 + 5 ms; slower_than_larger_size: the band is slower than a larger size of the series by 30 ms (and 10%) or more (the delayed-ACK signature: time that disappears at a larger size is no transfer time)
@@ -4467,11 +4539,12 @@ export interface operations {
                  *     * `share_link.revoked` - Share Link Revoked
                  *     * `comparison.cancelled` - Comparison Cancelled
                  *     * `device.quarantine_released` - Device Quarantine Released
+                 *     * `runner.breaker_reset` - Runner Breaker Reset
                  *     * `webhook.created` - Webhook Created
                  *     * `webhook.updated` - Webhook Updated
                  *     * `webhook.deleted` - Webhook Deleted
                  */
-                action?: "api_token.created" | "api_token.revoked" | "comparison.cancelled" | "device.quarantine_released" | "member.invited" | "member.removed" | "member.role_changed" | "share_link.created" | "share_link.revoked" | "webhook.created" | "webhook.deleted" | "webhook.updated";
+                action?: "api_token.created" | "api_token.revoked" | "comparison.cancelled" | "device.quarantine_released" | "member.invited" | "member.removed" | "member.role_changed" | "runner.breaker_reset" | "share_link.created" | "share_link.revoked" | "webhook.created" | "webhook.deleted" | "webhook.updated";
                 /** @description a user's id (actor.id) */
                 actor?: number;
                 /** @description A page number within the paginated result set. */
@@ -5391,7 +5464,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ComparisonDetail"];
+                    "application/json": components["schemas"]["ComparisonCreated"];
                 };
             };
             /** @description The request is not valid: `detail` and each field path say why and the allowed range */
@@ -8412,6 +8485,81 @@ export interface operations {
             };
         };
     };
+    v1_runners_reset_breaker_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                runner_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunnerOutput"];
+                };
+            };
+            /** @description No credentials, or credentials that are not valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed: the role, token scope or organization's state says no (detail says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object in your organization (another organization's object answers the same), or no such page of a list */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The object's state does not allow this now (detail says why) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than this endpoint accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After header's seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     v1_schemas_comparison_spec_retrieve: {
         parameters: {
             query?: never;
@@ -9868,7 +10016,7 @@ type ReadonlyArray<T> = [
 ] extends [
     unknown[]
 ] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
-export const pathsApiV1AuditEventsGetParametersQueryActionValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/audit-events"]["get"]["parameters"]["query"]["action"]> = ["api_token.created", "api_token.revoked", "comparison.cancelled", "device.quarantine_released", "member.invited", "member.removed", "member.role_changed", "share_link.created", "share_link.revoked", "webhook.created", "webhook.deleted", "webhook.updated"];
+export const pathsApiV1AuditEventsGetParametersQueryActionValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/audit-events"]["get"]["parameters"]["query"]["action"]> = ["api_token.created", "api_token.revoked", "comparison.cancelled", "device.quarantine_released", "member.invited", "member.removed", "member.role_changed", "runner.breaker_reset", "share_link.created", "share_link.revoked", "webhook.created", "webhook.deleted", "webhook.updated"];
 export const pathsApiV1ComparisonsGetParametersQueryStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/comparisons"]["get"]["parameters"]["query"]["status"]> = ["analysing", "cancelled", "failed", "finished", "queued", "running"];
 export const pathsApiV1DevicesGetParametersQueryPlatformValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/devices"]["get"]["parameters"]["query"]["platform"]> = ["android", "host", "ios"];
 export const pathsApiV1DevicesGetParametersQueryStateValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/devices"]["get"]["parameters"]["query"]["state"]> = ["available", "busy", "not_ready", "offline", "quarantined", "unauthorized"];
@@ -9883,7 +10031,7 @@ export const pathsApiV1TrendsCsvGetParametersQueryStatisticValues: ReadonlyArray
 export const apiGateMetricValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ApiGateMetric"]> = ["total_ms", "ttfb_ms"];
 export const apiWorkloadKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ApiWorkload"]["kind"]> = ["api"];
 export const apiWorkloadConcurrencyOneOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ApiWorkload"]["concurrency"]> = ["sequential", "parallel", "all"];
-export const auditActionEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AuditActionEnum"]> = ["member.invited", "member.removed", "member.role_changed", "api_token.created", "api_token.revoked", "share_link.created", "share_link.revoked", "comparison.cancelled", "device.quarantine_released", "webhook.created", "webhook.updated", "webhook.deleted"];
+export const auditActionEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AuditActionEnum"]> = ["member.invited", "member.removed", "member.role_changed", "api_token.created", "api_token.revoked", "share_link.created", "share_link.revoked", "comparison.cancelled", "device.quarantine_released", "runner.breaker_reset", "webhook.created", "webhook.updated", "webhook.deleted"];
 export const cliffsLabelValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CliffsLabel"]> = ["negligible", "small", "medium", "large"];
 export const cohensLabelValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CohensLabel"]> = ["negligible", "small", "medium", "large", "very large", "huge"];
 export const comparisonModeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ComparisonMode"]> = ["ab", "aa"];
@@ -9899,7 +10047,7 @@ export const enrollmentTokenStatusEnumValues: ReadonlyArray<FlattenedDeepRequire
 export const eventsEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EventsEnum"]> = ["comparison.finished", "comparison.failed"];
 export const expectedRateSourceValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ExpectedRateSource"]> = ["sweep", "link"];
 export const fieldBoundsTypeEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FieldBoundsTypeEnum"]> = ["number", "integer", "boolean", "choice"];
-export const finishErrorKindEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FinishErrorKindEnum"]> = ["device_lost", "device_not_ready", "build_failure", "timeout", "malformed_result", "link_unavailable", "runner_fault", "test_failure"];
+export const finishErrorKindEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FinishErrorKindEnum"]> = ["device_lost", "device_not_ready", "timeout", "build_failure", "malformed_result", "link_unavailable", "lab_fault", "runner_fault", "target_unreachable", "test_failure"];
 export const finishInputStatusEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FinishInputStatusEnum"]> = ["ok", "failed", "infra_error"];
 export const gateMetricValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["GateMetric"]> = ["total_ms", "ttfb_ms", "series_ms", "page_load_ms"];
 export const gateStatisticValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["GateStatistic"]> = ["median"];
@@ -9925,7 +10073,7 @@ export const requestsGateMetricValues: ReadonlyArray<FlattenedDeepRequired<compo
 export const requestsWorkloadKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RequestsWorkload"]["kind"]> = ["requests"];
 export const requestsWorkloadConcurrencyOneOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RequestsWorkload"]["concurrency"]> = ["sequential", "parallel", "all"];
 export const roleEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoleEnum"]> = ["owner", "admin", "member", "viewer"];
-export const runErrorKindEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunErrorKindEnum"]> = ["device_lost", "device_not_ready", "build_failure", "timeout", "malformed_result", "link_unavailable", "runner_fault", "test_failure", "lease_expired"];
+export const runErrorKindEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunErrorKindEnum"]> = ["device_lost", "device_not_ready", "build_failure", "timeout", "malformed_result", "link_unavailable", "lab_fault", "runner_fault", "target_unreachable", "test_failure", "lease_expired"];
 export const runStatusEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunStatusEnum"]> = ["queued", "leased", "done", "failed", "cancelled"];
 export const runnerCommandTypeEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunnerCommandTypeEnum"]> = ["cancel_run"];
 export const runnerDeviceStateEnumValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunnerDeviceStateEnum"]> = ["available", "busy", "not_ready", "unauthorized", "offline"];

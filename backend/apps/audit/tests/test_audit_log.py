@@ -195,7 +195,7 @@ def test_filters_by_time_and_actor_and_paginates_newest_first(org, user, owner):
     ({"action": "comparison.exploded"}, "action",
      "action: comparison.exploded is not one of member.invited, member.removed, member.role_changed, "
      "api_token.created, api_token.revoked, share_link.created, share_link.revoked, comparison.cancelled, "
-     "device.quarantine_released, webhook.created, webhook.updated, webhook.deleted"),
+     "device.quarantine_released, runner.breaker_reset, webhook.created, webhook.updated, webhook.deleted"),
     ({"since": "yesterday"}, "since", "since: expected an ISO 8601 date-time, e.g. 2026-01-31T12:00:00Z"),
     ({"since": "2026-11-02T00:00:00Z", "until": "2026-11-01T00:00:00Z"}, "until", "Must be later than since."),
     ({"since": "0001-01-01T00:00:00+05:00"}, "since",  # its UTC is before year 1

@@ -161,6 +161,26 @@ class ComparisonEstimateSerializer(serializers.Serializer):
     pace_comparisons = serializers.IntegerField(help_text="how many comparisons the pace is the median of")
 
 
+class SpecWarningSerializer(serializers.Serializer):
+    field = serializers.CharField(help_text="the spec field's path, e.g. arms.1.endpoint")
+    message = serializers.CharField()
+
+
+_WARNINGS_HELP = ("what is accepted but probably wrong, e.g. an endpoint whose host name does not resolve from the "
+                  "service (a private lab may resolve names the service cannot); [] when nothing")
+
+
 class ComparisonValidationSerializer(serializers.Serializer):
     spec = serializers.JSONField(help_text="the normalized spec create would store (seed drawn if absent)")
     estimate = ComparisonEstimateSerializer()
+    warnings = SpecWarningSerializer(many=True, help_text=_WARNINGS_HELP)
+
+
+class ComparisonCreatedSerializer(ComparisonDetailSerializer):
+    """The created comparison, with the warnings its spec raised (given in this answer only)."""
+
+    warnings = SpecWarningSerializer(many=True, read_only=True, help_text=_WARNINGS_HELP)
+
+    class Meta(ComparisonDetailSerializer.Meta):
+        fields = [*ComparisonDetailSerializer.Meta.fields, "warnings"]
+        read_only_fields = fields

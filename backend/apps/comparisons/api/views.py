@@ -17,8 +17,10 @@ from ..models import Comparison
 from ..presets import PRESETS
 from ..selectors import comparison_estimate, comparisons_for
 from ..services import comparison_cancel, comparison_create, comparison_spec_check
+from ..target_warnings import target_warnings
 from .filters import TAG_DESCRIPTION, ComparisonFilterSet
 from .serializers import (
+    ComparisonCreatedSerializer,
     ComparisonDetailSerializer,
     ComparisonSummarySerializer,
     ComparisonValidationSerializer,
@@ -40,15 +42,16 @@ class ComparisonListCreateView(ListAPIView):
 
     @extend_schema(
         request=ComparisonSpecBody,
-        responses={201: ComparisonDetailSerializer},
-        summary="Create a comparison from a spec (JSON or YAML)",
+        responses={201: ComparisonCreatedSerializer},
+        summary="Create a comparison from a spec (JSON or YAML); `warnings` says what is accepted but probably wrong",
     )
     def post(self, request: Request) -> Response:
         comparison = comparison_create(
             organization=organization_of(request), submitted_spec=request.data, created_by=request.user
         )
         comparison = get_object_or_404(comparisons_for(organization=organization_of(request)), pk=comparison.pk)
-        return Response(ComparisonDetailSerializer(comparison).data, status=status.HTTP_201_CREATED)
+        comparison.warnings = target_warnings(comparison.spec)  # type: ignore[attr-defined]
+        return Response(ComparisonCreatedSerializer(comparison).data, status=status.HTTP_201_CREATED)
 
 
 class ComparisonValidateView(APIView):
@@ -59,12 +62,14 @@ class ComparisonValidateView(APIView):
     @extend_schema(
         request=ComparisonSpecBody,
         responses={200: ComparisonValidationSerializer},
-        summary="Validate a spec and estimate what it books, creating nothing (400 with the field map as create)",
+        summary="Validate a spec and estimate what it books, creating nothing (400 with the field map as create; "
+                "`warnings` for what is accepted but probably wrong)",
     )
     def post(self, request: Request) -> Response:
         organization = organization_of(request)
         spec = comparison_spec_check(organization=organization, submitted_spec=request.data)
-        return Response({"spec": spec, "estimate": comparison_estimate(organization=organization, spec=spec)})
+        return Response({"spec": spec, "estimate": comparison_estimate(organization=organization, spec=spec),
+                         "warnings": target_warnings(spec)})
 
 
 class ComparisonDetailView(APIView):

@@ -134,3 +134,23 @@ def test_validate_answers_after_an_import_which_books_no_device_time(api, pool, 
     assert estimate["requests_min"] > 0
     assert (estimate["pace_basis"], estimate["pace_comparisons"], estimate["device_minutes_min"]) == (None, 0, None)
     assert _counts() == before
+
+
+@pytest.mark.django_db
+def test_an_endpoint_that_does_not_resolve_is_a_warning_not_a_refusal(api, pool):
+    """Real DNS: the reserved `.invalid` TLD never resolves. A private pool's lab may resolve
+    names the service cannot, so the spec is accepted, with a warning naming the arm."""
+    spec = {**VALID, "arms": [{"label": "ref", "protocol": "h2"},
+                              {"label": "mine", "protocol": "h2", "endpoint": "https://api.typo.invalid/v1"}],
+            "baseline_arm": "ref"}
+    dry = api.post("/api/v1/comparisons/validate", spec, format="json")
+    assert dry.status_code == 200, dry.content
+    (warning,) = dry.json()["warnings"]
+    assert warning["field"] == "arms.1.endpoint"
+    assert warning["message"].startswith("api.typo.invalid does not resolve (arm 'mine'): ")
+    assert "the comparison will fail at its first block, naming this endpoint" in warning["message"]
+    created = api.post("/api/v1/comparisons", spec, format="json")
+    assert created.status_code == 201, created.content
+    assert created.json()["warnings"] == dry.json()["warnings"]
+    # The reference target alone (no customer endpoint): nothing to warn about.
+    assert api.post("/api/v1/comparisons/validate", VALID, format="json").json()["warnings"] == []

@@ -51,21 +51,43 @@ class PoolOutputSerializer(serializers.ModelSerializer):
         return bool(self.context.get("manages_own_pools")) and pool.kind == DevicePool.Kind.PRIVATE
 
 
+class RunnerBreakerSerializer(serializers.Serializer):
+    tripped = serializers.BooleanField(help_text="lab faults in a row tripped it: none of the runner's devices is "
+                                                 "leased until an owner or admin resets it")
+    tripped_at = serializers.DateTimeField(allow_null=True)
+    reason = serializers.CharField(help_text="the lab faults that tripped it; empty when not tripped")
+    consecutive_lab_faults = serializers.IntegerField(
+        help_text="lab faults in a row (reference target down, shaping unavailable, a bad harness build)")
+
+
 class RunnerOutputSerializer(serializers.ModelSerializer):
     pool = PoolRefSerializer()
     drivers = serializers.ListField(child=serializers.CharField())
     hostname = serializers.SerializerMethodField(help_text="null for LatencyLab's hosted runners")
     device_count = serializers.IntegerField()
     last_heartbeat_at = serializers.DateTimeField(source="last_seen_at", allow_null=True)
+    breaker = serializers.SerializerMethodField(help_text="the lab's breaker: lab faults count here, never "
+                                                          "towards a device's quarantine")
+    can_reset_breaker = serializers.SerializerMethodField(help_text="tripped and the caller may reset it")
 
     class Meta:
         model = Runner
         fields = ["id", "name", "pool", "version", "hostname", "drivers", "last_heartbeat_at", "device_count",
-                  "created_at"]
+                  "created_at", "breaker", "can_reset_breaker"]
         read_only_fields = fields
 
     def get_hostname(self, runner: Runner) -> str | None:
         return runner.hostname if runner.pool.kind == DevicePool.Kind.PRIVATE else None
+
+    @extend_schema_field(RunnerBreakerSerializer)
+    def get_breaker(self, runner: Runner) -> dict[str, Any]:
+        return {"tripped": runner.breaker_tripped_at is not None, "tripped_at": runner.breaker_tripped_at,
+                "reason": runner.breaker_reason, "consecutive_lab_faults": len(runner.lab_faults)}
+
+    def get_can_reset_breaker(self, runner: Runner) -> bool:
+        return (runner.breaker_tripped_at is not None and bool(self.context.get("manages_own_pools"))
+                and runner.pool.kind == DevicePool.Kind.PRIVATE
+                and runner.pool.organization_id == self.context.get("organization_id"))
 
 
 class DeviceOutputSerializer(serializers.ModelSerializer):

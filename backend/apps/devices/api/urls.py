@@ -9,5 +9,7 @@ urlpatterns = [
     path("pools/<slug:slug>/enrollment-tokens/<uuid:token_id>/revoke", views.EnrollmentTokenRevokeView.as_view(),
          name="pool-enrollment-token-revoke"),
     path("runners", views.RunnerListView.as_view(), name="runner-list"),
+    path("runners/<uuid:runner_id>/reset-breaker", views.RunnerBreakerResetView.as_view(),
+         name="runner-reset-breaker"),
     path("devices/<uuid:device_id>/release", views.DeviceReleaseView.as_view(), name="device-release"),
 ]

@@ -1,5 +1,5 @@
-"""Pools, runners, enrollment tokens and the quarantine release, for the dashboard and
-the API. The device list itself reads runs, so apps.comparisons serves it."""
+"""Pools, runners (and the reset of a runner's breaker), enrollment tokens and the quarantine
+release, for the dashboard and the API. The device list itself reads runs, so apps.comparisons serves it."""
 
 from typing import Any
 
@@ -19,7 +19,12 @@ from apps.accounts.permissions import IsOrganizationAdmin, is_organization_admin
 
 from ..models import DevicePool, EnrollmentToken, Runner
 from ..selectors import devices_visible_to, enrollment_tokens_of, pool_managed_by, pools_with_counts, runners_visible_to
-from ..services import device_release_quarantine, enrollment_token_create, enrollment_token_revoke
+from ..services import (
+    device_release_quarantine,
+    enrollment_token_create,
+    enrollment_token_revoke,
+    runner_reset_breaker,
+)
 from .serializers import (
     DeviceOutputSerializer,
     EnrollmentTokenCreatedSerializer,
@@ -66,7 +71,10 @@ class RunnerListView(ListAPIView):
     def get_queryset(self) -> QuerySet[Runner]:
         return runners_visible_to(organization=organization_of(self.request))
 
-    @extend_schema(summary="Runners of the visible pools: version, drivers, last heartbeat, devices")
+    def get_serializer_context(self) -> dict[str, Any]:
+        return {**super().get_serializer_context(), **fleet_context(self.request)}
+
+    @extend_schema(summary="Runners of the visible pools: version, drivers, last heartbeat, devices, the lab's breaker")
     def get(self, request: Request, *args: object, **kwargs: object) -> Response:
         return super().get(request, *args, **kwargs)
 
@@ -137,3 +145,22 @@ class DeviceReleaseView(APIView):
         device = device_release_quarantine(device=device, released_by=request.user, actor=actor_of(request))
         device = devices_visible_to(organization=organization).get(pk=device.pk)
         return Response(DeviceOutputSerializer(device, context=fleet_context(request)).data)
+
+
+class RunnerBreakerResetView(APIView):
+    permission_classes = [IsOrganizationAdmin]
+
+    @extend_schema(request=None, responses={200: RunnerOutputSerializer},
+                   summary="Reset a runner's breaker once its lab is fixed (owners and admins of its pool's "
+                           "organization); 409 when it is not tripped")
+    def post(self, request: Request, runner_id: str) -> Response:
+        organization = organization_of(request)
+        runner = runners_visible_to(organization=organization).filter(pk=runner_id).first()
+        if runner is None:
+            raise Http404
+        if runner.pool.organization_id != organization.id:
+            return Response({"detail": "Runners of hosted pools are reset by LatencyLab."},
+                            status=status.HTTP_403_FORBIDDEN)
+        runner_reset_breaker(runner=runner, reset_by=request.user, actor=actor_of(request))
+        runner = runners_visible_to(organization=organization).get(pk=runner.pk)
+        return Response(RunnerOutputSerializer(runner, context=fleet_context(request)).data)

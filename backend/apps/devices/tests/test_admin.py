@@ -1,10 +1,11 @@
-"""Operators quarantine and release devices and disable and enable runners in the Django
-admin; each action goes through apps.devices.services and is recorded."""
+"""Operators quarantine and release devices, disable and enable runners and reset a runner's
+lab breaker in the Django admin; each action goes through apps.devices.services and is recorded."""
 
 import pytest
 from django.test import Client
 
 from apps.devices.models import Device, Runner
+from apps.devices.services import runner_record_lab_fault
 from testing.operators import admin_action, operator_client
 from testing.runner_calls import lease
 
@@ -63,6 +64,18 @@ def test_a_disabled_runner_is_refused_and_its_devices_get_no_work(runner_api, qu
     hello = {"runner": {"version": "test", "drivers": ["host"]},
              "devices": [{"serial": "host-lab-1", "platform": "host", "model": "test", "os_version": "1"}]}
     assert runner_api.post("/api/runner/v1/hello", hello, format="json").status_code == 200
+    assert lease(runner_api).status_code == 200
+
+
+@pytest.mark.django_db
+def test_an_operator_resets_a_tripped_breaker_and_the_runner_takes_work_again(runner_api, queued_run):
+    runner = runner_api.runner
+    for _ in range(3):  # a hosted lab's reference target down, three times in a row
+        runner_record_lab_fault(runner_id=runner.pk, kind="lab_fault", error="reference target refused")
+    assert lease(runner_api).status_code == 204
+    admin_action(operator_client(), RUNNERS, "reset_breaker", [runner.pk])
+    runner.refresh_from_db()
+    assert (runner.breaker_tripped_at, runner.breaker_reason, runner.lab_faults) == (None, "", [])
     assert lease(runner_api).status_code == 200
 
 

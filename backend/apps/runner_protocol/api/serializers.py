@@ -7,6 +7,7 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from apps.comparisons.blame import reported_kinds
 from apps.comparisons.models import Run
 from apps.devices.models import Device, DevicePool
 
@@ -228,8 +229,9 @@ class BatchOutputSerializer(serializers.Serializer):
     next_block = serializers.IntegerField()
 
 
-# What a runner may report; lease_expired is the backend's own.
-FINISH_ERROR_KINDS = [kind for kind in Run.ErrorKind.values if kind != Run.ErrorKind.LEASE_EXPIRED]
+# What a runner may report (lease_expired is the backend's own), and with which status: the
+# contract's table of error kinds (apps.comparisons.blame).
+FINISH_ERROR_KINDS = [*reported_kinds("infra_error"), *reported_kinds("failed")]
 
 
 class FinishInputSerializer(serializers.Serializer):
@@ -237,7 +239,10 @@ class FinishInputSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=["ok", "failed", "infra_error"])
     error_kind = serializers.ChoiceField(
         choices=FINISH_ERROR_KINDS, required=False, allow_null=True,
-        help_text="test_failure with status failed; any other kind with infra_error (default runner_fault)")
+        help_text="with status failed: test_failure (the default) or target_unreachable (the comparison's own "
+                  "endpoint); with infra_error: any other kind (default runner_fault). Who each kind blames: the "
+                  "contract's table (device faults count towards quarantine, lab faults towards the runner's "
+                  "breaker)")
     fingerprint = JSONObjectField(max_bytes=16384, required=False, allow_null=True)
     link = JSONObjectField(max_bytes=16384, required=False, allow_null=True)
     error = serializers.CharField(max_length=4000, required=False, allow_null=True, allow_blank=True)
@@ -246,12 +251,13 @@ class FinishInputSerializer(serializers.Serializer):
         status, kind = attrs["status"], attrs.get("error_kind")
         if status == "ok" and kind:
             raise serializers.ValidationError({"error_kind": ["must be null when status is ok"]})
-        if status == "failed" and kind not in (None, Run.ErrorKind.TEST_FAILURE):
+        if status == "failed" and kind not in (None, *reported_kinds("failed")):
             raise serializers.ValidationError(
-                {"error_kind": [f"status failed takes test_failure; {kind} is an infra_error"]})
-        if status == "infra_error" and kind == Run.ErrorKind.TEST_FAILURE:
+                {"error_kind": [f"status failed takes {' or '.join(reported_kinds('failed'))}; {kind} is an "
+                                "infra_error"]})
+        if status == "infra_error" and kind in reported_kinds("failed"):
             raise serializers.ValidationError(
-                {"error_kind": ["test_failure goes with status failed; infra_error takes an infrastructure kind"]})
+                {"error_kind": [f"{kind} goes with status failed; infra_error takes an infrastructure kind"]})
         return attrs
 
 

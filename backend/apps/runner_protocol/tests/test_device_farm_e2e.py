@@ -9,9 +9,12 @@ harness is the real Kotlin core on the JVM measuring the real reference target
 the three platforms runs one run per device and is measured, stored, analysed and judged
 per device — submitted through the API and through the `latencylab` CLI. Then the failure
 path: a phone unplugged mid-block, the retry on another phone, quarantine after three
-failures and the admin's release."""
+failures and the admin's release. And who is blamed: a comparison whose endpoint does not
+resolve fails alone, a crashed harness fails its run without quarantining the phone, and a
+reference target that is down trips the runner's breaker, not the devices."""
 
 import json
+import socket
 import stat
 import subprocess
 import sys
@@ -81,7 +84,7 @@ def enroll(admin, pool, live_server, target, tmp_path):
     """enroll(name, drivers, lab) → the running `latencylab-runner run` of a freshly enrolled lab host."""
     runners: list[RunnerProcess] = []
 
-    def _enroll(name: str, drivers: str, lab: FakeLab) -> RunnerProcess:
+    def _enroll(name: str, drivers: str, lab: FakeLab, target_port: int | None = None) -> RunnerProcess:
         created = admin.post("/api/v1/pools/local/enrollment-tokens", {"name": f"{name} lab"}, format="json")
         assert created.status_code == 201, created.content
         config = tmp_path / name / "runner.json"
@@ -92,8 +95,10 @@ def enroll(admin, pool, live_server, target, tmp_path):
         assert json.loads(config.read_text())["pool"] == "local"
         runner_configure(config, {
             **lab.runner_settings, "heartbeat_interval_s": 1,
-            "target": {"host": "127.0.0.1", "plain_port": target.plain_port, "tls_port": target.tls_port,
-                       "server_name": "localhost", "ca_file": str(target.ca_file)}})
+            # `target_port`: a reference target that is down (nothing listens there).
+            "target": {"host": "127.0.0.1", "plain_port": target_port or target.plain_port,
+                       "tls_port": target_port or target.tls_port, "server_name": "localhost",
+                       "ca_file": str(target.ca_file)}})
         assert stat.S_IMODE(config.stat().st_mode) == 0o600
         runner = RunnerProcess(config, lab.env, tmp_path / f"{name}.log")
         runners.append(runner)
@@ -323,3 +328,100 @@ def test_an_unplugged_phone_is_retried_elsewhere_then_quarantined_and_released(a
     assert release["changed_by"] == "lab-admin"
     assert Run.objects.get(pk=run["id"]).attempts.count() == 3
 
+
+
+def wait_ended(client: APIClient, comparison_id: str, runner: RunnerProcess) -> dict:
+    """Until the comparison is terminal, whatever the ending; its detail."""
+    done = wait_for(lambda: Comparison.objects.get(pk=comparison_id).status in Comparison.TERMINAL, TERMINAL_S)
+    detail = client.get(f"/api/v1/comparisons/{comparison_id}").json()
+    assert done, (detail["status"], [(r["status"], r["error"]) for r in detail["runs"]], runner.tail())
+    return detail
+
+
+HOST_SPEC = {"name": "farm: the host", "preset": "mid-image-series",
+             "workload": {"kind": "series", "periods": [3], "repetitions": 1, "concurrency": "sequential"},
+             "devices": {"pool": "local", "platforms": ["host"], "count": 1}, "blocks": 1, "seed": 5}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_endpoint_that_does_not_resolve_fails_its_comparison_alone(admin, api, enroll, worker, tmp_path):
+    """A typo in a private pool's endpoint (the reserved `.invalid` TLD: real DNS never
+    resolves it): a warning at submit, then the comparison fails naming the arm and the
+    endpoint, the device is not blamed, and the next comparison runs on it."""
+    with FakeLab(tmp_path / "lab", {"android": []}) as lab:
+        runner = enroll("lab-typo", "host", lab)
+        host = "host-lab-typo"  # the host driver's device is named after its runner
+        wait_devices(admin, runner, {host: "available"})
+        typo = {**HOST_SPEC, "name": "typo", "arms": [
+            {"label": "h2", "protocol": "h2"},
+            {"label": "mine", "protocol": "h2", "endpoint": "https://api.typo.invalid/"}], "baseline_arm": "h2"}
+        created = api.post("/api/v1/comparisons", typo, format="json")
+        assert created.status_code == 201, created.content
+        assert [w["field"] for w in created.json()["warnings"]] == ["arms.1.endpoint"]
+        detail = wait_ended(api, created.json()["id"], runner)
+        assert detail["status"] == "failed", (detail["status"], detail["error"])
+        assert detail["error"].startswith("target_unreachable: arm 'mine' endpoint https://api.typo.invalid/: "
+                                          "name does not resolve"), detail["error"]
+        (run,) = detail["runs"]
+        assert (run["status"], run["error_kind"], run["attempt"]) == ("failed", "target_unreachable", 1)
+
+        after = api.post("/api/v1/comparisons", HOST_SPEC, format="json").json()["id"]
+        (run,) = wait_comparison(api, after, runner)["runs"]
+        assert (run["device"], run["status"], run["attempt"]) == (host, "done", 1)
+        shown = devices_by_serial(admin)[host]
+        assert (shown["state"], shown["consecutive_infra_failures"]) == ("available", 0)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_harness_crash_fails_the_run_and_does_not_quarantine_the_phone(admin, api, enroll, worker, tmp_path):
+    crashing = {"serial": PIXEL, "model": "Pixel 8", "instrumentation": "crash"}
+    with FakeLab(tmp_path / "lab", {"android": [crashing]}) as lab:
+        runner = enroll("lab-crash", "android", lab)
+        wait_devices(admin, runner, {PIXEL: "available"})
+        for attempt in range(3):  # as many as would have quarantined it
+            comparison = api.post("/api/v1/comparisons", {**ANDROID_SPEC, "name": f"crash {attempt}"},
+                                  format="json").json()["id"]
+            detail = wait_ended(api, comparison, runner)
+            (run,) = detail["runs"]
+            assert (run["status"], run["error_kind"], run["attempt"]) == ("failed", "test_failure", 1), run["error"]
+            assert "the harness process crashed on the device" in run["error"], run["error"]
+        pixel = wait_devices(admin, runner, {PIXEL: "available"})[PIXEL]
+        assert pixel["consecutive_infra_failures"] == 0
+        (shown,) = admin.get("/api/v1/runners").json()["results"]
+        assert shown["breaker"]["tripped"] is False
+
+
+@pytest.fixture
+def closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_reference_target_that_is_down_trips_the_runners_breaker_not_the_devices(admin, api, enroll, worker,
+                                                                                   tmp_path, closed_port):
+    with FakeLab(tmp_path / "lab", {"android": [{"serial": PIXEL, "model": "Pixel 8"}]}) as lab:
+        runner = enroll("lab-down", "host,android", lab, target_port=closed_port)
+        host = "host-lab-down"
+        wait_devices(admin, runner, {host: "available", PIXEL: "available"})
+        first = api.post("/api/v1/comparisons", HOST_SPEC, format="json").json()["id"]
+        detail = wait_ended(api, first, runner)
+        (run,) = detail["runs"]
+        assert (run["status"], run["error_kind"]) == ("failed", "lab_fault"), run["error"]
+        assert f"the lab's reference target 127.0.0.1:{closed_port} (arm 'https-h1') unreachable" in run["error"]
+
+        (shown,) = admin.get("/api/v1/runners").json()["results"]
+        assert shown["breaker"]["tripped"] is True, shown
+        assert shown["breaker"]["reason"].startswith("3 consecutive lab faults — lab_fault: "), shown
+        assert shown["can_reset_breaker"] is True
+        devices = devices_by_serial(admin)
+        assert {serial: (d["state"], d["consecutive_infra_failures"]) for serial, d in devices.items()} == {
+            host: ("available", 0), PIXEL: ("available", 0)}
+
+        # Nothing is leased to its devices until the lab is fixed; the waiting comparison says why.
+        waiting = api.post("/api/v1/comparisons", HOST_SPEC, format="json").json()["id"]
+        assert wait_for(lambda: (the_run(api, waiting).get("waiting_for") or "").startswith(
+            "no host device of pool 'local' can take it: runner lab-down's breaker is tripped"), 60), (
+            the_run(api, waiting), runner.tail())
+        assert Comparison.objects.get(pk=waiting).status == Comparison.Status.QUEUED

@@ -21,12 +21,14 @@ from testing.device_farm import (
 )
 
 INFRA_KINDS = ["device_lost", "device_not_ready", "build_failure", "timeout", "malformed_result",
-               "link_unavailable", "runner_fault"]
+               "link_unavailable", "lab_fault", "runner_fault"]
+DEVICE_KINDS = {"device_lost", "device_not_ready", "timeout"}
+LAB_KINDS = {"build_failure", "malformed_result", "link_unavailable", "lab_fault"}
 
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("kind", INFRA_KINDS)
-def test_every_infrastructure_kind_requeues_the_run_and_counts_against_the_device(org, pool, kind):
+def test_every_infrastructure_kind_requeues_the_run_and_counts_against_whom_it_blames(org, pool, kind):
     lab = runner_client(pool, "lab-a", [phone("A1")])
     comparison = android_comparison(org)
     leased = leased_run(lab, ["A1"])
@@ -38,7 +40,10 @@ def test_every_infrastructure_kind_requeues_the_run_and_counts_against_the_devic
     assert run.error == f"attempt 1 on Pixel 8 (A1): {kind}: it broke during block 0"
     device = Device.objects.get(serial="A1")
     assert device.state == "available"
-    assert [f["kind"] for f in device.infra_failures] == [kind]
+    # Only a device fault counts towards the device's quarantine; a lab fault towards the
+    # runner's breaker; the runner's own fault against nothing.
+    assert [f["kind"] for f in device.infra_failures] == ([kind] if kind in DEVICE_KINDS else [])
+    assert [f["kind"] for f in device.runner.lab_faults] == ([kind] if kind in LAB_KINDS else [])
     assert run.failed_device_ids == [device.id]
 
 
@@ -64,7 +69,8 @@ def test_test_failure_fails_the_run_and_ok_finishes_it(org, pool):
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("status, kind", [("ok", "timeout"), ("failed", "device_lost"), ("infra_error", "test_failure"),
-                                          ("infra_error", "lease_expired"), ("infra_error", "gremlins")])
+                                          ("infra_error", "lease_expired"), ("infra_error", "gremlins"),
+                                          ("infra_error", "target_unreachable"), ("failed", "lab_fault")])
 def test_an_error_kind_that_does_not_fit_the_status_is_400_and_changes_nothing(org, pool, status, kind):
     lab = runner_client(pool, "lab-a", [phone("A1")])
     comparison = android_comparison(org)
@@ -156,7 +162,7 @@ def test_three_failed_attempts_fail_the_run_saying_what_happened(org, pool):
 
 def fail_three_times(org, lab, serial):
     """Three runs, each failing once on `serial` with a different infrastructure kind."""
-    for kind in ("device_lost", "timeout", "malformed_result"):
+    for kind in ("device_lost", "timeout", "device_not_ready"):
         android_comparison(org, name=f"run {kind}")
         leased = leased_run(lab, [serial])
         finish(lab, leased, "infra_error", kind, f"{kind} in block 0")
@@ -172,7 +178,7 @@ def test_three_infrastructure_failures_in_a_row_quarantine_until_an_admin_releas
     quarantine = DeviceStateChange.objects.filter(device=device, to_state="quarantined").get()
     assert quarantine.from_state == "busy"
     assert quarantine.reason == ("3 consecutive infrastructure failures — device_lost: device_lost in block 0; "
-                                 "timeout: timeout in block 0; malformed_result: malformed_result in block 0")
+                                 "timeout: timeout in block 0; device_not_ready: device_not_ready in block 0")
 
     waiting = android_comparison(org, name="waits")
     heartbeat(lab, [phone("A1")])  # the runner calls it available: quarantine outranks it

@@ -24,7 +24,7 @@ from typing import Any
 from .. import __version__
 from ..devices.model import DeviceStatus
 from ..drivers.host import host_device
-from ..target_policy import TargetRefused, pin_targets
+from ..target_policy import TargetRefused, TargetUnresolved, pin_targets
 from .client import ProtocolError, RunnerClient
 from .fleet import Driver, Fleet
 
@@ -209,14 +209,16 @@ class Agent:
         """Before any driver runs a hosted run: every customer host resolved once, checked,
         and its address put in the lease for the jobs (`pinned_addresses`). A refused host
         ends the run `failed` (the spec's target, not the lab, is at fault; retrying on
-        another device would not change the answer), naming the field and the reason."""
+        another device would not change the answer), naming the field and the reason: a
+        host that does not resolve as `target_unreachable`, a refused address as `test_failure`."""
         try:
             lease["pinned_addresses"] = pin_targets(lease, configured_hosted=self.hosted)
         except TargetRefused as exc:
             log.warning("run %s refused: %s", lease["run_id"], exc)
+            kind = "target_unreachable" if isinstance(exc, TargetUnresolved) else "test_failure"
             # Nothing ran: no fingerprint or link to report.
             self.client.finish(lease["run_id"], {"lease_token": lease["lease_token"], "status": "failed",
-                                                 "error_kind": "test_failure", "error": str(exc)[:4000],
+                                                 "error_kind": kind, "error": str(exc)[:4000],
                                                  "fingerprint": None, "link": None})
             return False
         return True

@@ -1,15 +1,14 @@
 """The readiness gate: a device measures only when its battery, temperature and thermal
-state cannot skew the numbers and the arms' targets answer from the lab network.
+state cannot skew the numbers. (Whether the arms' targets answer is not the device's
+health: drivers/target_check.py checks them before each block and blames their owner.)
 
 A phone that throttles or is about to shut down measures itself, not the protocol; so a
 held device waits (state `not_ready` with the reason) instead of producing samples."""
 
 from __future__ import annotations
 
-import socket
 from dataclasses import dataclass, fields
 from typing import Any
-from urllib.parse import urlsplit
 
 from .model import DeviceStatus
 
@@ -64,33 +63,6 @@ def health_reason(device: DeviceStatus, limits: GateThresholds) -> str | None:
             limits.max_thermal_status):
         return f"thermal status {status} (throttling) > {limits.max_thermal_status}"
     return None
-
-
-def origin_address(origin: str) -> tuple[str, int]:
-    url = urlsplit(origin)
-    port = url.port or (80 if url.scheme == "http" else 443)
-    return url.hostname or "", port
-
-
-def reachability_reason(origins: list[str], limits: GateThresholds,
-                        pinned: dict[str, str] | None = None) -> str | None:
-    """A TCP connect from this host to every distinct origin: the phones reach the
-    targets through the same lab network, so a target this host cannot reach would only
-    produce a block of connect errors. h3 arms are checked over TCP too: the reference
-    target serves its TLS port on both. A hosted run's host is reached at its checked
-    address (`pinned`), never looked up again."""
-    for host, port in dict.fromkeys(origin_address(o) for o in origins):
-        try:
-            socket.create_connection(((pinned or {}).get(host, host), port), timeout=limits.reach_timeout_s).close()
-        except OSError as exc:
-            return f"target {host}:{port} unreachable: {exc.strerror or exc}"
-    return None
-
-
-def readiness_reason(device: DeviceStatus, origins: list[str], limits: GateThresholds,
-                     pinned: dict[str, str] | None = None) -> str | None:
-    """Before each block: the device's health, then the targets; None when ready."""
-    return health_reason(device, limits) or reachability_reason(origins, limits, pinned)
 
 
 def apply_health(device: DeviceStatus, limits: GateThresholds) -> DeviceStatus:

@@ -18,8 +18,10 @@ from ..devices.model import DeviceStatus
 from ..workloads.job import build_job, result_problems
 from ..workloads.secrets import MissingSecret, redact, redact_samples
 from .emulated import LinkUnavailable, emulated_run
+from .outcome import BlockFailure
 from .probe_harness import execute_job, host_fingerprint
 from .server_stacks import merge_observed, server_stacks
+from .target_check import check_targets
 from .targets import ReferenceTarget, arm_endpoint
 
 log = logging.getLogger(__name__)
@@ -90,6 +92,8 @@ class HostDriver:
                         job = build_job(spec, run_id=run_id, block=block, attempt=lease["attempt"],
                                         target=emulated.target, secrets=secrets,
                                         pinned=lease.get("pinned_addresses"))
+                        # The emulated link started its own reference target: only the customer's are checked.
+                        check_targets(spec, self.target, pinned=lease.get("pinned_addresses"), customers_only=True)
                         # Every request may take up to timeout_s: a hard bound on a stuck block.
                         bound = len(job["requests"]) * job["timeout_ms"] / 1000 + 60
                         origin = baseline_origin(spec, emulated.target, lease.get("pinned_addresses"))
@@ -103,12 +107,16 @@ class HostDriver:
                 client.finish(run_id, {**base(), "status": "ok", "link": report})
         except MissingSecret as exc:
             client.finish(run_id, {**base(), "status": "failed", "error_kind": "test_failure", "error": str(exc)})
+        except BlockFailure as failure:  # a target that does not answer: its owner is blamed (target_check.py)
+            log.warning("run %s: %s: %s", run_id, failure.error_kind, failure.message)
+            client.finish(run_id, {**base(), "status": failure.status, "error_kind": failure.error_kind,
+                                   "error": redact(failure.message, secrets), "link": None})
         except LinkUnavailable as exc:
             client.finish(run_id, {**base(), "status": "infra_error", "error_kind": "link_unavailable",
                                    "error": str(exc)})
         except LeaseLost as exc:
             log.warning("run %s: lease lost (%s); abandoning it", run_id, exc)
-        except Exception as exc:  # an unexpected fault is the runner's, not the protocol's
+        except Exception as exc:  # an unexpected fault is the runner's own: neither the device's nor the lab's
             if secrets:  # the message could echo a header: log it redacted, without the traceback's copy
                 log.error("run %s failed on the runner: %s", run_id, redact(f"{type(exc).__name__}: {exc}", secrets))
             else:
@@ -126,6 +134,8 @@ class HostDriver:
         spec = lease["spec"]
         job = build_job(spec, run_id=lease["run_id"], block=block, attempt=lease["attempt"], target=self.target,
                         secrets=lease.get("secrets"), pinned=lease.get("pinned_addresses"))
+        # Before the baseline and the probe connect: a target that does not answer blames its owner.
+        check_targets(spec, self.target, pinned=lease.get("pinned_addresses"))
         baseline = measure_baseline(*baseline_origin(spec, self.target, lease.get("pinned_addresses")))
         result = execute_job(job, cancelled=cancelled)
         result["baseline"] = baseline

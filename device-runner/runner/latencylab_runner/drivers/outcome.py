@@ -13,14 +13,14 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from latencylab_contract import error_kinds
 from latencylab_contract.validation import ContractError, validate
 
 from ..workloads.job import result_problems
 
-# error_kind → the run status the runner reports (contract/README.md).
-ERROR_KINDS = {"device_lost": "infra_error", "device_not_ready": "infra_error", "build_failure": "infra_error",
-               "timeout": "infra_error", "malformed_result": "infra_error", "link_unavailable": "infra_error",
-               "runner_fault": "infra_error", "test_failure": "failed"}
+# error_kind → the run status the runner reports, from the contract's one table of kinds
+# and who each blames (error-kinds.json; the service reads the same).
+ERROR_KINDS = {kind: row["status"] for kind, row in error_kinds().items() if row["runner_reports"]}
 
 
 class BlockFailure(Exception):
@@ -152,6 +152,11 @@ _GRADLE_BUILD_ERRORS = ("FAILURE: Build failed with an exception", "Couldn't fin
                         "Installation failed", "Compilation error", "Could not find lane")
 
 
+# The app under instrumentation crashed: `am instrument -r` ends with this result bundle,
+# Gradle's connectedAndroidTest reports it as the run's failure.
+_HARNESS_CRASHED = ("INSTRUMENTATION_RESULT: shortMsg=Process crashed", "failed due to 'Process crashed.'")
+
+
 def android_end(text: str) -> BlockFailure | None:
     """A failure the lane's log proves, or None (then the result document decides)."""
     inst = parse_instrumentation(text)
@@ -163,10 +168,17 @@ def android_end(text: str) -> BlockFailure | None:
     if inst.failed or inst.summary_failures:
         detail = inst.failed[0] if inst.failed else "FAILURES!!!"
         return BlockFailure("test_failure", f"the harness test failed on the device: {detail}")
+    # Who is blamed (error-kinds.json): the phone only for what is the phone's own (its
+    # system server died); a harness that crashed or died ran and failed (test_failure),
+    # which is neither the phone's nor the lab's fault to count.
+    if inst.aborted and "System has crashed" in inst.aborted:
+        return BlockFailure("device_lost", f"the phone's system crashed mid-block: {inst.aborted}")
     if inst.aborted:
-        return BlockFailure("runner_fault", f"the instrumentation was aborted: {inst.aborted}")
+        return BlockFailure("test_failure", f"the instrumentation was aborted: {inst.aborted}")
+    if any(marker in text for marker in _HARNESS_CRASHED):
+        return BlockFailure("test_failure", "the harness process crashed on the device (Process crashed.)")
     if inst.started and not inst.finished:
-        return BlockFailure("runner_fault", "the instrumentation ended without its result (INSTRUMENTATION_CODE "
+        return BlockFailure("test_failure", "the instrumentation ended without its result (INSTRUMENTATION_CODE "
                                             "missing): the harness process died mid-block")
     return None
 
@@ -181,8 +193,8 @@ def ios_end(text: str) -> BlockFailure | None:
         return BlockFailure("build_failure", f"the harness did not build, sign or install: {line}")
     if xc.failed:
         return BlockFailure("test_failure", f"the harness test failed on the device: {xc.failed[0]}")
-    if xc.lost_connection:
-        return BlockFailure("runner_fault", "xcodebuild lost the test runner mid-block")
+    if xc.lost_connection:  # the phone is still listed (judge checked): the harness died on it
+        return BlockFailure("test_failure", "xcodebuild lost the test runner mid-block: the harness died on the phone")
     return None
 
 

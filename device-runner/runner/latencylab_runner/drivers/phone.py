@@ -23,7 +23,7 @@ from latencylab_tools.netlab.wifi import WifiShaper
 
 from .. import __version__
 from ..agent.client import LeaseLost, RunnerClient
-from ..devices.gate import GateThresholds, readiness_reason
+from ..devices.gate import GateThresholds, health_reason
 from ..devices.model import DeviceStatus
 from ..workloads.job import build_job
 from ..workloads.secrets import MissingSecret
@@ -34,6 +34,7 @@ from .fastlane import LaneRun, run_lane
 from .host import block_batch
 from .outcome import BlockFailure, parse_result
 from .server_stacks import merge_observed, server_stacks
+from .target_check import check_targets
 from .targets import ReferenceTarget
 
 log = logging.getLogger(__name__)
@@ -153,10 +154,13 @@ class PhoneDriver:
             raise BlockFailure("test_failure", f"the {self.name} harness cannot pin a customer host to the address "
                                                f"the runner checked, so hosted pools run customer endpoints on host "
                                                f"and android devices only")
-        reason = readiness_reason(status, [arm["origin"] for arm in job["arms"]], self.settings.limits,
-                                  job.get("pinned_addresses"))
+        reason = health_reason(status, self.settings.limits)
         if reason:
             raise BlockFailure("device_not_ready", f"{serial}: {reason}")
+        # The targets are not the phone's: one that does not answer blames its owner (the
+        # customer, or the lab for its reference target), never the device.
+        check_targets(lease["spec"], link.target, pinned=job.get("pinned_addresses"),
+                      timeout_s=self.settings.limits.reach_timeout_s)
         directory = self.settings.work_dir / run_id
         directory.mkdir(parents=True, exist_ok=True)
         stem = f"a{lease['attempt']}-b{block}"

@@ -384,6 +384,11 @@ class FakeAdbServer:
             time.sleep(0.2)
             shell.conn.shutdown(socket.SHUT_RDWR)
             return None
+        if mode == "crash":
+            # The harness app dies under instrumentation: ActivityManager ends the session with
+            # this result bundle, and `am instrument` still exits 0.
+            shell.out("INSTRUMENTATION_RESULT: shortMsg=Process crashed.\nINSTRUMENTATION_CODE: 0\n")
+            return 0
         started = time.monotonic()
         failure = None
         if mode == "fail":

@@ -3,7 +3,7 @@ call (so a test, or a fake, can change the world mid-run: unplug a phone, cool i
 
     {"android": [{"serial": "R5CT1234", "state": "device", "props": {...},
                   "battery": {...}, "thermal_status": 0, "unplug_after_blocks": null,
-                  "instrumentation": "run" | "fail" | "malformed" | "not_installed"}],
+                  "instrumentation": "run" | "fail" | "crash" | "malformed" | "not_installed"}],
      "ios": [{"udid": "...", "info": {...}, "battery": {...}, "temperature_centi_c": 2911,
               "lockdown_error": null, "unplug_after_blocks": null, "test": "run" | "fail"}],
      "fastlane": {"mode": "run" | "build_failure" | "hang"}}

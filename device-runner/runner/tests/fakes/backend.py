@@ -15,12 +15,13 @@ import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from latencylab_contract import error_kinds
+
 DEVICE_KEYS = {"serial", "platform", "model", "os_version", "capabilities", "state", "reason", "battery", "charging",
                "temperature", "thermal_status", "fingerprint"}
 STATES = {"available", "busy", "not_ready", "unauthorized", "offline"}
-ERROR_KINDS = {"device_lost": "infra_error", "device_not_ready": "infra_error", "build_failure": "infra_error",
-               "timeout": "infra_error", "malformed_result": "infra_error", "link_unavailable": "infra_error",
-               "runner_fault": "infra_error", "test_failure": "failed"}
+# What a runner may report with each status: the contract's table of error kinds.
+ERROR_KINDS = {kind: row["status"] for kind, row in error_kinds().items() if row["runner_reports"]}
 ARTIFACT_NAME = re.compile(r"^[A-Za-z0-9._-]{1,100}$")
 ARTIFACT_MAX = 2 * 1024 * 1024
 

@@ -1,5 +1,11 @@
 import { http, HttpResponse } from 'msw';
-import type { Device, EnrollmentToken, EnrollmentTokenCreated, EnrollmentTokenRequest } from '@/lib/api-types';
+import type {
+  Device,
+  EnrollmentToken,
+  EnrollmentTokenCreated,
+  EnrollmentTokenRequest,
+  FleetRunner,
+} from '@/lib/api-types';
 import {
   deviceDetailFixture,
   devicesPageFixture,
@@ -10,10 +16,12 @@ import {
 
 const api = (path: string) => `*/api/v1${path}`;
 
-/** A mocked lab with state a test can inspect: releases and enrollment tokens change it. */
+/** A mocked lab with state a test can inspect: releases, breaker resets and enrollment tokens change it. */
 export function mockLab() {
   const state = {
     devices: structuredClone<Device[]>(devicesPageFixture.results),
+    runners: structuredClone<FleetRunner[]>(runnersPageFixture.results),
+    resetBreakers: [] as string[],
     tokens: structuredClone<EnrollmentToken[]>(enrollmentTokensFixture),
     released: [] as string[],
     createdTokens: [] as EnrollmentTokenRequest[],
@@ -37,7 +45,18 @@ export function mockLab() {
       return HttpResponse.json(device);
     }),
     http.get(api('/pools'), () => HttpResponse.json(poolsFixture)),
-    http.get(api('/runners'), () => HttpResponse.json(runnersPageFixture)),
+    http.get(api('/runners'), () => HttpResponse.json({ ...runnersPageFixture, results: state.runners })),
+    http.post(api('/runners/:id/reset-breaker'), ({ params }) => {
+      const runner = state.runners.find((candidate) => candidate.id === params['id']);
+      if (!runner) return HttpResponse.json({ detail: 'Not found.' }, { status: 404 });
+      if (!runner.can_reset_breaker) return HttpResponse.json({ detail: 'Only an owner or admin.' }, { status: 403 });
+      state.resetBreakers.push(runner.id);
+      Object.assign(runner, {
+        breaker: { tripped: false, tripped_at: null, reason: '', consecutive_lab_faults: 0 },
+        can_reset_breaker: false,
+      });
+      return HttpResponse.json(runner);
+    }),
     http.get(api('/pools/:slug/enrollment-tokens'), ({ params }) =>
       HttpResponse.json(state.tokens.filter((token) => token.pool === params['slug'])),
     ),

@@ -91,6 +91,12 @@ export const handlers = [
         pace_basis: 'recent',
         pace_comparisons: 3,
       },
+      // As the service warns: a host the `.invalid` TLD names never resolves.
+      warnings: (spec.arms ?? []).flatMap((arm, index) =>
+        arm.endpoint?.includes('.invalid')
+          ? [{ field: `arms.${index}.endpoint`, message: `${new URL(arm.endpoint).hostname} does not resolve (arm '${arm.label}').` }]
+          : [],
+      ),
     });
   }),
   http.get(api('/comparisons/:id'), ({ params }) =>

@@ -20,6 +20,7 @@ const ACTION_LABELS: Record<AuditAction, string> = {
   'share_link.revoked': 'Share link revoked',
   'comparison.cancelled': 'Comparison cancelled',
   'device.quarantine_released': 'Device released from quarantine',
+  'runner.breaker_reset': 'Runner breaker reset',
   'webhook.created': 'Webhook created',
   'webhook.updated': 'Webhook changed',
   'webhook.deleted': 'Webhook deleted',

@@ -6,6 +6,7 @@ import { flattenFieldErrors, type FieldError } from '@/lib/field-errors';
 
 export type ComparisonValidation = components['schemas']['ComparisonValidation'];
 export type ComparisonEstimate = components['schemas']['ComparisonEstimate'];
+export type SpecWarning = components['schemas']['SpecWarning'];
 
 /** The server's dry run of create: the normalized spec and its estimate, or a 400 field map. */
 export function validateComparison(spec: ComparisonSpecRequest, signal?: AbortSignal): Promise<ComparisonValidation> {
@@ -17,7 +18,7 @@ export const VALIDATE_DEBOUNCE_MS = 400;
 export type LiveValidation =
   | { state: 'idle' }
   | { state: 'checking' }
-  | { state: 'valid'; estimate: ComparisonEstimate }
+  | { state: 'valid'; estimate: ComparisonEstimate; warnings: SpecWarning[] }
   | { state: 'invalid'; errors: FieldError[] };
 
 /**
@@ -39,7 +40,7 @@ export function useLiveValidation(spec: ComparisonSpecRequest | null, clientErro
     const timer = setTimeout(() => {
       setResult((current) => (current.state === 'checking' ? current : { state: 'checking' }));
       validateComparison(JSON.parse(key) as ComparisonSpecRequest, controller.signal).then(
-        (answer) => setResult({ state: 'valid', estimate: answer.estimate }),
+        (answer) => setResult({ state: 'valid', estimate: answer.estimate, warnings: answer.warnings }),
         (error: unknown) => {
           if (controller.signal.aborted) return;
           const errors =

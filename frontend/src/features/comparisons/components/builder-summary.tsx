@@ -66,6 +66,21 @@ export function BuilderSummary({ spec, live, showProblems, submit }: BuilderSumm
             <>
               <strong>{estimateText(live.estimate)}</strong>
               <span className="hint">{paceText(live.estimate)}</span>
+              {live.warnings.length > 0 && (
+                <div className="live-problems" data-testid="spec-warnings">
+                  <span className="text-warning">
+                    {live.warnings.length === 1 ? '1 warning' : `${live.warnings.length} warnings`} (it can still be
+                    submitted):
+                  </span>{' '}
+                  <ul>
+                    {live.warnings.map((warning) => (
+                      <li key={warning.field}>
+                        <code>{warning.field}</code> — {warning.message}
+                      </li>
+                    ))}
+                  </ul>
+                </div>
+              )}
             </>
           )}
           {live.state === 'invalid' && showProblems && (

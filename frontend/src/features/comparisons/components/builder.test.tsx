@@ -31,13 +31,22 @@ describe('comparison builder: live check, estimate and YAML', () => {
     expect(mockBackend.created).toEqual([]);
   });
 
+  it('warns, without refusing, when an endpoint does not resolve', async () => {
+    const { user } = renderForm();
+    await screen.findByRole('radio', { name: /MID image series/ });
+    await user.type(screen.getByLabelText('Endpoint of arm 2'), 'https://api.typo.invalid');
+    const warnings = await screen.findByTestId('spec-warnings');
+    expect(warnings).toHaveTextContent("1 warning (it can still be submitted): arms.1.endpoint — api.typo.invalid does not resolve (arm 'h2').");
+    expect(screen.getByTestId('estimate')).toHaveTextContent(/^1 run · 6 blocks/);
+  });
+
   it("shows the dry run's refusal at the field before anything is submitted, and clears it when fixed", async () => {
     server.use(
       http.post('*/api/v1/comparisons/validate', async ({ request }) => {
         const spec = (await request.json()) as { blocks?: unknown };
         return spec.blocks === 99
           ? HttpResponse.json({ blocks: ['Ensure this value is less than or equal to 50.'] }, { status: 400 })
-          : HttpResponse.json({ spec, estimate: { runs: 1, blocks_min: 9, blocks_max: 9, requests_min: 10, requests_max: 10, device_minutes_min: null, device_minutes_max: null, seconds_per_request: null, pace_basis: null, pace_comparisons: 0 } });
+          : HttpResponse.json({ spec, estimate: { runs: 1, blocks_min: 9, blocks_max: 9, requests_min: 10, requests_max: 10, device_minutes_min: null, device_minutes_max: null, seconds_per_request: null, pace_basis: null, pace_comparisons: 0 }, warnings: [] });
       }),
     );
     const { user, onCreated } = renderForm();

@@ -125,6 +125,27 @@ describe('devices page', () => {
     expect(screen.getByTestId('pool-hosted-eu')).toHaveTextContent('hosted');
   });
 
+  it("shows each runner's lab breaker, and lets an admin reset a tripped one", async () => {
+    const { user } = renderPage();
+    const tripped = await screen.findByTestId('runner-mac-mini-3');
+    expect(within(tripped).getByTestId('breaker-tripped')).toHaveTextContent(
+      "Tripped: its devices take no runs3 consecutive lab faults — build_failure: the harness did not build",
+    );
+    expect(tripped).toHaveTextContent("lab_fault: the lab's reference target 192.168.10.1:8443 (arm 'h2') unreachable");
+    expect(within(await screen.findByTestId('runner-lab-1')).getByTestId('breaker-closed')).toHaveTextContent(
+      'OK (1 lab fault in a row)',
+    );
+    expect(within(await screen.findByTestId('runner-eu-farm-7')).getByTestId('breaker-closed')).toHaveTextContent(
+      /^OK$/,
+    );
+
+    await user.click(within(tripped).getByRole('button', { name: 'Reset breaker' }));
+    await waitFor(() => expect(lab.state.resetBreakers).toEqual(['0b6f3a10-7c2d-4e8f-9a01-23456789abcd']));
+    await waitFor(() =>
+      expect(within(screen.getByTestId('runner-mac-mini-3')).getByTestId('breaker-closed')).toHaveTextContent('OK'),
+    );
+  });
+
   it('creates an enrollment token, shows its secret once with a copy button, and revokes tokens', async () => {
     const { user } = renderPage();
     const writeText = vi.fn().mockResolvedValue(undefined);

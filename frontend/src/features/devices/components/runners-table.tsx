@@ -1,10 +1,11 @@
 import { DataTable } from '@/components/data-table';
 import type { FleetRunner } from '@/lib/api-types';
 import { formatAge } from './fleet-format';
+import { RunnerBreaker } from './runner-breaker';
 
 export function RunnersTable({ runners, now }: { runners: FleetRunner[]; now?: number }) {
   return (
-    <DataTable label="Runners" columns={['Runner', 'Pool', 'Version', 'Drivers', 'Last heartbeat', 'Devices']} compact={false}>
+    <DataTable label="Runners" columns={['Runner', 'Pool', 'Version', 'Drivers', 'Last heartbeat', 'Devices', 'Lab breaker']} compact={false}>
       <tbody>
         {runners.map((runner) => (
           <tr key={runner.id} data-testid={`runner-${runner.name}`}>
@@ -19,6 +20,9 @@ export function RunnersTable({ runners, now }: { runners: FleetRunner[]; now?: n
               {formatAge(runner.last_heartbeat_at, now)}
             </td>
             <td>{runner.device_count}</td>
+            <td>
+              <RunnerBreaker runner={runner} />
+            </td>
           </tr>
         ))}
       </tbody>
