@@ -104,6 +104,8 @@ class PhoneDriver:
             with phone_link(lease.get("network_profile"), mode=self.settings.link_mode,
                             reference=self.settings.target, serial=serial, shaper=self.settings.shaper,
                             address_of=lambda: self.device_address(serial)) as link:
+                if lease["next_block"] < spec["blocks"]:
+                    self.prepare(serial, cancelled, artifacts, lease["next_block"])
                 for block in range(lease["next_block"], spec["blocks"]):
                     if cancelled.is_set():
                         raise Cancelled()
@@ -166,11 +168,14 @@ class PhoneDriver:
         try:
             lane = self.run_lane(serial, job_path, out_path, env=link.env, cancelled=cancelled,
                                  timeout_s=self.settings.lane.timeout_for(len(job["requests"])))
+            if lane.timed_out or lane.cancelled:
+                # Killing the lane does not stop what it started on the phone.
+                self.stop_harness(serial)
             if lane.cancelled:
                 raise Cancelled()
             raw = self.collect_result(serial, out_path, lane)
             try:
-                result = self.judge(serial, job, lane, raw)
+                result = self.judge(serial, job, lane, raw, out_path)
             except BlockFailure:
                 artifacts.block_evidence(block, lane_log=lane.log, raw_result=raw, failed=True)
                 raise
@@ -179,7 +184,8 @@ class PhoneDriver:
         finally:
             self.clean_up(serial, job_path, out_path)
 
-    def judge(self, serial: str, job: dict[str, Any], lane: LaneRun, raw: bytes | None) -> dict[str, Any]:
+    def judge(self, serial: str, job: dict[str, Any], lane: LaneRun, raw: bytes | None,
+              out_path: Path) -> dict[str, Any]:
         """The block's end, from evidence: time limit, the phone's presence, the lane's log,
         then the result document. Only a valid, complete result passes."""
         if lane.start_error:
@@ -187,7 +193,7 @@ class PhoneDriver:
         if lane.timed_out:
             raise BlockFailure("timeout", f"the lane ran over its {lane.seconds:.0f} s limit and was killed")
         self.check_present(serial, self.devices.presence(serial))
-        proven = self.end_from_log(lane.text)
+        proven = self.end_of_lane(lane, out_path)
         if proven is not None:
             raise proven
         return parse_result(raw, job, lane_exit=lane.returncode)
@@ -220,6 +226,16 @@ class PhoneDriver:
             return None
 
     # -- per platform --------------------------------------------------------
+    def prepare(self, serial: str, cancelled: threading.Event, artifacts: RunArtifacts, block: int) -> None:
+        """What the phone needs before a run's first block (the Android harness installed)."""
+
+    def stop_harness(self, serial: str) -> None:
+        """Stop the harness on the phone after its lane was killed (time limit, cancel)."""
+
+    def end_of_lane(self, lane: LaneRun, out_path: Path) -> BlockFailure | None:
+        """A failure the lane's evidence proves, or None (then the result document decides)."""
+        return self.end_from_log(lane.text)
+
     def run_lane(self, serial: str, job_path: Path, out_path: Path, *, env: dict[str, str],
                  cancelled: threading.Event, timeout_s: float) -> LaneRun:
         raise NotImplementedError
