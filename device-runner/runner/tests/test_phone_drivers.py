@@ -222,6 +222,25 @@ def test_android_time_limit_force_stops_the_harness_on_the_phone(lab, backend, r
     assert all(stop.is_set() for stop in lab.adb._stops.get(PIXEL, []))
 
 
+def test_android_cancel_force_stops_the_harness_on_the_phone(lab, backend, reference):
+    lab.set(android=[scenario.android_device(PIXEL, instrumentation="hang")])
+    cancelled, ended = threading.Event(), {}
+    driver = lab.android_driver(reference)
+
+    def run():
+        ended["run"] = execute(driver, backend, PIXEL, cancelled=cancelled)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    assert lab.adb.instrumentation_started.wait(120), "the harness test never started"
+    cancelled.set()
+    thread.join(120)
+    run_id, finish = ended["run"]
+    assert finish is None  # a cancelled run is the server's to end
+    assert lab.world()["android"][0]["force_stops"] == 1
+    assert all(stop.is_set() for stop in lab.adb._stops.get(PIXEL, []))
+
+
 @pytest.mark.parametrize("platform", ["android", "ios"])
 def test_a_secret_header_is_refused_before_any_lane_runs(lab, backend, reference, exchange, platform):
     # The service sends secrets to host runners only; a spec that gets here anyway never puts

@@ -45,7 +45,8 @@ DEFAULT_FASTLANE_DIR = Path(__file__).resolve().parents[3] / "fastlane"  # devic
 class LaneSettings:
     command: tuple[str, ...] = ("fastlane",)
     directory: Path = DEFAULT_FASTLANE_DIR
-    # A block's limit: installing and starting the harness, then each request's share.
+    # A block's limit: starting the harness, then each request's share (also the limit of each
+    # preparation lane: the Android harness's build and install).
     base_timeout_s: float = 900.0
     per_request_s: float = 1.0
     max_timeout_s: float = 4 * 3600.0

@@ -209,6 +209,7 @@ class FakeAdbServer:
         self._lock = threading.Lock()
         self._stops: dict[str, list[threading.Event]] = {}  # running instrumentations, per serial
         self._processes: dict[str, list[subprocess.Popen[str]]] = {}  # their harness processes
+        self.instrumentation_started = threading.Event()  # for tests: a harness test is running now
 
     @property
     def socket_spec(self) -> str:
@@ -495,6 +496,7 @@ class FakeAdbServer:
         stop = threading.Event()  # set by am force-stop
         with self._lock:
             self._stops.setdefault(device["serial"], []).append(stop)
+        self.instrumentation_started.set()
         try:
             return self._run_instrumentation(shell, device, extras, mode, stop, cut=unplug or revoked)
         finally:
