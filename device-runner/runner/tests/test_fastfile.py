@@ -7,6 +7,7 @@ rules are checked as fastlane's command_line_handler.rb defines them."""
 
 import importlib.machinery
 import importlib.util
+import os
 import re
 import shlex
 import subprocess
@@ -255,3 +256,35 @@ def test_fake_follows_fastlanes_command_line_rules(tmp_path):
     assert "Driving the lane 'android build_harness'" in build.stdout
     assert "apk_dir: is required" in build.stderr
     assert re.search(r"^\[\d\d:\d\d:\d\d\]: Driving the lane", build.stdout, re.MULTILINE)
+
+
+def test_fake_lane_ends_as_fastlane_does(lab, tmp_path):
+    """Exit 0 and fastlane's success line; a failed gradle call is `[!] Exit status of command
+    '…' was 1 instead of 0.` on stderr and exit 1; bench never judges: an instrumentation that
+    cannot start still ends the lane 0, its raw output in the file."""
+    fake = str(scenario.BIN_DIR / "fastlane")
+    lab.set(android=[scenario.android_device("R5CT1234")], fastlane={"mode": "build_failure"})
+    env = {"LATENCYLAB_TARGET_CA": str(tmp_path / "ca.pem")}
+    (tmp_path / "ca.pem").write_text("not read by the fake\n")
+
+    def run(*args):
+        return subprocess.run([fake, "android", *args], capture_output=True, text=True, timeout=60,
+                              cwd=DEVICE_RUNNER / "fastlane", env={**os.environ, **env})
+
+    failed = run("build_harness", f"apk_dir:{tmp_path / 'apks'}")
+    assert failed.returncode == 1
+    assert re.search(r"\[!\] Exit status of command '.*assembleDebug .*' was 1 instead of 0\.", failed.stderr)
+    assert "FAILURE: Build failed with an exception." in failed.stdout
+    lab.set(fastlane={"mode": "run"})
+    built = run("build_harness", f"apk_dir:{tmp_path / 'apks'}")
+    assert built.returncode == 0, built.stderr
+    assert built.stdout.rstrip().endswith("fastlane.tools finished successfully 🎉")
+    assert "BUILD SUCCESSFUL in 41s" in built.stdout
+    job = tmp_path / "job.json"
+    job.write_text("{}")
+    raw = tmp_path / "am.txt"
+    bench = run("bench", "serial:R5CT1234", f"job:{job}", f"out:{tmp_path / 'out.json'}", f"instrumentation:{raw}")
+    assert bench.returncode == 0, bench.stderr
+    assert "Unable to find instrumentation info for: ComponentInfo{" in raw.read_text()
+    assert "am instrument exited 1" in bench.stdout
+    assert "no result to pull: adb pull exited 1" in bench.stdout
