@@ -43,7 +43,8 @@ class Lab:
             world.update(parts)
 
     def settings(self, target: ReferenceTarget, **overrides: Any) -> PhoneSettings:
-        lane = LaneSettings(command=(str(scenario.BIN_DIR / "fastlane"),), directory=self.dir,
+        # The checkout's fastlane/ folder, as a lab's config names it: the lanes read the harness beside it.
+        lane = LaneSettings(command=(str(scenario.BIN_DIR / "fastlane"),), directory=lab_process.FASTLANE_DIR,
                             base_timeout_s=overrides.pop("timeout_s", 120.0), per_request_s=0.5)
         return PhoneSettings(target=target, work_dir=self.dir / "work", lane=lane,
                              limits=overrides.pop("limits", GateThresholds()), **overrides)

@@ -18,6 +18,7 @@ from latencylab_runner.agent.fleet import Fleet
 from latencylab_runner.devices.model import DeviceStatus
 from latencylab_runner.drivers.job_exchange import JobExchange
 from latencylab_runner.drivers.targets import ReferenceTarget
+from latencylab_runner.phone_simulator import lab as lab_process
 
 SPEC = {"name": "fleet", "seed": 1, "blocks": 1, "timeout_s": 10, "baseline_arm": "h2",
         "workload": {"kind": "api", "rounds": 1, "calls": 2, "request_bytes": 64, "warmup": 0},
@@ -172,7 +173,8 @@ def write_config(path: Path, backend, lab, target_server, **extra):
               "target": {"host": "127.0.0.1", "plain_port": target_server.plain_port,
                          "tls_port": target_server.tls_port, "server_name": "localhost",
                          "ca_file": str(target_server.ca_file)},
-              "fastlane": {"command": [str(scenario.BIN_DIR / "fastlane")], "dir": str(lab.dir), "base_timeout_s": 15,
+              "fastlane": {"command": [str(scenario.BIN_DIR / "fastlane")], "dir": str(lab_process.FASTLANE_DIR),
+                           "base_timeout_s": 15,
                            "per_request_s": 0},
               "work_dir": str(lab.dir / "work"), **extra}
     path.write_text(json.dumps(config))

@@ -1,111 +1,108 @@
 """The lane runner and the end classification: a bounded log tail, a time limit that
-kills the lane's whole process group, the instrumentation status lines and xcodebuild's
+kills the lane's whole process group, `am instrument -w -r`'s raw output and xcodebuild's
 test lines parsed as the real tools print them, and artifacts bounded to the backend's
-limits."""
+limits. Every form of `am instrument`'s output is a golden transcript
+(phone_simulator/transcripts/, sources in its README.md) with a tested outcome."""
 
 import sys
 import threading
 from pathlib import Path
 
+import pytest
+
 from latencylab_runner.agent.client import RunnerClient
 from latencylab_runner.drivers.artifacts import MAX_PER_RUN, RunArtifacts
 from latencylab_runner.drivers.fastlane import ARTIFACT_LIMIT, BoundedTail, run_lane
-from latencylab_runner.drivers.outcome import android_end, ios_end, parse_instrumentation, parse_xctest
+from latencylab_runner.drivers.outcome import android_end, ios_end, lane_failure, parse_instrumentation, parse_xctest
+from latencylab_runner.phone_simulator.golden import TRANSCRIPTS, transcript
 
-# Assembled from Instrument.java / InstrumentationResultPrinter / JUnit TextListener
-# (device-lab-formats.md §1.6), as fastlane's gradle action relays them (`[time]: ▸ `).
-PASS = """INSTRUMENTATION_STATUS: class=dev.latencylab.bench.BenchTest
-INSTRUMENTATION_STATUS: current=1
-INSTRUMENTATION_STATUS: id=AndroidJUnitRunner
-INSTRUMENTATION_STATUS: numtests=1
-INSTRUMENTATION_STATUS: stream=
-dev.latencylab.bench.BenchTest:
-INSTRUMENTATION_STATUS: test=runBench
-INSTRUMENTATION_STATUS_CODE: 1
-INSTRUMENTATION_STATUS: class=dev.latencylab.bench.BenchTest
-INSTRUMENTATION_STATUS: current=1
-INSTRUMENTATION_STATUS: id=AndroidJUnitRunner
-INSTRUMENTATION_STATUS: numtests=1
-INSTRUMENTATION_STATUS: stream=.
-INSTRUMENTATION_STATUS: test=runBench
-INSTRUMENTATION_STATUS_CODE: 0
-INSTRUMENTATION_RESULT: stream=
+STACK = ("java.lang.AssertionError: p50 missing\n\tat dev.latencylab.harness.BenchTest.runJob(BenchTest.kt:42)")
 
-Time: 1.234
-
-OK (1 test)
-
-
-INSTRUMENTATION_CODE: -1
-"""
-FAILURE_TAIL = """INSTRUMENTATION_STATUS: class=dev.latencylab.bench.BenchTest
-INSTRUMENTATION_STATUS: current=1
-INSTRUMENTATION_STATUS: id=AndroidJUnitRunner
-INSTRUMENTATION_STATUS: numtests=1
-INSTRUMENTATION_STATUS: stack=java.lang.AssertionError: p50 missing
-\tat dev.latencylab.bench.BenchTest.runBench(BenchTest.kt:42)
-INSTRUMENTATION_STATUS: stream=
-Error in runBench(dev.latencylab.bench.BenchTest):
-java.lang.AssertionError: p50 missing
-\tat dev.latencylab.bench.BenchTest.runBench(BenchTest.kt:42)
-INSTRUMENTATION_STATUS: test=runBench
-INSTRUMENTATION_STATUS_CODE: -2
-INSTRUMENTATION_RESULT: stream=
-
-Time: 2.5
-There was 1 failure:
-1) runBench(dev.latencylab.bench.BenchTest)
-java.lang.AssertionError: p50 missing
-\tat dev.latencylab.bench.BenchTest.runBench(BenchTest.kt:42)
-
-FAILURES!!!
-Tests run: 1,  Failures: 1
-
-
-INSTRUMENTATION_CODE: -1
-"""
-START = PASS.split("INSTRUMENTATION_STATUS_CODE: 1\n")[0] + "INSTRUMENTATION_STATUS_CODE: 1\n"
+# transcript → (error kind, words the runner's message must carry); None: the result document decides.
+OUTCOMES = {
+    "am-instrument-pass.txt": None,
+    "am-instrument-failure.txt": ("test_failure", "java.lang.AssertionError: p50 missing"),
+    "am-instrument-error.txt": ("test_failure", "NullPointerException: job document has no arms"),
+    "am-instrument-ignored.txt": ("test_failure", "did not run (ignored"),
+    "am-instrument-assumption-failure.txt": ("test_failure",
+                                             "assumption failure: org.junit.AssumptionViolatedException"),
+    "am-instrument-process-crashed.txt": ("test_failure", "crashed on the device: Process crashed."),
+    "am-instrument-crashed-before-the-test.txt": ("test_failure", "Process crashed."),
+    "am-instrument-crashed-with-exception.txt": ("test_failure", "java.lang.OutOfMemoryError "
+                                                                 "(java.lang.OutOfMemoryError: Failed to allocate"),
+    "am-instrument-unable-to-instantiate.txt": ("test_failure", "Unable to instantiate instrumentation"),
+    "am-instrument-not-installed.txt": ("build_failure", "Unable to find instrumentation info for: ComponentInfo{"
+                                                         "dev.latencylab.harness.test/"),
+    "am-instrument-failed-legacy.txt": ("build_failure", "Unable to find instrumentation target package"),
+    "am-instrument-system-crashed.txt": ("device_lost", "INSTRUMENTATION_ABORTED: System has crashed."),
+    "am-instrument-cut-short.txt": ("runner_fault", "INSTRUMENTATION_CODE missing"),
+    "am-instrument-bad-component.txt": ("runner_fault", "Bad component name: dev.latencylab.harness.test"),
+    "am-instrument-no-tests.txt": ("test_failure", "ran no test"),
+}
+KINDS = {"test_failure": "failed", "build_failure": "infra_error", "device_lost": "infra_error",
+         "runner_fault": "infra_error"}
 
 
 def as_fastlane(text):
     return "".join(f"[12:00:01]: ▸ {line}\n" for line in text.splitlines())
 
 
-def test_instrumentation_pass():
-    parsed = parse_instrumentation(as_fastlane(PASS))
-    assert (parsed.started, parsed.passed, parsed.failed, parsed.finished, parsed.summary_ok) == (1, 1, [], True, 1)
-    assert android_end(as_fastlane(PASS)) is None
+def test_every_am_instrument_transcript_has_an_outcome_and_a_source():
+    names = {path.name for path in TRANSCRIPTS.glob("am-instrument-*.txt")}
+    assert names == set(OUTCOMES)
+    sources = (TRANSCRIPTS / "README.md").read_text()
+    for name in {path.name for path in TRANSCRIPTS.glob("*.txt")}:
+        assert f"`{name}`" in sources, f"{name} has no source in transcripts/README.md"
 
 
-def test_instrumentation_failure_despite_exit_code_0():
-    text = as_fastlane(START + FAILURE_TAIL)
+@pytest.mark.parametrize("name", sorted(OUTCOMES))
+@pytest.mark.parametrize("framing", ["raw", "crlf", "fastlane"])
+def test_am_instrument_outcome(name, framing):
+    text = transcript(name, stack=STACK, out="/sdcard/Android/media/dev.latencylab.harness/latencylab/r.json",
+                      samples=12)
+    text = {"raw": text, "crlf": text.replace("\n", "\r\n"), "fastlane": as_fastlane(text)}[framing]
+    failure = android_end(text)
+    expected = OUTCOMES[name]
+    if expected is None:
+        assert failure is None, failure and failure.message
+        return
+    kind, says = expected
+    assert failure is not None
+    assert (failure.error_kind, failure.status) == (kind, KINDS[kind]), failure.message
+    assert says in failure.message, failure.message
+
+
+def test_the_pass_counts_its_test_and_ignores_the_harness_progress_bundle():
+    parsed = parse_instrumentation(transcript("am-instrument-pass.txt", out="/x/r.json", samples=12))
+    assert (parsed.started, parsed.passed, parsed.failed, parsed.finished, parsed.code, parsed.summary_ok) == (
+        1, 1, [], True, -1, 1)
+
+
+def test_a_status_code_glued_to_a_stack_line_still_parses():
+    # ddmlib's testParse_invalidCode: stderr's stack interleaved with the status lines.
+    parsed = parse_instrumentation(
+        "android.util.AndroidException: INSTRUMENTATION_FAILED: foo/foo\n"
+        "INSTRUMENTATION_STATUS: id=ActivityManagerService\n"
+        "INSTRUMENTATION_STATUS: Error=Unable to find instrumentation target package: foo\n"
+        "INSTRUMENTATION_STATUS_CODE: -1at com.android.commands.am.Am.runInstrument(Am.java:532)\n")
+    assert parsed.start_error == "Unable to find instrumentation target package: foo"
+
+
+def test_a_failure_keeps_the_first_line_of_its_stack():
+    text = transcript("am-instrument-failure.txt", stack=STACK)
     parsed = parse_instrumentation(text)
     assert parsed.failed == ["java.lang.AssertionError: p50 missing"]
     assert parsed.summary_failures
-    failure = android_end(text)
-    assert (failure.error_kind, failure.status) == ("test_failure", "failed")
-    assert "p50 missing" in failure.message
 
 
-def test_instrumentation_cut_short_and_not_installed():
-    cut = android_end(as_fastlane(START))
-    assert cut.error_kind == "test_failure"  # the harness died: it ran and failed, no one's fault to count
-    assert "INSTRUMENTATION_CODE missing" in cut.message
-    missing = android_end("onError: commandError=true message=INSTRUMENTATION_FAILED: dev.x.test/androidx.test."
-                          "runner.AndroidJUnitRunner\n")
-    assert missing.error_kind == "build_failure"
-    assert "INSTRUMENTATION_FAILED" in missing.message
-    aborted = android_end(START + "INSTRUMENTATION_ABORTED: System has crashed.\n")
-    assert aborted.error_kind == "device_lost"  # the phone's own system server died
-    assert "System has crashed" in aborted.message
-
-
-def test_gradle_build_failure_before_any_test():
-    log = as_fastlane("FAILURE: Build failed with an exception.\n\n* What went wrong:\nExecution failed for task "
-                      "':app:compileDebugKotlin'.\n\nBUILD FAILED in 14s")
-    failure = android_end(log)
-    assert failure.error_kind == "build_failure"
-    assert "Build failed" in failure.message
+def test_lane_failure_names_gradles_answer_adbs_failure_or_fastlanes_message():
+    assert lane_failure(as_fastlane(transcript("gradle-compile-failure.txt"))) == (
+        "Execution failed for task ':app:compileDebugKotlin'.")
+    assert lane_failure("[12:00:01]: ▸ Performing Streamed Install\n[12:00:01]: ▸ adb: failed to install /a/app.apk: "
+                        "Failure [INSTALL_FAILED_INSUFFICIENT_STORAGE]\n") == (
+        "adb: failed to install /a/app.apk: Failure [INSTALL_FAILED_INSUFFICIENT_STORAGE]")
+    assert lane_failure("[12:00:01]: fastlane finished with errors\n\n[!] dev.latencylab.harness is not installed on "
+                        "R5CT1234\n") == "dev.latencylab.harness is not installed on R5CT1234"
 
 
 def test_xcodebuild_lines():

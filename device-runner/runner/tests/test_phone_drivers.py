@@ -10,6 +10,7 @@ fakes never fabricate numbers) and skip, naming the missing jar, until it is bui
 
 import json
 import os
+import subprocess
 import threading
 import time
 
@@ -21,6 +22,7 @@ from latencylab_tools.target import content
 
 from latencylab_runner.agent.client import RunnerClient
 from latencylab_runner.devices.gate import GateThresholds
+from latencylab_runner.drivers.android_harness import harness_version
 from latencylab_runner.drivers.ios import neighbour_address
 from latencylab_runner.drivers.job_exchange import JobExchange
 from latencylab_runner.drivers.server_stacks import reference_target_software
@@ -126,14 +128,21 @@ def _alive(pid):
 def test_android_build_failure(lab, backend, reference):
     lab.set(android=[scenario.android_device(PIXEL)], fastlane={"mode": "build_failure"})
     run_id, finish = execute(lab.android_driver(reference), backend, PIXEL)
-    assert_failed(backend, run_id, finish, kind="build_failure", says="Build failed")
-    assert "BUILD FAILED" in artifact(backend, run_id, "fastlane.log").decode()
+    # Gradle's own answer to "What went wrong", from build_harness's log (kept as the evidence).
+    assert_failed(backend, run_id, finish, kind="build_failure",
+                  says="did not build: Execution failed for task ':app:compileDebugKotlin'.")
+    log = artifact(backend, run_id, "fastlane.log").decode()
+    assert "BUILD FAILED in 14s" in log
+    assert "Driving the lane 'android build_harness'" in log
+    assert lab.world()["android"][0]["installed"] == {}
 
 
-def test_android_harness_not_installed_is_a_build_failure(lab, backend, reference):
-    lab.set(android=[scenario.android_device(PIXEL, instrumentation="not_installed")])
+def test_android_install_failure_is_a_build_failure(lab, backend, reference):
+    lab.set(android=[scenario.android_device(PIXEL, install_failure="INSTALL_FAILED_INSUFFICIENT_STORAGE")])
     run_id, finish = execute(lab.android_driver(reference), backend, PIXEL)
-    assert_failed(backend, run_id, finish, kind="build_failure", says="INSTRUMENTATION_FAILED")
+    # The real adb client's words for PackageManager's answer.
+    assert_failed(backend, run_id, finish, kind="build_failure", says="Failure [INSTALL_FAILED_INSUFFICIENT_STORAGE]")
+    assert "adb: failed to install" in artifact(backend, run_id, "fastlane.log").decode()
 
 
 def test_android_test_failure_reported_by_the_instrumentation(lab, backend, reference):
@@ -142,6 +151,94 @@ def test_android_test_failure_reported_by_the_instrumentation(lab, backend, refe
     # am instrument exited 0: only the status lines say the test failed.
     assert_failed(backend, run_id, finish, status="failed", kind="test_failure", says="AssertionError")
     assert "FAILURES!!!" in artifact(backend, run_id, "fastlane.log").decode()
+
+
+def test_android_harness_crash_is_a_test_failure(lab, backend, reference):
+    lab.set(android=[scenario.android_device(PIXEL, instrumentation="crash")])
+    run_id, finish = execute(lab.android_driver(reference), backend, PIXEL)
+    # ActivityManager's "Process crashed." with INSTRUMENTATION_CODE 0: the harness's fault, not the phone's.
+    assert_failed(backend, run_id, finish, status="failed", kind="test_failure", says="Process crashed.")
+
+
+def test_android_system_server_crash_loses_the_device(lab, backend, reference):
+    lab.set(android=[scenario.android_device(PIXEL, instrumentation="system_crash")])
+    run_id, finish = execute(lab.android_driver(reference), backend, PIXEL)
+    assert_failed(backend, run_id, finish, kind="device_lost", says="INSTRUMENTATION_ABORTED: System has crashed.")
+
+
+def test_android_harness_is_built_once_and_installed_once_per_phone(lab, backend, reference):
+    galaxy = "RFCX21"
+    lab.set(android=[scenario.android_device(PIXEL, instrumentation="fail"),
+                     scenario.android_device(galaxy, model="Galaxy S24", instrumentation="fail")])
+    driver = lab.android_driver(reference)
+    for serial in (PIXEL, galaxy, PIXEL, galaxy):
+        run_id, finish = execute(driver, backend, serial, spec={**SPEC, "blocks": 1})
+        assert_failed(backend, run_id, finish, status="failed", kind="test_failure", says="AssertionError")
+    world = lab.world()
+    assert world["harness_builds"] == 1
+    code, name = harness_version(scenario.DEVICE_RUNNER)
+    for phone in world["android"]:
+        assert phone["installs"] == 2, phone  # the app and its test APK, once
+        assert {pkg: v["versionCode"] for pkg, v in phone["installed"].items()} == {
+            "dev.latencylab.harness": int(code), "dev.latencylab.harness.test": int(code)}
+        assert {v["versionName"] for v in phone["installed"].values()} == {name}
+    # Uninstalled behind the runner's back: the next run's preflight sees it and installs again.
+    for package in ("dev.latencylab.harness.test", "dev.latencylab.harness"):
+        done = subprocess.run(["adb", "-s", PIXEL, "uninstall", package], capture_output=True, text=True, timeout=30)
+        assert done.stdout.strip() == "Success", done
+    execute(driver, backend, PIXEL, spec={**SPEC, "blocks": 1})
+    assert next(p for p in lab.world()["android"] if p["serial"] == PIXEL)["installs"] == 4
+    assert lab.world()["harness_builds"] == 1
+
+
+def test_android_uninstall_deletes_the_apps_media_directory(lab, backend, reference):
+    """What the Android Gradle plugin's uninstall after connectedAndroidTest did to every result."""
+    lab.set(android=[scenario.android_device(PIXEL, instrumentation="fail")])
+    execute(lab.android_driver(reference), backend, PIXEL, spec={**SPEC, "blocks": 1})
+    result = lab.dir / "result.json"
+    result.write_text("{}")
+    remote = "/sdcard/Android/media/dev.latencylab.harness/latencylab/result.json"
+    pushed = subprocess.run(["adb", "-s", PIXEL, "push", str(result), remote], capture_output=True, timeout=30)
+    assert pushed.returncode == 0
+    done = subprocess.run(["adb", "-s", PIXEL, "uninstall", "dev.latencylab.harness"], capture_output=True, text=True,
+                          timeout=30)
+    assert done.stdout.strip() == "Success"
+    result.unlink()
+    pulled = subprocess.run(["adb", "-s", PIXEL, "pull", remote, str(result)], capture_output=True, text=True,
+                            timeout=30)
+    assert pulled.returncode == 1
+    assert "No such file or directory" in pulled.stdout + pulled.stderr
+    again = subprocess.run(["adb", "-s", PIXEL, "uninstall", "dev.latencylab.harness"], capture_output=True,
+                           text=True, timeout=30)
+    assert (again.returncode, again.stdout.strip()) == (1, "Failure [DELETE_FAILED_INTERNAL_ERROR]")
+
+
+def test_android_time_limit_force_stops_the_harness_on_the_phone(lab, backend, reference):
+    lab.set(android=[scenario.android_device(PIXEL, instrumentation="hang")])
+    run_id, finish = execute(lab.android_driver(reference, timeout_s=20), backend, PIXEL)
+    assert_failed(backend, run_id, finish, kind="timeout", says="limit")
+    # Killing the lane (and its adb client) left the instrumentation running: the runner force-stopped it.
+    assert lab.world()["android"][0]["force_stops"] == 1
+    assert all(stop.is_set() for stop in lab.adb._stops.get(PIXEL, []))
+
+
+def test_android_cancel_force_stops_the_harness_on_the_phone(lab, backend, reference):
+    lab.set(android=[scenario.android_device(PIXEL, instrumentation="hang")])
+    cancelled, ended = threading.Event(), {}
+    driver = lab.android_driver(reference)
+
+    def run():
+        ended["run"] = execute(driver, backend, PIXEL, cancelled=cancelled)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    assert lab.adb.instrumentation_started.wait(120), "the harness test never started"
+    cancelled.set()
+    thread.join(120)
+    run_id, finish = ended["run"]
+    assert finish is None  # a cancelled run is the server's to end
+    assert lab.world()["android"][0]["force_stops"] == 1
+    assert all(stop.is_set() for stop in lab.adb._stops.get(PIXEL, []))
 
 
 @pytest.mark.parametrize("platform", ["android", "ios"])

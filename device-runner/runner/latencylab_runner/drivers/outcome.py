@@ -1,10 +1,11 @@
 """How a block on a phone ended, from evidence rather than exit codes.
 
-`am instrument` exits 0 when the test failed, fastlane exits 1 when a harmless post-step
-failed, and a phone can vanish with the lane still printing: so the end is judged from
-the instrumentation status lines (AndroidJUnitRunner's InstrumentationResultPrinter),
-xcodebuild's test lines, whether the tool still lists the device, and the result
-document itself — in that order — into the contract's error kinds."""
+`am instrument` exits 0 when the test failed or the harness crashed, and a phone can vanish
+with the lane still printing: so the end is judged from `am instrument -w -r`'s raw
+output (the bench lane writes it to a file beside the result: Instrument.java's raw
+TextStatusReporter, AndroidJUnitRunner's InstrumentationResultPrinter, ActivityManager's
+crash reports), xcodebuild's test lines, whether the tool still lists the device, and the
+result document itself — in that order — into the contract's error kinds."""
 
 from __future__ import annotations
 
@@ -40,24 +41,42 @@ class BlockFailure(Exception):
 
 @dataclass
 class Instrumentation:
-    """What `am instrument -r` printed (ddmlib's InstrumentationResultParser rules: a line
-    without a known prefix continues the previous value)."""
+    """What `am instrument -w -r` printed, read as ddmlib's InstrumentationResultParser reads
+    it: a line without a known prefix continues the previous key's value; a status bundle
+    ends at its INSTRUMENTATION_STATUS_CODE, the run at INSTRUMENTATION_CODE."""
 
     started: int = 0  # tests started (status code 1)
     passed: int = 0  # status code 0
-    failed: list[str] = field(default_factory=list)  # the first line of each failure's stack
+    failed: list[str] = field(default_factory=list)  # -2 (failure) and -1 (error): each stack's first line
+    skipped: list[str] = field(default_factory=list)  # -3 (ignored) and -4 (assumption failure)
     finished: bool = False  # INSTRUMENTATION_CODE seen
-    command_error: str | None = None  # `onError: commandError=true message=…`
-    aborted: str | None = None  # INSTRUMENTATION_ABORTED / INSTRUMENTATION_FAILED text
+    code: int | None = None  # its value: -1 RESULT_OK, 0 RESULT_CANCELED (the process died)
+    result: dict[str, str] = field(default_factory=dict)  # the INSTRUMENTATION_RESULT bundle
+    start_error: str | None = None  # ActivityManagerService's `Error=` bundle: the instrumentation never started
+    command_error: str | None = None  # `onError: commandError=true message=…` (am refused or failed the command)
+    aborted: str | None = None  # `onError: commandError=false message=…` / INSTRUMENTATION_ABORTED
+    instrumentation_failed: str | None = None  # a bare `INSTRUMENTATION_FAILED: <component>` line
     summary_ok: int | None = None  # `OK (n tests)`
     summary_failures: bool = False  # `FAILURES!!!`
 
     @property
     def seen(self) -> bool:
-        return bool(self.started or self.finished or self.command_error or self.aborted)
+        return bool(self.started or self.finished or self.command_error or self.aborted or self.start_error
+                    or self.instrumentation_failed)
+
+    @property
+    def crash(self) -> str | None:
+        """AMS's report of the instrumented process dying (`shortMsg`, and `longMsg` for an exception)."""
+        short = self.result.get("shortMsg")
+        if short is None:
+            return None
+        long = self.result.get("longMsg")
+        return f"{short.strip()} ({long.strip()})" if long and long.strip() != short.strip() else short.strip()
 
 
 _LOG_PREFIX = re.compile(r"^(?:\[\d\d:\d\d:\d\d\]: )?(?:▸ )?")
+_STATUS, _STATUS_CODE = "INSTRUMENTATION_STATUS: ", "INSTRUMENTATION_STATUS_CODE: "
+_RESULT, _CODE = "INSTRUMENTATION_RESULT: ", "INSTRUMENTATION_CODE: "
 
 
 def _strip(line: str) -> str:
@@ -65,44 +84,75 @@ def _strip(line: str) -> str:
     return _LOG_PREFIX.sub("", line, count=1)
 
 
+def _code(value: str) -> int | None:
+    """A status code; ddmlib's data has one glued to a stack line (`-1at com.android…`)."""
+    match = re.match(r"\s*(-?\d+)", value)
+    return int(match.group(1)) if match else None
+
+
+def _first_line(text: str | None, fallback: str) -> str:
+    lines = [line.strip() for line in (text or "").strip().splitlines() if line.strip()]
+    return lines[0] if lines else fallback
+
+
 def parse_instrumentation(text: str) -> Instrumentation:
     result = Instrumentation()
     bundle: dict[str, str] = {}
+    target: dict[str, str] | None = None  # the bundle the current key belongs to
     key: str | None = None
     for raw in text.splitlines():
-        line = _strip(raw)
-        if line.startswith("INSTRUMENTATION_STATUS: "):
-            key, _, value = line[len("INSTRUMENTATION_STATUS: "):].partition("=")
-            bundle[key] = value
-        elif line.startswith("INSTRUMENTATION_STATUS_CODE: "):
-            code = int(line.split(":", 1)[1].strip() or 0)
-            if code == 1:
-                result.started += 1
-            elif code == 0:
-                result.passed += 1
-            elif code in (-1, -2):  # error, failure (-3 ignored, -4 assumption failure: not a failure)
-                stack = bundle.get("stack") or bundle.get("stream") or f"status code {code}"
-                result.failed.append(stack.strip().splitlines()[0] if stack.strip() else f"status code {code}")
-            bundle, key = {}, None
-        elif line.startswith("INSTRUMENTATION_RESULT: "):
-            key, _, value = line[len("INSTRUMENTATION_RESULT: "):].partition("=")
-            bundle = {key: value}
-        elif line.startswith("INSTRUMENTATION_CODE: "):
-            result.finished = True
-            key = None
-        elif line.startswith("INSTRUMENTATION_ABORTED: ") or line.startswith("INSTRUMENTATION_FAILED: "):
-            result.aborted = line
-        elif line.startswith("onError: commandError=true"):
-            result.command_error = line.partition("message=")[2] or line
+        line = _strip(raw).rstrip("\r")
+        if line.startswith(_STATUS):
+            key, _, value = line[len(_STATUS):].partition("=")
+            bundle[key], target = value, bundle
+        elif line.startswith(_STATUS_CODE):
+            _status(result, _code(line[len(_STATUS_CODE):]), bundle)
+            bundle, target, key = {}, None, None
+        elif line.startswith(_RESULT):
+            key, _, value = line[len(_RESULT):].partition("=")
+            result.result[key], target = value, result.result
+        elif line.startswith(_CODE):
+            result.finished, result.code = True, _code(line[len(_CODE):])
+            target, key = None, None
+        elif line.startswith("onError: "):
+            message = line.partition(" message=")[2] or line
+            if "commandError=true" in line:
+                result.command_error = message
+            else:
+                result.aborted = message
+            target, key = None, None
+        elif line.startswith("INSTRUMENTATION_ABORTED: "):
+            result.aborted = result.aborted or line
+            target, key = None, None
+        elif line.startswith("INSTRUMENTATION_FAILED: "):
+            result.instrumentation_failed = line
+            target, key = None, None
         else:
-            if key is not None:
-                bundle[key] = bundle.get(key, "") + "\n" + line
+            if target is not None and key is not None:
+                target[key] = target[key] + "\n" + line
             match = re.match(r"^OK \((\d+) tests?\)$", line.strip())
             if match:
                 result.summary_ok = int(match.group(1))
             elif line.strip() == "FAILURES!!!":
                 result.summary_failures = True
     return result
+
+
+def _status(result: Instrumentation, code: int | None, bundle: dict[str, str]) -> None:
+    if code == 1:
+        result.started += 1
+    elif code == 0:
+        result.passed += 1
+    elif code in (-1, -2) and "test" not in bundle and ("Error" in bundle or
+                                                      bundle.get("id") == "ActivityManagerService"):
+        # ActivityManagerService.reportStartInstrumentationFailureLocked: no test, the run never began.
+        result.start_error = _first_line(bundle.get("Error"), "the instrumentation could not start")
+    elif code in (-1, -2):
+        result.failed.append(_first_line(bundle.get("stack") or bundle.get("stream"), f"status code {code}"))
+    elif code in (-3, -4):
+        what = "ignored" if code == -3 else "assumption failure"
+        result.skipped.append(f"{what}: {_first_line(bundle.get('stack'), bundle.get('test') or 'the test')}")
+    # 2 and other codes are the harness's own progress bundles (latencylab_progress, latencylab_result).
 
 
 @dataclass
@@ -148,39 +198,49 @@ def parse_xctest(text: str) -> XcTest:
     return result
 
 
-_GRADLE_BUILD_ERRORS = ("FAILURE: Build failed with an exception", "Couldn't find gradlew", "INSTALL_FAILED",
-                        "Installation failed", "Compilation error", "Could not find lane")
-
-
-# The app under instrumentation crashed: `am instrument -r` ends with this result bundle,
-# Gradle's connectedAndroidTest reports it as the run's failure.
-_HARNESS_CRASHED = ("INSTRUMENTATION_RESULT: shortMsg=Process crashed", "failed due to 'Process crashed.'")
-
-
 def android_end(text: str) -> BlockFailure | None:
-    """A failure the lane's log proves, or None (then the result document decides)."""
+    """What `am instrument -w -r` proves about the block, or None (then the result document
+    decides). Every form of its output maps to one error kind (the table in
+    docs/device-lab.md §8; the forms are in phone_simulator/transcripts/)."""
     inst = parse_instrumentation(text)
-    if inst.command_error:
-        return BlockFailure("build_failure", f"the harness test app is not installed: {inst.command_error}")
-    if not inst.started and any(marker in text for marker in _GRADLE_BUILD_ERRORS):
-        line = next(_strip(line) for line in text.splitlines() if any(m in line for m in _GRADLE_BUILD_ERRORS))
-        return BlockFailure("build_failure", f"the harness did not build or install: {line.strip()}")
-    if inst.failed or inst.summary_failures:
-        detail = inst.failed[0] if inst.failed else "FAILURES!!!"
-        return BlockFailure("test_failure", f"the harness test failed on the device: {detail}")
-    # Who is blamed (error-kinds.json): the phone only for what is the phone's own (its
-    # system server died); a harness that crashed or died ran and failed (test_failure),
-    # which is neither the phone's nor the lab's fault to count.
-    if inst.aborted and "System has crashed" in inst.aborted:
-        return BlockFailure("device_lost", f"the phone's system crashed mid-block: {inst.aborted}")
+    if inst.command_error and "INSTRUMENTATION_FAILED" not in inst.command_error and not inst.start_error:
+        return BlockFailure("runner_fault", f"am instrument refused the lane's command: {inst.command_error}")
+    not_started = inst.start_error or inst.instrumentation_failed or inst.command_error
+    if not_started and not inst.started:
+        detail = inst.start_error or inst.command_error or inst.instrumentation_failed
+        return BlockFailure("build_failure", f"the harness instrumentation is not installed on the phone: {detail}")
+    if inst.failed:
+        return BlockFailure("test_failure", f"the harness test failed on the device: {inst.failed[0]}")
+    if inst.crash is not None:
+        return BlockFailure("test_failure", f"the harness process crashed on the device: {inst.crash}")
     if inst.aborted:
-        return BlockFailure("test_failure", f"the instrumentation was aborted: {inst.aborted}")
-    if any(marker in text for marker in _HARNESS_CRASHED):
-        return BlockFailure("test_failure", "the harness process crashed on the device (Process crashed.)")
+        return BlockFailure("device_lost", f"the phone's system server died mid-block: {inst.aborted}")
+    if inst.skipped:
+        return BlockFailure("test_failure", f"the harness test did not run ({inst.skipped[0]})")
+    if inst.summary_failures:
+        return BlockFailure("test_failure", "the harness test failed on the device: FAILURES!!!")
     if inst.started and not inst.finished:
-        return BlockFailure("test_failure", "the instrumentation ended without its result (INSTRUMENTATION_CODE "
-                                            "missing): the harness process died mid-block")
+        return BlockFailure("runner_fault", "the instrumentation ended without its result (INSTRUMENTATION_CODE "
+                                            "missing): the connection to the phone broke mid-block")
+    if inst.finished and not inst.started:
+        return BlockFailure("test_failure", "the instrumentation ran no test: the test APK has no BenchTest.runJob")
+    if inst.finished and inst.code != -1:
+        return BlockFailure("test_failure", f"the instrumentation finished with code {inst.code} (not RESULT_OK)")
     return None
+
+
+def lane_failure(text: str) -> str:
+    """The line that says why a lane failed: Gradle's `* What went wrong:` answer, adb's
+    `Failure [INSTALL_FAILED_…]`, else fastlane's `[!]` message."""
+    lines = [_strip(line).strip() for line in text.splitlines()]
+    for i, line in enumerate(lines):
+        if line == "* What went wrong:" and i + 1 < len(lines):
+            return lines[i + 1]
+    for line in lines:
+        if "Failure [" in line or "INSTALL_FAILED" in line:
+            return line
+    bang = [line[len("[!] "):] for line in lines if line.startswith("[!] ")]
+    return bang[-1] if bang else (next((line for line in reversed(lines) if line), "no output"))
 
 
 def ios_end(text: str) -> BlockFailure | None:

@@ -46,7 +46,8 @@ DEFAULT_FASTLANE_DIR = Path(__file__).resolve().parents[3] / "fastlane"  # devic
 class LaneSettings:
     command: tuple[str, ...] = ("fastlane",)
     directory: Path = DEFAULT_FASTLANE_DIR
-    # A block's limit: installing and starting the harness, then each request's share.
+    # A block's limit: starting the harness, then each request's share (also the limit of each
+    # preparation lane: the Android harness's build and install).
     base_timeout_s: float = 900.0
     per_request_s: float = 1.0
     max_timeout_s: float = 4 * 3600.0
@@ -105,6 +106,8 @@ class PhoneDriver:
             with phone_link(lease.get("network_profile"), mode=self.settings.link_mode,
                             reference=self.settings.target, serial=serial, shaper=self.settings.shaper,
                             address_of=lambda: self.device_address(serial)) as link:
+                if lease["next_block"] < spec["blocks"]:
+                    self.prepare(serial, cancelled, artifacts, lease["next_block"])
                 for block in range(lease["next_block"], spec["blocks"]):
                     if cancelled.is_set():
                         raise Cancelled()
@@ -170,11 +173,14 @@ class PhoneDriver:
         try:
             lane = self.run_lane(serial, job_path, out_path, env=link.env, cancelled=cancelled,
                                  timeout_s=self.settings.lane.timeout_for(len(job["requests"])))
+            if lane.timed_out or lane.cancelled:
+                # Killing the lane does not stop what it started on the phone.
+                self.stop_harness(serial)
             if lane.cancelled:
                 raise Cancelled()
             raw = self.collect_result(serial, out_path, lane)
             try:
-                result = self.judge(serial, job, lane, raw)
+                result = self.judge(serial, job, lane, raw, out_path)
             except BlockFailure:
                 artifacts.block_evidence(block, lane_log=lane.log, raw_result=raw, failed=True)
                 raise
@@ -183,7 +189,8 @@ class PhoneDriver:
         finally:
             self.clean_up(serial, job_path, out_path)
 
-    def judge(self, serial: str, job: dict[str, Any], lane: LaneRun, raw: bytes | None) -> dict[str, Any]:
+    def judge(self, serial: str, job: dict[str, Any], lane: LaneRun, raw: bytes | None,
+              out_path: Path) -> dict[str, Any]:
         """The block's end, from evidence: time limit, the phone's presence, the lane's log,
         then the result document. Only a valid, complete result passes."""
         if lane.start_error:
@@ -191,7 +198,7 @@ class PhoneDriver:
         if lane.timed_out:
             raise BlockFailure("timeout", f"the lane ran over its {lane.seconds:.0f} s limit and was killed")
         self.check_present(serial, self.devices.presence(serial))
-        proven = self.end_from_log(lane.text)
+        proven = self.end_of_lane(lane, out_path)
         if proven is not None:
             raise proven
         return parse_result(raw, job, lane_exit=lane.returncode)
@@ -224,6 +231,16 @@ class PhoneDriver:
             return None
 
     # -- per platform --------------------------------------------------------
+    def prepare(self, serial: str, cancelled: threading.Event, artifacts: RunArtifacts, block: int) -> None:
+        """What the phone needs before a run's first block (the Android harness installed)."""
+
+    def stop_harness(self, serial: str) -> None:
+        """Stop the harness on the phone after its lane was killed (time limit, cancel)."""
+
+    def end_of_lane(self, lane: LaneRun, out_path: Path) -> BlockFailure | None:
+        """A failure the lane's evidence proves, or None (then the result document decides)."""
+        return self.end_from_log(lane.text)
+
     def run_lane(self, serial: str, job_path: Path, out_path: Path, *, env: dict[str, str],
                  cancelled: threading.Event, timeout_s: float) -> LaneRun:
         raise NotImplementedError

@@ -13,25 +13,41 @@ client): each request is 4 hex digits of length + the service name; the answer i
 - `shell,v2,…:CMD` (shell protocol v2 packets: id byte, u32 LE length, data; exit code in
   an id-3 packet), `shell:CMD` (raw), `exec:CMD` (raw) for `getprop`, `dumpsys battery`,
   `dumpsys thermalservice`, `am instrument -w -r …`;
-- `sync:` with STAT/STA2/LST2/RECV/SEND/QUIT (file_sync_protocol.h) for push and pull.
+- `sync:` with STAT/STA2/LST2/RECV/SEND/QUIT (file_sync_protocol.h) for push and pull;
+- `abb_exec:package\0install\0…\0-S\0SIZE` (or `exec:cmd package install … -S SIZE`): the
+  client's streamed install (adb `install_app_streamed`), the APK's bytes after OKAY, then
+  `Success` or `Failure [INSTALL_FAILED_…]` (PackageManagerShellCommand);
+- `cmd package uninstall PKG` / `pm uninstall PKG`, which delete the app's data the way
+  PackageManager does: its /data/data and its external data, obb and media directories;
+- `dumpsys package PKG`, `am force-stop PKG`.
 
-Each device's storage is a directory; `am instrument` of the harness test runs the real
-Kotlin core (harness_core.py) on the job pushed there and writes the result there.
+Each device's storage is a directory; `am instrument` of the installed harness test runs the
+real Kotlin core (harness_core.py) on the job pushed there and writes the result there, and
+prints what the real `am instrument -w -r` prints, replayed from golden transcripts
+(transcripts/, with their sources). An APK here is the simulator's stand-in (bin/fastlane's
+build_harness writes it): a zip whose `latencylab-simulator.json` names the package, its
+version and, for a test APK, its instrumentation.
 """
 
 from __future__ import annotations
 
+import io
+import json
 import os
 import shlex
+import shutil
+import signal
 import socket
 import struct
+import subprocess
 import threading
 import time
 import traceback
+import zipfile
 from pathlib import Path
 from typing import Any
 
-from . import harness_core
+from . import golden, harness_core
 from . import scenario as scenario_file
 
 ADB_SERVER_VERSION = 41
@@ -39,8 +55,15 @@ ADB_SERVER_VERSION = 41
 FEATURES = "shell_v2,cmd,stat_v2,ls_v2,fixed_push_mkdir,apex,abb,fixed_push_symlink_timestamp,abb_exec,remount_shell"
 UNAUTHORIZED = ("device unauthorized.\nThis adb server's $ADB_VENDOR_KEYS is not set\n"
                 "Try 'adb kill-server' if that seems wrong.\nOtherwise check for a confirmation dialog on your device.")
+HARNESS_PACKAGE = "dev.latencylab.harness"
 HARNESS_COMPONENT = "dev.latencylab.harness.test/androidx.test.runner.AndroidJUnitRunner"
 TEST_CLASS, TEST_METHOD = "dev.latencylab.harness.BenchTest", "runJob"
+APK_MANIFEST = "latencylab-simulator.json"  # what the simulator's stand-in APK says about itself
+# What PackageManager deletes with a package (its internal data and its external directories).
+APP_DATA = ("/data/data/{pkg}", "/sdcard/Android/data/{pkg}", "/sdcard/Android/obb/{pkg}",
+            "/sdcard/Android/media/{pkg}")
+# The scenario's `instrumentation` modes: what the harness test does on this phone.
+INSTRUMENTATION_MODES = ("run", "fail", "crash", "hang", "malformed", "system_crash")
 SYNC_DATA_MAX = 64 * 1024
 ENOENT, S_IFREG, S_IFDIR = 2, 0o100000, 0o040000
 THERMAL_NAMES = {0: "NONE", 1: "LIGHT", 2: "MODERATE", 3: "SEVERE", 4: "CRITICAL", 5: "EMERGENCY", 6: "SHUTDOWN"}
@@ -126,6 +149,31 @@ def format_thermal(status: int, battery_temperature_tenths: int) -> str:
     )
 
 
+def format_package(package: str, installed: dict[str, Any] | None) -> str:
+    """`dumpsys package PKG` (PackageManagerService's dump, the part that names the package):
+    nothing under `Packages:` when it is not installed."""
+    head = "Activity Resolver Table:\n  Non-Data Actions:\n\nKey Set Manager:\n\nPackages:\n"
+    if installed is None:
+        return head
+    return head + (f"  Package [{package}] (4c1b2f0):\n"
+                   "    appId=10234\n"
+                   f"    pkg=Package{{9a3c1d1 {package}}}\n"
+                   f"    codePath=/data/app/~~Xr2bQ1oUe7ZcY8Kk0A==/{package}-Qw9Lw3q8kJ2vYqf0Zt1x2w==\n"
+                   "    primaryCpuAbi=null\n"
+                   "    secondaryCpuAbi=null\n"
+                   f"    versionCode={installed['versionCode']} minSdk=29 targetSdk=35\n"
+                   f"    versionName={installed['versionName']}\n"
+                   "    flags=[ DEBUGGABLE HAS_CODE ALLOW_CLEAR_USER_DATA TEST_ONLY ALLOW_BACKUP ]\n"
+                   "    timeStamp=2026-01-05 10:12:44\n")
+
+
+def _stdout_stderr(text: str, stderr_from: str) -> tuple[str, str]:
+    """A transcript whose tail (from the line starting `stderr_from`) went to stderr."""
+    lines = text.splitlines(keepends=True)
+    at = next((i for i, line in enumerate(lines) if line.startswith(stderr_from)), len(lines))
+    return "".join(lines[:at]), "".join(lines[at:])
+
+
 class ShellOutput:
     """Writes a device command's output the way the chosen shell service frames it."""
 
@@ -158,6 +206,10 @@ class FakeAdbServer:
         self._sock.bind(("127.0.0.1", 0))
         self.port = self._sock.getsockname()[1]
         self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._stops: dict[str, list[threading.Event]] = {}  # running instrumentations, per serial
+        self._processes: dict[str, list[subprocess.Popen[str]]] = {}  # their harness processes
+        self.instrumentation_started = threading.Event()  # for tests: a harness test is running now
 
     @property
     def socket_spec(self) -> str:
@@ -216,8 +268,8 @@ class FakeAdbServer:
     def _serve(self, conn: socket.socket) -> None:
         try:
             self._dispatch(conn)
-        except Closed:
-            pass
+        except (Closed, BrokenPipeError, ConnectionResetError):
+            pass  # the client went away (killed with its lane, or the cable pulled)
         except Exception:  # a fake's bug must be visible in the test output
             traceback.print_exc()
         finally:
@@ -274,6 +326,12 @@ class FakeAdbServer:
                 options, _, command = service.partition(":")
                 conn.sendall(b"OKAY")
                 self._shell(conn, device, command, v2="v2" in options.split(","))
+                return
+            if service.startswith("abb_exec:") or service.startswith("exec:cmd package install"):
+                words = (service[len("abb_exec:"):].split("\0") if service.startswith("abb_exec:")
+                         else shlex.split(service[len("exec:cmd "):]))
+                conn.sendall(b"OKAY")
+                self._install(conn, device, words)
                 return
             if service.startswith("exec:"):
                 conn.sendall(b"OKAY")
@@ -332,6 +390,14 @@ class FakeAdbServer:
             return 0
         if words[:2] == ["am", "instrument"]:
             return self._instrument(shell, device, words[2:])
+        if words[:2] == ["am", "force-stop"] and len(words) == 3:
+            self._force_stop(device, words[2])
+            return 0
+        if words[:3] == ["cmd", "package", "uninstall"] or words[:2] == ["pm", "uninstall"]:
+            return self._uninstall(shell, device, words[-1])
+        if words[:2] == ["dumpsys", "package"] and len(words) == 3:
+            shell.out(format_package(words[2], device.get("installed", {}).get(words[2])))
+            return 0
         if words[:2] == ["mkdir", "-p"] and len(words) == 3:
             self._local(device, words[2]).mkdir(parents=True, exist_ok=True)
             return 0
@@ -341,6 +407,49 @@ class FakeAdbServer:
             return 0
         shell.err(f"/system/bin/sh: {words[0] if words else ''}: inaccessible or not found\n")
         return 127
+
+    # -- packages: install, uninstall ------------------------------------------
+    def _install(self, conn: socket.socket, device: dict[str, Any], words: list[str]) -> None:
+        """PackageManagerShellCommand `install -S SIZE`: read the APK from the stream, answer
+        `Success` or `Failure [CODE: message]` (the adb client prints it and exits 1)."""
+        size = int(words[words.index("-S") + 1]) if "-S" in words else 0
+        data = _read_exact(conn, size) if size else b""
+        failure = device.get("install_failure")  # e.g. "INSTALL_FAILED_INSUFFICIENT_STORAGE"
+        try:
+            with zipfile.ZipFile(io.BytesIO(data)) as apk:
+                manifest = json.loads(apk.read(APK_MANIFEST))
+        except (KeyError, ValueError, OSError, zipfile.BadZipFile) as exc:
+            failure = failure or f"INSTALL_PARSE_FAILED_NOT_APK: Failed to parse /data/app/vmdl.tmp/base.apk: {exc}"
+            manifest = None
+        if manifest is not None and "-t" not in words and manifest.get("test_only"):
+            failure = failure or "INSTALL_FAILED_TEST_ONLY: installPackageLI"
+        if failure:
+            conn.sendall(f"Failure [{failure}]\n".encode())
+            return
+        with scenario_file.editing(self.scenario_path) as world:
+            me = next(d for d in world["android"] if d["serial"] == device["serial"])
+            me.setdefault("installed", {})[manifest["package"]] = {
+                key: manifest[key] for key in ("versionCode", "versionName", "instrumentation") if key in manifest}
+            me["installs"] = me.get("installs", 0) + 1
+        conn.sendall(b"Success\n")
+
+    def _uninstall(self, shell: ShellOutput, device: dict[str, Any], package: str) -> int:
+        """PackageManager deletes the package and its data, external media directory included."""
+        with scenario_file.editing(self.scenario_path) as world:
+            me = next(d for d in world["android"] if d["serial"] == device["serial"])
+            known = me.get("installed", {}).pop(package, None) is not None
+        if not known:
+            shell.out("Failure [DELETE_FAILED_INTERNAL_ERROR]\n")
+            return 1
+        for path in APP_DATA:
+            shutil.rmtree(self._local(device, path.format(pkg=package)), ignore_errors=True)
+        shell.out("Success\n")
+        return 0
+
+    def _installed(self, device: dict[str, Any]) -> bool:
+        installed = device.get("installed", {})
+        test = installed.get(HARNESS_COMPONENT.split("/")[0], {})
+        return HARNESS_PACKAGE in installed and test.get("instrumentation") == HARNESS_COMPONENT
 
     # -- am instrument: the harness test on the "phone" --------------------
     def _instrument(self, shell: ShellOutput, device: dict[str, Any], args: list[str]) -> int | None:
@@ -359,12 +468,16 @@ class FakeAdbServer:
             else:
                 component = args[i]
                 i += 1
-        mode = device.get("instrumentation", "run")
-        if component != HARNESS_COMPONENT or mode == "not_installed":
-            # Instrument.java: -r prints onError to stdout, the exception to stderr, exit 1.
-            shell.out(f"onError: commandError=true message=INSTRUMENTATION_FAILED: {component}\n")
-            shell.err(f"android.util.AndroidException: INSTRUMENTATION_FAILED: {component}\n"
-                      "\tat com.android.commands.am.Instrument.run(Instrument.java:519)\n")
+        if component is not None and "/" not in component:
+            out, err = _stdout_stderr(golden.transcript("am-instrument-bad-component.txt"), "Error: ")
+            shell.out(out)
+            shell.err(err)
+            return 1
+        if component != HARNESS_COMPONENT or not self._installed(device):
+            # ActivityManager reports the missing instrumentation; Instrument.run() throws, exit 1.
+            out, err = _stdout_stderr(golden.transcript("am-instrument-not-installed.txt"), "android.util.")
+            shell.out(out)
+            shell.err(err)
             return 1
         with scenario_file.editing(self.scenario_path) as world:
             me = next(d for d in world["android"] if d["serial"] == device["serial"])
@@ -377,42 +490,85 @@ class FakeAdbServer:
                 world["android"] = [d for d in world["android"] if d["serial"] != device["serial"]]
             elif revoked:
                 me["state"] = change["state"]
-        shell.out(self._status_block(1, ""))
-        if unplug or revoked:
+        mode = device.get("instrumentation", "run")
+        if mode not in INSTRUMENTATION_MODES:
+            raise ValueError(f"instrumentation: unknown mode {mode!r}; known: {', '.join(INSTRUMENTATION_MODES)}")
+        stop = threading.Event()  # set by am force-stop
+        with self._lock:
+            self._stops.setdefault(device["serial"], []).append(stop)
+        self.instrumentation_started.set()
+        try:
+            return self._run_instrumentation(shell, device, extras, mode, stop, cut=unplug or revoked)
+        finally:
+            with self._lock:
+                self._stops[device["serial"]].remove(stop)
+
+    def _run_instrumentation(self, shell: ShellOutput, device: dict[str, Any], extras: dict[str, str], mode: str,
+                             stop: threading.Event, *, cut: bool) -> int | None:
+        started, _ = golden.split_at_start(golden.transcript("am-instrument-pass.txt"))
+        crashed = golden.split_at_start(golden.transcript("am-instrument-process-crashed.txt"))[1]
+        if mode == "system_crash":
+            shell.out(golden.transcript("am-instrument-system-crashed.txt"))
+            return 0
+        shell.out(started)
+        if cut:
             # The cable is pulled (or the authorization revoked) mid-test: the stream ends
             # without an exit packet.
             time.sleep(0.2)
             shell.conn.shutdown(socket.SHUT_RDWR)
             return None
-        if mode == "crash":
-            # The harness app dies under instrumentation: ActivityManager ends the session with
-            # this result bundle, and `am instrument` still exits 0.
-            shell.out("INSTRUMENTATION_RESULT: shortMsg=Process crashed.\nINSTRUMENTATION_CODE: 0\n")
-            return 0
-        started = time.monotonic()
         failure = None
         if mode == "fail":
-            failure = "java.lang.AssertionError: harness could not run the job\n\tat " \
-                      f"{TEST_CLASS}.{TEST_METHOD}(BenchTest.kt:42)"
+            failure = (f"java.lang.AssertionError: harness could not run the job\n"
+                       f"\tat {TEST_CLASS}.{TEST_METHOD}(BenchTest.kt:42)")
+        elif mode == "crash":
+            shell.out(crashed)
+            return 0
+        elif mode == "hang":
+            stop.wait()  # until am force-stop: ActivityManager then reports the process crashed
+            shell.out(crashed)
+            return 0
         elif mode == "malformed":
             # A result cut short, as a crash mid-write leaves it: no samples, no numbers.
             self._local(device, extras["out"]).parent.mkdir(parents=True, exist_ok=True)
             self._local(device, extras["out"]).write_text('{"contract": "latencylab.result/v1", "run_id": "')
         else:
-            failure = self._run_harness(device, extras)
-        seconds = time.monotonic() - started
+            failure = self._run_harness(device, extras, stop)
+            if stop.is_set():
+                shell.out(crashed)
+                return 0
         if failure is None:
-            shell.out(self._status_block(0, "."))
-            shell.out(f"INSTRUMENTATION_RESULT: stream=\n\nTime: {seconds:.3f}\n\nOK (1 test)\n\n\n"
-                      "INSTRUMENTATION_CODE: -1\n")
+            out = self._local(device, extras["out"])
+            try:
+                samples = len(json.loads(out.read_text()).get("samples", []))
+            except (OSError, ValueError, AttributeError):
+                samples = 0
+            shell.out(golden.split_at_start(golden.transcript("am-instrument-pass.txt", out=extras["out"],
+                                                              samples=samples))[1])
         else:
-            shell.out(self._status_block(-2, f"\nError in {TEST_METHOD}({TEST_CLASS}):\n{failure}", stack=failure))
-            shell.out(f"INSTRUMENTATION_RESULT: stream=\n\nTime: {seconds:.3f}\nThere was 1 failure:\n"
-                      f"1) {TEST_METHOD}({TEST_CLASS})\n{failure}\n\nFAILURES!!!\nTests run: 1,  Failures: 1\n\n\n"
-                      "INSTRUMENTATION_CODE: -1\n")
+            shell.out(golden.split_at_start(golden.transcript("am-instrument-failure.txt", stack=failure))[1])
         return 0  # Instrument.run() ends in System.exit(0), pass or fail
 
-    def _run_harness(self, device: dict[str, Any], extras: dict[str, str]) -> str | None:
+    def _force_stop(self, device: dict[str, Any], package: str) -> None:
+        """ActivityManager kills the app's process, and with it a running instrumentation."""
+        with scenario_file.editing(self.scenario_path) as world:
+            me = next((d for d in world["android"] if d["serial"] == device["serial"]), None)
+            if me is not None:
+                me["force_stops"] = me.get("force_stops", 0) + 1
+        if package != HARNESS_PACKAGE:
+            return
+        with self._lock:
+            stops = list(self._stops.get(device["serial"], []))
+            processes = list(self._processes.get(device["serial"], []))
+        for stop in stops:
+            stop.set()
+        for process in processes:
+            try:
+                os.kill(process.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+    def _run_harness(self, device: dict[str, Any], extras: dict[str, str], stop: threading.Event) -> str | None:
         """The instrumentation test: read the job, run the core, write the result. A
         failure's text, or None."""
         if "job" not in extras or "out" not in extras:
@@ -424,24 +580,27 @@ class FakeAdbServer:
         if reason:
             return f"java.lang.IllegalStateException: {reason}"
         props, battery = device["props"], device["battery"]
-        done = harness_core.run_core(job=job, out=out, platform="android", model=props["ro.product.model"],
-                                     os_version=props["ro.build.version.release"], netns=extras.get("ll_netns"),
-                                     battery=100.0 * battery["level"] / battery.get("scale", 100),
-                                     charging=bool(battery.get("ac") or battery.get("usb") or battery.get("wireless")),
-                                     temperature=battery["temperature"] / 10)
+        serial = device["serial"]
+        charging = bool(battery.get("ac") or battery.get("usb") or battery.get("wireless"))
+
+        def track(process: subprocess.Popen[str]) -> None:
+            with self._lock:
+                self._processes.setdefault(serial, []).append(process)
+            if stop.is_set():
+                process.kill()
+
+        try:
+            done = harness_core.run_core(job=job, out=out, platform="android", model=props["ro.product.model"],
+                                         os_version=props["ro.build.version.release"], netns=device.get("netns"),
+                                         battery=100.0 * battery["level"] / battery.get("scale", 100),
+                                         charging=charging,
+                                         temperature=battery["temperature"] / 10, started=track)
+        finally:
+            with self._lock:
+                self._processes[serial] = [p for p in self._processes.get(serial, []) if p.poll() is None]
         if done.returncode != 0:
             return f"java.lang.AssertionError: harness core exited {done.returncode}\n{done.stderr[-3000:]}"
         return None
-
-    @staticmethod
-    def _status_block(code: int, stream: str, stack: str | None = None) -> str:
-        """InstrumentationResultPrinter: keys sorted, then the status code."""
-        keys = {"class": TEST_CLASS, "current": "1", "id": "AndroidJUnitRunner", "numtests": "1",
-                "stream": stream if code != 1 else f"\n{TEST_CLASS}:", "test": TEST_METHOD}
-        if stack is not None:
-            keys["stack"] = stack
-        lines = "".join(f"INSTRUMENTATION_STATUS: {k}={keys[k]}\n" for k in sorted(keys))
-        return lines + f"INSTRUMENTATION_STATUS_CODE: {code}\n"
 
     # -- sync: push and pull ---------------------------------------------
     def _local(self, device: dict[str, Any], remote: str) -> Path:

@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 from .scenario import HARNESS_JAR
@@ -40,7 +41,8 @@ def missing_reason() -> str | None:
 
 def run_core(*, job: Path, out: Path, platform: str, model: str, os_version: str, netns: str | None,
              battery: float | None = None, charging: bool | None = None, temperature: float | None = None,
-             timeout_s: float = 600.0) -> subprocess.CompletedProcess[str]:
+             timeout_s: float = 600.0,
+             started: Callable[[subprocess.Popen[str]], None] | None = None) -> subprocess.CompletedProcess[str]:
     """The core's own CLI (harness/android/core jvm/Main.kt); the device readings are what
     a phone's harness would read from its battery manager."""
     argv = ["java", "-jar", str(jar_path()), "--job", str(job), "--out", str(out), "--platform", platform,
@@ -53,4 +55,13 @@ def run_core(*, job: Path, out: Path, platform: str, model: str, os_version: str
     if netns:
         # The phone's Wi-Fi is the emulated link: the harness runs behind its client side.
         argv = ["ip", "netns", "exec", netns, *argv]
-    return subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s)
+    # The process is handed to `started` so that the simulated phone can kill it (am force-stop).
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if started is not None:
+        started(process)
+    try:
+        stdout, stderr = process.communicate(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        stdout, stderr = process.communicate()
+    return subprocess.CompletedProcess(argv, process.returncode, stdout, stderr)

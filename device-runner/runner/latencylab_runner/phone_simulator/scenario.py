@@ -3,10 +3,15 @@ call (so a test, or a fake, can change the world mid-run: unplug a phone, cool i
 
     {"android": [{"serial": "R5CT1234", "state": "device", "props": {...},
                   "battery": {...}, "thermal_status": 0, "unplug_after_blocks": null,
-                  "instrumentation": "run" | "fail" | "crash" | "malformed" | "not_installed"}],
+                  "instrumentation": "run" | "fail" | "crash" | "hang" | "malformed" | "system_crash",
+                  "installed": {"dev.latencylab.harness": {"versionCode": 1, "versionName": "0.1.0"}, …},
+                  "install_failure": null | "INSTALL_FAILED_INSUFFICIENT_STORAGE", …}],
      "ios": [{"udid": "...", "info": {...}, "battery": {...}, "temperature_centi_c": 2911,
               "lockdown_error": null, "unplug_after_blocks": null, "test": "run" | "fail"}],
      "fastlane": {"mode": "run" | "build_failure" | "hang"}}
+
+The simulated adb server and fastlane count what they did into the phone's entry
+(`installs`, `force_stops`, `instrumentation_runs`), for tests to read.
 
 Only stdlib: the fake executables run with the system python3.
 """
@@ -41,6 +46,7 @@ def android_device(serial: str = "R5CT1234", *, model: str = "Pixel 8", release:
         "thermal_status": thermal_status,
         "unplug_after_blocks": None,
         "instrumentation": "run",
+        "installed": {},  # the harness is installed by the runner's install_harness lane
         "wifi_ip": "192.168.10.23",
         **extra,
     }

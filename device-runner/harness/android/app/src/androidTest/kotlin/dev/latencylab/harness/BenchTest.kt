@@ -13,8 +13,8 @@ import org.junit.runner.RunWith
 import java.io.File
 
 /**
- * The instrumentation test the runner starts (fastlane android bench → gradle
- * connectedAndroidTest, or `am instrument -w -r -e job … -e out …`):
+ * The instrumentation test the runner starts (fastlane android bench →
+ * `am instrument -w -r -e job … -e out … dev.latencylab.harness.test/androidx.test.runner.AndroidJUnitRunner`):
  *
  *  - `job`: path of the job document the runner pushed (in the app's shell-readable media
  *    directory, /sdcard/Android/media/dev.latencylab.harness/…); a 20,000-request job never
