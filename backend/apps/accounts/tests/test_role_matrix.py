@@ -47,6 +47,7 @@ POLICY: dict[tuple[str, str], tuple[str, bool]] = {
     ("api/v1/pools/<slug:slug>/enrollment-tokens/<uuid:token_id>/revoke", "POST"): (ADMIN, False),
     ("api/v1/pools/<slug:slug>/aa-report", "GET"): (VIEWER, False),
     ("api/v1/runners", "GET"): (VIEWER, False),
+    ("api/v1/runners/<uuid:runner_id>/reset-breaker", "POST"): (ADMIN, False),
     ("api/v1/devices", "GET"): (VIEWER, False),
     ("api/v1/devices/<uuid:device_id>", "GET"): (VIEWER, False),
     ("api/v1/devices/<uuid:device_id>/release", "POST"): (ADMIN, False),
@@ -123,7 +124,8 @@ def concrete(route: str) -> str:
     """A request path for the route: unknown ids (a 404 once permitted), the pool `local`."""
     path = route.replace(SAMPLES_EXPORT, f"comparisons/{uuid.uuid4()}/samples.csv")
     for kind in ("uuid:membership_id", "uuid:invitation_id", "uuid:token_id", "uuid:device_id", "uuid:comparison_id",
-                 "uuid:run_id", "uuid:artifact_id", "uuid:share_id", "uuid:webhook_id", "uuid:delivery_id"):
+                 "uuid:run_id", "uuid:artifact_id", "uuid:share_id", "uuid:webhook_id", "uuid:delivery_id",
+                 "uuid:runner_id"):
         path = path.replace(f"<{kind}>", str(uuid.uuid4()))
     return "/" + path.replace("<slug:slug>", "local").replace("<str:name>", "NO_SUCH_SECRET")
 
