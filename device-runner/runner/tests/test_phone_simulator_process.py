@@ -2,16 +2,18 @@
 `latencylab-phone-simulator`), as the backend's device-farm tests and `stack.py up --demo-lab`
 start it: the real adb client sees its phones through
 the environment it prints, `set` plugs and unplugs phones, a bad phone description is
-refused naming the key, and `--require-harness` refuses to start without the jar."""
+refused naming the key, `--require-harness` refuses to start without the jar, and a stopped
+simulated adb server is gone the way a killed one is."""
 
 import json
 import shutil
+import socket
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from device_lab import scenario
+from device_lab import adb_server, scenario
 
 # The console command the runner package installs beside the interpreter.
 SIMULATOR = str(Path(sys.executable).parent / "latencylab-phone-simulator")
@@ -76,3 +78,42 @@ def test_require_harness_refuses_to_start_without_the_jar(tmp_path):
     assert ready is None
     assert proc.wait(10) == 3
     assert "harness core jar is not built" in (proc.stderr.read() if proc.stderr else "")
+
+
+def _refused(port):
+    """Whether a connection to 127.0.0.1:port is refused, from a source port other than `port`
+    (a connection from the port to itself would succeed with nothing listening)."""
+    held = []
+    try:
+        while True:
+            probe = socket.socket()
+            held.append(probe)
+            probe.bind(("127.0.0.1", 0))
+            if probe.getsockname()[1] != port:
+                break
+        try:
+            probe.connect(("127.0.0.1", port))
+        except ConnectionRefusedError:
+            return True
+        return False
+    finally:
+        for sock in held:
+            sock.close()
+
+
+def test_a_stopped_adb_server_refuses_connections_and_ends_its_clients(tmp_path):
+    """A test's lab is stopped at its end; a lane left over from it must not be answered from
+    that test's world (the port kept listening after close(): a thread blocked in accept() holds it)."""
+    scenario.save({"android": [scenario.android_device("R5CT1234")], "ios": []}, tmp_path / "scenario.json")
+    server = adb_server.FakeAdbServer(tmp_path / "scenario.json", tmp_path / "phones").start()
+    client = socket.create_connection(("127.0.0.1", server.port))
+    request = b"host:tport:serial:R5CT1234"
+    client.sendall(b"%04x" % len(request) + request)
+    answer = b""
+    while len(answer) < 12:  # OKAY and the transport id: the session is open, waiting for its service
+        answer += client.recv(12 - len(answer))
+    assert answer[:4] == b"OKAY"
+    server.stop()
+    assert _refused(server.port)
+    assert client.recv(1) == b""  # the session ended with its server
+    client.close()

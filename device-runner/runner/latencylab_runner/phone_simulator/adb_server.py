@@ -207,6 +207,8 @@ class FakeAdbServer:
         self.port = self._sock.getsockname()[1]
         self._stop = threading.Event()
         self._lock = threading.Lock()
+        self._accepting: threading.Thread | None = None
+        self._connections: set[socket.socket] = set()  # open client connections, closed by stop()
         self._stops: dict[str, list[threading.Event]] = {}  # running instrumentations, per serial
         self._processes: dict[str, list[subprocess.Popen[str]]] = {}  # their harness processes
         self.instrumentation_started = threading.Event()  # for tests: a harness test is running now
@@ -217,19 +219,49 @@ class FakeAdbServer:
 
     def start(self) -> FakeAdbServer:
         self._sock.listen(64)
-        threading.Thread(target=self._accept, name="fake-adb", daemon=True).start()
+        self._accepting = threading.Thread(target=self._accept, name="fake-adb", daemon=True)
+        self._accepting.start()
         return self
 
     def stop(self) -> None:
+        """Gone like a killed adb server: its port refuses connections and its clients' connections
+        end. Closing the listening socket alone would not do it: on Linux a thread blocked in
+        accept() keeps the socket listening, and the next client (a lane left over from the test
+        that stopped it) would be served a world that no longer exists."""
         self._stop.set()
+        try:
+            self._sock.shutdown(socket.SHUT_RDWR)  # wakes the accept() below
+        except OSError:
+            pass
+        if self._accepting is not None:
+            self._accepting.join()
         self._sock.close()
+        with self._lock:
+            connections = list(self._connections)
+            stops = [stop for stops in self._stops.values() for stop in stops]
+            processes = [p for processes in self._processes.values() for p in processes]
+        for conn in connections:
+            try:
+                conn.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        for stop in stops:  # a hanging instrumentation ends with its phone's server
+            stop.set()
+        for process in processes:
+            if process.poll() is None:
+                process.kill()
 
     def _accept(self) -> None:
-        while not self._stop.is_set():
+        while True:
             try:
                 conn, _ = self._sock.accept()
             except OSError:
                 return
+            with self._lock:
+                if self._stop.is_set():
+                    conn.close()
+                    return
+                self._connections.add(conn)
             threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
 
     # -- scenario --------------------------------------------------------
@@ -266,24 +298,34 @@ class FakeAdbServer:
 
     # -- connection ------------------------------------------------------
     def _serve(self, conn: socket.socket) -> None:
+        readers: list[threading.Thread] = []  # the connection's stdin-draining thread, if any
         try:
-            self._dispatch(conn)
+            self._dispatch(conn, readers)
         except (Closed, BrokenPipeError, ConnectionResetError):
             pass  # the client went away (killed with its lane, or the cable pulled)
+        except OSError:
+            if not self._stop.is_set():  # stop() ends the connections it finds open
+                traceback.print_exc()
         except Exception:  # a fake's bug must be visible in the test output
             traceback.print_exc()
         finally:
-            # shutdown, not just close: the stdin-draining thread's recv holds the socket open.
+            # shutdown ends the draining thread's recv; it is joined before the close, because a
+            # recv still to come on a closed descriptor would read whichever connection is
+            # accepted next on the same number.
             try:
                 conn.shutdown(socket.SHUT_RDWR)
             except OSError:
                 pass
+            for reader in readers:
+                reader.join()
+            with self._lock:
+                self._connections.discard(conn)
             conn.close()
 
     def _fail(self, conn: socket.socket, message: str) -> None:
         conn.sendall(b"FAIL" + _protocol_string(message))
 
-    def _dispatch(self, conn: socket.socket) -> None:
+    def _dispatch(self, conn: socket.socket, readers: list[threading.Thread]) -> None:
         device: dict[str, Any] | None = None
         while True:
             service = _read_exact(conn, int(_read_exact(conn, 4), 16)).decode()
@@ -325,7 +367,7 @@ class FakeAdbServer:
             if service.startswith("shell"):
                 options, _, command = service.partition(":")
                 conn.sendall(b"OKAY")
-                self._shell(conn, device, command, v2="v2" in options.split(","))
+                self._shell(conn, device, command, v2="v2" in options.split(","), readers=readers)
                 return
             if service.startswith("abb_exec:") or service.startswith("exec:cmd package install"):
                 words = (service[len("abb_exec:"):].split("\0") if service.startswith("abb_exec:")
@@ -335,7 +377,7 @@ class FakeAdbServer:
                 return
             if service.startswith("exec:"):
                 conn.sendall(b"OKAY")
-                self._shell(conn, device, service[len("exec:"):], v2=False)
+                self._shell(conn, device, service[len("exec:"):], v2=False, readers=readers)
                 return
             if service == "sync:":
                 conn.sendall(b"OKAY")
@@ -345,10 +387,13 @@ class FakeAdbServer:
             return
 
     # -- shell -----------------------------------------------------------
-    def _shell(self, conn: socket.socket, device: dict[str, Any], command: str, *, v2: bool) -> None:
+    def _shell(self, conn: socket.socket, device: dict[str, Any], command: str, *, v2: bool,
+               readers: list[threading.Thread]) -> None:
         if v2:
             # The client sends stdin packets (and id 4, close-stdin); nothing here reads them.
-            threading.Thread(target=self._drain, args=(conn,), daemon=True).start()
+            reader = threading.Thread(target=self._drain, args=(conn,), daemon=True)
+            readers.append(reader)
+            reader.start()
         shell = ShellOutput(conn, v2)
         words = shlex.split(command)
         code = self._run_command(shell, device, words)
