@@ -105,10 +105,10 @@ def test_sigkill_of_owner_then_sweep_removes_everything():
     while os.path.exists(f"/proc/{emu_pid}") and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not os.path.exists(f"/proc/{emu_pid}")
-    # Namespaces (and the sleeper inside) outlive the crash until the sweep.
-    assert all(netns_exists(n) for n in names)
-    removed = sweep_leftovers()
-    assert set(names) <= set(removed)
+    # Namespaces (and the sleeper inside) outlive the crash until a sweep: this one, or the one
+    # any other process's new link begins with (make test runs the timing tests in two halves
+    # side by side), which is the sweep doing its job too. Either way, afterwards none is left.
+    sweep_leftovers()
     assert not any(netns_exists(n) for n in names)
     assert not set(names) & set(list_link_namespaces())
 
