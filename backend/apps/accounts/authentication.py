@@ -1,4 +1,3 @@
-from datetime import timedelta
 from typing import Any
 
 from django.contrib.auth.models import AnonymousUser
@@ -9,11 +8,6 @@ from rest_framework.request import Request
 from apps.core.tokens import digest
 
 from .models import ApiToken
-
-
-# How fresh "last used" is kept: a CI job polling its comparison every few seconds would
-# otherwise write the token's row on every request; the tokens page shows when, to the minute.
-LAST_USED_RESOLUTION = timedelta(minutes=1)
 
 
 class ApiTokenAuthentication(authentication.BaseAuthentication):
@@ -37,8 +31,7 @@ class ApiTokenAuthentication(authentication.BaseAuthentication):
         if token.expires_at is not None and token.expires_at <= now:
             raise exceptions.AuthenticationFailed(
                 f"API token expired at {token.expires_at.isoformat().replace('+00:00', 'Z')}; create a new one.")
-        if token.last_used_at is None or now - token.last_used_at >= LAST_USED_RESOLUTION:
-            ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
+        ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
         return (token.created_by or AnonymousUser(), token)
 
     def authenticate_header(self, request: Request) -> str:
