@@ -368,8 +368,9 @@ def test_an_endpoint_that_does_not_resolve_fails_its_comparison_alone(admin, api
         after = api.post("/api/v1/comparisons", HOST_SPEC, format="json").json()["id"]
         (run,) = wait_comparison(api, after, runner)["runs"]
         assert (run["device"], run["status"], run["attempt"]) == (host, "done", 1)
-        shown = devices_by_serial(admin)[host]
-        assert (shown["state"], shown["consecutive_infra_failures"]) == ("available", 0)
+        # The comparison ends before the runner reports its device free again: wait for that.
+        shown = wait_devices(admin, runner, {host: "available"})[host]
+        assert shown["consecutive_infra_failures"] == 0
 
 
 @pytest.mark.django_db(transaction=True)

@@ -76,7 +76,10 @@ describe("the HTML's first script", () => {
   it('answers the app: each request goes out once, from the first script, and the page renders from it', async () => {
     const asked = await apiRequestsDuring(async (paths) => {
       runFirstScript(comparisonPage);
-      renderRoutes(makeRoutes, comparisonPage);
+      // Answers that never go stale: a loaded test worker can take longer than the app's 5 s
+      // staleTime between the first script's answers and the render, and the page would rightly
+      // ask again (as page-data.test.tsx).
+      renderRoutes(makeRoutes, comparisonPage, { staleTime: Infinity });
       await screen.findByRole('heading', { level: 1, name: comparisonDetailFixture.name });
       await waitFor(() => expect(paths).toContain(`/api/v1/comparisons/${id}/verdict`));
     });
