@@ -27,6 +27,8 @@ def trap_target(target, tmp_path):
         yield running
 
 
+# Its verdict rests on latencies measured here: run with the timing tests, nothing else beside them.
+@pytest.mark.timing
 @pytest.mark.django_db(transaction=True)
 def test_nagle_trap_is_a_regression_with_the_default_spec(live_server, api, org, pool, target, trap_target,
                                                           capsys):

@@ -37,6 +37,8 @@ def reference_target(tmp_path):
         yield target
 
 
+# Its verdict rests on latencies measured here: run with the timing tests, nothing else beside them.
+@pytest.mark.timing
 @pytest.mark.django_db(transaction=True)
 def test_h2_loading_each_series_sooner_is_an_improvement_on_the_default_gate(live_server, api, org, pool,
                                                                               reference_target, capsys):
