@@ -31,6 +31,9 @@ EXPECTED_ERRORS = {
     "invalid-result-missing-client-stacks.json": ("fingerprint", "'client_stacks' is a required property"),
     "invalid-result-sample-bad-field.json": ("samples.0.resp_end", "minimum"),
     "invalid-result-server-stack-unknown-target.json": ("fingerprint.server_stacks.mine.target", "staging"),
+    "invalid-job-lab-network-not-cidr.json": ("readiness.lab_networks.1", "does not match"),
+    "invalid-result-thermal-status-other-platform.json": ("fingerprint.thermal_status", "serious"),
+    "invalid-result-readiness-unknown-interface.json": ("readiness.interface", "bluetooth"),
 }
 
 
@@ -77,6 +80,39 @@ def test_server_stacks_are_optional_so_older_harnesses_stay_valid():
     with_stacks["fingerprint"]["server_stacks"]["h2"]["server_headers"] = ["a", "b", "c", "d"]
     errors = list(iter_errors(with_stacks, "result"))
     assert any(e.startswith("fingerprint.server_stacks.h2.server_headers: ") for e in errors), errors
+
+
+def test_readiness_thermal_status_and_issue_times_are_optional_so_older_harnesses_stay_valid():
+    """A harness that predates the readiness check, the phone's thermal status and the
+    monotonic issue time (result-series-ok.json has none of them) stays valid; the new
+    example carries all three."""
+    old = json.loads((EXAMPLES / "result-series-ok.json").read_text())
+    assert "readiness" not in old and "thermal_status" not in old["fingerprint"]
+    assert all("issued_mono_us" not in sample for sample in old["samples"])
+    assert list(iter_errors(old, "result")) == []
+    new = json.loads((EXAMPLES / "result-android-readiness.json").read_text())
+    assert new["readiness"]["on_lab_network"] is True and new["fingerprint"]["thermal_status"] == "none"
+    assert [s["issued_mono_us"] for s in new["samples"]] == sorted(s["issued_mono_us"] for s in new["samples"])
+    new["readiness"] = None
+    new["fingerprint"]["thermal_status"] = None
+    assert list(iter_errors(new, "result")) == []
+
+
+def test_thermal_status_names_are_the_platforms_own():
+    """Android's names on an android fingerprint, iOS's on an ios one, none on the host."""
+    doc = json.loads((EXAMPLES / "result-ios-not-ready-cellular.json").read_text())
+    for status, platform, valid in (("serious", "ios", True), ("severe", "ios", False), ("severe", "android", True),
+                                    ("critical", "ios", True), ("critical", "android", True),
+                                    ("nominal", "android", False), ("none", "host", False), (None, "host", True)):
+        doc["fingerprint"].update(platform=platform, thermal_status=status)
+        errors = list(iter_errors(doc, "result"))
+        assert (errors == []) is valid, (status, platform, errors)
+
+
+def test_a_not_ready_result_measured_nothing_and_says_why():
+    doc = json.loads((EXAMPLES / "result-ios-not-ready-cellular.json").read_text())
+    assert doc["status"] == "not_ready" and doc["samples"] == []
+    assert doc["readiness"]["on_lab_network"] is False and doc["readiness"]["error"] == doc["error"]
 
 
 def test_unknown_schema_name_is_refused():
