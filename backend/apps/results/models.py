@@ -29,6 +29,9 @@ class Sample(models.Model):
     op = models.CharField(max_length=16, blank=True)
     path = models.CharField(max_length=512, blank=True)
     wall_time = models.BigIntegerField()
+    # When the request was issued: µs since its block began, on the harness's monotonic clock
+    # (null from harnesses that predate it); a concurrent series' span is measured on it.
+    issued_mono_us = models.BigIntegerField(null=True)
     dns_start = models.BigIntegerField(null=True)
     dns_end = models.BigIntegerField(null=True)
     conn_start = models.BigIntegerField(null=True)

@@ -5,9 +5,13 @@ request list (the `requests` workload: no period) is timed the same way. Issued
 sequentially, its time is the sum of its requests' total times (a series' gap
 between requests is not the protocol's). Issued concurrently (the workload's
 `concurrency`), its time is what the app sees: first request issued → last
-response completed, max(start + total) − min(start), from each request's
-start_us (its wall_time at t0). A series with a failed request has no
-meaningful time, so it is counted as incomplete and left out of the timings.
+response completed, max(start + total) − min(start), from each request's issue
+time: issued_us (its issued_mono_us, on the harness's monotonic clock) when every
+request of the series has one, else start_us (its wall_time at t0: results of
+harnesses that predate issued_mono_us). A phone's wall clock can be stepped by
+NTP or the carrier mid-series; its monotonic clock cannot. One series never mixes
+the two clocks. A series with a failed request has no meaningful time, so it is
+counted as incomplete and left out of the timings.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from .effects import percentage_gain, speedup
-from .grouping import group_by, sorted_quantiles
+from .grouping import Groups, group_by, sorted_quantiles
 from .table import SampleTable
 
 SERIES_KEYS = ("profile", "device", "arm", "period", "block", "repetition")
@@ -35,7 +39,7 @@ def series_times(table: SampleTable, *, span: bool = False, passes: bool = False
     n_bytes = groups.sums(np.where(ok, table.resp_bytes[rows], 0))
     failed = groups.sums(~ok)
     if span:
-        start = table.start_us[rows]
+        start = _issue_times(table, rows, groups)
         ok = ok & (start >= 0)
         failed = groups.sums(~ok)
         first = groups.mins(np.where(ok, start, np.iinfo(np.int64).max))
@@ -46,6 +50,16 @@ def series_times(table: SampleTable, *, span: bool = False, passes: bool = False
     out = {k: groups.keys[i] for i, k in enumerate(SERIES_KEYS)}
     out.update(time_us=time_us, bytes=n_bytes, requests=groups.counts, complete=failed == 0)
     return out
+
+
+def _issue_times(table: SampleTable, rows: np.ndarray, groups: Groups) -> np.ndarray:
+    """Each row's issue time on the clock its series is timed on: the monotonic issue time
+    where every request of the series has one, else the wall clock (−1 where unknown)."""
+    issued = table.issued_us[rows]
+    monotonic = groups.mins(issued) >= 0  # per series
+    by_row = np.empty(len(rows), dtype=bool)
+    by_row[groups.order] = monotonic[groups.group_of_sorted_row()]
+    return np.where(by_row, issued, table.start_us[rows])
 
 
 def series_summary(table: SampleTable, *, baseline_arm: str | None = None, span: bool = False) -> list[dict]:

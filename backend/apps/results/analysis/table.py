@@ -19,7 +19,7 @@ METRIC_COLUMNS = {"total_ms": "total_us", "ttfb_ms": "ttfb_us"}
 
 _INT_COLUMNS = ("arm", "device", "profile", "block", "period", "repetition", "step")
 _BOOL_COLUMNS = ("phase_measure", "ok", "first_on_connection")
-_MICROS_COLUMNS = ("total_us", "ttfb_us", "resp_bytes", "server_delay_us", "start_us")
+_MICROS_COLUMNS = ("total_us", "ttfb_us", "resp_bytes", "server_delay_us", "start_us", "issued_us")
 
 
 @dataclass(frozen=True, eq=False)
@@ -29,8 +29,11 @@ class SampleTable:
     Codes index the label tuples (arm 2 -> arm_labels[2]). ``period``,
     ``repetition`` and ``server_delay_us`` are -1 when the workload has none;
     ``ttfb_us`` is -1 when no first byte arrived. ``start_us`` is when the
-    request was issued (epoch µs, the sample's wall_time; -1 when unknown): a
-    concurrent series' time is its span. ``device_classes`` gives
+    request was issued (epoch µs, the sample's wall_time; -1 when unknown) and
+    ``issued_us`` the same instant on the harness's monotonic clock (µs since
+    its block began, the sample's issued_mono_us; -1 when the harness sent
+    none): a concurrent series' time is its span, on the monotonic clock where
+    every request of the series has it. ``device_classes`` gives
     each device code the class verdicts are pooled over (e.g. "Pixel 8");
     by default every device is its own class.
     """
@@ -54,14 +57,16 @@ class SampleTable:
     profile_labels: tuple[str, ...]
     device_classes: tuple[str, ...] = field(default=())
     start_us: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    issued_us: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     # How the workload issued its requests ("sequential", "parallel 4", "all"): a concurrent
     # series is timed first request issued → last response completed (series.py).
     concurrency: str = "sequential"
 
     def __post_init__(self) -> None:
         n = len(self.arm)
-        if n and not len(self.start_us):  # not given: unknown for every row
-            object.__setattr__(self, "start_us", np.full(n, -1, dtype=np.int64))
+        for name in ("start_us", "issued_us"):
+            if n and not len(getattr(self, name)):  # not given: unknown for every row
+                object.__setattr__(self, name, np.full(n, -1, dtype=np.int64))
         for name in _INT_COLUMNS + _BOOL_COLUMNS + _MICROS_COLUMNS:
             column = getattr(self, name)
             if not isinstance(column, np.ndarray) or column.ndim != 1 or len(column) != n:
@@ -143,7 +148,7 @@ class SampleTable:
         defaults: dict[str, object] = {
             "period": -1, "repetition": -1, "step": 0, "block": 0, "phase_measure": True,
             "ok": True, "ttfb_us": -1, "resp_bytes": 0, "server_delay_us": -1,
-            "first_on_connection": False, "start_us": -1,
+            "first_on_connection": False, "start_us": -1, "issued_us": -1,
         }
         arrays: dict[str, Any] = {}
         for name in _INT_COLUMNS + _BOOL_COLUMNS + _MICROS_COLUMNS:

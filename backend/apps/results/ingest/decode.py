@@ -23,15 +23,16 @@ TIMESTAMPS = (
     "dns_start", "dns_end", "conn_start", "tls_start", "conn_ready", "req_start", "req_end",
     "resp_first_byte", "resp_headers_end", "resp_end", "app_done",
 )
-OPTIONAL_INTS = ("period", "repetition", "step", "in_flight", "req_bytes", "resp_bytes", "status", "server_time_us",
-                 "srtt_us", "retrans")
+OPTIONAL_INTS = ("period", "repetition", "step", "issued_mono_us", "in_flight", "req_bytes", "resp_bytes", "status",
+                 "server_time_us", "srtt_us", "retrans")
 MAX_IN_FLIGHT = 20_000  # a group holds at most a job's requests
 OPTIONAL_BOOLS = ("conn_reused", "tls_resumed", "early_data")
 OPTIONAL_STRS = {"part": 16, "conn_id": 64, "alpn": 16, "tls_version": 16, "error_detail": 1000, "path": 512}
 PHASES = {"warmup", "measure"}
 OPS = {"get", "echo", "delay", "bytes", "file", "grpc_unary", "grpc_stream"}
 ERROR_CLASSES = {None, "dns", "connect", "tls", "timeout", "protocol_mismatch", "http", "reset", "other"}
-NON_NEGATIVE_INTS = ("period", "repetition", "req_bytes", "resp_bytes", "server_time_us", "srtt_us", "retrans")
+NON_NEGATIVE_INTS = ("period", "repetition", "issued_mono_us", "req_bytes", "resp_bytes", "server_time_us", "srtt_us",
+                     "retrans")
 KNOWN = set(TIMESTAMPS) | set(OPTIONAL_INTS) | set(OPTIONAL_BOOLS) | set(OPTIONAL_STRS) | {
     "arm", "block", "seq", "phase", "op", "wall_time", "t0", "server_delay_ms", "error_class",
 }
@@ -67,6 +68,9 @@ class SampleIn(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, gc=Fals
     op: Literal["get", "echo", "delay", "bytes", "file", "grpc_unary", "grpc_stream"] | None = None
     path: Text512 = None
     wall_time: NonNegInt
+    # When the request was issued, µs since its block began on the harness's monotonic clock;
+    # absent from older harnesses (a concurrent series' span then falls back to wall_time).
+    issued_mono_us: NonNegInt | None = None
     dns_start: Micros = None
     dns_end: Micros = None
     conn_start: Micros = None

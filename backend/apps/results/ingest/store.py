@@ -36,7 +36,7 @@ from .decode import OPTIONAL_BOOLS, SAMPLE_FIELDS, TIMESTAMPS, SampleIn
 # durations last.
 COLUMNS = (
     "comparison_id", "run_id", "arm_id", "block", "period", "repetition", "step", "seq", "part", "phase", "op", "path",
-    "wall_time", *TIMESTAMPS, "conn_id", "conn_reused", "in_flight", "alpn", "tls_version", "tls_resumed", "early_data",
+    "wall_time", "issued_mono_us", *TIMESTAMPS, "conn_id", "conn_reused", "in_flight", "alpn", "tls_version", "tls_resumed", "early_data",
     "req_bytes", "resp_bytes", "status", "server_delay_ms", "server_time_us", "srtt_us", "retrans",
     "error_class", "error_detail", "total_us", "ttfb_us",
 )
@@ -45,8 +45,8 @@ if SAMPLE_FIELDS[:-1] != ("arm", "block", *COLUMNS[4:-2]) or SAMPLE_FIELDS[-1] !
     raise RuntimeError(f"SAMPLE_FIELDS no longer line up with the sample table's COLUMNS: {SAMPLE_FIELDS!r}")
 
 _INT_TYPES = {  # column → (big-endian numpy type, smallest, largest) of its PostgreSQL type
-    **dict.fromkeys(("wall_time", *TIMESTAMPS, "req_bytes", "resp_bytes", "server_time_us", "srtt_us",
-                     "total_us", "ttfb_us"), (">i8", -(2**63), 2**63 - 1)),
+    **dict.fromkeys(("wall_time", "issued_mono_us", *TIMESTAMPS, "req_bytes", "resp_bytes", "server_time_us",
+                     "srtt_us", "total_us", "ttfb_us"), (">i8", -(2**63), 2**63 - 1)),
     **dict.fromkeys(("period", "repetition", "step", "seq", "in_flight", "status", "retrans"),
                     (">i4", -(2**31), 2**31 - 1)),
     "block": (">i2", -(2**15), 2**15 - 1),
@@ -134,6 +134,7 @@ def _block_columns(columns: dict[str, tuple], ints: dict[str, Column], durations
         "total_us": null_as(durations["total"], -1), "ttfb_us": null_as(durations["ttfb"], -1),
         "resp_bytes": null_as(ints["resp_bytes"], 0),
         "start_us": ints["wall_time"][0],
+        "issued_us": null_as(ints["issued_mono_us"], -1),
         # PostgreSQL's float8 → int8 rounds half to even, as rint does.
         "server_delay_us": np.where(delay[1], np.rint(delay[0] * 1000), -1).astype(np.int64),
         **{f"{name}_us": null_as(durations[name], PHASE_NULL) for name in ("dns", "connect", "tls", "download")},

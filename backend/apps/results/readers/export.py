@@ -18,18 +18,18 @@ DURATIONS_MS = {f"{name}_ms": duration_sql_ms(name) for name in (*PHASES, "total
 
 FIELDS = [
     "arm", "device", "network_profile", "run", "block", "period", "repetition", "step", "seq", "part", "phase", "op",
-    "path", "wall_time", "t0", "dns_start", "dns_end", "conn_start", "tls_start", "conn_ready", "req_start", "req_end",
-    "resp_first_byte", "resp_headers_end", "resp_end", "app_done", "conn_id", "conn_reused", "in_flight", "alpn",
-    "tls_version", "tls_resumed", "early_data", "req_bytes", "resp_bytes", "status", "server_delay_ms",
-    "server_time_us", "srtt_us", "retrans", "error_class", "error_detail", *DURATIONS_MS,
+    "path", "wall_time", "issued_mono_us", "t0", "dns_start", "dns_end", "conn_start", "tls_start", "conn_ready",
+    "req_start", "req_end", "resp_first_byte", "resp_headers_end", "resp_end", "app_done", "conn_id", "conn_reused",
+    "in_flight", "alpn", "tls_version", "tls_resumed", "early_data", "req_bytes", "resp_bytes", "status",
+    "server_delay_ms", "server_time_us", "srtt_us", "retrans", "error_class", "error_detail", *DURATIONS_MS,
 ]
 
 # Built once from module constants; the comparison id goes in params.
 _SELECT = f"""
 SELECT a.label, COALESCE(d.serial, 'slot-' || r.slot), r.network_profile, s.run_id::text, s.block, s.period,
-       s.repetition, s.step, s.seq, s.part, s.phase, s.op, s.path, s.wall_time, 0, s.dns_start, s.dns_end,
-       s.conn_start, s.tls_start, s.conn_ready, s.req_start, s.req_end, s.resp_first_byte, s.resp_headers_end,
-       s.resp_end, s.app_done, s.conn_id, s.conn_reused, s.in_flight, s.alpn, s.tls_version, s.tls_resumed,
+       s.repetition, s.step, s.seq, s.part, s.phase, s.op, s.path, s.wall_time, s.issued_mono_us, 0,
+       s.dns_start, s.dns_end, s.conn_start, s.tls_start, s.conn_ready, s.req_start, s.req_end, s.resp_first_byte,
+       s.resp_headers_end, s.resp_end, s.app_done, s.conn_id, s.conn_reused, s.in_flight, s.alpn, s.tls_version, s.tls_resumed,
        s.early_data, s.req_bytes, s.resp_bytes, s.status, s.server_delay_ms, s.server_time_us, s.srtt_us, s.retrans,
        s.error_class, s.error_detail, {", ".join(f"round(({expr})::numeric, 3)" for expr in DURATIONS_MS.values())}
 FROM results_sample s

@@ -31,10 +31,10 @@ from .block_columns import (
     FLAG_MEASURE,
     FLAG_OK,
     FLAG_TTFB_NULL,
-    FORMAT,
     NAMES,
     PHASE_COLUMNS,
     PHASE_NULL,
+    READABLE_FORMATS,
     block_columns_decode,
     block_columns_store,
 )
@@ -56,6 +56,7 @@ _COLUMNS = [
     ("resp_bytes", "COALESCE(resp_bytes, 0)"),
     ("server_delay_us", "COALESCE((server_delay_ms * 1000)::int8, -1)"),
     ("start_us", "wall_time"),
+    ("issued_us", "COALESCE(issued_mono_us, -1)"),
 ]
 # The other phases' durations in µs (NULL -> PHASE_NULL), as apps.results.storage.derive defines them.
 _PHASE_COLUMNS = [(name, f"COALESCE({duration_sql(name.removesuffix('_us'))}, {PHASE_NULL})")
@@ -82,7 +83,7 @@ def _blocks_read(run_ids: list[object]) -> dict[object, list[tuple[int, int, int
 def _run_from_blocks(blocks: list[tuple[int, int, int, bytes]], phases: bool) -> dict[str, np.ndarray]:
     """A run's rows from its blocks' columns, as the COPY's `_row_dtype` fields (block and
     flags apart)."""
-    parts = [(block, block_columns_decode(data, rows)) for block, _, rows, data in blocks]
+    parts = [(block, block_columns_decode(data, rows, version)) for block, version, rows, data in blocks]
     names = [name for name in NAMES if phases or name not in PHASE_COLUMNS]
     out = {name: np.concatenate([p[name] for _, p in parts]) if parts else np.zeros(0, dtype=np.int64)
            for name in names}
@@ -185,7 +186,7 @@ def load_comparison(comparison: Comparison, *, phases: bool = False) -> LoadedCo
                 base_rows.append((d, p, block.block, tcp["avg_ms"] * 1000, (tcp.get("stddev_ms") or 0) * 1000,
                                   tcp.get("loss_pct") or 0))
         blocks = stored.get(run.id, [])
-        usable = {block for block, version, rows, _ in blocks if version == FORMAT and rows >= 0}
+        usable = {block for block, version, rows, _ in blocks if version in READABLE_FORMATS and rows >= 0}
         recorded = {block.block for block in run.blocks.all()}
         if recorded and recorded <= usable and len(usable) == len(blocks):
             fields = _run_from_blocks(blocks, phases)
@@ -199,7 +200,7 @@ def load_comparison(comparison: Comparison, *, phases: bool = False) -> LoadedCo
                              phase_names))
         del fields
     names = ["arm", "device", "profile", "block", "period", "repetition", "step", "phase_measure", "ok",
-             "first_on_connection", "total_us", "ttfb_us", "resp_bytes", "server_delay_us", "start_us"]
+             "first_on_connection", "total_us", "ttfb_us", "resp_bytes", "server_delay_us", "start_us", "issued_us"]
     extra = (["run", "ttfb_null"] + [name for name, _ in _PHASE_COLUMNS]) if phases else []
     merged = {n: (np.concatenate([part[n] for part in parts]) if parts else _empty(n)) for n in names + extra}
     table_columns: dict[str, Any] = {n: merged[n] for n in names}
@@ -245,7 +246,7 @@ def _fields(rows: np.ndarray, phase_names: list[str]) -> dict[str, np.ndarray]:
         "block": ((sbf >> 8) & 0xFFFF).astype(np.int32),
         "flags": (sbf & 0xFF).astype(np.uint8),
     }
-    for name in ("total_us", "ttfb_us", "resp_bytes", "server_delay_us", "start_us", *phase_names):
+    for name in ("total_us", "ttfb_us", "resp_bytes", "server_delay_us", "start_us", "issued_us", *phase_names):
         out[name] = rows[name].astype(np.int64)
     return out
 
@@ -266,7 +267,7 @@ def _unpack(fields: dict[str, np.ndarray], arm: np.ndarray, d: int, p: int, run_
         "ok": (flags & FLAG_OK) != 0,
         "first_on_connection": (flags & FLAG_FIRST_ON_CONNECTION) != 0,
     }
-    for name in ("total_us", "ttfb_us", "resp_bytes", "server_delay_us", "start_us", *phase_names):
+    for name in ("total_us", "ttfb_us", "resp_bytes", "server_delay_us", "start_us", "issued_us", *phase_names):
         out[name] = fields[name].astype(np.int64, copy=False)
     if phase_names:
         out["run"] = np.full(n, run_code, dtype=np.int32)

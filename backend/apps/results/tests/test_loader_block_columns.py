@@ -31,6 +31,8 @@ def varied(block: int) -> list[dict]:
                          app_done=1200 + 7 * i, conn_reused=False)
         if i % 3 == 1:
             extra["server_delay_ms"] = [0.0005, 2.5, 1.0015][block % 3] + i
+        if i % 5:  # a monotonic issue time on most (null on the others, as older harnesses send)
+            extra["issued_mono_us"] = 1_000 * i + block
         samples.append(make_sample("h2" if i % 2 else "https-h1", block, i, **extra))
     return samples
 
@@ -40,7 +42,7 @@ def loaded(comparison: Comparison) -> tuple[loader.LoadedComparison, loader.Load
 
 
 NAMES = ("arm", "device", "profile", "block", "period", "repetition", "step", "phase_measure", "ok",
-         "first_on_connection", "total_us", "ttfb_us", "resp_bytes", "server_delay_us")
+         "first_on_connection", "total_us", "ttfb_us", "resp_bytes", "server_delay_us", "start_us", "issued_us")
 
 
 def rows(c: loader.LoadedComparison) -> dict[str, np.ndarray]:
@@ -175,7 +177,7 @@ def test_a_blocks_columns_stored_twice_are_marked_unusable_and_its_samples_read(
         upload(runner_api, leased, block, samples=varied(block))
     stored = BlockColumns.objects.get(run=run, block=1)
     assert stored.rows == 9
-    assert len(bytes(stored.data)) == 9 * block_columns._ROW_BYTES  # noqa: SLF001 — the stored layout
+    assert len(bytes(stored.data)) == 9 * block_columns._ROW_BYTES[block_columns.FORMAT]  # noqa: SLF001 — layout
     complete = loaded(comparison)
 
     block_columns.block_columns_store(run.id, {1: block_columns.block_columns_decode(bytes(stored.data), 9)})

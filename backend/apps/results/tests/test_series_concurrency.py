@@ -1,15 +1,19 @@
 """Concurrent series (issue 10): a series issued concurrently is timed as the app sees it,
-first request issued → last response completed, from each sample's wall_time (its start)
-and app_done; a sequential one stays the sum of its requests. The results say which
-concurrency was used."""
+first request issued → last response completed, from each sample's issue time and app_done;
+a sequential one stays the sum of its requests. The issue time is the harness's monotonic
+issued_mono_us where every request of the series has one, else its wall_time (results of
+older harnesses). The results say which concurrency was used."""
 
+import numpy as np
 import pytest
 
 from apps.comparisons.models import Comparison
 from apps.comparisons.services import comparison_create, comparison_plan
 from apps.results.analysis import SampleTable, series_summary, series_times
-from apps.results.models import BlockColumns
+from apps.results.models import BlockColumns, Sample
 from apps.results.services import comparison_analyse
+from apps.results.storage import block_columns
+from apps.results.storage.loader import load_comparison
 
 T = 1_700_000_000_000_000  # epoch µs
 
@@ -38,6 +42,26 @@ def test_a_series_with_an_unknown_start_cannot_be_spanned():
     start[1] = -1
     spanned = series_times(SampleTable(**{**t.__dict__, "start_us": start}), span=True)
     assert spanned["complete"].tolist() == [False, True]
+
+
+def test_a_series_is_spanned_on_the_monotonic_clock_where_every_request_has_it():
+    """The phone's wall clock stepped back 2 s after h1's first request (NTP, the carrier):
+    its wall times say nothing about the span, its monotonic issue times do. h2's series
+    has one request without a monotonic time (an older harness's mix cannot happen, but a
+    series never mixes clocks): it stays on the wall clock."""
+    t = table()
+    start = t.start_us.copy()
+    start[1:3] -= 2_000_000
+    issued = np.array([5_000, 15_000, 25_000, 40, 35_040, -1], dtype=np.int64)
+    spanned = series_times(SampleTable(**{**t.__dict__, "start_us": start, "issued_us": issued}), span=True)
+    assert spanned["time_us"].tolist() == [70_000, 95_000]
+    assert spanned["complete"].all()
+
+
+def test_without_monotonic_issue_times_the_wall_clock_spans_the_series():
+    t = table()
+    stepped = SampleTable(**{**t.__dict__, "start_us": t.start_us - 7})
+    assert series_times(stepped, span=True)["time_us"].tolist() == [70_000, 95_000]
 
 
 def test_series_summary_gains_follow_the_span():
@@ -110,3 +134,48 @@ def test_the_results_time_a_concurrent_series_as_its_span_and_say_so(concurrent,
     comparison_analyse(comparison_id=str(comparison.id))
     again = api.get(f"/api/v1/comparisons/{comparison.id}/results").json()
     assert again["groups"][0]["arms"]["h2"]["series_ms"] == [[62.0]]
+
+
+@pytest.mark.django_db
+def test_a_phone_whose_wall_clock_stepped_mid_series_is_timed_on_its_monotonic_issue_times(concurrent, runner_api,
+                                                                                          api):
+    """The same block from a harness that sends issued_mono_us, whose wall clock was stepped
+    back a second between the series' first and second requests: stored, and the span is
+    still 62 ms — read from the blocks' columns and, with those gone, from the samples."""
+    comparison, leased = concurrent
+    samples = concurrent_samples()
+    for sample in samples:
+        step = sample["step"] or 0
+        sample["issued_mono_us"] = 900_000 + 1_000 * step if sample["phase"] == "measure" else 100
+        if sample["phase"] == "measure" and step > 0:
+            sample["wall_time"] -= 1_000_000
+    assert upload(runner_api, leased, samples).status_code == 200
+    runner_api.post(f"/api/runner/v1/runs/{leased['run_id']}/finish",
+                    {"lease_token": leased["lease_token"], "status": "ok"}, format="json")
+    for columns_kept in (True, False):
+        if not columns_kept:
+            BlockColumns.objects.all().delete()
+        Comparison.objects.filter(pk=comparison.pk).update(status=Comparison.Status.ANALYSING)
+        comparison_analyse(comparison_id=str(comparison.id))
+        results = api.get(f"/api/v1/comparisons/{comparison.id}/results").json()
+        assert results["groups"][0]["arms"]["h2"]["series_ms"] == [[62.0]], columns_kept
+        assert results["groups"][0]["arms"]["https-h1"]["avg_ms"] == [62.0], columns_kept
+
+
+@pytest.mark.django_db
+def test_a_block_stored_before_issue_times_existed_is_read_on_the_wall_clock(concurrent, runner_api):
+    """A format 2 block (its columns without issued_us, stored before this version) is still
+    read from its columns (its samples are deleted here, so nothing else could answer):
+    issue times unknown, the span from wall_time."""
+    comparison, leased = concurrent
+    assert upload(runner_api, leased, concurrent_samples()).status_code == 200
+    stored = BlockColumns.objects.get()
+    columns = block_columns.block_columns_decode(bytes(stored.data), stored.rows, stored.format_version)
+    assert stored.format_version == block_columns.FORMAT == 3
+    old = b"".join(columns[name].astype(dtype).tobytes() for name, dtype in block_columns.COLUMNS
+                   if name != "issued_us")
+    BlockColumns.objects.filter(pk=stored.pk).update(format_version=2, data=old)
+    Sample.objects.filter(run_id=leased["run_id"]).delete()
+    table = load_comparison(comparison).table
+    assert len(table) == 8 and (table.issued_us == -1).all()
+    assert sorted(series_times(table, span=True)["time_us"].tolist()) == [62_000, 62_000]

@@ -74,7 +74,7 @@ def _concat(a: SampleTable, b: SampleTable) -> SampleTable:
         merged[kind] = np.concatenate([remap_a[getattr(a, kind)], remap_b[getattr(b, kind)]]).astype(np.int32)
         merged[f"{kind}_labels"] = tuple(labels)
     for name in ("block", "period", "repetition", "step", "phase_measure", "ok", "total_us", "ttfb_us",
-                 "resp_bytes", "server_delay_us", "first_on_connection", "start_us"):
+                 "resp_bytes", "server_delay_us", "first_on_connection", "start_us", "issued_us"):
         merged[name] = np.concatenate([getattr(a, name), getattr(b, name)])
     # Each arm's groups are timed as its own comparison issued them (the same spec: the same).
     return SampleTable(**merged, concurrency=a.concurrency)
