@@ -5,7 +5,9 @@ import Foundation
 /// has its own engine, hence its own connection). Consecutive requests of one arm and phase
 /// with the same `group` are issued together; the next request or group starts once the group
 /// completed. `new_connection` closes the arm's connections first; `gap_ms` pauses after each
-/// request or group; every request yields one sample, in request order. Mirrors BlockRunner.kt.
+/// request or group; every request yields one sample, in request order. A job with `readiness`
+/// is checked first (ReadinessCheck): a refused check answers `not_ready` with no samples; each
+/// sample's `issued_mono_us` counts from the block's start, taken after it. Mirrors BlockRunner.kt.
 public struct BlockRunner {
     private let engines: Engines
     private let progress: ((Int, Int) -> Void)?
@@ -21,6 +23,13 @@ public struct BlockRunner {
     }
 
     public func run(_ job: Job, device: DeviceInfo, variant: String) -> ResultDocument {
+        let readiness = job.readiness.map { ReadinessCheck().run($0) }
+        if let readiness = readiness, readiness.refused {
+            return ResultDocument(runId: job.runId, block: job.block, attempt: job.attempt, status: "not_ready",
+                                  samples: [], fingerprint: fingerprint(job, device: device, variant: variant),
+                                  error: readiness.error, readiness: readiness)
+        }
+        let blockStart = MonotonicClock.nanos()
         let settings = EngineSettings(timeoutMs: job.timeoutMs, maxParallel: job.maxParallel)
         let arms = Dictionary(uniqueKeysWithValues: job.arms.map { ($0.label, $0) })
         var open: [EngineKey: ProtocolEngine] = [:]
@@ -50,18 +59,24 @@ public struct BlockRunner {
             } else {
                 measurements = measureGroup(group, engineFor: engine(for:))
             }
-            for (r, m) in zip(group, measurements) { samples.append(Sample(request: r, block: job.block, measurement: m)) }
+            for (r, m) in zip(group, measurements) {
+                samples.append(Sample(request: r, block: job.block, measurement: m, blockStartNanos: blockStart))
+            }
             index += group.count
             progress?(index, job.requests.count)
             if job.gapMs > 0 { Thread.sleep(forTimeInterval: Double(job.gapMs) / 1000) }
         }
+        return ResultDocument(runId: job.runId, block: job.block, attempt: job.attempt, status: "ok",
+                              samples: samples, fingerprint: fingerprint(job, device: device, variant: variant), error: nil,
+                              readiness: readiness)
+    }
+
+    private func fingerprint(_ job: Job, device: DeviceInfo, variant: String) -> Fingerprint {
         var stacks: [String: String] = [:]
         for arm in job.arms { stacks[arm.protocol.rawValue] = engines.clientStack(arm.protocol) }
-        let fingerprint = Fingerprint(device: device, harnessVersion: HarnessInfo.describe(variant),
-                                      clockSource: MonotonicClock.source, clockResolutionUs: MonotonicClock.resolutionUs(),
-                                      clientStacks: stacks)
-        return ResultDocument(runId: job.runId, block: job.block, attempt: job.attempt, status: "ok",
-                              samples: samples, fingerprint: fingerprint, error: nil)
+        return Fingerprint(device: device, harnessVersion: HarnessInfo.describe(variant),
+                           clockSource: MonotonicClock.source, clockResolutionUs: MonotonicClock.resolutionUs(),
+                           clientStacks: stacks)
     }
 
     /// One concurrency group: each origin's requests on that origin's engine, the origins side

@@ -12,6 +12,8 @@ public struct Job {
     public let arms: [Arm]
     /// In `seq` order.
     public let requests: [PlannedRequest]
+    /// The job's `readiness`: the check to run before the first request; nil when it asks for none.
+    public var readiness: ReadinessRequest? = nil
 }
 
 public enum ArmProtocol: String, Codable { case h1c, h1, h2, h3, grpc }

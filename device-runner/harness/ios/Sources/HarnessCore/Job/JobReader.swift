@@ -91,7 +91,24 @@ public struct JobReader {
         let maxParallel = doc.max_parallel ?? 6
         guard (1...64).contains(maxParallel) else { throw InvalidJobError(description: "$.max_parallel: must be in 1..64") }
         return Job(runId: doc.run_id, block: doc.block, attempt: doc.attempt, timeoutMs: doc.timeout_ms,
-                   gapMs: doc.gap_ms ?? 0, maxParallel: maxParallel, arms: arms, requests: requests)
+                   gapMs: doc.gap_ms ?? 0, maxParallel: maxParallel, arms: arms, requests: requests,
+                   readiness: try readiness(doc.readiness))
+    }
+
+    private func readiness(_ doc: JobDocument.ReadinessDoc?) throws -> ReadinessRequest? {
+        guard let doc = doc else { return nil }
+        guard let origin = Origin.parse(doc.origin), origin.scheme == "http" else {
+            throw InvalidJobError(description: "$.readiness.origin: '\(doc.origin)' is not http://host[:port] with a port in 1..65535")
+        }
+        let networks: [Cidr] = try (doc.lab_networks ?? []).enumerated().map { i, text in
+            guard let cidr = Cidr.parse(text) else {
+                throw InvalidJobError(description: "$.readiness.lab_networks[\(i)]: '\(text)' is not an address/prefix range")
+            }
+            return cidr
+        }
+        let path = doc.path ?? ReadinessRequest.defaultPath
+        guard path.hasPrefix("/") else { throw InvalidJobError(description: "$.readiness.path: must start with /") }
+        return ReadinessRequest(origin: origin, path: path, labNetworks: networks)
     }
 
     private func path(_ keys: [CodingKey]) -> String {
@@ -131,6 +148,12 @@ struct JobDocument: Decodable {
         let group: Int?
     }
 
+    struct ReadinessDoc: Decodable {
+        let origin: String
+        let path: String?
+        let lab_networks: [String]?
+    }
+
     let contract: String
     let run_id: String
     let block: Int
@@ -140,4 +163,5 @@ struct JobDocument: Decodable {
     let max_parallel: Int?
     let arms: [ArmDoc]
     let requests: [RequestDoc]
+    let readiness: ReadinessDoc?
 }

@@ -42,6 +42,9 @@ public final class Timeline {
 
     public func now() -> UInt64 { MonotonicClock.nanos() }
 
+    /// t0 on the monotonic clock (ns): when the request was issued (the sample's issued_mono_us, against the block's start).
+    public func issuedAtNanos() -> UInt64 { locked { t0 } }
+
     public func mark(_ phase: Phase, at nanos: UInt64 = MonotonicClock.nanos()) {
         locked { if !sealed { marks[phase] = offsetUs(nanos) } }
     }

@@ -9,14 +9,18 @@ public struct ResultDocument {
     public let samples: [Sample]
     public let fingerprint: Fingerprint
     public let error: String?
+    /// The job's readiness check as it ran; nil when the job asked for none (the key is then left out).
+    public var readiness: ReadinessReport? = nil
 
     public func toJSON() -> [String: Any] {
-        [
+        var json: [String: Any] = [
             "contract": "latencylab.result/v1", "run_id": runId, "block": block, "attempt": attempt,
             "status": status, "samples": samples.map { $0.toJSON() }, "fingerprint": fingerprint.toJSON(),
             // The phone measures no TCP/ICMP baseline; the runner does.
             "baseline": NSNull(), "error": error ?? NSNull(),
         ]
+        if let readiness = readiness { json["readiness"] = readiness.toJSON() }
+        return json
     }
 }
 

@@ -14,6 +14,9 @@ import dev.latencylab.harness.measure.Measurement
 import dev.latencylab.harness.measure.MonotonicClock
 import dev.latencylab.harness.measure.RequestBodies
 import dev.latencylab.harness.measure.Timeline
+import dev.latencylab.harness.readiness.LinkInspector
+import dev.latencylab.harness.readiness.NetworkInterfaceLinks
+import dev.latencylab.harness.readiness.ReadinessCheck
 import dev.latencylab.harness.result.DeviceInfo
 import dev.latencylab.harness.result.Fingerprint
 import dev.latencylab.harness.result.ResultDocument
@@ -28,14 +31,26 @@ import dev.latencylab.harness.result.Sample
  * A planned `new_connection` closes the arm's connections first; `gap_ms` pauses after each
  * request or group. Every request yields exactly one sample, in request order; a failure is a
  * sample, never an abort.
+ *
+ * A job with `readiness` is checked first ([ReadinessCheck]): a refused check answers
+ * `not_ready` with no samples. Each sample's `issued_mono_us` counts from the block's start on
+ * [clock], taken after the check, so a concurrent series' span never rests on the wall clock.
  */
 class BlockRunner(
     private val engines: Engines,
     private val clock: MonotonicClock = MonotonicClock.SYSTEM,
     /** Called after each request or group with (done, total), e.g. for instrumentation status. */
     private val progress: ((Int, Int) -> Unit)? = null,
+    /** Which network a local address is on: the Android app answers from ConnectivityManager. */
+    private val links: LinkInspector = NetworkInterfaceLinks,
 ) {
     fun run(job: Job, device: DeviceInfo, variant: String): ResultDocument {
+        val readiness = job.readiness?.let { ReadinessCheck(links, clock).run(it) }
+        if (readiness != null && readiness.refused) {
+            return ResultDocument(job.runId, job.block, job.attempt, "not_ready", emptyList(), fingerprint(job, device, variant),
+                readiness.error, readiness)
+        }
+        val blockStart = clock.nanos()
         val settings = EngineSettings(job.timeoutMs, clock)
         val arms = job.arms.associateBy { it.label }
         val open = LinkedHashMap<Pair<String, Origin>, ProtocolEngine>()
@@ -56,7 +71,7 @@ class BlockRunner(
                 } else {
                     measureGroup(group, job.maxParallel, ::engineFor)
                 }
-                group.zip(measurements).forEach { (r, m) -> samples += Sample(r, job.block, m) }
+                group.zip(measurements).forEach { (r, m) -> samples += Sample(r, job.block, m, blockStart) }
                 index += group.size
                 progress?.invoke(index, job.requests.size)
                 if (job.gapMs > 0) Thread.sleep(job.gapMs.toLong())
@@ -64,16 +79,16 @@ class BlockRunner(
         } finally {
             open.values.forEach { runCatching { it.close() } }
         }
-        val stacks = job.arms.map { it.protocol }.distinct().associate { it.wire to engines.clientStack(it) }
-        val fingerprint = Fingerprint(
-            device = device,
-            harnessVersion = HarnessInfo.describe(variant),
-            clockSource = MonotonicClock.SOURCE,
-            clockResolutionUs = MonotonicClock.resolutionUs(clock),
-            clientStacks = stacks,
-        )
-        return ResultDocument(job.runId, job.block, job.attempt, "ok", samples, fingerprint)
+        return ResultDocument(job.runId, job.block, job.attempt, "ok", samples, fingerprint(job, device, variant), readiness = readiness)
     }
+
+    private fun fingerprint(job: Job, device: DeviceInfo, variant: String): Fingerprint = Fingerprint(
+        device = device,
+        harnessVersion = HarnessInfo.describe(variant),
+        clockSource = MonotonicClock.SOURCE,
+        clockResolutionUs = MonotonicClock.resolutionUs(clock),
+        clientStacks = job.arms.map { it.protocol }.distinct().associate { it.wire to engines.clientStack(it) },
+    )
 
     private fun measureAlone(engine: ProtocolEngine, request: PlannedRequest): Measurement {
         val measurement = try {

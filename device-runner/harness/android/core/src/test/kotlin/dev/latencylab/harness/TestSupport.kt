@@ -101,6 +101,7 @@ class JobBuilder(private val runId: String = "test-run", private val timeoutMs: 
     private var gapMs = 0
     private var maxParallel: Int? = null
     private val pinned = mapper.createObjectNode()
+    private var readiness: ObjectNode? = null
 
     fun arm(label: String, protocol: String, connection: String, origin: String, serverName: String? = null, ca: Boolean = true) = apply {
         arms.addObject().apply {
@@ -144,6 +145,15 @@ class JobBuilder(private val runId: String = "test-run", private val timeoutMs: 
     /** A hosted run's checked address for `host` (job `pinned_addresses`). */
     fun pin(host: String, address: String) = apply { pinned.put(host, address) }
 
+    /** The job's readiness check: fetch /healthz from `origin` first, the address judged against `labNetworks`. */
+    fun readiness(origin: String, labNetworks: List<String> = emptyList()) = apply {
+        readiness = mapper.createObjectNode().apply {
+            put("origin", origin)
+            put("path", "/healthz")
+            if (labNetworks.isNotEmpty()) putArray("lab_networks").apply { labNetworks.forEach { add(it) } }
+        }
+    }
+
     fun json(): ObjectNode = mapper.createObjectNode().apply {
         put("contract", "latencylab.job/v1")
         put("run_id", runId)
@@ -155,6 +165,7 @@ class JobBuilder(private val runId: String = "test-run", private val timeoutMs: 
         set<JsonNode>("arms", arms)
         set<JsonNode>("requests", requests)
         if (pinned.size() > 0) set<JsonNode>("pinned_addresses", pinned)
+        readiness?.let { set<JsonNode>("readiness", it) }
     }
 
     fun build(): Job = JobReader(Repo.schemas).fromTree(json())

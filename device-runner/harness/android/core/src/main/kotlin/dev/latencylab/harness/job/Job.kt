@@ -1,5 +1,6 @@
 package dev.latencylab.harness.job
 
+import dev.latencylab.harness.readiness.ReadinessRequest
 import java.net.Inet6Address
 import java.net.InetAddress
 
@@ -20,6 +21,8 @@ data class Job(
      * lease time. A pinned host is connected to at that address only, never looked up again.
      */
     val pinnedAddresses: Map<String, String> = emptyMap(),
+    /** The job's `readiness`: the check to run before the first request; null when it asks for none. */
+    val readiness: ReadinessRequest? = null,
 ) {
     companion object {
         const val DEFAULT_MAX_PARALLEL = 6

@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.JsonNode
 import com.fasterxml.jackson.databind.ObjectMapper
 import dev.latencylab.harness.contract.ContractSchemas
 import dev.latencylab.harness.contract.violations
+import dev.latencylab.harness.readiness.Cidr
+import dev.latencylab.harness.readiness.ReadinessRequest
 import java.io.File
 import java.io.IOException
 import java.io.InputStream
@@ -70,7 +72,20 @@ class JobReader(private val schemas: ContractSchemas = ContractSchemas.bundled()
             arms = arms,
             requests = requests,
             pinnedAddresses = pinnedAddresses(tree["pinned_addresses"]),
+            readiness = readiness(tree["readiness"]),
         )
+    }
+
+    private fun readiness(node: JsonNode?): ReadinessRequest? {
+        if (node == null || node.isNull) return null
+        val text = node["origin"].asText()
+        val origin = Origin.parse(text)
+            ?: throw InvalidJobException("$.readiness.origin: '$text' is not http://host[:port] with a port in 1..65535")
+        val networks = node["lab_networks"]?.mapIndexed { i, entry ->
+            Cidr.parse(entry.asText())
+                ?: throw InvalidJobException("$.readiness.lab_networks[$i]: '${entry.asText()}' is not an address/prefix range")
+        } ?: emptyList()
+        return ReadinessRequest(origin, node.textOrNull("path") ?: ReadinessRequest.DEFAULT_PATH, networks)
     }
 
     private fun pinnedAddresses(node: JsonNode?): Map<String, String> {

@@ -67,6 +67,8 @@ class Cli(private val out: PrintStream, private val err: PrintStream) {
                      [--platform host|android|ios] [--model NAME] [--os-version VERSION]
                      [--radio wifi|cellular-lte|ethernet|loopback|…] [--battery 0..100]
                      [--charging true|false] [--temperature -40..150]
+                     [--thermal-status NAME]   (android: none|light|moderate|severe|critical|emergency|shutdown,
+                                                ios: nominal|fair|serious|critical)
         """.trimIndent()
 
         /**
@@ -83,7 +85,10 @@ class Cli(private val out: PrintStream, private val err: PrintStream) {
 /** The CLI's options; bad values raise IllegalArgumentException naming the option and its allowed range. */
 data class CliOptions(val job: File, val out: File, val device: DeviceInfo) {
     companion object {
-        private val KNOWN = setOf("--job", "--out", "--platform", "--model", "--os-version", "--radio", "--battery", "--charging", "--temperature")
+        private val KNOWN = setOf(
+            "--job", "--out", "--platform", "--model", "--os-version", "--radio", "--battery", "--charging", "--temperature",
+            "--thermal-status",
+        )
 
         fun parse(args: Array<String>): CliOptions {
             val values = HashMap<String, String>()
@@ -112,6 +117,7 @@ data class CliOptions(val job: File, val out: File, val device: DeviceInfo) {
                     }
                 },
                 temperature = values["--temperature"]?.let { number("--temperature", it, -40.0, 150.0) },
+                thermalStatus = values["--thermal-status"],
             )
             return CliOptions(job, out, device)
         }

@@ -66,6 +66,10 @@ class Timeline(private val clock: MonotonicClock = MonotonicClock.SYSTEM) {
 
     fun now(): Long = clock.nanos()
 
+    /** t0 on the monotonic clock (ns): when the request was issued (the sample's issued_mono_us, against the block's start). */
+    @Synchronized
+    fun issuedAtNanos(): Long = t0Nanos
+
     /** Moves t0 to now: the library's own "call starts" event (OkHttp callStart). Only before any mark. */
     @Synchronized
     fun restartAtCallStart() {

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory
 import com.fasterxml.jackson.databind.node.ObjectNode
 import dev.latencylab.harness.contract.ContractSchemas
 import dev.latencylab.harness.contract.violations
+import dev.latencylab.harness.readiness.ReadinessReport
 import java.io.File
 import java.nio.file.Files
 import java.nio.file.StandardCopyOption
@@ -14,11 +15,13 @@ class ResultDocument(
     val runId: String,
     val block: Int,
     val attempt: Int,
-    /** `ok` when every request was attempted, whatever their outcome. */
+    /** `ok` when every request was attempted, whatever their outcome; `not_ready` when the readiness check refused the block. */
     val status: String,
     val samples: List<Sample>,
     val fingerprint: Fingerprint,
     val error: String? = null,
+    /** The job's readiness check as it ran; null when the job asked for none (the key is then left out). */
+    val readiness: ReadinessReport? = null,
 ) {
     fun toJson(nodes: JsonNodeFactory = JsonNodeFactory.instance): ObjectNode = nodes.objectNode().apply {
         put("contract", CONTRACT)
@@ -30,6 +33,7 @@ class ResultDocument(
         set<ObjectNode>("fingerprint", fingerprint.toJson(nodes))
         // The phone harness measures no TCP/ICMP baseline (no raw sockets on a phone); the runner does.
         putNull("baseline")
+        readiness?.let { set<ObjectNode>("readiness", it.toJson(nodes)) }
         put("error", error)
     }
 

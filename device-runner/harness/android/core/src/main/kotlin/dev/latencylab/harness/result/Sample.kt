@@ -6,13 +6,20 @@ import dev.latencylab.harness.job.PlannedRequest
 import dev.latencylab.harness.measure.Measurement
 import dev.latencylab.harness.measure.Phase
 
-/** One request's sample (sample.schema.json): the request's context plus what was measured. */
-class Sample(val request: PlannedRequest, val block: Int, val measurement: Measurement) {
+/**
+ * One request's sample (sample.schema.json): the request's context plus what was measured.
+ * [blockStartNanos]: the block's start on the monotonic clock, from which `issued_mono_us`
+ * counts (null: not reported).
+ */
+class Sample(val request: PlannedRequest, val block: Int, val measurement: Measurement, private val blockStartNanos: Long? = null) {
     private val phases: Map<Phase, Long?> = measurement.timeline.seal()
 
     operator fun get(phase: Phase): Long? = phases[phase]
 
     val wallTimeUs: Long get() = measurement.timeline.wallTimeUs
+
+    /** When the request was issued, µs since the block began on the monotonic clock (a concurrent series' span is measured on it). */
+    val issuedMonoUs: Long? get() = blockStartNanos?.let { maxOf(0L, (measurement.timeline.issuedAtNanos() - it) / 1_000) }
 
     /** Field order follows the contract's examples; every field is present, null when it did not happen. */
     fun toJson(nodes: JsonNodeFactory = JsonNodeFactory.instance): ObjectNode {
@@ -29,6 +36,7 @@ class Sample(val request: PlannedRequest, val block: Int, val measurement: Measu
             put("op", r.op)
             put("path", r.path.take(MAX_PATH))
             put("wall_time", wallTimeUs)
+            put("issued_mono_us", issuedMonoUs)
             put("t0", 0)
             for (phase in Phase.entries) put(phase.field, phases[phase])
             put("conn_id", m.connId)
