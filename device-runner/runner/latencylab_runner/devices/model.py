@@ -23,7 +23,7 @@ class DeviceStatus:
     battery: float | None = None  # percent
     charging: bool | None = None  # external power connected
     temperature: float | None = None  # °C (battery)
-    thermal_status: str | None = None  # Android throttling severity: none, light, moderate, …
+    thermal_status: str | None = None  # the platform's own names: Android none, light, …; iOS nominal, fair, …
     fingerprint: dict[str, Any] = field(default_factory=dict)
 
     @property

@@ -18,6 +18,7 @@ from latencylab_contract import error_kinds
 from latencylab_contract.validation import ContractError, validate
 
 from ..workloads.job import result_problems
+from .readiness import readiness_refusal
 
 # error_kind → the run status the runner reports, from the contract's one table of kinds
 # and who each blames (error-kinds.json; the service reads the same).
@@ -260,7 +261,9 @@ def ios_end(text: str) -> BlockFailure | None:
 
 def parse_result(raw: bytes | None, job: dict[str, Any], *, lane_exit: int | None) -> dict[str, Any]:
     """The harness's result document, checked against the contract and the job; raises
-    BlockFailure(malformed_result or test_failure)."""
+    BlockFailure(malformed_result or test_failure), or what the phone's readiness report
+    says (drivers/readiness.py: device_not_ready off the lab network, lab_fault when it is
+    on it and still cannot reach the target)."""
     if raw is None:
         raise BlockFailure("malformed_result", f"no result document after the lane (exit {lane_exit})")
     try:
@@ -274,6 +277,11 @@ def parse_result(raw: bytes | None, job: dict[str, Any], *, lane_exit: int | Non
     problems = result_problems(job, result)
     if problems:
         raise BlockFailure("malformed_result", "the result does not answer the job: " + "; ".join(problems))
+    refusal = readiness_refusal(job, result)
+    if refusal is not None:
+        raise BlockFailure(*refusal)
+    if result["status"] == "not_ready":  # a refusal without a readiness check in the job: the harness's own reason
+        raise BlockFailure("device_not_ready", f"the harness refused the block: {result.get('error')}")
     if result["status"] != "ok":
         raise BlockFailure("test_failure", f"the harness reported the block failed: {result.get('error')}")
     return result

@@ -23,7 +23,7 @@ from latencylab_tools.netlab.wifi import WifiShaper
 
 from .. import __version__
 from ..agent.client import LeaseLost, RunnerClient
-from ..devices.gate import GateThresholds, health_reason
+from ..devices.gate import GateThresholds, health_reason, reported_health_reason
 from ..devices.model import DeviceStatus
 from ..workloads.job import build_job
 from ..workloads.secrets import MissingSecret
@@ -33,6 +33,7 @@ from .emulated import LinkUnavailable
 from .fastlane import LaneRun, run_lane
 from .host import block_batch
 from .outcome import BlockFailure, parse_result
+from .readiness import describe, readiness_request
 from .server_stacks import merge_observed, server_stacks
 from .target_check import check_targets
 from .targets import ReferenceTarget
@@ -87,7 +88,8 @@ class PhoneDriver:
     def execute(self, lease: dict[str, Any], client: RunnerClient, cancelled: threading.Event) -> None:
         run_id, spec, serial = lease["run_id"], lease["spec"], lease["device_serial"]
         artifacts = RunArtifacts(client, run_id=run_id, lease_token=lease["lease_token"], attempt=lease["attempt"])
-        seen: dict[str, Any] = {"device": None, "harness": None}  # the latest readings, for the fingerprint
+        # The latest readings, for the fingerprint: the device tools', the harness's, its readiness report.
+        seen: dict[str, Any] = {"device": None, "harness": None, "readiness": None}
         servers: dict[str, Any] = {}  # the Server headers the harness read per arm, over the blocks
         link_report: dict[str, Any] = {"profile": (lease.get("network_profile") or {}).get("name", "none"),
                                        "measured": None}
@@ -96,6 +98,8 @@ class PhoneDriver:
             device = seen["device"] or self._known(serial)
             fingerprint = {**self.fingerprint(device, seen["harness"]),
                            "server_stacks": server_stacks(spec["arms"], servers)}
+            if seen["readiness"]:
+                fingerprint["readiness"] = seen["readiness"]
             report = {"lease_token": lease["lease_token"], "status": status,
                       "fingerprint": fingerprint, "link": link_report, "error": error}
             if error_kind:
@@ -113,7 +117,7 @@ class PhoneDriver:
                         raise Cancelled()
                     result = self.run_block(lease, block, link, artifacts, cancelled, seen)
                     client.upload_block(run_id, block_batch(lease, block, result))
-                    seen["harness"] = result["fingerprint"]
+                    seen["harness"], seen["readiness"] = result["fingerprint"], result.get("readiness")
                     merge_observed(servers, result["fingerprint"].get("server_stacks"))
                     log.info("run %s on %s: block %d/%d stored (%d samples)", run_id, serial, block + 1,
                              spec["blocks"], len(result["samples"]))
@@ -147,7 +151,8 @@ class PhoneDriver:
             raise RuntimeError("status is None")
         try:
             job = build_job(lease["spec"], run_id=run_id, block=block, attempt=lease["attempt"], target=link.target,
-                            pinned=lease.get("pinned_addresses"))
+                            pinned=lease.get("pinned_addresses"),
+                            readiness=readiness_request(link.target, self.settings.limits.lab_networks))
         except MissingSecret:
             # The service sends secrets to host runners only: a harness reads its job from a file.
             raise BlockFailure("test_failure", f"{self.name} harnesses do not receive secrets; {{{{secret.NAME}}}} "
@@ -201,7 +206,15 @@ class PhoneDriver:
         proven = self.end_of_lane(lane, out_path)
         if proven is not None:
             raise proven
-        return parse_result(raw, job, lane_exit=lane.returncode)
+        result = parse_result(raw, job, lane_exit=lane.returncode)
+        if result.get("readiness"):
+            log.info("block %d on %s: readiness from the phone: %s", job["block"], serial,
+                     describe(result["readiness"]))
+        # What the phone said of itself at the block (the only thermal reading of an iPhone).
+        reason = reported_health_reason(result["fingerprint"], self.settings.limits)
+        if reason:
+            raise BlockFailure("device_not_ready", f"{serial}: {reason}")
+        return result
 
     def check_present(self, serial: str, status: DeviceStatus | None) -> None:
         if status is None:

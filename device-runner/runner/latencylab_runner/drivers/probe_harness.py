@@ -4,7 +4,11 @@ document, exactly as the Android and iOS harness apps do on a phone.
 Each arm keeps one probe session for the block (its connection policy decides what the
 session reuses); a planned `new_connection` closes it first. Sessions never outlive a
 block, so every block starts from the same state. Failures are samples, not exceptions
-(docs/methodology.md §4)."""
+(docs/methodology.md §4).
+
+Each sample's `issued_mono_us` is its t0 on time.monotonic_ns, made µs since the block
+began (the probe stamps the clock's own reading); a job's `readiness` check runs first
+(readiness_check.py) and a failed one refuses the block (`not_ready`, no samples)."""
 
 from __future__ import annotations
 
@@ -21,6 +25,7 @@ from latencylab_tools.probe import Origin, ProbeRequest, open_session
 from .. import __version__
 from ..workloads.job import RESULT_CONTRACT
 from .concurrent_batch import run_group
+from .readiness_check import readiness_check
 from .server_stacks import library_version, server_header_list
 
 # The library under each protocol's client in the probe (probe/session.py; HTTP/3 is the
@@ -111,6 +116,12 @@ def execute_job(job: dict[str, Any], *, cancelled: threading.Event | None = None
     timeout_s = job["timeout_ms"] / 1000
     gap_s = job.get("gap_ms", 0) / 1000
     error = None
+    readiness = readiness_check(job["readiness"]) if job.get("readiness") else None
+    if readiness is not None and readiness["error"]:
+        return _document(job, "not_ready", [], host_fingerprint({arm["protocol"] for arm in job["arms"]}),
+                         readiness, readiness["error"])
+    # The block's start on the monotonic clock: every sample's issue time is µs after it.
+    block_start_us = time.monotonic_ns() // 1000
     try:
         requests = job["requests"]
         index = 0
@@ -126,10 +137,10 @@ def execute_job(job: dict[str, Any], *, cancelled: threading.Event | None = None
             group = _group_at(requests, index)
             if len(group) == 1:
                 samples.append(_measure(lane(arm, request.get("origin", arm["origin"]), 0), request,
-                                        block=job["block"]))
+                                        block=job["block"], block_start_us=block_start_us))
             else:
                 samples.extend(_measure_group(arm, group, lane, max_parallel=job.get("max_parallel", 6),
-                                              block=job["block"]))
+                                              block=job["block"], block_start_us=block_start_us))
             if on_progress is not None and (index - 1) // 50 != (index + len(group) - 1) // 50:
                 on_progress(index, total)
             index += len(group)
@@ -142,17 +153,25 @@ def execute_job(job: dict[str, Any], *, cancelled: threading.Event | None = None
     # Which server answered each arm; the runner adds whether it was its reference target (server_stacks.py).
     fingerprint["server_stacks"] = {label: {"server_headers": server_header_list(headers)}
                                     for label, headers in servers.items()}
-    return {
+    return _document(job, "failed" if error else "ok", samples, fingerprint, readiness, error)
+
+
+def _document(job: dict[str, Any], status: str, samples: list[dict[str, Any]], fingerprint: dict[str, Any],
+              readiness: dict[str, Any] | None, error: str | None) -> dict[str, Any]:
+    document = {
         "contract": RESULT_CONTRACT,
         "run_id": job["run_id"],
         "block": job["block"],
         "attempt": job["attempt"],
-        "status": "failed" if error else "ok",
+        "status": status,
         "samples": samples,
         "fingerprint": fingerprint,
         "baseline": None,
         "error": error,
     }
+    if readiness is not None:
+        document["readiness"] = readiness
+    return document
 
 
 def _seen_servers(before: list[str] | None, session: list[str] | None) -> list[str] | None:
@@ -201,23 +220,28 @@ def probe_request(request: dict[str, Any]) -> ProbeRequest:
 
 
 def _measure_group(arm: dict[str, Any], group: list[dict[str, Any]], lane: Callable[[dict[str, Any], str, int], Any],
-                   *, max_parallel: int, block: int) -> list[dict[str, Any]]:
+                   *, max_parallel: int, block: int, block_start_us: int) -> list[dict[str, Any]]:
     issued = [(request.get("origin", arm["origin"]), probe_request(request)) for request in group]
     all_fields = run_group(arm["protocol"], issued, max_parallel=max_parallel,
                            lane=lambda origin, n: lane(arm, origin, n))
     # Each sample carries its own in_flight (concurrent_batch.py): requests of the arm in flight when issued.
-    return [_sample(fields, request, block=block) for request, fields in zip(group, all_fields, strict=True)]
+    return [_sample(fields, request, block=block, block_start_us=block_start_us)
+            for request, fields in zip(group, all_fields, strict=True)]
 
 
-def _measure(session: Any, request: dict[str, Any], *, block: int) -> dict[str, Any]:
+def _measure(session: Any, request: dict[str, Any], *, block: int, block_start_us: int) -> dict[str, Any]:
     # Issued alone: the only request of its arm in flight.
-    return _sample({**session.fetch(probe_request(request)), "in_flight": 1}, request, block=block)
+    return _sample({**session.fetch(probe_request(request)), "in_flight": 1}, request, block=block,
+                   block_start_us=block_start_us)
 
 
-def _sample(fields: dict[str, Any], request: dict[str, Any], *, block: int) -> dict[str, Any]:
+def _sample(fields: dict[str, Any], request: dict[str, Any], *, block: int, block_start_us: int) -> dict[str, Any]:
     judge_status(fields, request.get("expect_status"))
+    issued = fields.get("issued_mono_us")
     sample = {**fields, "arm": request["arm"], "block": block, "seq": request["seq"], "phase": request["phase"],
-              "period": request.get("period"), "repetition": request.get("repetition"), "step": request.get("step")}
+              "period": request.get("period"), "repetition": request.get("repetition"), "step": request.get("step"),
+              # The probe stamps the monotonic clock's own reading; the contract counts from the block's start.
+              "issued_mono_us": None if issued is None else max(0, issued - block_start_us)}
     if request.get("part") is not None:
         sample["part"] = request["part"]
     return sample

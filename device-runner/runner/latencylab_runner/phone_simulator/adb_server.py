@@ -128,6 +128,10 @@ def format_battery(battery: dict[str, Any]) -> str:
     )
 
 
+# PowerManager.THERMAL_STATUS_* by code: what the phone's harness reads itself (getCurrentThermalStatus).
+_THERMAL_NAMES = dict(enumerate(("none", "light", "moderate", "severe", "critical", "emergency", "shutdown")))
+
+
 def format_thermal(status: int, battery_temperature_tenths: int) -> str:
     """ThermalManagerService dump (TAB-indented; Java floats print like 30.000002)."""
     battery_c = battery_temperature_tenths / 10
@@ -638,7 +642,8 @@ class FakeAdbServer:
                                          os_version=props["ro.build.version.release"], netns=device.get("netns"),
                                          battery=100.0 * battery["level"] / battery.get("scale", 100),
                                          charging=charging,
-                                         temperature=battery["temperature"] / 10, started=track)
+                                         temperature=battery["temperature"] / 10, started=track,
+                                         thermal_status=_THERMAL_NAMES.get(device.get("thermal_status")))
         finally:
             with self._lock:
                 self._processes[serial] = [p for p in self._processes.get(serial, []) if p.poll() is None]

@@ -41,10 +41,10 @@ def missing_reason() -> str | None:
 
 def run_core(*, job: Path, out: Path, platform: str, model: str, os_version: str, netns: str | None,
              battery: float | None = None, charging: bool | None = None, temperature: float | None = None,
-             timeout_s: float = 600.0,
+             thermal_status: str | None = None, timeout_s: float = 600.0,
              started: Callable[[subprocess.Popen[str]], None] | None = None) -> subprocess.CompletedProcess[str]:
     """The core's own CLI (harness/android/core jvm/Main.kt); the device readings are what
-    a phone's harness would read from its battery manager."""
+    a phone's harness would read from its battery manager and the platform's thermal status."""
     argv = ["java", "-jar", str(jar_path()), "--job", str(job), "--out", str(out), "--platform", platform,
             "--model", model, "--os-version", os_version, "--radio", "wifi"]
     for flag, value in (("--battery", battery), ("--temperature", temperature)):
@@ -52,6 +52,8 @@ def run_core(*, job: Path, out: Path, platform: str, model: str, os_version: str
             argv += [flag, f"{value:g}"]
     if charging is not None:
         argv += ["--charging", "true" if charging else "false"]
+    if thermal_status is not None:
+        argv += ["--thermal-status", thermal_status]
     if netns:
         # The phone's Wi-Fi is the emulated link: the harness runs behind its client side.
         argv = ["ip", "netns", "exec", netns, *argv]

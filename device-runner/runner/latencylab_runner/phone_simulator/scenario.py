@@ -7,6 +7,7 @@ call (so a test, or a fake, can change the world mid-run: unplug a phone, cool i
                   "installed": {"dev.latencylab.harness": {"versionCode": 1, "versionName": "0.1.0"}, …},
                   "install_failure": null | "INSTALL_FAILED_INSUFFICIENT_STORAGE", …}],
      "ios": [{"udid": "...", "info": {...}, "battery": {...}, "temperature_centi_c": 2911,
+              "thermal_state": "nominal",
               "lockdown_error": null, "unplug_after_blocks": null, "test": "run" | "fail"}],
      "fastlane": {"mode": "run" | "build_failure" | "hang"}}
 
@@ -55,7 +56,7 @@ def android_device(serial: str = "R5CT1234", *, model: str = "Pixel 8", release:
 def ios_device(udid: str = "00008130-001A2C3E0E38001C", *, product_type: str = "iPhone16,1",
                version: str = "17.5.1", level: int = 90, charging: bool = True,
                temperature_centi_c: int | None = 2911, device_name: str = "Lab iPhone 15 Pro",
-               **extra: Any) -> dict[str, Any]:
+               thermal_state: str | None = "nominal", **extra: Any) -> dict[str, Any]:
     return {
         "udid": udid,
         "info": {"ActivationState": "Activated", "BuildVersion": "21F90", "DeviceClass": "iPhone",
@@ -66,6 +67,8 @@ def ios_device(udid: str = "00008130-001A2C3E0E38001C", *, product_type: str = "
                     "ExternalConnected": charging, "FullyCharged": False, "GasGaugeCapability": True,
                     "HasBattery": True},
         "temperature_centi_c": temperature_centi_c,
+        # ProcessInfo.thermalState as the harness on the phone reads it (no host tool can).
+        "thermal_state": thermal_state,
         "lockdown_error": None,
         "unplug_after_blocks": None,
         "test": "run",

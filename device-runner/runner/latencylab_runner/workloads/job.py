@@ -84,13 +84,14 @@ def job_request(seq: int, planned: PlannedRequest, base_path: str) -> dict[str, 
 
 def build_job(spec: dict[str, Any], *, run_id: str, block: int, attempt: int,
               target: ReferenceTarget, secrets: Mapping[str, str] | None = None,
-              pinned: Mapping[str, str] | None = None) -> dict[str, Any]:
+              pinned: Mapping[str, str] | None = None, readiness: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The validated job document for `block`; raises ContractError if the spec cannot be
     expressed (e.g. a customer endpoint with a path the contract refuses). `secrets` (the
     lease's) replace `{{secret.NAME}}` in header values after validation: the job is then
     for this process's memory only. MissingSecret if a referenced one is not there.
     `pinned` (a hosted run's checked addresses, target_policy.pin_targets) becomes the
-    job's pinned_addresses: the harness connects there and nowhere else."""
+    job's pinned_addresses: the harness connects there and nowhere else. `readiness`
+    (drivers/readiness.py, phones only) asks the harness to check its network first."""
     endpoints = {arm["label"]: arm_endpoint(arm, target) for arm in spec["arms"]}
     timeout_ms = int(round(float(spec.get("timeout_s", 30)) * 1000))
     job = {
@@ -108,6 +109,8 @@ def build_job(spec: dict[str, Any], *, run_id: str, block: int, attempt: int,
     }
     if pinned:
         job["pinned_addresses"] = dict(pinned)
+    if readiness:
+        job["readiness"] = dict(readiness)
     validate(job, "job")
     substitute_headers(job, secrets or {})
     return job

@@ -77,14 +77,20 @@ class H3Client:
             return [Outcome(tl, None, e) for tl in timelines]
         conn = answer["conn"]
         self.conn_id = conn["id"] if conn.get("open") else None
-        return [self._outcome(tl, req, res, conn)
+        # The batch starts at its first timeline on this process's monotonic clock; the native
+        # client says when it issued each request after that one, on its own.
+        batch_start = timelines[0].fields["issued_mono_us"]
+        return [self._outcome(tl, req, res, conn, batch_start)
                 for tl, req, res in zip(timelines, requests, answer["results"], strict=True)]
 
     @staticmethod
-    def _outcome(tl: Timeline, req: ProbeRequest, res: dict[str, Any], conn: dict[str, Any]) -> Outcome:
+    def _outcome(tl: Timeline, req: ProbeRequest, res: dict[str, Any], conn: dict[str, Any],
+                 batch_start_mono_us: int) -> Outcome:
         f = tl.fields
         tl.wall_time_us = res["wall_time_us"]
         f.update(res["times"], wall_time=res["wall_time_us"], t0=0, req_bytes=len(req.body))
+        if res.get("issued_us") is not None:  # a native client built before it sends none: the timeline's own
+            f["issued_mono_us"] = batch_start_mono_us + res["issued_us"]
         if conn.get("id"):
             first_on_new = not res["conn_reused"]
             f.update(conn_id=conn["id"], conn_reused=res["conn_reused"], alpn=conn["alpn"], tls_version="TLSv1.3",

@@ -67,8 +67,12 @@ type connInfo struct {
 	Open       bool    `json:"open"` // kept for the next batch
 }
 
+// requestResult's IssuedUs is when the request was issued, µs after the batch's first, on this
+// process's monotonic clock: the caller places the batch on its own monotonic clock, so a
+// wall-clock step between two streams of a batch cannot move them (sample issued_mono_us).
 type requestResult struct {
 	WallTimeUs   int64            `json:"wall_time_us"`
+	IssuedUs     int64            `json:"issued_us"`
 	Times        map[string]int64 `json:"times"` // µs from this request's t0
 	ConnReused   bool             `json:"conn_reused"`
 	Status       *int             `json:"status"`
@@ -199,6 +203,7 @@ func (c *client) run(cmd batchCommand) batchResult {
 			defer wg.Done()
 			results[i] = c.exchange(ctx, conn, req, tl, zeroRTT && i == 0, cmd.KeepBody)
 			results[i].WallTimeUs = wall
+			results[i].IssuedUs = max(0, tl.t0.Sub(first.t0).Microseconds())
 			results[i].ConnReused = reused || i > 0
 		}(i, req, tl, wall)
 	}
