@@ -87,11 +87,13 @@ def test_readiness_thermal_status_and_issue_times_are_optional_so_older_harnesse
     monotonic issue time (result-series-ok.json has none of them) stays valid; the new
     example carries all three."""
     old = json.loads((EXAMPLES / "result-series-ok.json").read_text())
-    assert "readiness" not in old and "thermal_status" not in old["fingerprint"]
+    assert "readiness" not in old
+    assert "thermal_status" not in old["fingerprint"]
     assert all("issued_mono_us" not in sample for sample in old["samples"])
     assert list(iter_errors(old, "result")) == []
     new = json.loads((EXAMPLES / "result-android-readiness.json").read_text())
-    assert new["readiness"]["on_lab_network"] is True and new["fingerprint"]["thermal_status"] == "none"
+    assert new["readiness"]["on_lab_network"] is True
+    assert new["fingerprint"]["thermal_status"] == "none"
     assert [s["issued_mono_us"] for s in new["samples"]] == sorted(s["issued_mono_us"] for s in new["samples"])
     new["readiness"] = None
     new["fingerprint"]["thermal_status"] = None
@@ -111,8 +113,10 @@ def test_thermal_status_names_are_the_platforms_own():
 
 def test_a_not_ready_result_measured_nothing_and_says_why():
     doc = json.loads((EXAMPLES / "result-ios-not-ready-cellular.json").read_text())
-    assert doc["status"] == "not_ready" and doc["samples"] == []
-    assert doc["readiness"]["on_lab_network"] is False and doc["readiness"]["error"] == doc["error"]
+    assert doc["status"] == "not_ready"
+    assert doc["samples"] == []
+    assert doc["readiness"]["on_lab_network"] is False
+    assert doc["readiness"]["error"] == doc["error"]
 
 
 def test_unknown_schema_name_is_refused():

@@ -96,8 +96,9 @@ def test_what_the_phone_reports_at_a_block_is_held_to_the_same_limits():
                                    "charging": True}, LIMITS) is None
     assert reported_health_reason({"platform": "ios", "thermal_status": "serious"}, LIMITS) == \
         "the phone reported thermal status serious (throttling) > fair at the block"
-    assert reported_health_reason({"platform": "android", "thermal_status": "severe", "temperature": 33.0},
-                                  LIMITS) == "the phone reported thermal status severe (throttling) > light at the block"
+    severe = {"platform": "android", "thermal_status": "severe", "temperature": 33.0}
+    assert reported_health_reason(severe, LIMITS) == \
+        "the phone reported thermal status severe (throttling) > light at the block"
     assert reported_health_reason({"platform": "android", "battery": 12.0, "charging": False}, LIMITS) == \
         "the phone reported battery 12 % < 50 % at the block"
     assert reported_health_reason({"platform": "android"}, LIMITS) is None  # an older harness reports none of it

@@ -125,7 +125,8 @@ def test_the_host_harness_check_reports_interface_address_and_round_trip(referen
     assert report["error"] is None, report
     assert (report["interface"], report["local_address"], report["http_status"]) == ("loopback", "127.0.0.1", 200)
     assert report["interface_name"] == interface_of("127.0.0.1")[1]
-    assert report["on_lab_network"] is True and report["rtt_ms"] >= 0
+    assert report["on_lab_network"] is True
+    assert report["rtt_ms"] >= 0
 
 
 def test_the_host_harness_refuses_a_block_off_the_lab_network_and_measures_nothing(reference):
@@ -143,7 +144,8 @@ def test_the_host_harness_refuses_a_block_off_the_lab_network_and_measures_nothi
 def test_a_target_that_does_not_answer_refuses_the_block(reference):
     closed = ReferenceTarget("127.0.0.1", 9, reference.tls_port, "localhost", reference.ca_file)
     report = readiness_check(readiness_request(closed))
-    assert report["local_address"] is None and report["http_status"] is None
+    assert report["local_address"] is None
+    assert report["http_status"] is None
     assert report["error"].startswith("ConnectionRefusedError")
 
 
@@ -153,7 +155,8 @@ def test_host_samples_carry_their_issue_time_since_the_block_began(reference):
     job = build_job(SPEC, run_id="r", block=0, attempt=1, target=reference, readiness=readiness_request(reference))
     result = execute_job(job)
     validate(result, "result")
-    assert result["status"] == "ok" and result["readiness"]["http_status"] == 200
+    assert result["status"] == "ok"
+    assert result["readiness"]["http_status"] == 200
     samples = result["samples"]
     assert [s["error_class"] for s in samples] == [None] * len(samples), [s["error_detail"] for s in samples]
     issued = [s["issued_mono_us"] for s in samples]
@@ -168,7 +171,7 @@ def test_host_samples_carry_their_issue_time_since_the_block_began(reference):
         else:
             groups.append((key, [sample["issued_mono_us"]]))
     assert any(len(times) > 1 for _, times in groups)  # the rounds were issued concurrently
-    for (_, earlier), (_, later) in zip(groups, groups[1:]):
+    for (_, earlier), (_, later) in zip(groups, groups[1:], strict=False):
         assert max(earlier) <= min(later), (earlier, later)
 
 
@@ -185,7 +188,8 @@ def test_http3_streams_take_their_issue_times_from_the_native_client(reference):
     for request, sample in zip(job["requests"], samples, strict=True):
         rounds.setdefault(request.get("group"), []).append(sample["issued_mono_us"])
     concurrent = [times for group, times in rounds.items() if group is not None]
-    assert concurrent and all(len(times) == 3 for times in concurrent)
+    assert concurrent
+    assert all(len(times) == 3 for times in concurrent)
     for times in concurrent:
         assert times[0] == min(times)  # the batch starts with its first stream
 
@@ -225,7 +229,8 @@ def test_a_pixel_off_the_lab_network_measures_nothing_and_is_not_ready(lab, back
     limits = GateThresholds(lab_networks=("198.19.0.0/24",))
     run_id, finish = execute(lab.android_driver(reference, limits=limits), backend, PIXEL)
     assert (finish["status"], finish["error_kind"]) == ("infra_error", "device_not_ready"), finish
-    assert "not on the lab network: loopback" in finish["error"] and "198.19.0.0/24" in finish["error"]
+    assert "not on the lab network: loopback" in finish["error"]
+    assert "198.19.0.0/24" in finish["error"]
     assert run_id not in backend.batches
 
 

@@ -36,9 +36,9 @@ from .decode import OPTIONAL_BOOLS, SAMPLE_FIELDS, TIMESTAMPS, SampleIn
 # durations last.
 COLUMNS = (
     "comparison_id", "run_id", "arm_id", "block", "period", "repetition", "step", "seq", "part", "phase", "op", "path",
-    "wall_time", "issued_mono_us", *TIMESTAMPS, "conn_id", "conn_reused", "in_flight", "alpn", "tls_version", "tls_resumed", "early_data",
-    "req_bytes", "resp_bytes", "status", "server_delay_ms", "server_time_us", "srtt_us", "retrans",
-    "error_class", "error_detail", "total_us", "ttfb_us",
+    "wall_time", "issued_mono_us", *TIMESTAMPS, "conn_id", "conn_reused", "in_flight", "alpn", "tls_version",
+    "tls_resumed", "early_data", "req_bytes", "resp_bytes", "status", "server_delay_ms", "server_time_us", "srtt_us",
+    "retrans", "error_class", "error_detail", "total_us", "ttfb_us",
 )
 # Checked at import: the COPY codec writes SAMPLE_FIELDS in COLUMNS' order.
 if SAMPLE_FIELDS[:-1] != ("arm", "block", *COLUMNS[4:-2]) or SAMPLE_FIELDS[-1] != "t0":

@@ -29,9 +29,10 @@ _SELECT = f"""
 SELECT a.label, COALESCE(d.serial, 'slot-' || r.slot), r.network_profile, s.run_id::text, s.block, s.period,
        s.repetition, s.step, s.seq, s.part, s.phase, s.op, s.path, s.wall_time, s.issued_mono_us, 0,
        s.dns_start, s.dns_end, s.conn_start, s.tls_start, s.conn_ready, s.req_start, s.req_end, s.resp_first_byte,
-       s.resp_headers_end, s.resp_end, s.app_done, s.conn_id, s.conn_reused, s.in_flight, s.alpn, s.tls_version, s.tls_resumed,
-       s.early_data, s.req_bytes, s.resp_bytes, s.status, s.server_delay_ms, s.server_time_us, s.srtt_us, s.retrans,
-       s.error_class, s.error_detail, {", ".join(f"round(({expr})::numeric, 3)" for expr in DURATIONS_MS.values())}
+       s.resp_headers_end, s.resp_end, s.app_done, s.conn_id, s.conn_reused, s.in_flight, s.alpn, s.tls_version,
+       s.tls_resumed, s.early_data, s.req_bytes, s.resp_bytes, s.status, s.server_delay_ms, s.server_time_us, s.srtt_us,
+       s.retrans, s.error_class, s.error_detail,
+       {", ".join(f"round(({expr})::numeric, 3)" for expr in DURATIONS_MS.values())}
 FROM results_sample s
 JOIN comparisons_arm a ON a.id = s.arm_id
 JOIN comparisons_run r ON r.id = s.run_id

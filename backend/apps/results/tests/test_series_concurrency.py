@@ -177,5 +177,6 @@ def test_a_block_stored_before_issue_times_existed_is_read_on_the_wall_clock(con
     BlockColumns.objects.filter(pk=stored.pk).update(format_version=2, data=old)
     Sample.objects.filter(run_id=leased["run_id"]).delete()
     table = load_comparison(comparison).table
-    assert len(table) == 8 and (table.issued_us == -1).all()
+    assert len(table) == 8
+    assert (table.issued_us == -1).all()
     assert sorted(series_times(table, span=True)["time_us"].tolist()) == [62_000, 62_000]

@@ -129,7 +129,12 @@ def format_battery(battery: dict[str, Any]) -> str:
 
 
 # PowerManager.THERMAL_STATUS_* by code: what the phone's harness reads itself (getCurrentThermalStatus).
-_THERMAL_NAMES = dict(enumerate(("none", "light", "moderate", "severe", "critical", "emergency", "shutdown")))
+_THERMAL_NAMES = ("none", "light", "moderate", "severe", "critical", "emergency", "shutdown")
+
+
+def _thermal_name(code: int | None) -> str | None:
+    """The name the harness reports for the scenario's status code; None without a thermal service."""
+    return _THERMAL_NAMES[code] if code is not None and 0 <= code < len(_THERMAL_NAMES) else None
 
 
 def format_thermal(status: int, battery_temperature_tenths: int) -> str:
@@ -643,7 +648,7 @@ class FakeAdbServer:
                                          battery=100.0 * battery["level"] / battery.get("scale", 100),
                                          charging=charging,
                                          temperature=battery["temperature"] / 10, started=track,
-                                         thermal_status=_THERMAL_NAMES.get(device.get("thermal_status")))
+                                         thermal_status=_thermal_name(device.get("thermal_status")))
         finally:
             with self._lock:
                 self._processes[serial] = [p for p in self._processes.get(serial, []) if p.poll() is None]
