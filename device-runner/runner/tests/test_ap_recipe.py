@@ -25,9 +25,9 @@ from pathlib import Path
 
 import pytest
 from device_lab import scenario
-from latencylab_tools.netwifi.nsutil import NS_PREFIX, in_netns
-from latencylab_tools.netwifi.shaping_probe import ShapingProbe
-from latencylab_tools.netwifi.wifi import WifiInterfaces, WifiShaper
+from latencylab_tools.netlab.nsutil import NS_PREFIX, in_netns
+from latencylab_tools.netlab.shaping_probe import ShapingProbe
+from latencylab_tools.netlab.wifi import WifiInterfaces, WifiShaper
 
 from latencylab_runner.drivers.dhcp_leases import find_lease, lease_address, parse_leases
 from latencylab_runner.drivers.job_exchange import JobExchange
@@ -189,12 +189,13 @@ def test_the_recipe_gives_the_phone_a_lease_the_runner_finds_and_nats_its_traffi
     sh("ip", "route", "add", "default", "via", AP_ADDRESS, ns=wifi.phone)
     with in_netns(wifi.uplink):
         server = socket.create_server((UPLINK_SERVER, 0))
-    with server, in_netns(wifi.phone):
-        client = socket.create_connection((UPLINK_SERVER, server.getsockname()[1]), timeout=10)
-    with client:
-        server.settimeout(10)
-        conn, peer = server.accept()
-        conn.close()
+    with server:
+        with in_netns(wifi.phone):
+            client = socket.create_connection((UPLINK_SERVER, server.getsockname()[1]), timeout=10)
+        with client:
+            server.settimeout(10)
+            conn, peer = server.accept()
+            conn.close()
     assert peer[0] == UPLINK_AP
     rules = sh("nft", "list", "table", "ip", "latencylab_ap", ns=wifi.ap).stdout
     assert re.search(r'ip saddr 198\.18\.10\.0/24 oifname != "wlan0" masquerade', rules), rules

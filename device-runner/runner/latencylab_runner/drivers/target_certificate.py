@@ -22,6 +22,7 @@ import datetime as dt
 import ipaddress
 import re
 import ssl
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,7 @@ from typing import Any
 # cryptography comes with latencylab-tools (its private CA, tls.py), certifi with httpx.
 import certifi
 from cryptography import x509
+from cryptography.utils import CryptographyDeprecationWarning
 from cryptography.hazmat.primitives import serialization
 from cryptography.x509.verification import PolicyBuilder, Store, VerificationError
 
@@ -64,11 +66,13 @@ def _roots(bundle: Path) -> list[x509.Certificate]:
     """Every certificate of a PEM bundle that parses (a system bundle may hold a few that a
     strict parser refuses; they are skipped, not fatal)."""
     roots = []
-    for block in _PEM_BLOCK.findall(bundle.read_bytes()):
-        try:
-            roots.append(x509.load_pem_x509_certificate(block))
-        except ValueError:
-            continue
+    with warnings.catch_warnings():  # a root with a non-positive serial: still a root phones ship
+        warnings.simplefilter("ignore", CryptographyDeprecationWarning)
+        for block in _PEM_BLOCK.findall(bundle.read_bytes()):
+            try:
+                roots.append(x509.load_pem_x509_certificate(block))
+            except ValueError:
+                continue
     return roots
 
 
@@ -110,12 +114,13 @@ def judge_target_certificate(target: ReferenceTarget, *, trust_store: Path | Non
     if not target.key_file:
         raise CertificateProblem("target.key_file: required with target.cert_file (the certificate's private key, "
                                  "which latencylab-target --key-file serves)")
+    chain_pem, key_pem = _read(target.cert_file, "target.cert_file"), _read(target.key_file, "target.key_file")
     try:
-        chain = x509.load_pem_x509_certificates(_read(target.cert_file, "target.cert_file"))
+        chain = x509.load_pem_x509_certificates(chain_pem)
     except ValueError as exc:
         raise CertificateProblem(f"target.cert_file: not a PEM certificate chain ({exc})") from None
     try:
-        key = serialization.load_pem_private_key(_read(target.key_file, "target.key_file"), password=None)
+        key = serialization.load_pem_private_key(key_pem, password=None)
     except (ValueError, TypeError) as exc:
         raise CertificateProblem(f"target.key_file: not an unencrypted PEM private key ({exc})") from None
     leaf = chain[0]
