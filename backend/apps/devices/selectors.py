@@ -51,8 +51,9 @@ def enrollment_tokens_of(*, pool: DevicePool) -> QuerySet[EnrollmentToken]:
 def pool_devices_with_capabilities(*, pool_id: Any) -> list[dict[str, Any]]:
     """Every device a pool has registered (whatever its state now), with what its runner says
     it can do: serial, model, platform, capabilities and the runner's name. One query."""
-    return list(Device.objects.filter(pool_id=pool_id).order_by("platform", "serial")
-                .values("serial", "model", "platform", "capabilities", runner_name=F("runner__name")))
+    rows = (Device.objects.filter(pool_id=pool_id).order_by("platform", "serial")
+            .values("serial", "model", "platform", "capabilities", runner_name=F("runner__name")))
+    return [dict(row) for row in rows]
 
 
 def pool_platforms(*, pool_id: Any) -> set[str]:

@@ -67,7 +67,8 @@ def test_a_wrong_key_or_name_is_a_configuration_error_naming_the_field(chain, tm
                                                  r"certificate \(CN=lab-a\.latencylab\.test\)$"):
         judge_target_certificate(lab_target(chain, key=other.key), trust_store=chain.root)
     with pytest.raises(CertificateProblem, match=r"^target\.server_name: '192\.168\.10\.1' is not a name of "
-                                                 r"target\.cert_file's certificate; it names: lab-a\.latencylab\.test$"):
+                                                 r"target\.cert_file's certificate; it names: "
+                                                 r"lab-a\.latencylab\.test$"):
         judge_target_certificate(lab_target(chain, name="192.168.10.1"), trust_store=chain.root)
     with pytest.raises(CertificateProblem, match=r"^target\.cert_file: cannot read /nonexistent/fullchain\.pem: "):
         judge_target_certificate(ReferenceTarget("h", 1, 2, LAB_NAME, None, "/nonexistent/fullchain.pem", "/k"))

@@ -82,7 +82,7 @@ def test_a_mac_lab_cannot_shape():
     assert verdict.reason.startswith("Darwin has no tc/netem: this lab cannot shape its phones")
 
 
-@pytest.mark.parametrize(("answer", "cause"), [
+@pytest.mark.parametrize("answer, cause", [
     ("RTNETLINK answers: Operation not permitted", "capability"),
     ("Error: Specified qdisc kind is unknown.", "module"),
     ("Error: Unknown device type.", "module"),

@@ -30,8 +30,8 @@ from typing import Any
 # cryptography comes with latencylab-tools (its private CA, tls.py), certifi with httpx.
 import certifi
 from cryptography import x509
-from cryptography.utils import CryptographyDeprecationWarning
 from cryptography.hazmat.primitives import serialization
+from cryptography.utils import CryptographyDeprecationWarning
 from cryptography.x509.verification import PolicyBuilder, Store, VerificationError
 
 from .targets import ReferenceTarget
