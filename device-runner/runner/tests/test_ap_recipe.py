@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 from device_lab import scenario
 from latencylab_tools.netlab.nsutil import NS_PREFIX, in_netns
-from latencylab_tools.netlab.shaping_probe import ShapingProbe
+from latencylab_tools.netlab.shaping_probe import ShapingProbe, probe_shaping
 from latencylab_tools.netlab.wifi import WifiInterfaces, WifiShaper
 
 from latencylab_runner.drivers.dhcp_leases import find_lease, lease_address, parse_leases
@@ -234,6 +234,35 @@ def test_an_iphone_with_a_private_wifi_address_is_addressed_by_its_lease(lab, tm
     with pytest.raises(RuntimeError, match="no DHCP lease in .* for MAC a4:83:e7:12:34:56 or host name John's "
                                            "iPhone"):
         driver.device_address(udid)
+
+
+def _unit_capabilities(key: str) -> list[str]:
+    unit = (AP_DIR.parent / "latencylab-runner.service").read_text()
+    (line,) = [line for line in unit.splitlines() if line.startswith(f"{key}=")]
+    return [cap.removeprefix("CAP_").lower() for cap in line.split("=", 1)[1].split()]
+
+
+def test_the_runner_unit_s_capabilities_let_an_unprivileged_agent_shape(wifi):
+    """The shaping probe as the systemd unit runs the agent: a user that is not root, with the
+    unit's AmbientCapabilities and CapabilityBoundingSet (setpriv applies them as systemd does),
+    in the AP's namespace. The capability is then never the cause; without it, it is."""
+    ambient = ",".join(["-all", *(f"+{cap}" for cap in _unit_capabilities("AmbientCapabilities"))])
+    bounding = ",".join(["-all", *(f"+{cap}" for cap in _unit_capabilities("CapabilityBoundingSet"))])
+    assert ambient == "-all,+net_admin"
+    as_user = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+
+    def runner(prefix: list[str]):
+        def run(cmd):
+            done = subprocess.run(["ip", "netns", "exec", wifi.ap, *prefix, "--", *cmd], capture_output=True,
+                                  text=True, timeout=30)
+            return done.returncode, (done.stderr or done.stdout).strip()
+        return run
+
+    with_unit = probe_shaping("wlan0", runner=runner([*as_user, f"--inh-caps={ambient}", f"--ambient-caps={ambient}",
+                                                      f"--bounding-set={bounding}"]))
+    assert with_unit.can_shape or with_unit.cause == "module", with_unit.reason
+    without = probe_shaping("wlan0", runner=runner(as_user))
+    assert without.cause == "capability", without.reason
 
 
 def test_hostapd_reads_the_recipe_and_stops_only_at_the_missing_wifi_device(wifi):
