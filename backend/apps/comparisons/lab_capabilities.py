@@ -93,6 +93,19 @@ def lab_capability_errors(spec: dict[str, Any], *, pool_slug: str,
     return errors
 
 
+def why_device_cannot_take(capabilities: dict[str, Any] | None, platform: str, spec: dict[str, Any],
+                           network_profile: str) -> str | None:
+    """Why a device's lab cannot run a run of `spec` under `network_profile`, in words (the
+    waiting reason); None when it can. The same rule as runs_this_device_cannot_take."""
+    caps = capabilities or {}
+    if network_profile != NO_PROFILE and not can_shape(caps):
+        return f"cannot shape {network_profile!r}: {caps.get('cannot_shape_reason') or 'no reason given'}"
+    if platform == "android" and reference_h3_arms(spec) and not serves_public_target(caps):
+        return (f"cannot measure h3 against its lab's reference target (private certificate: "
+                f"{caps.get('target_certificate_reason') or 'no reason given'})")
+    return None
+
+
 def runs_this_device_cannot_take(capabilities: dict[str, Any] | None, platform: str) -> Q:
     """The queued runs a device must pass over for what its lab cannot do (an empty Q: none)."""
     unable = Q()

@@ -8,7 +8,7 @@ ca_bundle."""
 import pytest
 
 from apps.comparisons.models import Comparison
-from testing.device_farm import android_comparison, lease, leased_run, phone, runner_client
+from testing.device_farm import android_comparison, heartbeat, lease, leased_run, phone, runner_client
 
 H2_H3 = [{"label": "h2", "protocol": "h2"}, {"label": "h3", "protocol": "h3"}]
 SMALL = {"preset": "mid-image-series", "arms": H2_H3, "baseline_arm": "h2",
@@ -104,3 +104,15 @@ def test_devices_that_cannot_are_passed_over_where_others_can(org, pool):
     profiled = android_comparison(org, arms=H2_H3[:1], network_profiles=["transatlantic"])
     assert lease(lab, ["NOSHAPE2"]).status_code == 204
     assert leased_run(lab, ["ABLE"])["run_id"] == str(profiled.runs.get().pk)
+
+
+@pytest.mark.django_db
+def test_a_run_whose_devices_lost_the_capability_since_the_submit_says_why_it_waits(org, pool, api):
+    lab = runner_client(pool, "linux-1", [pixel("PIX1")])  # says nothing: trusted at submit
+    comparison = android_comparison(org, arms=H2_H3[:1], network_profiles=["transatlantic"])
+    # Restarted without CAP_NET_ADMIN: its probe failed, and its next heartbeat says so.
+    assert heartbeat(lab, [pixel("PIX1", **shaping(False, NO_CAP))]).status_code == 200
+    assert lease(lab, ["PIX1"]).status_code == 204
+    (run,) = api.get(f"/api/v1/comparisons/{comparison.id}").json()["runs"]
+    assert run["waiting_for"] == ("no android device of pool 'local' can run it: Pixel 8 (PIX1) on runner linux-1 "
+                                  f"cannot shape 'transatlantic': {NO_CAP}")
