@@ -23,6 +23,11 @@ have pdftoppm || missing+=(poppler-utils)
 have runuser || missing+=(util-linux)
 # The device-lab tests drive the real adb client against a fake adb server.
 have adb || missing+=(adb)
+# The lab Wi-Fi recipe's test (device-runner/runner/tests/test_ap_recipe.py) runs dnsmasq and the
+# nftables NAT in network namespaces, and hostapd's parser on its config.
+have dnsmasq || [ -x /usr/sbin/dnsmasq ] || missing+=(dnsmasq-base)
+have nft || [ -x /usr/sbin/nft ] || missing+=(nftables)
+have hostapd || [ -x /usr/sbin/hostapd ] || missing+=(hostapd)
 # The Android harness core (device-runner/harness/android/core) builds and tests with Maven on a JDK.
 have javac || missing+=(default-jdk-headless)
 have mvn || missing+=(maven)

@@ -333,7 +333,10 @@ class Stack:
         document = json.loads(config.read_text())
         document.update({**lab["runner_settings"], "target": {
             "host": "127.0.0.1", "plain_port": state["ports"]["target_plain"],
-            "tls_port": state["ports"]["target_tls"], "server_name": "localhost", "ca_file": str(tls_dir / "ca.pem")}})
+            "tls_port": state["ports"]["target_tls"], "server_name": "localhost", "ca_file": str(tls_dir / "ca.pem"),
+            # Judged against the CA the fake phones' JVM harness trusts (docs/device-lab.md §4).
+            "cert_file": str(tls_dir / "server.pem"), "key_file": str(tls_dir / "server.key"),
+            "trust_store": str(tls_dir / "ca.pem")}})
         config.write_text(json.dumps(document, indent=2))  # the file keeps its 0600 mode
         self.spawn("demo-lab-runner", [str(VENV_BIN / "latencylab-runner"), "run", "--config", str(config)],
                    {**env, **lab["env"]}, REPO)

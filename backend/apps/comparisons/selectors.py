@@ -9,6 +9,7 @@ from django.db.models.functions import Coalesce
 from apps.accounts.models import Organization
 from apps.devices.models import Device
 
+from .lab_capabilities import why_device_cannot_take
 from .models import Comparison, Run, RunBlock
 from .planning import measured_requests, planned_runs
 from .platforms import device_protocols, run_protocols
@@ -186,6 +187,15 @@ def run_waiting_reason(run: Run, pool_devices: Sequence[Device] | None = None,
                 + "; ".join(f"{d.model or d.serial} ({d.serial}) measures "
                             f"{', '.join(sorted(device_protocols(d.capabilities) or ()))}" for d in matching[:3]))
     matching = able
+    # Not the devices whose lab cannot do it: shape the run's profile, h3 from Android against a
+    # private certificate (lab_capabilities.py); a runner may have lost it since the submit.
+    unable = {d.pk: why for d in matching
+              if (why := why_device_cannot_take(d.capabilities, d.platform, run.comparison.spec, run.network_profile))}
+    if len(unable) == len(matching):
+        return (f"no {platforms} device of {pool} can run it: "
+                + "; ".join(f"{d.model or d.serial} ({d.serial}) on runner {d.runner.name} {unable[d.pk]}"
+                            for d in matching[:3]))
+    matching = [d for d in matching if d.pk not in unable]
     # A runner whose breaker tripped (lab faults in a row) leases none of its devices.
     held = [d for d in matching if d.runner.breaker_tripped_at is not None and d.state != _QUARANTINED]
     if held and all(d in held or d.state == _QUARANTINED for d in matching):

@@ -11,10 +11,11 @@ from apps.accounts.actor import NO_ACTOR, Actor
 from apps.accounts.models import Organization
 from apps.accounts.selectors import secret_names_of
 from apps.core.events import publish
-from apps.devices.selectors import pool_platforms, pools_visible_to
+from apps.devices.selectors import pool_devices_with_capabilities, pool_platforms, pools_visible_to
 from apps.network.selectors import network_profile_names, network_profile_wire_spec
 
 from .events import COMPARISON_CANCELLED, COMPARISON_CREATED, COMPARISON_ENDED, COMPARISON_RUNS_DONE
+from .lab_capabilities import lab_capability_errors
 from .models import Arm, Comparison, Run
 from .planning import planned_runs
 from .platforms import spec_platform_errors
@@ -58,6 +59,11 @@ def comparison_spec_check(*, organization: Organization, submitted_spec: Any) ->
             f"its devices are: {', '.join(sorted(present))}."]}})
     if unreachable := target_policy_errors(spec, pool_kind=pool_kind):
         raise serializers.ValidationError(unreachable)
+    # What the pool's labs cannot do for it: shape under a profile, h3 from Android against a
+    # reference target without a publicly trusted certificate (lab_capabilities.py).
+    if unable := lab_capability_errors(spec, pool_slug=pool_slug,
+                                       devices=pool_devices_with_capabilities(pool_id=pool_id)):
+        raise serializers.ValidationError(unable)
     return spec
 
 

@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, F, Q, QuerySet
 
 from apps.accounts.models import Organization
 
@@ -46,6 +46,14 @@ def device_state_history(*, device: Device, limit: int = 100) -> QuerySet[Device
 def enrollment_tokens_of(*, pool: DevicePool) -> QuerySet[EnrollmentToken]:
     return (EnrollmentToken.objects.filter(pool=pool).select_related("created_by", "pool")
             .annotate(runners_enrolled=Count("runners")).order_by("-created_at"))
+
+
+def pool_devices_with_capabilities(*, pool_id: Any) -> list[dict[str, Any]]:
+    """Every device a pool has registered (whatever its state now), with what its runner says
+    it can do: serial, model, platform, capabilities and the runner's name. One query."""
+    rows = (Device.objects.filter(pool_id=pool_id).order_by("platform", "serial")
+            .values("serial", "model", "platform", "capabilities", runner_name=F("runner__name")))
+    return [dict(row) for row in rows]
 
 
 def pool_platforms(*, pool_id: Any) -> set[str]:

@@ -26,6 +26,7 @@ from django.utils import timezone
 
 from apps.accounts.selectors import secret_values
 from apps.comparisons.blame import CUSTOMER_TARGET, DEVICE, LAB, blame_of
+from apps.comparisons.lab_capabilities import runs_this_device_cannot_take
 from apps.comparisons.leases import run_lock_under_lease
 from apps.comparisons.models import Arm, Comparison, Run, RunAttempt, RunBlock
 from apps.comparisons.platforms import device_protocols, devices_supporting, run_protocols
@@ -170,6 +171,10 @@ def _next_run_for(device: Device, *, taken: list[UUID]) -> UUID | None:
         # Not the runs with an arm this device's harness cannot measure (platforms.py).
         candidates = candidates.exclude(Exists(Arm.objects.filter(comparison=OuterRef("comparison"))
                                                .exclude(protocol__in=protocols)))
+    if unable := runs_this_device_cannot_take(device.capabilities, device.platform):
+        # Not the runs its lab cannot do: a profile it cannot shape, Android h3 against a
+        # reference target with a private certificate (lab_capabilities.py).
+        candidates = candidates.exclude(unable)
     passed_over: list[UUID] = []
     for _ in range(_MAX_PASSED_OVER):
         found = candidates.exclude(pk__in=passed_over).first()

@@ -17,6 +17,7 @@ import time
 import pytest
 from device_lab import harness_core, scenario
 from latencylab_contract.validation import validate
+from latencylab_tools.netlab.shaping_probe import ShapingProbe
 from latencylab_tools.netlab.wifi import WifiInterfaces, WifiShaper
 from latencylab_tools.target import content
 
@@ -36,6 +37,17 @@ PIXEL = "R5CT1234"
 IPHONE = "00008130-001A2C3E0E38001C"
 needs_core = pytest.mark.skipif(harness_core.missing_reason() is not None,
                                 reason=str(harness_core.missing_reason()))
+
+
+# The probe's verdicts (shaping_probe.py, tested in namespaces of its own in test_shaping_probe.py).
+def shapes_here(_ap: str) -> ShapingProbe:
+    return ShapingProbe(True)
+
+
+def netem_missing_here(_ap: str) -> ShapingProbe:
+    return ShapingProbe(False, "the kernel lacks sch_netem: `tc qdisc add dev llab-p1 parent 1:1 handle 1001: netem "
+                               "delay 1ms` answered Error: Specified qdisc kind is unknown.; `modprobe sch_netem`",
+                        "module")
 
 
 @pytest.fixture
@@ -323,7 +335,7 @@ class TcRecorder:
 
 def test_android_network_profile_without_netem_is_refused(lab, backend, reference):
     lab.set(android=[scenario.android_device(PIXEL)])
-    shaper = WifiShaper(WifiInterfaces("wlan0"), runner=TcRecorder(), check_netem=lambda: False)
+    shaper = WifiShaper(WifiInterfaces("wlan0"), runner=TcRecorder(), probe=netem_missing_here)
     driver = lab.android_driver(reference, link_mode="ap-netem", shaper=shaper)
     run_id, finish = execute(driver, backend, PIXEL, network_profile={"name": "lte"})
     assert_failed(backend, run_id, finish, kind="link_unavailable", says="modprobe sch_netem")
@@ -340,7 +352,7 @@ def test_android_network_profile_without_an_ap_interface_is_refused(lab, backend
 def test_android_phone_is_shaped_on_the_ap_by_its_address_and_released(lab, backend, reference):
     lab.set(android=[scenario.android_device(PIXEL, instrumentation="fail")])
     recorder = TcRecorder()
-    shaper = WifiShaper(WifiInterfaces("wlan0"), runner=recorder, check_netem=lambda: True)
+    shaper = WifiShaper(WifiInterfaces("wlan0"), runner=recorder, probe=shapes_here)
     driver = lab.android_driver(reference, link_mode="ap-netem", shaper=shaper)
     run_id, finish = execute(driver, backend, PIXEL, network_profile={"name": "lte"})
     assert_failed(backend, run_id, finish, status="failed", kind="test_failure", says="AssertionError")
@@ -354,7 +366,7 @@ def test_android_phone_is_shaped_on_the_ap_by_its_address_and_released(lab, back
 
 def test_android_phone_off_the_wifi_is_refused(lab, backend, reference):
     lab.set(android=[scenario.android_device(PIXEL, wifi_ip=None)])
-    shaper = WifiShaper(WifiInterfaces("wlan0"), runner=TcRecorder(), check_netem=lambda: True)
+    shaper = WifiShaper(WifiInterfaces("wlan0"), runner=TcRecorder(), probe=shapes_here)
     run_id, finish = execute(lab.android_driver(reference, link_mode="ap-netem", shaper=shaper), backend, PIXEL,
                              network_profile={"name": "lte"})
     assert_failed(backend, run_id, finish, kind="link_unavailable", says="no IPv4 address on wlan0")
@@ -568,7 +580,7 @@ def test_android_under_a_network_profile_runs_behind_the_emulated_link(lab, back
 def test_ap_shaped_run_records_the_applied_profile_and_the_measured_link(lab, backend, reference):
     # The phone's address is loopback here, so the link measurement never leaves this host.
     lab.set(android=[scenario.android_device(PIXEL, wifi_ip="127.0.0.1")])
-    shaper = WifiShaper(WifiInterfaces("wlan0"), runner=TcRecorder(), check_netem=lambda: True)
+    shaper = WifiShaper(WifiInterfaces("wlan0"), runner=TcRecorder(), probe=shapes_here)
     driver = lab.android_driver(reference, link_mode="ap-netem", shaper=shaper)
     run_id, finish = execute(driver, backend, PIXEL, spec={**SPEC, "blocks": 1}, network_profile={"name": "lte"})
     assert finish is not None, finish

@@ -10,8 +10,8 @@ import subprocess
 
 import pytest
 from latencylab_tools.netlab import PRESETS
-from latencylab_tools.netlab.netem import netem_available
 from latencylab_tools.netlab.nsutil import NS_PREFIX
+from latencylab_tools.netlab.shaping_probe import ShapingProbe
 from latencylab_tools.netlab.wifi import (
     ShapingUnavailable,
     WifiInterfaces,
@@ -23,6 +23,17 @@ from latencylab_tools.netlab.wifi import (
 )
 
 IFACES = WifiInterfaces(ap="wlan0", ifb="llab-ifb0")
+
+
+# The probe's verdicts (shaping_probe.py, tested in namespaces of its own in test_shaping_probe.py).
+def shapes_here(_ap: str) -> ShapingProbe:
+    return ShapingProbe(True)
+
+
+def netem_missing_here(_ap: str) -> ShapingProbe:
+    return ShapingProbe(False, "the kernel lacks sch_netem: `tc qdisc add dev llab-p1 parent 1:1 handle 1001: netem "
+                               "delay 1ms` answered Error: Specified qdisc kind is unknown.; `modprobe sch_netem`",
+                        "module")
 
 
 def find(cmds, *words):
@@ -101,7 +112,7 @@ class Recorder:
 
 def test_shaper_sets_up_once_gives_each_phone_its_own_slot_and_replaces_a_profile():
     rec = Recorder()
-    shaper = WifiShaper(IFACES, runner=rec, check_netem=lambda: True)
+    shaper = WifiShaper(IFACES, runner=rec, probe=shapes_here)
     shaper.apply("R5CT1", "198.18.5.20", PRESETS["lte"])
     shaper.apply("R5CT2", "198.18.5.21", PRESETS["3g"])
     setup = len(setup_commands(IFACES))
@@ -122,7 +133,7 @@ def test_shaper_sets_up_once_gives_each_phone_its_own_slot_and_replaces_a_profil
 
 def test_without_netem_the_shaper_refuses_with_the_reason_and_touches_nothing():
     rec = Recorder()
-    shaper = WifiShaper(IFACES, runner=rec, check_netem=lambda: False)
+    shaper = WifiShaper(IFACES, runner=rec, probe=netem_missing_here)
     with pytest.raises(ShapingUnavailable, match="sch_netem"):
         shaper.apply("R5CT1", "198.18.5.20", PRESETS["lte"])
     assert rec.cmds == []
@@ -131,7 +142,7 @@ def test_without_netem_the_shaper_refuses_with_the_reason_and_touches_nothing():
 def test_a_bad_address_is_refused_before_anything_runs():
     rec = Recorder()
     with pytest.raises(ValueError, match="not-an-ip"):
-        WifiShaper(IFACES, runner=rec, check_netem=lambda: True).apply("R5CT1", "not-an-ip", PRESETS["lte"])
+        WifiShaper(IFACES, runner=rec, probe=shapes_here).apply("R5CT1", "not-an-ip", PRESETS["lte"])
     assert rec.cmds == []
 
 
@@ -139,13 +150,15 @@ needs_root = pytest.mark.skipif(os.geteuid() != 0 or shutil.which("tc") is None,
                                 reason="needs root and tc to build a namespace")
 
 
-@needs_root
-def test_this_kernel_has_no_netem_so_the_real_check_refuses():
-    if netem_available():  # the refusal path is covered by the stubbed check above
-        pytest.skip("this kernel has sch_netem")  # allowed under CI: infra/testing/no_skips_under_ci.py
-    shaper = WifiShaper(IFACES, runner=Recorder())
-    with pytest.raises(ShapingUnavailable):
+def test_the_shaper_passes_on_the_real_probe_s_reason_and_touches_nothing():
+    """The default probe (shaping_probe.py), for an AP interface this host does not have: the
+    shaper refuses with the probe's reason before any command of its own."""
+    rec = Recorder()
+    shaper = WifiShaper(WifiInterfaces(ap="llab-noap0", ifb="llab-ifb0"), runner=rec)
+    with pytest.raises(ShapingUnavailable, match=r"^per-device Wi-Fi shaping is not available on this host: "
+                                                 r"link\.interface 'llab-noap0': "):
         shaper.apply("R5CT1", "198.18.5.20", PRESETS["lte"])
+    assert rec.cmds == []
 
 
 @needs_root
@@ -173,7 +186,7 @@ def test_the_kernel_accepts_the_structure_with_pfifo_standing_in_for_netem():
             ran.append(cmd)
 
         shaper = WifiShaper(WifiInterfaces(ap="llab-ap", ifb="llab-ifb0"), runner=in_namespace,
-                            check_netem=lambda: True)
+                            probe=shapes_here)
         shaper.apply("phone-a", "198.18.5.20", PRESETS["3g"])
         shaper.apply("phone-b", "fd00::2", PRESETS["lte"])
         shaper.apply("phone-a", "198.18.5.20", PRESETS["lte"])

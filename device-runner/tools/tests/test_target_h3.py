@@ -30,6 +30,7 @@ from aioquic.quic.events import QuicEvent
 from latencylab_tools import native
 from latencylab_tools.probe import ProbeRequest, open_session
 from latencylab_tools.target import content, http3, serve_target, start_target
+from latencylab_tools.target.transport import ARM_PROTOCOL_HEADER
 from probe_helpers import origin_for
 from target_process import launch_target
 
@@ -101,14 +102,17 @@ class _H3Client(QuicConnectionProtocol):
         if e.stream_ended and not done.done():
             done.set_result(None)
 
-    async def request(self, method: str, target: str, body: bytes) -> tuple[int, dict[str, str], bytes]:
+    async def request(self, method: str, target: str, body: bytes,
+                      arm_protocol: str | None = None) -> tuple[int, dict[str, str], bytes]:
         sid = self._quic.get_next_available_stream_id()
         done = asyncio.get_running_loop().create_future()
         self.responses[sid] = ({}, bytearray(), done)
         if method == "HEAD":
             self.h3.head_streams.add(sid)
+        arm = [(ARM_PROTOCOL_HEADER.encode(), arm_protocol.encode())] if arm_protocol else []
         self.h3.send_headers(sid, [(b":method", method.encode()), (b":scheme", b"https"),
-                                   (b":authority", b"localhost"), (b":path", target.encode())], end_stream=not body)
+                                   (b":authority", b"localhost"), (b":path", target.encode()), *arm],
+                             end_stream=not body)
         if body:
             self.h3.send_data(sid, body, end_stream=True)
         self.transmit()
@@ -118,23 +122,26 @@ class _H3Client(QuicConnectionProtocol):
         return int(headers.pop(":status")), headers, bytes(data)
 
 
-def h3_exchanges(port: int, ca_file: Path, exchanges: list[tuple[str, str, bytes]]) -> list[tuple[int, dict, bytes]]:
-    """Every exchange in turn on one HTTP/3 connection."""
+def h3_exchanges(port: int, ca_file: Path, exchanges: list[tuple[str, str, bytes]],
+                 arm_protocol: str | None = "h3") -> list[tuple[int, dict, bytes]]:
+    """Every exchange in turn on one HTTP/3 connection, as an arm of `arm_protocol` sends it."""
     async def run() -> list[tuple[int, dict, bytes]]:
         config = QuicConfiguration(is_client=True, alpn_protocols=H3_ALPN, server_name="localhost")
         config.load_verify_locations(str(ca_file))
         async with connect("127.0.0.1", port, configuration=config, create_protocol=_H3Client) as client:
-            return [await client.request(*x) for x in exchanges]  # type: ignore[attr-defined]
+            return [await client.request(*x, arm_protocol) for x in exchanges]  # type: ignore[attr-defined]
 
     return asyncio.run(run())
 
 
-def h2_exchanges(port: int, ca_file: Path, exchanges: list[tuple[str, str, bytes]]) -> list[tuple[int, dict, bytes]]:
+def h2_exchanges(port: int, ca_file: Path, exchanges: list[tuple[str, str, bytes]],
+                 arm_protocol: str | None = "h3") -> list[tuple[int, dict, bytes]]:
     ctx = ssl.create_default_context(cafile=str(ca_file))
+    headers = {ARM_PROTOCOL_HEADER: arm_protocol} if arm_protocol else {}
     out = []
     with httpx.Client(base_url=f"https://localhost:{port}", verify=ctx, http1=False, http2=True, timeout=10) as client:
         for method, target, body in exchanges:
-            resp = client.request(method, target, content=body or None)
+            resp = client.request(method, target, content=body or None, headers=headers)
             assert resp.http_version == "HTTP/2"
             out.append((resp.status_code, dict(resp.headers), resp.content))
     return out
@@ -160,6 +167,19 @@ def test_every_route_answers_as_on_h2(target_server):
     assert by_target[("GET", f"/bytes/{big}")][2] == content.byte_range(big)
     assert by_target[("GET", "/files/it's")][2] == (
         b"/files/{name}: unknown file \"it's\"; known: mid-01..mid-24, unity-1..unity-5\n")
+
+
+@pytest.mark.parametrize("arm_protocol", [None, "h2", "h1", "grpc"])
+def test_alt_svc_only_for_requests_of_h3_arms(target_server, arm_protocol):
+    """An h2 arm's client that read Alt-Svc could move the arm onto h3 by itself (URLSession
+    does): the target advertises h3 only to requests whose arm says it is h3, on TCP and QUIC."""
+    asks = [("GET", "/healthz", b"")]
+    (_, h3_headers, _), = h3_exchanges(target_server.h3_port, target_server.ca_file, asks, arm_protocol)
+    (_, h2_headers, _), = h2_exchanges(target_server.tls_port, target_server.ca_file, asks, arm_protocol)
+    assert "alt-svc" not in h3_headers
+    assert "alt-svc" not in h2_headers
+    (_, h2_as_h3, _), = h2_exchanges(target_server.tls_port, target_server.ca_file, asks, "h3")
+    assert h2_as_h3["alt-svc"] == f'h3=":{target_server.h3_port}"; ma=86400'
 
 
 def test_resumed_policy_resumes_with_early_data(target_server):

@@ -10,6 +10,7 @@ import ssl
 import httpx
 import pytest
 from latencylab_tools.target import content
+from latencylab_tools.target.transport import ARM_PROTOCOL_HEADER
 
 PROTOCOLS = ["h1c", "h1", "h2"]
 
@@ -45,10 +46,19 @@ def test_healthz_and_headers(clients, target_server, proto):
     assert resp.status_code == 200
     assert resp.text == "ok\n"
     assert SERVER_TIMING.match(resp.headers["server-timing"])
-    if proto == "h1c":
-        assert "alt-svc" not in resp.headers
-    else:
+    assert "alt-svc" not in resp.headers  # no arm asked for h3
+
+
+@pytest.mark.parametrize("proto", PROTOCOLS)
+@pytest.mark.parametrize("arm", ["h1c", "h1", "h2", "grpc", "h3", "H3"])
+def test_alt_svc_only_to_requests_of_h3_arms(clients, target_server, proto, arm):
+    """Alt-Svc on a TLS port, and only to a request whose arm is h3: an h2 arm's client that
+    read it could move the arm onto h3 by itself."""
+    resp = get(clients, proto, "/healthz", headers={ARM_PROTOCOL_HEADER: arm})
+    if proto != "h1c" and arm.lower() == "h3":
         assert resp.headers["alt-svc"] == f'h3=":{target_server.tls_port}"; ma=86400'
+    else:
+        assert "alt-svc" not in resp.headers
 
 
 @pytest.mark.parametrize("proto", PROTOCOLS)

@@ -71,13 +71,14 @@ def test_workers_serve_every_protocol_and_stop_on_sigterm(tls_dir):
                     assert f["error_class"] is None, f
                     assert f["server_time_us"] is not None
                     assert s.last_body == want
-        # Workers (which do not serve h3) advertise the supervisor's h3 port.
+        # Workers (which do not serve h3) advertise the supervisor's h3 port (to an h3 arm's request).
         import ssl
 
         ctx = ssl.create_default_context(cafile=ready["ca_file"])
         with socket.create_connection(("127.0.0.1", ready["tls_port"]), 5) as raw, \
                 ctx.wrap_socket(raw, server_hostname="localhost") as s:
-            s.sendall(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+            s.sendall(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nLatencylab-Arm-Protocol: h3\r\n"
+                      b"Connection: close\r\n\r\n")
             head = s.recv(2000).lower()
         assert f'alt-svc: h3=":{ready["tls_port"]}"'.encode() in head
     finally:

@@ -98,7 +98,11 @@ def enroll(admin, pool, live_server, target, tmp_path):
             # `target_port`: a reference target that is down (nothing listens there).
             "target": {"host": "127.0.0.1", "plain_port": target_port or target.plain_port,
                        "tls_port": target_port or target.tls_port, "server_name": "localhost",
-                       "ca_file": str(target.ca_file)}})
+                       "ca_file": str(target.ca_file),
+                       # Judged against the CA the JVM phones trust (docs/device-lab.md §4).
+                       "cert_file": str(Path(target.ca_file).with_name("server.pem")),
+                       "key_file": str(Path(target.ca_file).with_name("server.key")),
+                       "trust_store": str(target.ca_file)}})
         assert stat.S_IMODE(config.stat().st_mode) == 0o600
         runner = RunnerProcess(config, lab.env, tmp_path / f"{name}.log")
         runners.append(runner)

@@ -52,14 +52,14 @@ class SingleDevice:
 class Agent:
     def __init__(self, client: RunnerClient, *, name: str, serial: str | None = None, driver: Any = None,
                  drivers: list[Driver] | None = None, heartbeat_interval_s: float = 10.0, lease_wait_s: float = 25.0,
-                 hosted: bool = False):
+                 hosted: bool = False, lab_capabilities: dict[str, dict[str, Any]] | None = None):
         if drivers is None:
             if driver is None or serial is None:
                 raise ValueError("an agent needs drivers, or one driver and its device serial")
             drivers = [SingleDevice(driver, serial)]
         self.client = client
         self.name = name
-        self.fleet = Fleet(drivers)
+        self.fleet = Fleet(drivers, lab_capabilities)
         self.heartbeat_interval_s = heartbeat_interval_s
         self.lease_wait_s = lease_wait_s
         # A hosted pool's host (config `hosted: true`): customer hosts are checked and pinned

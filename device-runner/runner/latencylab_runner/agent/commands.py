@@ -27,11 +27,13 @@ from ..drivers.host import HostDriver
 from ..drivers.ios import IosDriver
 from ..drivers.job_exchange import JobExchange
 from ..drivers.phone import PhoneSettings
+from ..drivers.target_certificate import CertificateProblem
 from .agent import Agent
 from .client import EnrollmentError, RunnerClient, register
 from .config import DRIVERS, ConfigError, RunnerConfig, default_config_path, load_config, write_new_config
 from .fleet import Driver
 from .journal import journal_dir_from_env
+from .lab_capabilities import lab_capabilities
 
 log = logging.getLogger("latencylab.runner")
 RUNNER_NAME = re.compile(r"^[A-Za-z0-9._-]{1,100}$")
@@ -98,7 +100,7 @@ def cmd_register(args: argparse.Namespace) -> int:
 def build_drivers(config: RunnerConfig, shaper: WifiShaper | None = None) -> list[Driver]:
     drivers: list[Driver] = []
     settings = PhoneSettings(target=config.target, work_dir=config.work_dir, lane=config.lane, limits=config.gate,
-                             link_mode=config.link_mode, shaper=shaper)
+                             link_mode=config.link_mode, shaper=shaper, leases_file=config.link_leases)
     if "host" in config.drivers:
         drivers.append(HostDriver(config.target, serial=f"host-{config.name}"))
     if "android" in config.drivers:
@@ -130,12 +132,19 @@ def cmd_run(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"latencylab-runner: {exc}", file=sys.stderr)
         return 2
+    try:
+        capabilities = lab_capabilities(config)
+    except CertificateProblem as exc:
+        print(f"latencylab-runner: {path}: {exc}", file=sys.stderr)
+        return 2
+    log.info("runner %s: lab capabilities %s", config.name, capabilities)
     client = RunnerClient(config.server, config.runner_token, journal=journal_dir_from_env())
     # One shaper for the host's AP interface, shared by every phone on it.
     shaper = WifiShaper(WifiInterfaces(ap=config.link_interface)) \
         if config.link_mode == "ap-netem" and config.link_interface else None
     agent = Agent(client, name=config.name, drivers=build_drivers(config, shaper),
-                  heartbeat_interval_s=config.heartbeat_interval_s, hosted=config.hosted)
+                  heartbeat_interval_s=config.heartbeat_interval_s, hosted=config.hosted,
+                  lab_capabilities=capabilities)
     log.info("runner %s: drivers %s, server %s", config.name, ", ".join(config.drivers), config.server)
     try:
         return serve(agent, client, max_runs=args.max_runs, idle_exit_s=args.idle_exit)

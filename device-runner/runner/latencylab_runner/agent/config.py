@@ -5,13 +5,15 @@ reference target and fastlane are, how phones are shaped).
     {"server": "https://latencylab.example.com", "runner_token": "llr_…", "runner_id": "…",
      "name": "mac-mini-3", "pool": "lab-a", "drivers": ["android", "ios"],
      "target": {"host": "192.168.10.2", "plain_port": 8080, "tls_port": 8443,
-                "server_name": "localhost", "ca_file": "/etc/latencylab/tls/ca.pem"},
+                "server_name": "lab-a.latencylab.example.com",
+                "cert_file": "/etc/latencylab/tls/lab/fullchain.pem",
+                "key_file": "/etc/latencylab/tls/lab/privkey.pem"},
      "gate": {"min_battery_pct": 50, "min_battery_charging_pct": 20, "max_temperature_c": 36},
      "fastlane": {"command": ["fastlane"], "dir": "/opt/latencylab/device-runner/fastlane",
                   "base_timeout_s": 900, "per_request_s": 1.0, "max_timeout_s": 14400},
      "android": {"adb": "adb"},
      "ios": {"exchange_host": "0.0.0.0", "exchange_port": 8470, "lab_address": "192.168.10.2"},
-     "link": {"mode": "ap-netem", "interface": "wlan0"},
+     "link": {"mode": "ap-netem", "interface": "wlan0", "leases": "/var/lib/misc/dnsmasq.leases"},
      "work_dir": "~/.cache/latencylab/runner", "hosted": false}
 
 `hosted: true` marks a host of LatencyLab's hosted fleet: every run's customer hosts are
@@ -73,6 +75,10 @@ class RunnerConfig:
     lab_address: str | None = None
     link_mode: str = "ap-netem"
     link_interface: str | None = None
+    link_leases: Path | None = None  # dnsmasq's lease file on the AP: how iPhones are found (drivers/dhcp_leases.py)
+    # The roots the phones' system store holds, to judge target.cert_file against; None: this
+    # host's bundle (the same public roots). The phone simulator's JVM phones trust its private CA.
+    target_trust_store: Path | None = None
     work_dir: Path = Path("~/.cache/latencylab/runner").expanduser()
     heartbeat_interval_s: float = 10.0
     hosted: bool = False
@@ -116,10 +122,16 @@ def parse_config(doc: Any) -> RunnerConfig:
     drivers = doc.get("drivers", ["android", "ios"])
     if not isinstance(drivers, list) or not drivers or any(d not in DRIVERS for d in drivers):
         raise ConfigError(f"drivers: must be a non-empty list of {', '.join(DRIVERS)}, got {drivers!r}")
-    t = _section(doc, "target", {"host", "plain_port", "tls_port", "server_name", "ca_file"})
+    t = _section(doc, "target", {"host", "plain_port", "tls_port", "server_name", "ca_file", "cert_file", "key_file",
+                                 "trust_store"})
+    if bool(t.get("cert_file")) != bool(t.get("key_file")):
+        raise ConfigError("target.cert_file, target.key_file: give both (the lab's certificate chain for "
+                          "target.server_name and its key, as latencylab-target --cert-file/--key-file serves them) "
+                          "or neither (the target's private CA)")
     target = ReferenceTarget(str(t.get("host", "127.0.0.1")), _port(t, "target", "plain_port", 8080),
                              _port(t, "target", "tls_port", 8443), str(t.get("server_name", "localhost")),
-                             str(Path(t["ca_file"]).expanduser()) if t.get("ca_file") else None)
+                             *(str(Path(t[key]).expanduser()) if t.get(key) else None
+                               for key in ("ca_file", "cert_file", "key_file")))
     try:
         gate = GateThresholds.from_config(_section(doc, "gate", set(GateThresholds.__dataclass_fields__)))
     except ValueError as exc:
@@ -138,7 +150,7 @@ def parse_config(doc: Any) -> RunnerConfig:
     a = _section(doc, "android", {"adb", "device_dir"})
     i = _section(doc, "ios", {"idevice_id", "ideviceinfo", "idevicediagnostics", "exchange_host", "exchange_port",
                               "lab_address"})
-    link = _section(doc, "link", {"mode", "interface"})
+    link = _section(doc, "link", {"mode", "interface", "leases"})
     if link.get("mode", "ap-netem") not in LINK_MODES:
         raise ConfigError(f"link.mode: must be one of {', '.join(LINK_MODES)}, got {link.get('mode')!r}")
     if not isinstance(doc.get("hosted", False), bool):
@@ -152,6 +164,8 @@ def parse_config(doc: Any) -> RunnerConfig:
         exchange_host=i.get("exchange_host", "127.0.0.1"), exchange_port=_port(i, "ios", "exchange_port", 0,
                                                                                allow_zero=True),
         lab_address=i.get("lab_address"), link_mode=link.get("mode", "ap-netem"), link_interface=link.get("interface"),
+        link_leases=Path(link["leases"]).expanduser() if link.get("leases") else None,
+        target_trust_store=Path(t["trust_store"]).expanduser() if t.get("trust_store") else None,
         work_dir=Path(doc.get("work_dir", "~/.cache/latencylab/runner")).expanduser(),
         heartbeat_interval_s=_number(doc, "(root)", "heartbeat_interval_s", 10, 1, 60),
         hosted=doc.get("hosted", False),

@@ -26,8 +26,11 @@ class Driver(Protocol):
 
 
 class Fleet:
-    def __init__(self, drivers: list[Driver]):
+    def __init__(self, drivers: list[Driver], lab_capabilities: dict[str, dict[str, Any]] | None = None):
         self.drivers = drivers
+        # What the lab can do for each driver's devices (shaping, the reference target's
+        # certificate: agent/lab_capabilities.py), added to each device's own capabilities.
+        self.lab_capabilities = lab_capabilities or {}
         self._owner: dict[str, Driver] = {}
         self._status: dict[str, DeviceStatus] = {}
         self._busy: set[str] = set()
@@ -78,6 +81,9 @@ class Fleet:
             out = []
             for serial, status in self._status.items():
                 descriptor = status.descriptor()
+                lab = self.lab_capabilities.get(self._owner[serial].name)
+                if lab:
+                    descriptor["capabilities"] = {**(descriptor.get("capabilities") or {}), **lab}
                 if serial in self._busy:
                     descriptor["state"], descriptor["reason"] = "busy", None
                 out.append(descriptor)

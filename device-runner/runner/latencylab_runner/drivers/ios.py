@@ -15,6 +15,7 @@ from typing import Any
 from ..devices.ios import IosDevices, model_name
 from ..devices.model import DeviceStatus
 from ..devices.tools import run_tool
+from .dhcp_leases import lease_address
 from .fastlane import LaneRun
 from .job_exchange import JobExchange
 from .outcome import BlockFailure, ios_end
@@ -51,12 +52,17 @@ class IosDriver(PhoneDriver):
         return merged
 
     def device_address(self, serial: str) -> str:
-        """The iPhone's Wi-Fi MAC (lockdown `WiFiAddress`), looked up in this host's
-        neighbour table on the AP interface: the AP hands out the addresses, not the phone."""
+        """The iPhone's address as the AP handed it out: its DHCP lease (link.leases, by the
+        hardware MAC or else the device name: dhcp_leases.py); without a lease file, its
+        hardware MAC (lockdown `WiFiAddress`) in this host's neighbour table on the AP
+        interface, which finds it only while its private Wi-Fi address is off."""
         shaper = self.settings.shaper
         if shaper is None:
             raise RuntimeError("link.interface is not set")
-        mac = self.devices.tools.info(serial).get("WiFiAddress", "").lower()
+        info = self.devices.tools.info(serial)
+        mac = info.get("WiFiAddress", "").lower()
+        if self.settings.leases_file is not None:
+            return lease_address(self.settings.leases_file, mac=mac or None, device_name=info.get("DeviceName"))
         if not mac:
             raise RuntimeError("the phone reports no WiFiAddress")
         done = run_tool(["ip", "neigh", "show", "dev", shaper.ifaces.ap], timeout_s=10)

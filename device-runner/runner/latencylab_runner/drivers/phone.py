@@ -65,6 +65,7 @@ class PhoneSettings:
     limits: GateThresholds = field(default_factory=GateThresholds)
     link_mode: str = "ap-netem"
     shaper: WifiShaper | None = None  # per-phone shaping on the host's Wi-Fi AP (link.interface)
+    leases_file: Path | None = None  # the AP's dnsmasq lease file (link.leases): how iPhones are found
 
 
 class Cancelled(Exception):

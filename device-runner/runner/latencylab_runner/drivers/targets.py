@@ -12,6 +12,11 @@ class ReferenceTarget:
     tls_port: int
     server_name: str
     ca_file: str | None
+    # The lab's own certificate (chain) and key for `server_name`, which `latencylab-target
+    # --cert-file/--key-file` serves; None: the target's private CA (target_certificate.py
+    # judges whether phones' system stores trust it: Android's h3 needs that).
+    cert_file: str | None = None
+    key_file: str | None = None
 
 
 @dataclass(frozen=True)

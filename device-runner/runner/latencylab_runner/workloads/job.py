@@ -16,6 +16,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from latencylab_contract.validation import validate
+from latencylab_tools.target.transport import ARM_PROTOCOL_HEADER
 
 from ..drivers.targets import ArmEndpoint, ReferenceTarget, arm_endpoint
 from .plan import PlannedRequest, max_parallel, plan_block
@@ -60,13 +61,19 @@ def _absolute(url: str) -> tuple[str, str]:
     return origin, (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
 
 
-def job_request(seq: int, planned: PlannedRequest, base_path: str) -> dict[str, Any]:
+def job_request(seq: int, planned: PlannedRequest, base_path: str, *,
+                reference_arm_protocol: str | None = None) -> dict[str, Any]:
+    """`reference_arm_protocol`: the arm's protocol when it goes to the reference target, which
+    advertises Alt-Svc only to h3 arms' requests (latencylab_tools' ARM_PROTOCOL_HEADER)."""
     request: dict[str, Any] = {"seq": seq, "arm": planned.arm, "phase": planned.phase, "op": planned.op,
                                "method": planned.method, "path": base_path + planned.path}
+    headers = dict(planned.headers or {})
     if planned.url is not None:
         request["origin"], request["path"] = _absolute(planned.url)
-    if planned.headers:
-        request["headers"] = dict(planned.headers)
+    elif reference_arm_protocol is not None:
+        headers[ARM_PROTOCOL_HEADER] = reference_arm_protocol
+    if headers:
+        request["headers"] = headers
     for key in ("name", "body_b64", "expect_status"):
         if getattr(planned, key) is not None:
             request[key] = getattr(planned, key)
@@ -93,6 +100,7 @@ def build_job(spec: dict[str, Any], *, run_id: str, block: int, attempt: int,
     job's pinned_addresses: the harness connects there and nowhere else. `readiness`
     (drivers/readiness.py, phones only) asks the harness to check its network first."""
     endpoints = {arm["label"]: arm_endpoint(arm, target) for arm in spec["arms"]}
+    reference_protocols = {arm["label"]: arm["protocol"] for arm in spec["arms"] if not arm.get("endpoint")}
     timeout_ms = int(round(float(spec.get("timeout_s", 30)) * 1000))
     job = {
         "contract": JOB_CONTRACT,
@@ -104,7 +112,8 @@ def build_job(spec: dict[str, Any], *, run_id: str, block: int, attempt: int,
         "gap_ms": int(spec["workload"].get("gap_ms", spec["workload"].get("think_ms", 0))),
         "arms": [job_arm(arm, endpoints[arm["label"]]) for arm in spec["arms"]],
         **({"max_parallel": max_parallel(spec["workload"])} if spec["workload"].get("concurrency") else {}),
-        "requests": [job_request(seq, planned, endpoints[planned.arm].base_path)
+        "requests": [job_request(seq, planned, endpoints[planned.arm].base_path,
+                                 reference_arm_protocol=reference_protocols.get(planned.arm))
                      for seq, planned in enumerate(plan_block(spec, run_id=run_id, block=block))],
     }
     if pinned:

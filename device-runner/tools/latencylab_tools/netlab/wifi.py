@@ -11,8 +11,9 @@ address, from the same NetworkProfile the host driver uses:
 htb does the rate (with the profile's queue as the netem limit behind it), netem the
 delay, jitter and loss. Unshaped traffic (other phones, the lab's own) falls into the
 default class at line rate. Each device's filter has its own priority, so it is removed
-without touching the others. netem is required: on a kernel without sch_netem the
-shaper refuses with the reason, and a run with a profile other than `none` ends as an
+without touching the others. The host must be able to shape: before the first phone the
+shaper runs the probe (shaping_probe.py), and where it fails (no CAP_NET_ADMIN, no
+sch_netem, no AP interface) it refuses with the probe's reason, and a run with a profile other than `none` ends as an
 infrastructure error on that device (`link_unavailable`) rather than measuring an
 unshaped link.
 """
@@ -26,9 +27,10 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from .netem import netem_args, netem_available
+from .netem import netem_args
 from .nsutil import run
 from .profile import DirectionProfile, LinkProfile
+from .shaping_probe import ShapingProbe, probe_shaping
 
 LINE_RATE = "10gbit"  # unshaped classes: never the bottleneck on a Wi-Fi AP
 DEFAULT_CLASS = 0xFFFE
@@ -150,7 +152,8 @@ class WifiShaper:
 
     ifaces: WifiInterfaces
     runner: Runner = field(default=lambda cmd: run(list(cmd)))
-    check_netem: Callable[[], bool] = netem_available
+    # Whether this host can shape at all, and the real cause when not (shaping_probe.py).
+    probe: Callable[[str], ShapingProbe] = probe_shaping
     _slots: dict[str, int] = field(default_factory=dict)
     _blackout_threads: dict[str, tuple[threading.Thread, threading.Event]] = field(default_factory=dict)
     _ready: bool = False
@@ -159,10 +162,9 @@ class WifiShaper:
     def _ensure_ready(self) -> None:
         if self._ready:
             return
-        if not self.check_netem():
-            raise ShapingUnavailable(
-                "per-device Wi-Fi shaping needs the kernel's sch_netem (and ifb) modules, which this host lacks: "
-                "`modprobe sch_netem ifb` on the lab host, or run phones on profile `none` only")
+        verdict = self.probe(self.ifaces.ap)
+        if not verdict.can_shape:
+            raise ShapingUnavailable(f"per-device Wi-Fi shaping is not available on this host: {verdict.reason}")
         for cmd in setup_commands(self.ifaces):
             self.runner(cmd)
         self._ready = True

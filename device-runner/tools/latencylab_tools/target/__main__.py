@@ -45,6 +45,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--plain-port", type=int, default=8080, help="cleartext h1c port (0 = free port, -1 = off)")
     p.add_argument("--tls-port", type=int, default=8443, help="TLS h1/h2/gRPC port; h3 on the same UDP port (0 = free)")
     p.add_argument("--tls-dir", type=Path, default=Path("var/tls"), help="CA + server cert, created if missing")
+    p.add_argument("--cert-file", type=Path, default=None,
+                   help="serve this certificate chain (PEM) instead of the private CA's: the lab's publicly trusted "
+                        "certificate for its DNS name, which Android's h3 needs (with --key-file)")
+    p.add_argument("--key-file", type=Path, default=None, help="the private key (PEM) of --cert-file")
     p.add_argument("--nagle-trap", action="store_true", help="calibration: Nagle on and responses split in two writes")
     p.add_argument("--tcp-pacing", action="store_true",
                    help="pace TCP as QUIC is paced (the kernel's internal pacing); default: burst the window "
@@ -60,6 +64,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         args.workers = 1 if args.worker else default_workers()
     if args.workers < 1:
         p.error("--workers must be >= 1")
+    if (args.cert_file is None) != (args.key_file is None):
+        p.error("--cert-file and --key-file: give both (the lab's certificate chain and its key) or neither")
     return args
 
 
@@ -103,6 +109,8 @@ async def _serve(args: argparse.Namespace, ticket_keys: bytes | None = None) -> 
         reuse_port=args.worker,
         advertise_h3_port=args.advertise_h3_port,
         ticket_keys=ticket_keys,
+        cert_file=args.cert_file,
+        key_file=args.key_file,
     )
     stop = asyncio.Event()
     _stop_on_signals(stop)
@@ -122,6 +130,8 @@ def _worker_command(args: argparse.Namespace, plain_port: int | None, tls_port: 
         cmd.append("--nagle-trap")
     if args.tcp_pacing:
         cmd.append("--tcp-pacing")
+    if args.cert_file is not None:
+        cmd += ["--cert-file", str(args.cert_file), "--key-file", str(args.key_file)]
     if h3_port is not None:
         cmd += ["--advertise-h3-port", str(h3_port)]
     return cmd
@@ -158,6 +168,7 @@ async def _supervise(args: argparse.Namespace) -> int:
     target = await serve_target(
         args.host, _port(args.plain_port), _port(args.tls_port), args.tls_dir,
         nagle_trap=args.nagle_trap, tcp_pacing=args.tcp_pacing, h3=not args.no_h3, reuse_port=True, listen=False,
+        cert_file=args.cert_file, key_file=args.key_file,
     )
     stop = asyncio.Event()
     _stop_on_signals(stop)

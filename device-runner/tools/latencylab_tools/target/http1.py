@@ -16,7 +16,7 @@ import time
 import h11
 
 from . import routes
-from .transport import TargetProtocol
+from .transport import ARM_PROTOCOL_HEADER, TargetProtocol
 
 SMALL_RESPONSE = 64 * 1024  # below this, headers + body go out in one write, inline
 # Bodies are handed to the transport in pieces of up to 1 MiB (its write-buffer limit, so
@@ -24,6 +24,14 @@ SMALL_RESPONSE = 64 * 1024  # below this, headers + body go out in one write, in
 # warm connection whose window held the whole 309 KB MID image, the piece after the first left
 # one round trip later (nginx, and this target since, send it in one; methodology §6.11).
 WRITE_CHUNK = 1024 * 1024
+
+
+def _header(request: h11.Request, name: str) -> str | None:
+    wanted = name.encode("ascii")
+    for key, value in request.headers:  # h11 lower-cases names
+        if key == wanted:
+            return value.decode("latin-1")
+    return None
 
 
 class H1Session:
@@ -78,6 +86,7 @@ class H1Session:
                 self._request, self._body = None, bytearray()
                 method = request.method.decode("ascii", "replace")
                 resp = routes.handle(method, request.target.decode("ascii", "replace"), body)
+                resp.extra_headers += self.conn.options.common_headers(_header(request, ARM_PROTOCOL_HEADER))
                 head_only = method == "HEAD"
                 if resp.delay_s or (resp.length > SMALL_RESPONSE and not head_only):
                     self._task = asyncio.get_running_loop().create_task(self._respond_later(resp, done_ns, head_only))
@@ -120,7 +129,6 @@ class H1Session:
             ("content-type", resp.content_type),
             ("content-length", str(resp.length)),
             *resp.extra_headers,
-            *self.conn.options.common_headers(),
             ("server-timing", routes.server_timing(time.perf_counter_ns() - done_ns)),
         ]
         head = self.h11.send(h11.Response(status_code=resp.status, headers=headers, reason=_reason(resp.status)))

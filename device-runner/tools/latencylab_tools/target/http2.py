@@ -18,7 +18,7 @@ from hpack import NeverIndexedHeaderTuple
 
 from .. import grpcwire
 from . import grpc_service, routes
-from .transport import TargetProtocol
+from .transport import ARM_PROTOCOL_HEADER, TargetProtocol
 
 # Generous windows so that uploads (POST /echo) are not throttled by WINDOW_UPDATE
 # round trips; the probe measures the network, not our flow-control policy.
@@ -129,7 +129,8 @@ class H2Session:
                 result = grpc_service.handle(path, messages)
             except grpcwire.WireError as e:
                 result = grpc_service.GrpcResult(status=grpcwire.INVALID_ARGUMENT, message=str(e))
-            headers = [(":status", "200"), ("content-type", "application/grpc"), *self.conn.options.common_headers()]
+            headers = [(":status", "200"), ("content-type", "application/grpc"),
+                       *self.conn.options.common_headers(stream.headers.get(ARM_PROTOCOL_HEADER))]
             if result.status != grpcwire.OK:
                 # Trailers-only response.
                 headers += [("grpc-status", str(result.status)), ("grpc-message", _grpc_message(result.message))]
@@ -143,7 +144,7 @@ class H2Session:
             ("content-type", resp.content_type),
             ("content-length", str(resp.length)),
             *resp.extra_headers,
-            *self.conn.options.common_headers(),
+            *self.conn.options.common_headers(stream.headers.get(ARM_PROTOCOL_HEADER)),
         ]
         no_body = method == "HEAD" or resp.length == 0
         return _Reply(headers, iter(()) if no_body else iter(resp.chunks), None, resp.delay_s)

@@ -11,7 +11,7 @@ import ssl
 import sys
 import tempfile
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 
@@ -26,6 +26,16 @@ ALPN = ["h2", "http/1.1"]
 
 TICKET_KEYS_LEN = 80  # OpenSSL: 16-byte key name + 32-byte HMAC key + 32-byte AES key
 _SSL_CTRL_SET_TLSEXT_TICKET_KEYS = 59
+
+
+def with_served_certificate(paths: TlsPaths, cert_file: Path | str | None,
+                            key_file: Path | str | None) -> TlsPaths:
+    """`paths` serving the lab's certificate and key when given (both, or neither)."""
+    if (cert_file is None) != (key_file is None):
+        raise ValueError("cert_file and key_file: give both or neither")
+    if cert_file is None or key_file is None:
+        return paths
+    return replace(paths, server_cert=Path(cert_file), server_key=Path(key_file))
 
 
 def server_ssl_context(paths: TlsPaths, ticket_keys: bytes | None = None) -> ssl.SSLContext:
@@ -107,6 +117,7 @@ class RunningTarget:
             "h3_port": self.h3_port,
             "h3_server": self.h3_server,
             "ca_file": str(self.tls.ca_cert),
+            "cert_file": str(self.tls.server_cert),
             "nagle_trap": self.nagle_trap,
             "tcp_pacing": self.tcp_pacing,
         }
@@ -198,6 +209,8 @@ async def serve_target(
     listen: bool = True,
     advertise_h3_port: int | None = None,
     ticket_keys: bytes | None = None,
+    cert_file: Path | str | None = None,
+    key_file: Path | str | None = None,
 ) -> RunningTarget:
     """Bind everything on the running loop. Port 0 picks a free port; None disables it.
 
@@ -205,9 +218,14 @@ async def serve_target(
     ``reuse_port=True, listen=False`` (TCP ports reserved, h3 served here); each worker
     with ``reuse_port=True, h3=False, advertise_h3_port=<the supervisor's h3 port>`` and
     the supervisor's ``ticket_keys`` (TLS resumption must work whichever worker answers).
+
+    ``cert_file``/``key_file``: the lab's own certificate chain and key (a publicly trusted
+    certificate for the lab's DNS name, which Android's h3 needs: docs/device-lab.md §4),
+    served on TLS and QUIC instead of the private CA's; the CA in ``tls_dir`` stays for
+    clients that name it.
     """
     loop = asyncio.get_running_loop()
-    paths = ensure_tls(Path(tls_dir))
+    paths = with_served_certificate(ensure_tls(Path(tls_dir)), cert_file, key_file)
     target = RunningTarget(host, None, None, None, paths, nagle_trap, tcp_pacing)
     try:
         if plain_port is not None:

@@ -19,17 +19,30 @@ SO_MAX_PACING_RATE = getattr(socket, "SO_MAX_PACING_RATE", 47)
 PACING_CAP_BYTES_PER_S = 0x7FFFFFFF
 
 
+# The request header that names the protocol of the arm a request belongs to. The runner
+# puts it on every arm's requests to the reference target (workloads/job.py). Alt-Svc is
+# advertised only to a request whose arm is h3: a client that learns Alt-Svc from an h2
+# arm's response may move that arm onto h3 on its own (URLSession does), and the arm would
+# no longer measure what it is labelled.
+ARM_PROTOCOL_HEADER = "latencylab-arm-protocol"
+
+
+def wants_h3(arm_protocol: str | None) -> bool:
+    return (arm_protocol or "").strip().lower() == "h3"
+
+
 @dataclass(frozen=True)
 class ServerOptions:
     tls: bool
-    h3_port: int | None = None  # advertised in Alt-Svc on TLS ports
+    h3_port: int | None = None  # advertised in Alt-Svc on TLS ports, to h3 arms' requests only
     nagle_trap: bool = False  # calibration: Nagle on + response split in two writes
     # Pace TCP as QUIC stacks pace (quic-go: 2 × cwnd/srtt in slow start). Off by default, as
     # on a default Linux server (no fq qdisc): docs/methodology.md §5 says when to turn it on.
     tcp_pacing: bool = False
 
-    def common_headers(self) -> list[tuple[str, str]]:
-        if self.tls and self.h3_port:
+    def common_headers(self, arm_protocol: str | None) -> list[tuple[str, str]]:
+        """Headers every response carries; `arm_protocol` is the request's ARM_PROTOCOL_HEADER."""
+        if self.tls and self.h3_port and wants_h3(arm_protocol):
             return [("alt-svc", f'h3=":{self.h3_port}"; ma=86400')]
         return []
 

@@ -4,14 +4,26 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 )
 
 // Handler serves Content's routes with the headers every Python front-end sends.
 type Handler struct {
 	Content *Content
-	// AltSvc is ServerOptions.common_headers()'s alt-svc value ("" sends none).
+	// AltSvc is ServerOptions.common_headers()'s alt-svc value ("" sends none), sent
+	// only to a request whose arm is h3 (ArmProtocolHeader), as the Python front-ends do.
 	AltSvc string
+}
+
+// ArmProtocolHeader names the protocol of the arm a request belongs to (transport.py's
+// ARM_PROTOCOL_HEADER): Alt-Svc is advertised to h3 arms only, so that no client moves an
+// h2 arm onto h3 after reading it.
+const ArmProtocolHeader = "Latencylab-Arm-Protocol"
+
+// WantsH3 is transport.py's wants_h3.
+func WantsH3(armProtocol string) bool {
+	return strings.EqualFold(strings.TrimSpace(armProtocol), "h3")
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -39,7 +51,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if resp.Allow != "" {
 		header.Set("Allow", resp.Allow)
 	}
-	if h.AltSvc != "" {
+	if h.AltSvc != "" && WantsH3(r.Header.Get(ArmProtocolHeader)) {
 		header.Set("Alt-Svc", h.AltSvc)
 	}
 	header.Set("Server-Timing", ServerTiming(time.Since(complete)))

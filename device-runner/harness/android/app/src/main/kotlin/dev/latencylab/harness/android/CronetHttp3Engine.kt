@@ -7,6 +7,7 @@ import dev.latencylab.harness.engine.Http3EngineProvider
 import dev.latencylab.harness.engine.ProtocolEngine
 import dev.latencylab.harness.job.Arm
 import dev.latencylab.harness.job.ConnectionPolicy
+import dev.latencylab.harness.job.Origin
 import dev.latencylab.harness.job.PlannedRequest
 import dev.latencylab.harness.measure.ErrorClass
 import dev.latencylab.harness.measure.Measurement
@@ -22,12 +23,30 @@ import org.chromium.net.RequestFinishedInfo
 import org.chromium.net.UploadDataProviders
 import org.chromium.net.UrlRequest
 import org.chromium.net.UrlResponseInfo
+import org.json.JSONObject
 import java.nio.ByteBuffer
 import java.util.Date
 import java.util.concurrent.CountDownLatch
 import java.util.concurrent.Executors
 import java.util.concurrent.TimeUnit
 import java.util.concurrent.atomic.AtomicReference
+
+/** Chromium's net error for a QUIC certificate that does not chain to a known root (net_error_list.h). */
+const val ERR_QUIC_CERT_ROOT_NOT_KNOWN = -380
+
+/**
+ * Cronet's experimental options mapping the arm's TLS name to the address the runner checked;
+ * null when the origin is already that name (nothing to map: Cronet resolves it itself).
+ * Chromium's rule syntax (net/base/host_mapping_rules.h): `MAP <name> <address>`, an IPv6
+ * address in brackets.
+ */
+fun hostResolverRules(arm: Arm): String? {
+    val name = arm.tlsName
+    val address = arm.origin.host
+    if (address.equals(name, ignoreCase = true)) return null
+    val mapped = if (address.contains(':')) "[$address]" else address
+    return JSONObject().put("HostResolverRules", JSONObject().put("host_resolver_rules", "MAP $name $mapped")).toString()
+}
 
 /**
  * HTTP/3 on the phone through Cronet (Chromium's network stack). Not compiled or run where
@@ -41,8 +60,21 @@ import java.util.concurrent.atomic.AtomicReference
  * responseStart → resp_headers_end, requestEnd → resp_end; app_done is the harness's own
  * monotonic clock when onSucceeded/onFailed ran. socketReused → conn_reused.
  *
- * Cronet has no API for extra trust anchors (the target's CA is built into the app, see
- * app/build.gradle.kts `latencylabTargetCa`) nor for connection ids or TLS resumption: those stay null.
+ * Names and addresses: a request goes to the arm's TLS name (`server_name`, or the origin's
+ * host), never to an IP literal, and the engine's host resolver maps that name to the address
+ * the runner checked (the origin's host when the arm names a server, or a hosted run's pinned
+ * address: [Arm.pinned] has already moved it there). So SNI, the certificate check and
+ * :authority use the name, the packets go where the runner looked, and no DNS query is made
+ * for a mapped name (Cronet's `HostResolverRules` experimental option, a `MAP name address`
+ * rule of Chromium's MappedHostResolver).
+ *
+ * Trust: Chromium's QUIC accepts only certificates that chain to a root of the phone's
+ * system store (`ERR_QUIC_CERT_ROOT_NOT_KNOWN`, net error -380, even when the app's network
+ * security config trusts a private CA), so an h3 arm needs a publicly trusted certificate:
+ * the lab's reference target serves one for its DNS name (docs/device-lab.md §4), and the
+ * service refuses Android h3 arms at submit where a runner reports a private one. Such a
+ * refusal still reaching a phone is a `tls` error sample that says so. Cronet has no API for
+ * extra trust anchors nor for connection ids or TLS resumption: those stay null.
  * warm keeps one engine per arm; cold and resumed build a new engine per request (Cronet's
  * session state cannot be kept apart from its connections), so resumed behaves like cold.
  */
@@ -56,10 +88,14 @@ class CronetHttp3Engine(private val context: Context, private val arm: Arm, priv
     private val executor = Executors.newSingleThreadExecutor()
     private var engine: ExperimentalCronetEngine? = null
 
+    /** The name every request is sent to: what TLS checks and :authority carries. */
+    private val name: String = arm.tlsName
+
     private fun engine(): ExperimentalCronetEngine = engine ?: ExperimentalCronetEngine.Builder(context)
         .enableQuic(true)
         // QUIC from the first request: no Alt-Svc discovery round over TCP first.
-        .addQuicHint(arm.origin.host, arm.origin.port, arm.origin.port)
+        .addQuicHint(name, arm.origin.port, arm.origin.port)
+        .apply { hostResolverRules(arm)?.let { setExperimentalOptions(it) } }
         .build().also { engine = it }
 
     override fun execute(request: PlannedRequest, body: ByteArray): Measurement =
@@ -113,7 +149,7 @@ class CronetHttp3Engine(private val context: Context, private val arm: Arm, priv
         val done = CountDownLatch(2) // the callback's end and the finished-info listener
         val metrics = AtomicReference<RequestFinishedInfo.Metrics?>()
         val callback = Callback(m) { done.countDown() }
-        val url = "https://${arm.origin.urlHost}:${arm.origin.port}${request.path}"
+        val url = "https://${Origin("https", name, arm.origin.port).urlHost}:${arm.origin.port}${request.path}"
         val builder = cronet.newUrlRequestBuilder(url, callback, executor) as ExperimentalUrlRequest.Builder
         builder.setHttpMethod(request.method)
         builder.setRequestFinishedListener(object : RequestFinishedInfo.Listener(executor) {
@@ -177,11 +213,23 @@ class CronetHttp3Engine(private val context: Context, private val arm: Arm, priv
         override fun onSucceeded(request: UrlRequest, info: UrlResponseInfo) = end()
 
         override fun onFailed(request: UrlRequest, info: UrlResponseInfo?, error: CronetException) {
-            m.fail(classify(error), "${error.javaClass.simpleName}: ${error.message}")
+            val why = if (rootNotKnown(error)) {
+                "; Chromium's QUIC accepts only a certificate that chains to a root of the phone's system store, " +
+                    "whatever the app trusts: the h3 target needs a publicly trusted certificate"
+            } else {
+                ""
+            }
+            m.fail(classify(error), "${error.javaClass.simpleName}: ${error.message}$why")
             end()
         }
 
-        private fun classify(error: CronetException): ErrorClass = when ((error as? NetworkException)?.errorCode) {
+        private fun rootNotKnown(error: CronetException): Boolean =
+            (error as? NetworkException)?.cronetInternalErrorCode == ERR_QUIC_CERT_ROOT_NOT_KNOWN
+
+        private fun classify(error: CronetException): ErrorClass =
+            if (rootNotKnown(error)) ErrorClass.TLS else classifyByCode(error)
+
+        private fun classifyByCode(error: CronetException): ErrorClass = when ((error as? NetworkException)?.errorCode) {
             NetworkException.ERROR_HOSTNAME_NOT_RESOLVED -> ErrorClass.DNS
             NetworkException.ERROR_CONNECTION_REFUSED, NetworkException.ERROR_ADDRESS_UNREACHABLE,
             NetworkException.ERROR_INTERNET_DISCONNECTED -> ErrorClass.CONNECT
