@@ -236,9 +236,9 @@ def ios_not_ready(text: str) -> str | None:
         if PREFLIGHT_NOT_READY in line:
             return line.split(PREFLIGHT_NOT_READY, 1)[1]
     for marker, reason in IOS_NOT_READY:
-        line = next((line for line in lines if marker in line), None)
-        if line is not None:
-            return f"{reason} (xcodebuild: {line[:300]})"
+        evidence = next((line for line in lines if marker in line), None)
+        if evidence is not None:
+            return f"{reason} (xcodebuild: {evidence[:300]})"
     return None
 
 
