@@ -117,4 +117,16 @@ if [ "$(cat $nstamp 2>/dev/null)" != "$nwant" ]; then
   echo "$nwant" > $nstamp
 fi
 
+# actionlint, the workflow checker `make lint` runs over .github/workflows (a Go tool dependency
+# pinned with its hashes by infra/tools/actionlint/go.mod and go.sum), built once into var/bin.
+astamp=var/bin/.actionlint.sha
+awant=$(cat infra/tools/actionlint/go.mod infra/tools/actionlint/go.sum | sha256sum | cut -d' ' -f1)
+if [ ! -x var/bin/actionlint ] || [ "$(cat $astamp 2>/dev/null)" != "$awant" ]; then
+  echo "bootstrap: building actionlint (infra/tools/actionlint)"
+  mkdir -p var/bin
+  (cd infra/tools/actionlint && CGO_ENABLED=0 "$GO" build -trimpath -o ../../../var/bin/actionlint \
+    github.com/rhysd/actionlint/cmd/actionlint)
+  echo "$awant" > $astamp
+fi
+
 if [ -n "$npm_job" ]; then wait "$npm_job"; fi  # its failure fails bootstrap (set -e)

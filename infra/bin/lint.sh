@@ -2,7 +2,8 @@
 # The lint suite, the same for `make lint` and the first suite of `make test`: the Python locks
 # match their inputs, ruff over all Python, mypy over the backend and the device-runner's four packages,
 # import-linter's contracts (the backend apps' one-way dependency order, the device-runner packages') and ESLint over the
-# dashboard (typescript-eslint, React hooks, feature boundaries). Needs no services
+# dashboard (typescript-eslint, React hooks, feature boundaries), actionlint over the GitHub workflows
+# (var/bin/actionlint, pinned by infra/tools/actionlint/go.mod; bootstrap builds it). Needs no services
 # (the settings import only wants some database port). Every step runs; exit 1 if any failed.
 # The tools come from backend/requirements-dev.lock (infra/bin/bootstrap.sh installs it).
 set -uo pipefail
@@ -29,6 +30,8 @@ step "import contracts device-runner" bash -c "cd device-runner && ../.venv/bin/
 step "mypy device-runner" bash -c "cd device-runner && ../.venv/bin/mypy --cache-dir \"$mypy_cache/device-runner\" \
   cli/latencylab_cli contract/latencylab_contract tools/latencylab_tools runner/latencylab_runner"
 step eslint bash -c "cd frontend && npm run lint --silent"
+# Every workflow's syntax, expressions, job graph and runner labels (actionlint finds them in .github/workflows).
+step actionlint var/bin/actionlint -no-color
 
 if [ ${#failed[@]} -gt 0 ]; then
   echo "lint FAILED: ${failed[*]}"

@@ -20,6 +20,7 @@ from latencylab_runner.devices.gate import GateThresholds
 from latencylab_runner.devices.ios import IDeviceTools, IosDevices
 from latencylab_runner.drivers.android import AndroidDriver
 from latencylab_runner.drivers.ios import IosDriver
+from latencylab_runner.drivers.ios_harness import IosSigning
 from latencylab_runner.drivers.job_exchange import JobExchange
 from latencylab_runner.drivers.phone import LaneSettings, PhoneSettings
 from latencylab_runner.drivers.targets import ReferenceTarget
@@ -55,7 +56,11 @@ class Lab:
 
     def ios_driver(self, target: ReferenceTarget, exchange: JobExchange, **overrides: Any) -> IosDriver:
         limits = overrides.get("limits", GateThresholds())
-        return IosDriver(IosDevices(IDeviceTools(), limits), self.settings(target, **overrides), exchange=exchange)
+        # The simulator's lab signs with the made-up team its runner settings name (lab_process).
+        ios = lab_process.runner_settings(self.dir)["ios"]
+        signing = overrides.pop("signing", IosSigning(ios["team_id"], ios["bundle_id_prefix"]))
+        return IosDriver(IosDevices(IDeviceTools(), limits), self.settings(target, **overrides), exchange=exchange,
+                         signing=signing, min_free_mb=ios["min_free_mb"])
 
 
 def start_lab(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Lab:

@@ -14,14 +14,16 @@ import subprocess
 import threading
 from pathlib import Path
 
+import pytest
 from device_lab import scenario
 
 from latencylab_runner.agent.client import RunnerClient
 from latencylab_runner.drivers import android as android_driver
 from latencylab_runner.drivers.android import AndroidDriver
-from latencylab_runner.drivers.android_harness import AndroidHarness
+from latencylab_runner.drivers.android_harness import AndroidHarness, LaneFailure
 from latencylab_runner.drivers.fastlane import LaneRun
 from latencylab_runner.drivers.ios import IosDriver
+from latencylab_runner.drivers.ios_harness import IosHarness, IosSigning
 from latencylab_runner.drivers.job_exchange import JobExchange
 from latencylab_runner.drivers.phone import PhoneSettings
 from latencylab_runner.drivers.targets import ReferenceTarget
@@ -46,7 +48,7 @@ def lane_body(platform, lane):
 
 
 def helper_body(name):
-    return FASTFILE.split(f"\ndef {name}(", 1)[1].split("\nend\n", 1)[0]
+    return re.split(rf"\ndef {name}\b", FASTFILE, maxsplit=1)[1].split("\nend\n", 1)[0]
 
 
 def with_helpers(body):
@@ -55,6 +57,11 @@ def with_helpers(body):
     return re.sub(r"^(\s*)(\w+)\((serial, options)\)$",
                   lambda m: helper_body(m.group(2)) if m.group(2) in helpers else m.group(0), body,
                   flags=re.MULTILINE)
+
+
+def with_ios_helpers(body):
+    """An iOS lane's text with the text of the helpers that read its options."""
+    return body + "".join(helper_body(name) for name in ("ios_derived_data", "ios_signing") if f"{name}(" in body)
 
 
 def option_keys(body):
@@ -100,7 +107,7 @@ def test_lanes_are_the_ones_the_fake_knows():
              for lane in re.findall(r"lane :(\w+) do", FASTFILE.split(f"platform :{platform} do", 1)[1]
                                     .split("\nend\n", 1)[0])}
     assert lanes == {"android build_harness", "android install_harness", "android preflight", "android bench",
-                     "ios build_harness", "ios bench"}
+                     "ios build_harness", "ios preflight", "ios bench"}
     assert set(fake_fastlane().LANES) == lanes
 
 
@@ -115,7 +122,7 @@ def test_drivers_pass_exactly_the_options_the_bench_lanes_read(tmp_path):
     finally:
         exchange.close()
     assert lane == ["ios", "bench"]
-    assert keys == option_keys(lane_body("ios", "bench"))
+    assert keys == option_keys(with_ios_helpers(lane_body("ios", "bench")))
 
 
 def test_the_harness_lanes_get_exactly_the_options_they_read(tmp_path):
@@ -227,20 +234,83 @@ def test_the_android_driver_hands_the_lane_the_target_ca(tmp_path):
 
 def test_ios_build_generates_the_project_with_xcodegen_before_building():
     body = lane_body("ios", "build_harness")
-    generate = body.index('sh("xcodegen", "generate", "--spec", project_path("harness/ios/project.yml")')
+    generate = body.index('sh("xcodegen", "generate", "--spec", spec, "--project", project_dir)')
     assert generate < body.index("scan(project: project_path(IOS_PROJECT)")
-    assert 'ENV["LATENCYLAB_IOS_TEAM_ID"]' in body  # project.yml signs with ${LATENCYLAB_IOS_TEAM_ID}
+    assert body.index("ios_signing") < generate  # project.yml signs with the lab's team and prefix
+    assert 'ENV["LATENCYLAB_IOS_TEAM_ID"]' in helper_body("ios_signing")
+    assert 'ENV["LATENCYLAB_IOS_BUNDLE_ID_PREFIX"]' in helper_body("ios_signing")
     project_yml = (Path(__file__).resolve().parents[2] / "harness/ios/project.yml").read_text()
     assert "${LATENCYLAB_IOS_TEAM_ID}" in project_yml
+    assert "${LATENCYLAB_IOS_BUNDLE_ID_PREFIX}" in project_yml
     assert "name: LatencyLabHarness" in project_yml
     assert 'IOS_PROJECT = "harness/ios/LatencyLabHarness.xcodeproj"' in FASTFILE
 
 
+def test_ios_signs_unattended_for_the_phone_it_builds_for():
+    """Automatic signing may create the team's profiles and register the phone (xcodebuild's
+    -allowProvisioningUpdates -allowProvisioningDeviceRegistration), the build is for that phone,
+    and no lane or Appfile fixes a bundle ID (App IDs are unique across Apple teams)."""
+    body = lane_body("ios", "build_harness")
+    assert "xcargs: IOS_SIGNING_ARGS" in body
+    assert 'IOS_SIGNING_ARGS = "-allowProvisioningUpdates -allowProvisioningDeviceRegistration"' in FASTFILE
+    assert '"platform=iOS,id=#{udid}"' in body
+    assert "derived_data_path: ios_derived_data(options)" in body
+    ios = FASTFILE.split("platform :ios do", 1)[1]
+    assert "dev.latencylab" not in ios
+    appfile = (DEVICE_RUNNER / "fastlane" / "Appfile").read_text()
+    assert "app_identifier" not in appfile
+
+
 def test_ios_lane_targets_the_phone_by_udid_without_rebuilding():
-    body = lane_body("ios", "bench")
-    assert 'destination: "platform=iOS,id=#{udid}"' in body
-    assert "test_without_building: true" in body
-    assert 'ENV["TEST_RUNNER_LATENCYLAB_JOB"]' in body
+    for lane in ("bench", "preflight"):
+        body = lane_body("ios", lane)
+        assert 'destination: "platform=iOS,id=#{udid}"' in body
+        assert "test_without_building: true" in body
+        assert "derived_data_path: ios_derived_data(options)" in body
+    assert "only_testing: [IOS_BENCH_TEST]" in lane_body("ios", "bench")
+    assert "only_testing: [IOS_PROBE_TEST]" in lane_body("ios", "preflight")
+    assert 'ENV["TEST_RUNNER_LATENCYLAB_JOB"]' in lane_body("ios", "bench")
+    assert 'ENV["TEST_RUNNER_LATENCYLAB_PROBE"]' in lane_body("ios", "preflight")
+
+
+def test_the_fake_ios_lanes_run_the_fastfiles_commands_and_constants():
+    fake = fake_fastlane()
+    for lane, commands in fake.IOS_COMMANDS.items():
+        assert sh_commands(lane_body("ios", lane)) == commands, lane
+    for lane, (action, xcodebuild_action, only) in fake.IOS_SCANS.items():
+        body = lane_body("ios", lane)
+        assert f"{action}(project: project_path(IOS_PROJECT)" in body, lane
+        flag = {"build-for-testing": "build_for_testing: true", "test-without-building": "test_without_building: true"}
+        assert flag[xcodebuild_action] in body, lane
+        assert (f"only_testing: [{only}]" in body) if only else ("only_testing" not in body), lane
+    constants = dict(re.findall(r'^(IOS_\w+) = "([^"]+)"', FASTFILE, re.MULTILINE))
+    for name in ("IOS_PROJECT", "IOS_SCHEME", "IOS_DERIVED_DATA", "IOS_BENCH_TEST", "IOS_PROBE_TEST",
+                 "IOS_RESULT_ATTACHMENT", "IOS_SIGNING_ARGS"):
+        assert getattr(fake, name) == constants[name], name
+    # The preflight's verdicts are the ones outcome.py reads as the phone not being ready.
+    assert FASTFILE.count('UI.user_error!("LatencyLab preflight: not ready: ') == 2
+
+
+def test_the_ios_harness_lanes_get_exactly_the_options_they_read(tmp_path):
+    calls = []
+
+    def lane(args, timeout_s, label):
+        calls.append(args)
+        return LaneRun(args, 0, False, False, b"", 0.0)
+
+    exchange = JobExchange()
+    try:
+        harness = IosHarness(lane, device_runner=DEVICE_RUNNER, work_dir=tmp_path, exchange=exchange,
+                             signing=IosSigning("A1B2C3D4E5", "org.examplelab.latencylab"))
+        with pytest.raises(LaneFailure) as failure:  # nobody asked the probe URL here
+            harness.ensure_ready("UDID")
+        assert failure.value.error_kind == "device_not_ready"
+    finally:
+        exchange.close()
+    assert [call[:2] for call in calls] == [["ios", "build_harness"], ["ios", "preflight"]]
+    for call in calls:
+        keys = {arg.split(":", 1)[0] for arg in call[2:]}
+        assert keys == option_keys(with_ios_helpers(lane_body("ios", call[1]))), call
 
 
 def test_fake_follows_fastlanes_command_line_rules(tmp_path):

@@ -14,7 +14,7 @@ from latencylab_runner.agent.client import RunnerClient
 from latencylab_runner.drivers.artifacts import MAX_PER_RUN, RunArtifacts
 from latencylab_runner.drivers.fastlane import ARTIFACT_LIMIT, BoundedTail, run_lane
 from latencylab_runner.drivers.outcome import android_end, ios_end, lane_failure, parse_instrumentation, parse_xctest
-from latencylab_runner.phone_simulator.golden import TRANSCRIPTS, transcript
+from latencylab_runner.phone_simulator.golden import TRANSCRIPTS, source, transcript
 
 STACK = ("java.lang.AssertionError: p50 missing\n\tat dev.latencylab.harness.BenchTest.runJob(BenchTest.kt:42)")
 
@@ -40,7 +40,25 @@ OUTCOMES = {
     "am-instrument-no-tests.txt": ("test_failure", "ran no test"),
 }
 KINDS = {"test_failure": "failed", "build_failure": "infra_error", "device_lost": "infra_error",
-         "runner_fault": "infra_error"}
+         "runner_fault": "infra_error", "device_not_ready": "infra_error"}
+# Each xcodebuild transcript → (error kind, words the runner's message must carry); None: the result decides.
+XCODEBUILD_OUTCOMES = {
+    "xcodebuild-test-pass.txt": None,
+    "xcodebuild-test-failure.txt": ("test_failure", "XCTAssertEqual failed"),
+    "xcodebuild-local-network-denied.txt": ("device_not_ready", "Local Network → LatencyLabHarness on"),
+    "xcodebuild-exchange-unreachable.txt": ("device_not_ready", "is it on the lab Wi-Fi"),
+    "xcodebuild-device-locked.txt": ("device_not_ready", "the phone is locked"),
+    "xcodebuild-developer-mode-disabled.txt": ("device_not_ready", "Developer Mode is off"),
+    "xcodebuild-no-destination.txt": ("device_lost", "cannot find the phone as a destination"),
+    "xcodebuild-signing-no-team.txt": ("build_failure", 'Signing for "LatencyLabHarness" requires a development team'),
+    "xcodebuild-no-profiles.txt": ("build_failure", "No profiles for 'org.examplelab.latencylab.LatencyLabHarness'"),
+    "xcodebuild-lost-connection.txt": ("test_failure", "Lost connection to test manager service."),
+    "xcodebuild-early-exit.txt": ("test_failure", "Early unexpected exit"),
+}
+XCODEBUILD_VALUES = {"test": "testRunJob", "udid": "00008130-001A2C3E0E38001C", "device_name": "Lab iPhone 15 Pro",
+                     "bundle_id": "org.examplelab.latencylab.LatencyLabHarness", "exchange": "192.168.10.1:8470",
+                     "failure": 'XCTAssertEqual failed: ("404") is not equal to ("200") - GET … answered 404',
+                     "date": "2026-11-29 12:00:00.000 +0000", "seconds": "1.234", "derived_data": "/tmp/dd"}
 
 
 def as_fastlane(text):
@@ -50,6 +68,7 @@ def as_fastlane(text):
 def test_every_am_instrument_transcript_has_an_outcome_and_a_source():
     names = {path.name for path in TRANSCRIPTS.glob("am-instrument-*.txt")}
     assert names == set(OUTCOMES)
+    assert {path.name for path in TRANSCRIPTS.glob("xcodebuild-*.txt")} == set(XCODEBUILD_OUTCOMES)
     sources = (TRANSCRIPTS / "README.md").read_text()
     for name in {path.name for path in TRANSCRIPTS.glob("*.txt")}:
         assert f"`{name}`" in sources, f"{name} has no source in transcripts/README.md"
@@ -70,6 +89,45 @@ def test_am_instrument_outcome(name, framing):
     assert failure is not None
     assert (failure.error_kind, failure.status) == (kind, KINDS[kind]), failure.message
     assert says in failure.message, failure.message
+
+
+def test_every_xcodebuild_transcript_names_its_source_and_replays_without_it():
+    for name in XCODEBUILD_OUTCOMES:
+        assert len(source(name)) > 80, f"{name} names no source in its #: lines"
+        text = transcript(name, **XCODEBUILD_VALUES)
+        assert "#: " not in text, name
+        assert "${" not in text, name
+
+
+@pytest.mark.parametrize("name", sorted(XCODEBUILD_OUTCOMES))
+@pytest.mark.parametrize("framing", ["raw", "fastlane"])
+def test_xcodebuild_outcome(name, framing):
+    text = transcript(name, **XCODEBUILD_VALUES)
+    failure = ios_end(as_fastlane(text) if framing == "fastlane" else text)
+    expected = XCODEBUILD_OUTCOMES[name]
+    if expected is None:
+        assert failure is None, failure and failure.message
+        return
+    kind, says = expected
+    assert failure is not None, name
+    assert (failure.error_kind, failure.status) == (kind, KINDS[kind]), failure.message
+    assert says in failure.message, failure.message
+
+
+def test_a_job_fetch_blocked_by_local_network_is_retried_not_a_failed_run():
+    """The harness could not even fetch its job: the phone's permission, not a measurement."""
+    failure = ios_end(transcript("xcodebuild-local-network-denied.txt", **XCODEBUILD_VALUES))
+    assert (failure.error_kind, failure.status) == ("device_not_ready", "infra_error")
+    assert "the iPhone is not ready" in failure.message
+
+
+def test_the_preflight_lanes_own_verdict_is_the_reason():
+    log = ("[12:00:01]: fastlane finished with errors\n\n[!] LatencyLab preflight: not ready: 312 MB free on the "
+           "phone, under 1024 MB: delete apps or media on it\n")
+    failure = ios_end(log)
+    assert failure.error_kind == "device_not_ready"
+    assert failure.message == ("the iPhone is not ready: 312 MB free on the phone, under 1024 MB: delete apps or "
+                               "media on it")
 
 
 def test_the_pass_counts_its_test_and_ignores_the_harness_progress_bundle():

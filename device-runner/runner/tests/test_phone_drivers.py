@@ -387,7 +387,7 @@ def test_ios_device_unplugged_mid_block(lab, backend, reference, exchange):
     lab.set(ios=[scenario.ios_device(IPHONE, unplug_after_blocks=0)])
     run_id, finish = execute(lab.ios_driver(reference, exchange), backend, IPHONE)
     assert_failed(backend, run_id, finish, kind="device_lost", says="no longer listed by idevice_id")
-    assert "Lost connection to the test runner" in artifact(backend, run_id, "fastlane.log").decode()
+    assert "Lost connection to test manager service." in artifact(backend, run_id, "fastlane.log").decode()
 
 
 def test_ios_untrusted_phone(lab, backend, reference, exchange):

@@ -6,7 +6,8 @@ import UIKit
 #endif
 
 /// The fingerprint's device part from iOS APIs (AndroidDeviceInfo.kt's twin). iOS exposes no
-/// battery temperature to apps: temperature is null (ProcessInfo.thermalState is not °C).
+/// battery temperature to apps: temperature is null (ProcessInfo.thermalState is not °C; it
+/// is reported on its own, `thermalStatus()`).
 enum IOSDeviceInfo {
     static func read() -> DeviceInfo {
         #if canImport(UIKit)
@@ -24,6 +25,20 @@ enum IOSDeviceInfo {
         return DeviceInfo(platform: "ios", model: modelIdentifier(), osVersion: ProcessInfo.processInfo.operatingSystemVersionString,
                           radio: radio(), battery: nil, charging: nil, temperature: nil)
         #endif
+    }
+
+    /// The fingerprint's `thermal_status` on iOS: ProcessInfo.ThermalState by its own names
+    /// (nominal, fair, serious, critical: Apple's "Respond to thermal state changes"; serious and
+    /// critical throttle the CPU and networking). Android's getCurrentThermalStatus has other names
+    /// and steps; the runner's gate reads each platform's own.
+    static func thermalStatus(_ state: ProcessInfo.ThermalState = ProcessInfo.processInfo.thermalState) -> String {
+        switch state {
+        case .nominal: return "nominal"
+        case .fair: return "fair"
+        case .serious: return "serious"
+        case .critical: return "critical"
+        @unknown default: return "unknown"
+        }
     }
 
     /// e.g. "iPhone15,2" (what ideviceinfo reports as ProductType).

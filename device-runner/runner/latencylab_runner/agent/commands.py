@@ -25,6 +25,7 @@ from ..devices.ios import IDeviceTools, IosDevices
 from ..drivers.android import DEVICE_DIR, AndroidDriver
 from ..drivers.host import HostDriver
 from ..drivers.ios import IosDriver
+from ..drivers.ios_harness import IosSigning
 from ..drivers.job_exchange import JobExchange
 from ..drivers.phone import PhoneSettings
 from ..drivers.target_certificate import CertificateProblem
@@ -110,7 +111,10 @@ def build_drivers(config: RunnerConfig, shaper: WifiShaper | None = None) -> lis
         tools = IDeviceTools(idevice_id=config.idevice_id, ideviceinfo=config.ideviceinfo,
                              idevicediagnostics=config.idevicediagnostics)
         exchange = JobExchange(config.exchange_host, config.exchange_port, advertise=config.lab_address)
-        drivers.append(IosDriver(IosDevices(tools, config.gate), settings, exchange=exchange))
+        signing = IosSigning(config.ios_team_id, config.ios_bundle_id_prefix) \
+            if config.ios_team_id and config.ios_bundle_id_prefix else None
+        drivers.append(IosDriver(IosDevices(tools, config.gate), settings, exchange=exchange, signing=signing,
+                                 min_free_mb=config.ios_min_free_mb))
     return drivers
 
 

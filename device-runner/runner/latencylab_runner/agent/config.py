@@ -12,7 +12,8 @@ reference target and fastlane are, how phones are shaped).
      "fastlane": {"command": ["fastlane"], "dir": "/opt/latencylab/device-runner/fastlane",
                   "base_timeout_s": 900, "per_request_s": 1.0, "max_timeout_s": 14400},
      "android": {"adb": "adb"},
-     "ios": {"exchange_host": "0.0.0.0", "exchange_port": 8470, "lab_address": "192.168.10.2"},
+     "ios": {"exchange_host": "0.0.0.0", "exchange_port": 8470, "lab_address": "192.168.10.2",
+             "team_id": "A1B2C3D4E5", "bundle_id_prefix": "org.examplelab.latencylab", "min_free_mb": 1024},
      "link": {"mode": "ap-netem", "interface": "wlan0", "leases": "/var/lib/misc/dnsmasq.leases"},
      "work_dir": "~/.cache/latencylab/runner", "hosted": false}
 
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +39,10 @@ from ..drivers.phone import DEFAULT_FASTLANE_DIR, LaneSettings
 from ..drivers.targets import ReferenceTarget
 
 CONFIG_ENV = "LATENCYLAB_RUNNER_CONFIG"
+# An Apple Developer Team ID (10 upper-case letters and digits) and a bundle-ID prefix: reverse-DNS
+# labels of letters, digits and hyphens (Xcode's rule for CFBundleIdentifier).
+_TEAM_ID = re.compile(r"^[A-Z0-9]{10}$")
+_BUNDLE_ID_PREFIX = re.compile(r"^[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$")
 DRIVERS = ("host", "android", "ios")
 _KNOWN = {"server", "runner_token", "runner_id", "name", "pool", "drivers", "target", "gate", "fastlane", "android",
           "ios", "link", "work_dir", "heartbeat_interval_s", "hosted"}
@@ -73,6 +79,9 @@ class RunnerConfig:
     exchange_host: str = "127.0.0.1"
     exchange_port: int = 0
     lab_address: str | None = None
+    ios_team_id: str | None = None
+    ios_bundle_id_prefix: str | None = None
+    ios_min_free_mb: int = 1024
     link_mode: str = "ap-netem"
     link_interface: str | None = None
     link_leases: Path | None = None  # dnsmasq's lease file on the AP: how iPhones are found (drivers/dhcp_leases.py)
@@ -149,7 +158,16 @@ def parse_config(doc: Any) -> RunnerConfig:
                         _number(f, "fastlane", "max_timeout_s", 14400, 10, 7 * 86400))
     a = _section(doc, "android", {"adb", "device_dir"})
     i = _section(doc, "ios", {"idevice_id", "ideviceinfo", "idevicediagnostics", "exchange_host", "exchange_port",
-                              "lab_address"})
+                              "lab_address", "team_id", "bundle_id_prefix", "min_free_mb"})
+    team_id, prefix = i.get("team_id"), i.get("bundle_id_prefix")
+    if team_id is not None and (not isinstance(team_id, str) or not _TEAM_ID.match(team_id)):
+        raise ConfigError(f"ios.team_id: must be an Apple Developer Team ID (10 upper-case letters and digits, "
+                          f"Xcode → Settings → Accounts), got {team_id!r}")
+    if prefix is not None and (not isinstance(prefix, str) or not _BUNDLE_ID_PREFIX.match(prefix)
+                               or prefix.startswith("dev.latencylab")):
+        raise ConfigError(f"ios.bundle_id_prefix: must be the lab's own reverse-DNS prefix (e.g. "
+                          f"\"org.examplelab.latencylab\"; App IDs are unique across Apple teams, so not "
+                          f"dev.latencylab.*), got {prefix!r}")
     link = _section(doc, "link", {"mode", "interface", "leases"})
     if link.get("mode", "ap-netem") not in LINK_MODES:
         raise ConfigError(f"link.mode: must be one of {', '.join(LINK_MODES)}, got {link.get('mode')!r}")
@@ -163,7 +181,9 @@ def parse_config(doc: Any) -> RunnerConfig:
         idevicediagnostics=i.get("idevicediagnostics", "idevicediagnostics"),
         exchange_host=i.get("exchange_host", "127.0.0.1"), exchange_port=_port(i, "ios", "exchange_port", 0,
                                                                                allow_zero=True),
-        lab_address=i.get("lab_address"), link_mode=link.get("mode", "ap-netem"), link_interface=link.get("interface"),
+        lab_address=i.get("lab_address"), ios_team_id=team_id, ios_bundle_id_prefix=prefix,
+        ios_min_free_mb=int(_number(i, "ios", "min_free_mb", 1024, 0, 1024 * 1024)),
+        link_mode=link.get("mode", "ap-netem"), link_interface=link.get("interface"),
         link_leases=Path(link["leases"]).expanduser() if link.get("leases") else None,
         target_trust_store=Path(t["trust_store"]).expanduser() if t.get("trust_store") else None,
         work_dir=Path(doc.get("work_dir", "~/.cache/latencylab/runner")).expanduser(),

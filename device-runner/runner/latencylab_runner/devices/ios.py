@@ -27,7 +27,8 @@ _LOCKDOWN_ERROR = re.compile(r"Could not connect to lockdownd(?::\s*(?P<text>.*?
                              r"|, error code (?P<old>-?\d+))")
 # URLSession for h2/h3 (assumesHTTP3Capable), grpc-swift for gRPC (harness/ios). No h1:
 # URLSession cannot turn HTTP/2 off, so an h1 arm would only measure protocol_mismatch
-# (harness/ios/README.md); no h1c: App Transport Security forbids cleartext. The service
+# (harness/ios/README.md); no h1c: App Transport Security forbids cleartext to named hosts (the
+# harness excepts only the lab network, NSAllowsLocalNetworking, for the job exchange). The service
 # refuses such specs for iOS and passes devices over for arms they do not list.
 IOS_PROTOCOLS = ["h2", "h3", "grpc"]
 # lockdownd reports the hardware identifier (ProductType); a lab knows its phones by their

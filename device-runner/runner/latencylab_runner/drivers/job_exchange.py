@@ -4,8 +4,11 @@ An XCTest on a phone cannot read a path on the Mac, and a job of 20,000 requests
 travel in an environment variable: so the runner serves each block's job at an
 unguessable URL on the lab address (`GET /jobs/<token>.json`), passes the URL as
 TEST_RUNNER_LATENCYLAB_JOB, and accepts the result document at
-`PUT /results/<token>.json` (TEST_RUNNER_LATENCYLAB_RESULT). It listens only on the
-address the lab config names, and answers only the tokens of blocks in progress."""
+`PUT /results/<token>.json` (TEST_RUNNER_LATENCYLAB_RESULT). Before a run the `ios preflight`
+lane has the phone ask `GET /probe/<token>.json` (TEST_RUNNER_LATENCYLAB_PROBE): that request
+arriving here is what proves the phone is on the lab network and allowed on it (iOS's Local
+Network permission). It listens only on the address the lab config names, and answers only
+the tokens of blocks and preflights in progress."""
 
 from __future__ import annotations
 
@@ -26,9 +29,16 @@ class Exchange:
     result_url: str
 
 
+@dataclass(frozen=True)
+class Probe:
+    token: str
+    url: str
+
+
 class JobExchange:
     def __init__(self, host: str = "127.0.0.1", port: int = 0, *, advertise: str | None = None):
         self._jobs: dict[str, tuple[Path, Path]] = {}
+        self._probes: dict[str, bool] = {}  # token → whether a phone asked for it
         self._lock = threading.Lock()
         exchange = self
 
@@ -43,6 +53,10 @@ class JobExchange:
                     return exchange._jobs.get(self.path[len(prefix):-len(".json")])
 
             def do_GET(self) -> None:
+                if self._probed():
+                    self.send_response(204)
+                    self.end_headers()
+                    return
                 entry = self._entry("/jobs/")
                 if entry is None:
                     self.send_error(404)
@@ -53,6 +67,16 @@ class JobExchange:
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)
+
+            def _probed(self) -> bool:
+                if not (self.path.startswith("/probe/") and self.path.endswith(".json")):
+                    return False
+                token = self.path[len("/probe/"):-len(".json")]
+                with exchange._lock:
+                    if token not in exchange._probes:
+                        return False
+                    exchange._probes[token] = True
+                return True
 
             def do_PUT(self) -> None:
                 entry = self._entry("/results/")
@@ -85,6 +109,21 @@ class JobExchange:
             self._jobs[token] = (job_path, result_path)
         base = f"http://{self.host}:{self.port}"
         return Exchange(token, f"{base}/jobs/{token}.json", f"{base}/results/{token}.json")
+
+    def probe(self) -> Probe:
+        """A URL for one preflight: the phone's GET of it is recorded (probed)."""
+        token = secrets.token_urlsafe(24)
+        with self._lock:
+            self._probes[token] = False
+        return Probe(token, f"http://{self.host}:{self.port}/probe/{token}.json")
+
+    def probed(self, probe: Probe) -> bool:
+        with self._lock:
+            return self._probes.get(probe.token, False)
+
+    def withdraw_probe(self, probe: Probe) -> None:
+        with self._lock:
+            self._probes.pop(probe.token, None)
 
     def withdraw(self, exchange: Exchange) -> None:
         with self._lock:

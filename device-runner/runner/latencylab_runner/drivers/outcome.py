@@ -163,20 +163,48 @@ class XcTest:
     failed: list[str] = field(default_factory=list)  # the assertion lines
     succeeded: bool = False  # ** TEST [EXECUTE ]SUCCEEDED **
     test_failed: bool = False  # ** TEST [EXECUTE ]FAILED **
-    build_failed: bool = False  # ** BUILD FAILED ** / signing and provisioning errors
+    build_failed: bool = False  # ** [TEST ]BUILD FAILED ** / signing and provisioning errors
     no_destination: bool = False  # the UDID is not an available destination
-    lost_connection: bool = False
+    lost_connection: bool = False  # the test host died on the phone
+    testing_failed: str | None = None  # the first reason under xcodebuild's `Testing failed:`
 
 
 _BUILD_ERRORS = ("** BUILD FAILED **", "Code Signing Error", "requires a provisioning profile",
-                 "No profiles for", "Signing for", "** TEST BUILD FAILED **")
+                 "No profiles for", "requires a development team", "** TEST BUILD FAILED **")
+# xcodebuild's words for a test host that died on the phone (transcripts xcodebuild-lost-connection.txt,
+# xcodebuild-early-exit.txt): "Lost connection to test manager service." / "…to testmanagerd" /
+# "…to the test runner", and IDETestOperationsObserverErrorDomain's early exit.
+_LOST_CONNECTION = ("Lost connection to test", "Lost connection to the test runner", "Early unexpected exit",
+                    "Test runner exited before starting")
+_LOCKED = "the phone is locked: unlock it (lab iPhones: Auto-Lock Never, no passcode; docs/device-lab.md §1)"
+# What the iPhone itself lacks, as xcodebuild prints it or the harness reports it through XCTest
+# (each form a golden transcript in phone_simulator/transcripts/), first match wins: a
+# device_not_ready, so the run is retried and the phone, not the lab, is counted; the reason says
+# what a person does on the phone. The harness's own markers come first (BenchTests.swift): a job
+# fetch blocked by the Local Network permission is the phone's state, never a failed test.
+IOS_NOT_READY = (
+    ("LatencyLab: Local Network access denied",
+     "iOS denies the harness the lab network (Local Network permission): on the phone, Settings → Privacy & "
+     "Security → Local Network → LatencyLabHarness on"),
+    ("LatencyLab: the runner's job exchange did not answer",
+     "the phone cannot reach the runner's job exchange: is it on the lab Wi-Fi (not cellular, Wi-Fi Assist off), "
+     "and is ios.exchange_host:exchange_port open to the lab network?"),
+    ("error:Developer Mode disabled",
+     "Developer Mode is off: on the phone, Settings → Privacy & Security → Developer Mode on (it restarts)"),
+    ("could not be, unlocked", _LOCKED),
+    ("The device is locked", _LOCKED),
+    ("The device is passcode protected", _LOCKED),
+    ("Development cannot be enabled while your device is locked", _LOCKED),
+)
+# The ios preflight lane's own verdicts (Fastfile: UI.user_error!("LatencyLab preflight: not ready: …")).
+PREFLIGHT_NOT_READY = "LatencyLab preflight: not ready: "
 
 
 def parse_xctest(text: str) -> XcTest:
     """xcodebuild's raw test output (scan with `xcodebuild_formatter: ""`)."""
     result = XcTest()
-    for raw in text.splitlines():
-        line = _strip(raw).strip()
+    lines = [_strip(raw).strip() for raw in text.splitlines()]
+    for i, line in enumerate(lines):
         if re.match(r"^Test Case '.*' started\.$", line):
             result.started += 1
         elif re.match(r"^Test Case '.*' passed \(", line):
@@ -190,13 +218,29 @@ def parse_xctest(text: str) -> XcTest:
             result.succeeded = True
         elif line in ("** TEST FAILED **", "** TEST EXECUTE FAILED **"):
             result.test_failed = True
+        elif line == "Testing failed:" and result.testing_failed is None:
+            result.testing_failed = next((reason for reason in lines[i + 1:] if reason), "")
         elif "Unable to find a destination matching the provided destination specifier" in line:
             result.no_destination = True
-        elif "Lost connection to the test runner" in line or "Test runner exited before starting" in line:
+        if any(marker in line for marker in _LOST_CONNECTION):
             result.lost_connection = True
         if any(marker in line for marker in _BUILD_ERRORS):
             result.build_failed = True
     return result
+
+
+def ios_not_ready(text: str) -> str | None:
+    """Why the iPhone is not ready, from the lane's log (the harness's markers, xcodebuild's
+    words, the preflight lane's verdict), or None."""
+    lines = [_strip(raw).strip() for raw in text.splitlines()]
+    for line in lines:
+        if PREFLIGHT_NOT_READY in line:
+            return line.split(PREFLIGHT_NOT_READY, 1)[1]
+    for marker, reason in IOS_NOT_READY:
+        evidence = next((line for line in lines if marker in line), None)
+        if evidence is not None:
+            return f"{reason} (xcodebuild: {evidence[:300]})"
+    return None
 
 
 def android_end(text: str) -> BlockFailure | None:
@@ -245,6 +289,12 @@ def lane_failure(text: str) -> str:
 
 
 def ios_end(text: str) -> BlockFailure | None:
+    """What xcodebuild's output (through the bench, build or preflight lane) proves about the
+    block, or None (then the result document decides). Every form is a golden transcript in
+    phone_simulator/transcripts/ with a tested kind (docs/device-lab.md §8)."""
+    not_ready = ios_not_ready(text)
+    if not_ready is not None:
+        return BlockFailure("device_not_ready", f"the iPhone is not ready: {not_ready}")
     xc = parse_xctest(text)
     if xc.no_destination:
         return BlockFailure("device_lost", "xcodebuild cannot find the phone as a destination")
@@ -255,7 +305,10 @@ def ios_end(text: str) -> BlockFailure | None:
     if xc.failed:
         return BlockFailure("test_failure", f"the harness test failed on the device: {xc.failed[0]}")
     if xc.lost_connection:  # the phone is still listed (judge checked): the harness died on it
-        return BlockFailure("test_failure", "xcodebuild lost the test runner mid-block: the harness died on the phone")
+        return BlockFailure("test_failure", f"xcodebuild lost the test runner: the harness died on the phone "
+                                            f"({xc.testing_failed or 'lost connection'})")
+    if xc.test_failed and not xc.started:
+        return BlockFailure("runner_fault", f"xcodebuild ran no test: {xc.testing_failed or '** TEST FAILED **'}")
     return None
 
 

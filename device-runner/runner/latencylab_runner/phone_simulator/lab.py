@@ -43,6 +43,8 @@ from . import adb_server, harness_core, scenario
 # a phone's harness run on this host — so the phones' "Wi-Fi" is the emulated link
 # (link.mode "namespace", docs/device-lab.md §9) and the job exchange is on loopback.
 FASTLANE_DIR = scenario.DEVICE_RUNNER / "fastlane"
+FAKE_TEAM_ID = "FAKETEAM00"
+FAKE_BUNDLE_ID_PREFIX = "test.latencylab-simulator.fake"
 
 
 def expand(phones: dict[str, Any]) -> dict[str, Any]:
@@ -69,7 +71,10 @@ def runner_settings(work_dir: Path) -> dict[str, Any]:
     return {
         "fastlane": {"command": [str(scenario.BIN_DIR / "fastlane")], "dir": str(FASTLANE_DIR),
                      "base_timeout_s": 300, "per_request_s": 0.5},
-        "ios": {"exchange_host": "127.0.0.1", "exchange_port": 0, "lab_address": "127.0.0.1"},
+        # A made-up team and prefix (a real lab's come from its Apple Developer account): the fake
+        # xcodebuild signs with whatever the lanes pass, as automatic signing would.
+        "ios": {"exchange_host": "127.0.0.1", "exchange_port": 0, "lab_address": "127.0.0.1",
+                "team_id": FAKE_TEAM_ID, "bundle_id_prefix": FAKE_BUNDLE_ID_PREFIX, "min_free_mb": 1024},
         "link": {"mode": "namespace"},
         "work_dir": str(work_dir),
     }

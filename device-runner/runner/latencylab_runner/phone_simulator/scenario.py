@@ -8,11 +8,16 @@ call (so a test, or a fake, can change the world mid-run: unplug a phone, cool i
                   "install_failure": null | "INSTALL_FAILED_INSUFFICIENT_STORAGE", …}],
      "ios": [{"udid": "...", "info": {...}, "battery": {...}, "temperature_centi_c": 2911,
               "thermal_state": "nominal",
-              "lockdown_error": null, "unplug_after_blocks": null, "test": "run" | "fail"}],
+              "lockdown_error": null, "unplug_after_blocks": null,
+              "test": "run" | "fail" | "malformed" | "crash" | "early_exit",
+              "locked": false, "developer_mode": true, "local_network": "allowed" | "denied",
+              "free_bytes": 54000000000}],
+     "xcode": {"profile": [udid, …]},   # the UDIDs the team's development profile holds
      "fastlane": {"mode": "run" | "build_failure" | "hang"}}
 
 The simulated adb server and fastlane count what they did into the phone's entry
-(`installs`, `force_stops`, `instrumentation_runs`), for tests to read.
+(`installs`, `force_stops`, `instrumentation_runs`; an iPhone's `builds`, `test_runs`,
+`probes`), for tests to read.
 
 Only stdlib: the fake executables run with the system python3.
 """
@@ -72,6 +77,12 @@ def ios_device(udid: str = "00008130-001A2C3E0E38001C", *, product_type: str = "
         "lockdown_error": None,
         "unplug_after_blocks": None,
         "test": "run",
+        # What the preflight and xcodebuild find on the phone (com.apple.security.mac.amfi,
+        # com.apple.disk_usage, the lock screen, iOS's Local Network permission for the harness).
+        "locked": False,
+        "developer_mode": True,
+        "local_network": "allowed",
+        "free_bytes": 54_000_000_000,
         **extra,
     }
 
