@@ -420,7 +420,8 @@ def test_a_reference_target_that_is_down_trips_the_runners_breaker_not_the_devic
         assert shown["breaker"]["tripped"] is True, shown
         assert shown["breaker"]["reason"].startswith("3 consecutive lab faults — lab_fault: "), shown
         assert shown["can_reset_breaker"] is True
-        devices = devices_by_serial(admin)
+        # The comparison ends before the runner reports its host device free again: wait for that.
+        devices = wait_devices(admin, runner, {host: "available", PIXEL: "available"})
         assert {serial: (d["state"], d["consecutive_infra_failures"]) for serial, d in devices.items()} == {
             host: ("available", 0), PIXEL: ("available", 0)}
 
