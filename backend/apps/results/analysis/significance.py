@@ -12,7 +12,9 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
+from scipy import special, stats
+
+from .distributions import norm_ppf, norm_sf, t_ppf, t_sf
 
 
 def block_t_test(block_effects: np.ndarray) -> float:
@@ -32,7 +34,7 @@ def block_t_test(block_effects: np.ndarray) -> float:
     if sd == 0:
         return 1.0 if mean == 0 else 0.0
     t = mean / (sd / math.sqrt(len(x)))
-    return float(min(1.0, 2.0 * stats.t.sf(abs(t), len(x) - 1)))
+    return float(min(1.0, 2.0 * t_sf(abs(t), len(x) - 1)))
 
 
 @dataclass(frozen=True)
@@ -52,7 +54,7 @@ class BlockEffectEstimate:
         """Student-t interval of the mean block log-ratio, as a ratio (NaN with < 2 blocks)."""
         if self.n < 2:
             return float("nan"), float("nan")
-        half = float(stats.t.ppf(0.5 + level / 2, self.n - 1)) * self.sd / math.sqrt(self.n)
+        half = t_ppf(0.5 + level / 2, self.n - 1) * self.sd / math.sqrt(self.n)
         return math.exp(self.mean - half), math.exp(self.mean + half)
 
 
@@ -71,11 +73,16 @@ def blocks_for_t_test(effect: float, block_sd: float, alpha: float, *, limit: in
         return None
     if block_sd <= 0:
         return 2
-    n = max(2, math.ceil((stats.norm.ppf(1 - alpha / 2) * block_sd / abs(effect)) ** 2))
+    n = max(2, math.ceil((norm_ppf(1 - alpha / 2) * block_sd / abs(effect)) ** 2))
+    # The first n from the normal approximation on whose t-interval clears the effect, tried
+    # in growing runs of n at once (one ufunc call each), not one quantile call per n.
+    q, run = 1 - alpha / 2, 16
     while n <= limit:
-        if stats.t.ppf(1 - alpha / 2, n - 1) * block_sd / math.sqrt(n) < abs(effect):
-            return n
-        n += 1
+        candidates = np.arange(n, min(n + run, limit + 1))
+        clears = np.flatnonzero(special.stdtrit(candidates - 1.0, q) * block_sd / np.sqrt(candidates) < abs(effect))
+        if len(clears):
+            return int(candidates[clears[0]])
+        n, run = n + run, run * 4
     return None
 
 
@@ -83,13 +90,13 @@ def blocks_for_t_test(effect: float, block_sd: float, alpha: float, *, limit: in
 MANN_WHITNEY_LARGE = 200
 
 
-def mann_whitney(candidate: np.ndarray, baseline: np.ndarray) -> tuple[float, float]:
+def mann_whitney(candidate: np.ndarray, baseline: np.ndarray, *, arms_sorted: bool = False) -> tuple[float, float]:
     """(U of the candidate, two-sided p) on requests — secondary, it ignores clustering.
 
     U counts pairs where the candidate is larger, ties ½. For large samples U
     and the tie-corrected normal approximation (with continuity correction, as
-    scipy) come from one stable merge of the two sorted arms, which is several
-    times cheaper than ranking the concatenation.
+    scipy) come from the sorted arms (_u_and_variance). `arms_sorted`: both arms
+    arrive sorted (compare.py's do), so they are not sorted again.
     """
     n_c, n_b = len(candidate), len(baseline)
     if n_c == 0 or n_b == 0:
@@ -97,18 +104,53 @@ def mann_whitney(candidate: np.ndarray, baseline: np.ndarray) -> tuple[float, fl
     if n_c + n_b < MANN_WHITNEY_LARGE:
         result = stats.mannwhitneyu(candidate, baseline, alternative="two-sided", method="auto")
         return float(result.statistic), float(result.pvalue)
-    u, variance = _u_and_variance(np.sort(candidate, kind="stable"), np.sort(baseline, kind="stable"))
+    if not arms_sorted:
+        candidate, baseline = np.sort(candidate, kind="stable"), np.sort(baseline, kind="stable")
+    u, variance = _u_and_variance(candidate, baseline)
     if variance <= 0:
         return u, 1.0
     z = (abs(u - n_c * n_b / 2.0) - 0.5) / np.sqrt(variance)
-    return u, float(min(1.0, 2.0 * stats.norm.sf(max(z, 0.0))))
+    return u, float(min(1.0, 2.0 * norm_sf(max(z, 0.0))))
+
+
+# Sums of whole numbers below 2**53 are exact in float64 whatever their order.
+_EXACT_FLOAT_INTEGERS = 2**53
 
 
 def _u_and_variance(sorted_cand: np.ndarray, sorted_base: np.ndarray) -> tuple[float, float]:
-    """U of the candidate and its tie-corrected variance under the null, from one stable merge
-    of the two sorted arms."""
-    # Sorting is linear on already-sorted input (timsort), and a stable argsort of the two
-    # sorted arms one after the other is a linear merge; callers that hold sorted arms pay little.
+    """U of the candidate and its tie-corrected variance under the null, from the two sorted
+    arms: each candidate value's count of baseline values below it and at or below it (a
+    binary search of the sorted baseline, which numpy speeds up for sorted queries), and the
+    tie term Σ(t³ − t) over runs of equal values of both arms as an exact integer: the
+    baseline's runs, with each run the candidate shares grown by the candidate's values."""
+    n_c, n_b = len(sorted_cand), len(sorted_base)
+    if n_c + n_b > 2**20:  # a run of ties could then pass the exact range of int64 t³
+        return _u_and_variance_by_merge(sorted_cand, sorted_base)
+    below = np.searchsorted(sorted_base, sorted_cand, side="left")
+    at_or_below = np.searchsorted(sorted_base, sorted_cand, side="right")
+    cand_run, cand_ties = _runs(sorted_cand)
+    _, base_ties = _runs(sorted_base)
+    shared = at_or_below[cand_run] - below[cand_run]  # baseline values equal to each candidate run's
+    pooled = cand_ties + shared
+    ties = int((base_ties**3 - base_ties).sum() + (pooled**3 - pooled - (shared**3 - shared)).sum())
+    if ties >= _EXACT_FLOAT_INTEGERS:  # the merge's float64 sum of them is then no longer exact
+        return _u_and_variance_by_merge(sorted_cand, sorted_base)
+    u = (int(below.sum()) + int(at_or_below.sum())) / 2.0
+    n = float(n_c + n_b)
+    variance = n_c * n_b / 12.0 * ((n + 1) - float(ties) / (n * (n - 1)))
+    return u, float(variance)
+
+
+def _runs(sorted_values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """First position and length (int64) of each run of equal values."""
+    starts = np.flatnonzero(np.concatenate(([True], sorted_values[1:] != sorted_values[:-1])))
+    return starts, np.diff(np.append(starts, len(sorted_values))).astype(np.int64)
+
+
+def _u_and_variance_by_merge(sorted_cand: np.ndarray, sorted_base: np.ndarray) -> tuple[float, float]:
+    """_u_and_variance from one stable merge of the two sorted arms, the tie term summed in
+    float64: for arms of over a million values together, or ties so many that Σ(t³ − t)
+    leaves the exact integers of float64."""
     n_c, n_b = len(sorted_cand), len(sorted_base)
     merged = np.concatenate((sorted_base, sorted_cand))
     order = np.argsort(merged, kind="stable")  # ties: baseline values first
@@ -150,7 +192,7 @@ def stratified_mann_whitney(candidate: np.ndarray, cand_stratum: np.ndarray, bas
     if variance_total <= 0:
         return u_total, pairs, 1.0
     z = (abs(u_total - mean_total) - 0.5) / math.sqrt(variance_total)
-    return u_total, pairs, float(min(1.0, 2.0 * stats.norm.sf(max(z, 0.0))))
+    return u_total, pairs, float(min(1.0, 2.0 * norm_sf(max(z, 0.0))))
 
 
 def mann_whitney_p(candidate: np.ndarray, baseline: np.ndarray) -> float:
