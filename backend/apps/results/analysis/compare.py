@@ -17,7 +17,8 @@ statistics are stratified the same way (docs/methodology.md, "Which metric the g
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
+from dataclasses import fields as dataclass_fields
 
 import numpy as np
 
@@ -76,7 +77,18 @@ class ArmComparison:
     periods_disagree: bool = False  # pooled series-time row: one period regresses and another improves
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """dataclasses.asdict's dict, field for field, without its deep copy of every value
+        (the values are immutable: numbers, strings, tuples; the verdict's one dict is copied)."""
+        out = {name: getattr(self, name) for name in _FIELDS}
+        verdict = {name: getattr(self.verdict, name) for name in _VERDICT_FIELDS}
+        if verdict["blocks_by_outcome"] is not None:
+            verdict["blocks_by_outcome"] = dict(verdict["blocks_by_outcome"])
+        out["verdict"] = verdict
+        return out
+
+
+_FIELDS = tuple(f.name for f in dataclass_fields(ArmComparison))
+_VERDICT_FIELDS = tuple(f.name for f in dataclass_fields(Verdict))
 
 
 @dataclass(frozen=True)
