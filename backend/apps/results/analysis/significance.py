@@ -113,49 +113,37 @@ def mann_whitney(candidate: np.ndarray, baseline: np.ndarray, *, arms_sorted: bo
     return u, float(min(1.0, 2.0 * norm_sf(max(z, 0.0))))
 
 
-# Sums of whole numbers below 2**53 are exact in float64 whatever their order.
-_EXACT_FLOAT_INTEGERS = 2**53
-
-
 def _u_and_variance(sorted_cand: np.ndarray, sorted_base: np.ndarray) -> tuple[float, float]:
-    """U of the candidate and its tie-corrected variance under the null, from the two sorted
-    arms: each candidate value's count of baseline values below it and at or below it (a
-    binary search of the sorted baseline, which numpy speeds up for sorted queries), and the
-    tie term Σ(t³ − t) over runs of equal values of both arms as an exact integer: the
-    baseline's runs, with each run the candidate shares grown by the candidate's values."""
+    """U of the candidate and its tie-corrected variance under the null, from one merge of the
+    two sorted arms. Integer values (latencies in µs) are merged as value × 2 + (1 for a
+    candidate): a sort of those, linear on two sorted runs, puts a value's baseline copies
+    before its candidate ones, as the stable merge of the arms does, at a third of the cost
+    of an argsort and its gathers."""
     n_c, n_b = len(sorted_cand), len(sorted_base)
-    if n_c + n_b > 2**20:  # a run of ties could then pass the exact range of int64 t³
+    packable = (np.issubdtype(sorted_cand.dtype, np.integer) and np.issubdtype(sorted_base.dtype, np.integer)
+                and n_c and n_b and min(sorted_cand[0], sorted_base[0]) >= 0
+                and max(sorted_cand[-1], sorted_base[-1]) < 2**62)
+    if not packable:
         return _u_and_variance_by_merge(sorted_cand, sorted_base)
-    below = np.searchsorted(sorted_base, sorted_cand, side="left")
-    at_or_below = np.searchsorted(sorted_base, sorted_cand, side="right")
-    cand_run, cand_ties = _runs(sorted_cand)
-    _, base_ties = _runs(sorted_base)
-    shared = at_or_below[cand_run] - below[cand_run]  # baseline values equal to each candidate run's
-    pooled = cand_ties + shared
-    ties = int((base_ties**3 - base_ties).sum() + (pooled**3 - pooled - (shared**3 - shared)).sum())
-    if ties >= _EXACT_FLOAT_INTEGERS:  # the merge's float64 sum of them is then no longer exact
-        return _u_and_variance_by_merge(sorted_cand, sorted_base)
-    u = (int(below.sum()) + int(at_or_below.sum())) / 2.0
-    n = float(n_c + n_b)
-    variance = n_c * n_b / 12.0 * ((n + 1) - float(ties) / (n * (n - 1)))
-    return u, float(variance)
-
-
-def _runs(sorted_values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """First position and length (int64) of each run of equal values."""
-    starts = np.flatnonzero(np.concatenate(([True], sorted_values[1:] != sorted_values[:-1])))
-    return starts, np.diff(np.append(starts, len(sorted_values))).astype(np.int64)
+    merged = np.concatenate((sorted_base.astype(np.int64) << 1, (sorted_cand.astype(np.int64) << 1) | 1))
+    merged.sort(kind="stable")
+    is_cand = merged & 1
+    merged >>= 1
+    return _u_and_variance_of_pooled(merged, is_cand.astype(bool), n_c, n_b)
 
 
 def _u_and_variance_by_merge(sorted_cand: np.ndarray, sorted_base: np.ndarray) -> tuple[float, float]:
-    """_u_and_variance from one stable merge of the two sorted arms, the tie term summed in
-    float64: for arms of over a million values together, or ties so many that Σ(t³ − t)
-    leaves the exact integers of float64."""
+    """_u_and_variance for values of any kind, from a stable argsort of the arms."""
+    # Sorting is linear on already-sorted input (timsort), and a stable argsort of the two
+    # sorted arms one after the other is a linear merge; callers that hold sorted arms pay little.
     n_c, n_b = len(sorted_cand), len(sorted_base)
     merged = np.concatenate((sorted_base, sorted_cand))
     order = np.argsort(merged, kind="stable")  # ties: baseline values first
-    pooled = merged[order]
-    is_cand = order >= n_b
+    return _u_and_variance_of_pooled(merged[order], order >= n_b, n_c, n_b)
+
+
+def _u_and_variance_of_pooled(pooled: np.ndarray, is_cand: np.ndarray, n_c: int, n_b: int) -> tuple[float, float]:
+    """U and its variance from the pooled values in order, each value's baseline copies first."""
     run_starts = np.flatnonzero(np.concatenate(([True], pooled[1:] != pooled[:-1])))
     ties = np.diff(np.append(run_starts, len(pooled))).astype(np.float64)
     # The i-th smallest candidate value sits at merged position p_i with p_i − i baseline
