@@ -35,7 +35,7 @@ from .grouping import group_by, sorted_quantiles
 from .metrics import MetricSource, metric_source
 from .significance import block_effect_estimate, holm_adjust, mann_whitney, stratified_mann_whitney
 from .table import METRIC_COLUMNS, SampleTable
-from .unit_columns import cell_log_means
+from .unit_columns import cell_log_means, sorted_arms
 from .verdict import IMPROVEMENT, INCONCLUSIVE, REGRESSION, Verdict, VerdictConfig, decide, summary_line
 
 POOLED_SCOPE = "pooled"
@@ -169,26 +169,34 @@ def _units(source: MetricSource, metric: str, metric_index: int, base_code: int,
         usable = usable & (table.period == period)
     rows = np.flatnonzero(usable)
     unit = unit_of_device[table.device[rows]]
-    # Sorted by value within each (unit, profile, arm): every arm is sorted once.
-    positions = table.sorted_positions(METRIC_COLUMNS[source.column_metric], usable)
-    groups = group_by([unit, table.profile[rows], table.arm[rows]], value_order=positions)
-    # One gather per metric: each arm is then a contiguous slice, sorted by value, with the
-    # (device, block) cell key of each value.
-    sorted_rows = rows[groups.order]
-    sorted_values = values[sorted_rows]
-    sorted_cell_keys = cell_keys[sorted_rows]
-    # Stratified (series time over its periods): each value's stratum, numbered densely.
-    strata = (np.unique(table.period[sorted_rows], return_inverse=True)[1].astype(np.int64)
-              if source.stratified and period is None else None)
-    starts, ends = groups.starts, groups.starts + groups.counts
-    # Every arm's cell statistics and logs at once (unit_columns.py), not once per pair of arms
-    # (a baseline arm is paired with every candidate).
-    n_strata = int(strata.max(initial=0)) + 1 if strata is not None else 1
-    cell_means = cell_log_means(sorted_values, sorted_cell_keys if strata is None
-                                else sorted_cell_keys * n_strata + strata, starts, groups.counts)
+    stratified = source.stratified and period is None
+    # Sorted by value within each (unit, profile, arm): every arm is sorted once, with every
+    # arm's cell statistics (unit_columns.py), not once per pair of arms (a baseline arm is
+    # paired with every candidate).
+    arms = None if stratified else sorted_arms(unit, table.profile[rows], table.arm[rows], cell_keys[rows],
+                                                values[rows])
+    strata: np.ndarray | None = None
+    n_strata = 1
+    if arms is not None:
+        keys, starts, counts, sorted_values, cell_means = arms.keys, arms.starts, arms.counts, arms.values, arms.cells
+    else:
+        positions = table.sorted_positions(METRIC_COLUMNS[source.column_metric], usable)
+        groups = group_by([unit, table.profile[rows], table.arm[rows]], value_order=positions)
+        # One gather per metric: each arm is then a contiguous slice, sorted by value, with the
+        # (device, block) cell key of each value.
+        sorted_rows = rows[groups.order]
+        sorted_values = values[sorted_rows]
+        sorted_cell_keys = cell_keys[sorted_rows]
+        if stratified:  # series time over its periods: each value's stratum, numbered densely
+            strata = np.unique(table.period[sorted_rows], return_inverse=True)[1].astype(np.int64)
+            n_strata = int(strata.max(initial=0)) + 1
+        keys, starts, counts = groups.keys, groups.starts, groups.counts
+        cell_means = cell_log_means(sorted_values, sorted_cell_keys if strata is None
+                                    else sorted_cell_keys * n_strata + strata, starts, counts)
+    ends = starts + counts
     with np.errstate(divide="ignore"):  # a 0 µs value has no log: Cohen's d says so (−inf)
         logs = np.log(sorted_values.astype(np.float64))
-    index = {tuple(int(k[g]) for k in groups.keys): g for g in range(len(groups))}
+    index = {tuple(int(k[g]) for k in keys): g for g in range(len(starts))}
 
     def arm_of(g: int) -> _Arm:
         part = slice(int(starts[g]), int(ends[g]))
