@@ -177,6 +177,7 @@ def _units(source: MetricSource, metric: str, metric_index: int, base_code: int,
                                                 values[rows])
     strata: np.ndarray | None = None
     n_strata = 1
+    keys: tuple[np.ndarray, ...]
     if arms is not None:
         keys, starts, counts, sorted_values, cell_means = arms.keys, arms.starts, arms.counts, arms.values, arms.cells
     else:

@@ -203,9 +203,9 @@ def load_comparison(comparison: Comparison, *, phases: bool = False) -> LoadedCo
     merged = {n: np.empty(total, dtype=_empty(n).dtype) for n in names + extra}
     at = 0
     for i, (d, p, run_code, parts) in enumerate(run_parts):
-        for block, part in parts:
-            at += _fill(merged, at, part, block, code_of_sorted[np.searchsorted(arm_ids_sorted, part["arm"])], d, p,
-                        run_code, phase_names)
+        for block_number, part in parts:
+            at += _fill(merged, at, part, block_number, code_of_sorted[np.searchsorted(arm_ids_sorted, part["arm"])],
+                        d, p, run_code, phase_names)
         run_parts[i] = (d, p, run_code, [])  # its stored values can go
     table_columns: dict[str, Any] = {n: merged[n] for n in names}
     table = SampleTable(**table_columns, arm_labels=tuple(arm_labels), device_labels=tuple(device_labels),
