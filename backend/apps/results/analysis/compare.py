@@ -17,14 +17,15 @@ statistics are stratified the same way (docs/methodology.md, "Which metric the g
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
+from dataclasses import fields as dataclass_fields
 
 import numpy as np
 
 from .effects import (
     cliffs_delta_from_u,
     cliffs_label,
-    cohens_d_log,
+    cohens_d_from_logs,
     cohens_d_log_stratified,
     cohens_label,
     percentage_gain,
@@ -34,6 +35,7 @@ from .grouping import group_by, sorted_quantiles
 from .metrics import MetricSource, metric_source
 from .significance import block_effect_estimate, holm_adjust, mann_whitney, stratified_mann_whitney
 from .table import METRIC_COLUMNS, SampleTable
+from .unit_columns import cell_log_means, sorted_arms
 from .verdict import IMPROVEMENT, INCONCLUSIVE, REGRESSION, Verdict, VerdictConfig, decide, summary_line
 
 POOLED_SCOPE = "pooled"
@@ -75,7 +77,18 @@ class ArmComparison:
     periods_disagree: bool = False  # pooled series-time row: one period regresses and another improves
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """dataclasses.asdict's dict, field for field, without its deep copy of every value
+        (the values are immutable: numbers, strings, tuples; the verdict's one dict is copied)."""
+        out = {name: getattr(self, name) for name in _FIELDS}
+        verdict = {name: getattr(self.verdict, name) for name in _VERDICT_FIELDS}
+        if verdict["blocks_by_outcome"] is not None:
+            verdict["blocks_by_outcome"] = dict(verdict["blocks_by_outcome"])
+        out["verdict"] = verdict
+        return out
+
+
+_FIELDS = tuple(f.name for f in dataclass_fields(ArmComparison))
+_VERDICT_FIELDS = tuple(f.name for f in dataclass_fields(Verdict))
 
 
 @dataclass(frozen=True)
@@ -146,7 +159,7 @@ def _units(source: MetricSource, metric: str, metric_index: int, base_code: int,
     """Arm comparisons per (unit, profile, arm), a unit being a device class (pooled) or one
     device; devices whose unit is −1 are left out. `period`: that period's values alone."""
     table = source.table
-    # (device, block) cell key of every row; _dense_cells numbers each unit's cells densely.
+    # (device, block) cell key of every row.
     n_blocks = int(table.block.max(initial=0)) + 1
     cell_keys = table.device.astype(np.int64) * n_blocks + table.block
     units: list[_UnitStats] = []
@@ -156,30 +169,46 @@ def _units(source: MetricSource, metric: str, metric_index: int, base_code: int,
         usable = usable & (table.period == period)
     rows = np.flatnonzero(usable)
     unit = unit_of_device[table.device[rows]]
-    # Sorted by value within each (unit, profile, arm): every arm is sorted once.
-    groups = group_by([unit, table.profile[rows], table.arm[rows]],
-                      value_order=table.sorted_positions(METRIC_COLUMNS[source.column_metric], usable))
-    # One gather per metric: each arm is then a contiguous slice, sorted by value, with the
-    # (device, block) cell key of each value.
-    sorted_rows = rows[groups.order]
-    sorted_values = values[sorted_rows]
-    sorted_cell_keys = cell_keys[sorted_rows]
-    # Stratified (series time over its periods): each value's stratum, numbered densely.
-    strata = (np.unique(table.period[sorted_rows], return_inverse=True)[1].astype(np.int64)
-              if source.stratified and period is None else None)
-    starts, ends = groups.starts, groups.starts + groups.counts
-    slices = {
-        tuple(int(k[g]) for k in groups.keys): slice(int(starts[g]), int(ends[g])) for g in range(len(groups))
-    }
-    for (u, profile, arm), cand_slice in slices.items():
-        base_slice = slices.get((u, profile, base_code))
-        if arm == base_code or base_slice is None:
+    stratified = source.stratified and period is None
+    # Sorted by value within each (unit, profile, arm): every arm is sorted once, with every
+    # arm's cell statistics (unit_columns.py), not once per pair of arms (a baseline arm is
+    # paired with every candidate).
+    arms = None if stratified else sorted_arms(unit, table.profile[rows], table.arm[rows], cell_keys[rows],
+                                                values[rows])
+    strata: np.ndarray | None = None
+    n_strata = 1
+    keys: tuple[np.ndarray, ...]
+    if arms is not None:
+        keys, starts, counts, sorted_values, cell_means = arms.keys, arms.starts, arms.counts, arms.values, arms.cells
+    else:
+        positions = table.sorted_positions(METRIC_COLUMNS[source.column_metric], usable)
+        groups = group_by([unit, table.profile[rows], table.arm[rows]], value_order=positions)
+        # One gather per metric: each arm is then a contiguous slice, sorted by value, with the
+        # (device, block) cell key of each value.
+        sorted_rows = rows[groups.order]
+        sorted_values = values[sorted_rows]
+        sorted_cell_keys = cell_keys[sorted_rows]
+        if stratified:  # series time over its periods: each value's stratum, numbered densely
+            strata = np.unique(table.period[sorted_rows], return_inverse=True)[1].astype(np.int64)
+            n_strata = int(strata.max(initial=0)) + 1
+        keys, starts, counts = groups.keys, groups.starts, groups.counts
+        cell_means = cell_log_means(sorted_values, sorted_cell_keys if strata is None
+                                    else sorted_cell_keys * n_strata + strata, starts, counts)
+    ends = starts + counts
+    with np.errstate(divide="ignore"):  # a 0 µs value has no log: Cohen's d says so (−inf)
+        logs = np.log(sorted_values.astype(np.float64))
+    index = {tuple(int(k[g]) for k in keys): g for g in range(len(starts))}
+
+    def arm_of(g: int) -> _Arm:
+        part = slice(int(starts[g]), int(ends[g]))
+        return _Arm(sorted_values[part], logs[part], cell_means.of_group(g),
+                    None if strata is None else strata[part])
+
+    for (u, profile, arm), g in index.items():
+        base_group = index.get((u, profile, base_code))
+        if arm == base_code or base_group is None:
             continue
-        fields = _compare_unit(
-            _Arm(sorted_values[cand_slice], sorted_cell_keys[cand_slice],
-                 None if strata is None else strata[cand_slice]),
-            _Arm(sorted_values[base_slice], sorted_cell_keys[base_slice],
-                 None if strata is None else strata[base_slice]), n_blocks, config)
+        fields = _compare_unit(arm_of(g), arm_of(base_group), n_blocks, n_strata, config)
         if fields is None:
             continue
         fields.update(arm=table.arm_labels[arm], baseline_arm=baseline_arm, metric=metric,
@@ -222,19 +251,21 @@ def _periods_flagged(row: ArmComparison, periods: list[ArmComparison]) -> ArmCom
 
 @dataclass(frozen=True)
 class _Arm:
-    """One arm's values of a unit, sorted, with each value's (device, block) cell key and, when
-    stratified, its stratum."""
+    """One arm's values of a unit, sorted; their logs; its cells' keys and trimmed mean logs
+    (unit_columns.cell_log_means); when stratified, each value's stratum."""
 
     values: np.ndarray
-    cell_key: np.ndarray
+    logs: np.ndarray
+    cells: tuple[np.ndarray, np.ndarray]
     stratum: np.ndarray | None
 
 
-def _compare_unit(cand_arm: _Arm, base_arm: _Arm, n_blocks: int, config: VerdictConfig) -> dict | None:
-    # Each arm arrives sorted (see compare_arms); medians, cell statistics and U all read the
-    # sorted arrays. Values stay in µs (integers sort fastest).
+def _compare_unit(cand_arm: _Arm, base_arm: _Arm, n_blocks: int, n_strata: int, config: VerdictConfig) -> dict | None:
+    # Each arm arrives sorted (see compare_arms); medians and the rank test read the sorted
+    # arrays. Values stay in µs (integers sort fastest).
     cand, base = cand_arm.values, base_arm.values
-    effects, cell_device = _block_effects(cand_arm, base_arm, n_blocks)
+    effects, cell_device = _block_effects(cand_arm.cells, base_arm.cells, n_blocks,
+                                          n_strata if cand_arm.stratum is not None else None)
     paired = np.isfinite(effects)  # a block with only one arm has no pair
     blocks = int(paired.sum())
     if blocks == 0:
@@ -246,9 +277,9 @@ def _compare_unit(cand_arm: _Arm, base_arm: _Arm, n_blocks: int, config: Verdict
     med_c = float(sorted_quantiles(cand, np.zeros(1, np.int64), np.array([len(cand)]), 0.5)[0]) / 1000.0
     med_b = float(sorted_quantiles(base, np.zeros(1, np.int64), np.array([len(base)]), 0.5)[0]) / 1000.0
     if cand_arm.stratum is None or base_arm.stratum is None:
-        u, p_mw = mann_whitney(cand, base)
+        u, p_mw = mann_whitney(cand, base, arms_sorted=True)
         delta = cliffs_delta_from_u(u, len(cand), len(base))
-        d = cohens_d_log(cand, base)  # scale-free: µs or ms give the same d
+        d = cohens_d_from_logs(cand_arm.logs, base_arm.logs)  # scale-free: µs or ms give the same d
     else:
         # Within each stratum only: a long series against a short one says nothing of the arms.
         u, pairs, p_mw = stratified_mann_whitney(cand, cand_arm.stratum, base, base_arm.stratum)
@@ -281,59 +312,30 @@ def _compare_unit(cand_arm: _Arm, base_arm: _Arm, n_blocks: int, config: Verdict
     }
 
 
-def _block_effects(cand: _Arm, base: _Arm, n_blocks: int) -> tuple[np.ndarray, np.ndarray]:
+def _block_effects(cand_cells: tuple[np.ndarray, np.ndarray], base_cells: tuple[np.ndarray, np.ndarray],
+                   n_blocks: int, n_strata: int | None) -> tuple[np.ndarray, np.ndarray]:
     """The per-block effect of every (device, block) cell of either arm (NaN where one arm is
     missing) and each cell's device. The effect is the difference of 10 %-trimmed means of log
-    latency between the arms of one block: for a multiplicative change the log-ratio of
-    medians, with about 1.5× the efficiency of a difference of medians and a trim against stray
-    timeouts. Stratified: that difference within each stratum of the block, then their mean over
-    the strata where both arms have values (each stratum weighs the same)."""
-    if cand.stratum is None or base.stratum is None:
-        cand_cell, base_cell, cell_keys = _dense_cells(cand.cell_key, base.cell_key)
-        n_cells = len(cell_keys)
-        effects = (_cell_trimmed_log_means(cand.values, cand_cell, n_cells)
-                   - _cell_trimmed_log_means(base.values, base_cell, n_cells))
-        return effects, cell_keys // n_blocks
-    n_strata = int(max(cand.stratum.max(initial=0), base.stratum.max(initial=0))) + 1
-    cand_cell, base_cell, keys = _dense_cells(cand.cell_key * n_strata + cand.stratum,
-                                              base.cell_key * n_strata + base.stratum)
-    n_cells = len(keys)
-    per_stratum = (_cell_trimmed_log_means(cand.values, cand_cell, n_cells)
-                   - _cell_trimmed_log_means(base.values, base_cell, n_cells))
-    both = np.isfinite(per_stratum)
+    latency between the arms of one block (each arm's cells: unit_columns.cell_log_means): for
+    a multiplicative change the log-ratio of medians, with about 1.5× the efficiency of a
+    difference of medians and a trim against stray timeouts. Stratified (`n_strata`, the cells'
+    keys being cell × n_strata + stratum): that difference within each stratum of the block,
+    then their mean over the strata where both arms have values (each stratum weighs the same)."""
+    (cand_keys, cand_means), (base_keys, base_means) = cand_cells, base_cells
+    keys = np.union1d(cand_keys, base_keys)
+    cand_at, base_at = np.full(len(keys), np.nan), np.full(len(keys), np.nan)
+    cand_at[np.searchsorted(keys, cand_keys)] = cand_means
+    base_at[np.searchsorted(keys, base_keys)] = base_means
+    effects = cand_at - base_at
+    if n_strata is None:
+        return effects, keys // n_blocks
+    both = np.isfinite(effects)
     block_keys, block_of_cell = np.unique(keys // n_strata, return_inverse=True)
-    sums = np.bincount(block_of_cell[both], weights=per_stratum[both], minlength=len(block_keys))
+    sums = np.bincount(block_of_cell[both], weights=effects[both], minlength=len(block_keys))
     counts = np.bincount(block_of_cell[both], minlength=len(block_keys))
     with np.errstate(invalid="ignore", divide="ignore"):
         effects = np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
     return effects, block_keys // n_blocks
-
-
-def _dense_cells(cand_key: np.ndarray, base_key: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Dense cell of each value of both arms (cells numbered in key order), and each cell's key."""
-    present = np.zeros(int(max(cand_key.max(), base_key.max())) + 1, dtype=bool)
-    present[cand_key] = True
-    present[base_key] = True
-    dense = np.cumsum(present) - 1
-    return dense[cand_key], dense[base_key], np.flatnonzero(present)
-
-
-def _cell_trimmed_log_means(sorted_values: np.ndarray, cell: np.ndarray, n_cells: int,
-                            trim: float = 0.1) -> np.ndarray:
-    """Mean of log value per cell after dropping ``trim`` of each cell's values at each end.
-    A stable sort by cell keeps each cell's values sorted, so trimming is by position."""
-    means = np.full(n_cells, np.nan)
-    order = np.argsort(cell.astype(np.int16) if n_cells < 2**15 else cell, kind="stable")
-    sorted_cells = cell[order]
-    logs = np.log(np.maximum(sorted_values[order].astype(np.float64), 1e-9))
-    starts = np.flatnonzero(np.concatenate(([True], sorted_cells[1:] != sorted_cells[:-1])))
-    if len(starts):
-        counts = np.diff(np.append(starts, len(order)))
-        cut = np.floor(trim * counts).astype(np.int64)
-        cumulative = np.concatenate(([0.0], np.cumsum(logs)))
-        lo, hi = starts + cut, starts + counts - cut
-        means[sorted_cells[starts]] = (cumulative[hi] - cumulative[lo]) / (hi - lo)
-    return means
 
 
 def _finish(fields: dict, p_adjusted: float, family_size: int, config: VerdictConfig) -> ArmComparison:

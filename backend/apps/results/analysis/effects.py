@@ -38,8 +38,12 @@ def cliffs_label(delta: float) -> str:
 
 def cohens_d_log(candidate: np.ndarray, baseline: np.ndarray) -> float:
     """Cohen's d on log latency (pooled SD): latency is multiplicative, so logs are the fair scale."""
-    a = np.log(np.asarray(candidate, dtype=np.float64))
-    b = np.log(np.asarray(baseline, dtype=np.float64))
+    return cohens_d_from_logs(np.log(np.asarray(candidate, dtype=np.float64)),
+                              np.log(np.asarray(baseline, dtype=np.float64)))
+
+
+def cohens_d_from_logs(a: np.ndarray, b: np.ndarray) -> float:
+    """cohens_d_log of the two arms' log latencies (an analysis logs every value once)."""
     n_a, n_b = len(a), len(b)
     if n_a < 2 or n_b < 2:
         return float("nan")

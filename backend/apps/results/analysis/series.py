@@ -31,7 +31,11 @@ def series_times(table: SampleTable, *, span: bool = False, passes: bool = False
     span: the time is first request issued → last response completed (concurrent
     series); a series with a request of unknown start is then incomplete.
     passes: time the passes over a request list instead (rows without a period, one
-    group per repetition; their period key is −1)."""
+    group per repetition; their period key is −1). Computed once per table and kind (the
+    group metrics and the series summary ask for the same grouping); treat it as read-only."""
+    cached: dict[tuple[bool, bool], dict[str, np.ndarray]] = table.__dict__.setdefault("_series_times", {})
+    if (span, passes) in cached:
+        return cached[(span, passes)]
     grouped = (table.period < 0) & (table.repetition >= 0) if passes else table.period >= 0
     rows = np.flatnonzero(table.phase_measure & grouped)
     groups = group_by([getattr(table, k)[rows] for k in SERIES_KEYS])
@@ -49,6 +53,7 @@ def series_times(table: SampleTable, *, span: bool = False, passes: bool = False
         time_us = groups.sums(np.where(ok, table.total_us[rows], 0))
     out = {k: groups.keys[i] for i, k in enumerate(SERIES_KEYS)}
     out.update(time_us=time_us, bytes=n_bytes, requests=groups.counts, complete=failed == 0)
+    cached[(span, passes)] = out
     return out
 
 

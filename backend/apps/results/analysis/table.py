@@ -186,20 +186,27 @@ class BlockBaselines:
                 raise ValueError(f"baseline column {name!r} must have length {n}")
 
     def rtt_for(self, device: np.ndarray, profile: np.ndarray, block: np.ndarray) -> np.ndarray:
-        """Baseline RTT (µs) of each row's block; NaN where no baseline was taken."""
+        """Baseline RTT (µs) of each row's block; NaN where no baseline was taken. Where a
+        (device, profile, block) has several baselines, the first one's."""
         radix_p = int(max(self.profile.max(initial=0), profile.max(initial=0))) + 1
         radix_b = int(max(self.block.max(initial=0), block.max(initial=0))) + 1
+        radix_d = int(max(self.device.max(initial=0), device.max(initial=0))) + 1
 
         def key(d: np.ndarray, p: np.ndarray, b: np.ndarray) -> np.ndarray:
             return (d.astype(np.int64) * radix_p + p) * radix_b + b
 
         base_keys = key(self.device, self.profile, self.block)
-        order = np.argsort(base_keys, kind="stable")
-        sorted_keys = base_keys[order]
+        keys, first = np.unique(base_keys, return_index=True)
+        rtt = np.asarray(self.rtt_avg_us, dtype=np.float64)[first]
         wanted = key(device, profile, block)
-        pos = np.clip(np.searchsorted(sorted_keys, wanted), 0, max(len(sorted_keys) - 1, 0))
+        if radix_d * radix_p * radix_b <= max(4 * len(wanted), 1 << 16):
+            # Few (device, profile, block) keys: one lookup table, one gather per row.
+            table = np.full(radix_d * radix_p * radix_b, np.nan)
+            table[keys] = rtt
+            return table[wanted]
         out = np.full(len(wanted), np.nan)
-        if len(sorted_keys):
-            found = sorted_keys[pos] == wanted
-            out[found] = np.asarray(self.rtt_avg_us, dtype=np.float64)[order][pos[found]]
+        if len(keys):
+            pos = np.clip(np.searchsorted(keys, wanted), 0, len(keys) - 1)
+            found = keys[pos] == wanted
+            out[found] = rtt[pos[found]]
         return out

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from latencylab_contract.verdict_numbers import effect_with_ci, margin_pct, p_value, signed
-from scipy import stats
 
+from .distributions import t_ppf_by_df
 from .significance import blocks_for_t_test
 
 REGRESSION, IMPROVEMENT, EQUIVALENT, INCONCLUSIVE = "regression", "improvement", "equivalent", "inconclusive"
@@ -125,9 +125,10 @@ def blocks_by_outcome(mean: float, sd: float, *, margin: float, alpha: float, fa
     n = np.arange(2, limit + 1)
     se = sd / np.sqrt(n)
     upper, lower = math.log(1 + margin), (math.log(1 - margin) if margin < 1 else -math.inf)
-    t95 = stats.t.ppf(0.975, n - 1) * se
-    t_test = stats.t.ppf(1 - alpha / (2 * max(family_size, 1)), n - 1) * se
-    t90 = stats.t.ppf(0.95, n - 1) * se
+    # The t quantiles of df = 1 … limit − 1, kept between calls (distributions.t_ppf_by_df).
+    t95 = t_ppf_by_df(0.975, limit - 1) * se
+    t_test = t_ppf_by_df(1 - alpha / (2 * max(family_size, 1)), limit - 1) * se
+    t90 = t_ppf_by_df(0.95, limit - 1) * se
     conditions = {
         REGRESSION: (mean - t95 > upper) & (mean - t_test > 0) & (cliffs_delta >= config.min_abs_cliffs_delta),
         IMPROVEMENT: (mean + t95 < lower) & (mean + t_test < 0) & (cliffs_delta <= -config.min_abs_cliffs_delta),

@@ -12,6 +12,11 @@ Faster still: every stored block also keeps its analysis columns as one binary v
 transaction), so a comparison arrives in one query of a few large values. A run any of
 whose blocks lacks usable ones (stored before they existed, or a block stored twice) is
 read through the COPY; the result is the same (tests/test_loader_block_columns.py).
+
+Either way each column of the table is allocated once, at the comparison's length, and
+each block's values are converted straight into their place in it (views of the stored
+value, no per-run or per-block concatenation): one copy of the samples beside the values
+read, not three.
 """
 
 from collections import Counter
@@ -80,16 +85,9 @@ def _blocks_read(run_ids: list[object]) -> dict[object, list[tuple[int, int, int
     return out
 
 
-def _run_from_blocks(blocks: list[tuple[int, int, int, bytes]], phases: bool) -> dict[str, np.ndarray]:
-    """A run's rows from its blocks' columns, as the COPY's `_row_dtype` fields (block and
-    flags apart)."""
-    parts = [(block, block_columns_decode(data, rows, version)) for block, version, rows, data in blocks]
-    names = [name for name in NAMES if phases or name not in PHASE_COLUMNS]
-    out = {name: np.concatenate([p[name] for _, p in parts]) if parts else np.zeros(0, dtype=np.int64)
-           for name in names}
-    out["block"] = np.concatenate([np.full(len(p["arm"]), b, dtype=np.int32) for b, p in parts]) if parts \
-        else np.zeros(0, dtype=np.int32)
-    return out
+def _block_parts(blocks: list[tuple[int, int, int, bytes]]) -> list[tuple[int | None, dict[str, np.ndarray]]]:
+    """A run's blocks as (block, its columns): views of each stored value, nothing copied."""
+    return [(block, block_columns_decode(data, rows, version)) for block, version, rows, data in blocks]
 
 
 def _row_dtype(names: list[str]) -> np.dtype:
@@ -161,7 +159,6 @@ def load_comparison(comparison: Comparison, *, phases: bool = False) -> LoadedCo
     columns = _COLUMNS + (_PHASE_COLUMNS if phases else [])
     device_labels: list[str] = []
     profile_labels: list[str] = []
-    parts: list[dict[str, np.ndarray]] = []
     base_rows: list[tuple[int, int, int, float, float, float]] = []
     run_ids: list[object] = []
     link_rates: dict[tuple[str, str], float] = {}
@@ -169,6 +166,11 @@ def load_comparison(comparison: Comparison, *, phases: bool = False) -> LoadedCo
     stored = _blocks_read([run.id for run in runs])
     phase_names = [name for name, _ in _PHASE_COLUMNS] if phases else []
     model_of: dict[str, tuple[str, str]] = {}
+    # First what each run holds (its blocks' stored columns, or its samples read through the
+    # COPY), then every column allocated once at its final length and filled part by part:
+    # no per-run or per-block concatenation, no second copy of a million rows.
+    run_parts: list[tuple[int, int, int, list[tuple[int | None, dict[str, np.ndarray]]]]] = []
+    total = 0
     for run in runs:
         device, profile = run_device_label(run), run.network_profile
         if device not in device_labels:
@@ -185,24 +187,27 @@ def load_comparison(comparison: Comparison, *, phases: bool = False) -> LoadedCo
             if tcp.get("avg_ms") is not None:
                 base_rows.append((d, p, block.block, tcp["avg_ms"] * 1000, (tcp.get("stddev_ms") or 0) * 1000,
                                   tcp.get("loss_pct") or 0))
-        blocks = stored.get(run.id, [])
+        blocks = stored.pop(run.id, [])
         usable = {block for block, version, rows, _ in blocks if version in READABLE_FORMATS and rows >= 0}
         recorded = {block.block for block in run.blocks.all()}
         if recorded and recorded <= usable and len(usable) == len(blocks):
-            fields = _run_from_blocks(blocks, phases)
+            parts = _block_parts(blocks)
         else:  # stored before blocks kept their columns
-            fields = _fields(_copy_run(comparison.id, run.id, columns), phase_names)
+            parts = [(None, _fields(_copy_run(comparison.id, run.id, columns), phase_names))]
         run_code = len(run_ids)
         run_ids.append(run.id)
-        if not len(fields["arm"]):
-            continue
-        parts.append(_unpack(fields, code_of_sorted[np.searchsorted(arm_ids_sorted, fields["arm"])], d, p, run_code,
-                             phase_names))
-        del fields
+        total += sum(len(part["arm"]) for _, part in parts)
+        run_parts.append((d, p, run_code, parts))
     names = ["arm", "device", "profile", "block", "period", "repetition", "step", "phase_measure", "ok",
              "first_on_connection", "total_us", "ttfb_us", "resp_bytes", "server_delay_us", "start_us", "issued_us"]
-    extra = (["run", "ttfb_null"] + [name for name, _ in _PHASE_COLUMNS]) if phases else []
-    merged = {n: (np.concatenate([part[n] for part in parts]) if parts else _empty(n)) for n in names + extra}
+    extra = (["run", "ttfb_null"] + phase_names) if phases else []
+    merged = {n: np.empty(total, dtype=_empty(n).dtype) for n in names + extra}
+    at = 0
+    for i, (d, p, run_code, parts) in enumerate(run_parts):
+        for block_number, part in parts:
+            at += _fill(merged, at, part, block_number, code_of_sorted[np.searchsorted(arm_ids_sorted, part["arm"])],
+                        d, p, run_code, phase_names)
+        run_parts[i] = (d, p, run_code, [])  # its stored values can go
     table_columns: dict[str, Any] = {n: merged[n] for n in names}
     table = SampleTable(**table_columns, arm_labels=tuple(arm_labels), device_labels=tuple(device_labels),
                         profile_labels=tuple(profile_labels), device_classes=device_classes(device_labels, model_of),
@@ -251,25 +256,25 @@ def _fields(rows: np.ndarray, phase_names: list[str]) -> dict[str, np.ndarray]:
     return out
 
 
-def _unpack(fields: dict[str, np.ndarray], arm: np.ndarray, d: int, p: int, run_code: int,
-            phase_names: list[str]) -> dict[str, np.ndarray]:
+def _fill(out: dict[str, np.ndarray], at: int, part: dict[str, np.ndarray], block: int | None, arm: np.ndarray,
+          d: int, p: int, run_code: int, phase_names: list[str]) -> int:
+    """Write one part of a run (a stored block's columns, `block` its number; or the COPY's
+    `_fields`, with their own block column) into the table's columns from row `at`, converting
+    as it goes; returns its rows."""
     n = len(arm)
-    flags = fields["flags"]
-    out = {
-        "arm": arm.astype(np.int32, copy=False),
-        "device": np.full(n, d, dtype=np.int32),
-        "profile": np.full(n, p, dtype=np.int32),
-        "period": fields["period"].astype(np.int32, copy=False),
-        "repetition": fields["repetition"].astype(np.int32, copy=False),
-        "step": fields["step"].astype(np.int32, copy=False),
-        "block": fields["block"].astype(np.int32, copy=False),
-        "phase_measure": (flags & FLAG_MEASURE) != 0,
-        "ok": (flags & FLAG_OK) != 0,
-        "first_on_connection": (flags & FLAG_FIRST_ON_CONNECTION) != 0,
-    }
-    for name in ("total_us", "ttfb_us", "resp_bytes", "server_delay_us", "start_us", "issued_us", *phase_names):
-        out[name] = fields[name].astype(np.int64, copy=False)
+    rows = slice(at, at + n)
+    flags = part["flags"]
+    out["arm"][rows] = arm
+    out["device"][rows] = d
+    out["profile"][rows] = p
+    out["block"][rows] = part["block"] if block is None else block
+    for name in ("period", "repetition", "step", "total_us", "ttfb_us", "resp_bytes", "server_delay_us", "start_us",
+                 "issued_us", *phase_names):
+        out[name][rows] = part[name]
+    for name, flag in (("phase_measure", FLAG_MEASURE), ("ok", FLAG_OK),
+                       ("first_on_connection", FLAG_FIRST_ON_CONNECTION)):
+        np.not_equal(flags & flag, 0, out=out[name][rows])
     if phase_names:
-        out["run"] = np.full(n, run_code, dtype=np.int32)
-        out["ttfb_null"] = (flags & FLAG_TTFB_NULL) != 0
-    return out
+        out["run"][rows] = run_code
+        np.not_equal(flags & FLAG_TTFB_NULL, 0, out=out["ttfb_null"][rows])
+    return n
