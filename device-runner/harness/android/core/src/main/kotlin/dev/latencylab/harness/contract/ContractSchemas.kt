@@ -1,6 +1,7 @@
 package dev.latencylab.harness.contract
 
 import com.fasterxml.jackson.databind.JsonNode
+import com.fasterxml.jackson.databind.ObjectMapper
 import com.networknt.schema.JsonSchema
 import com.networknt.schema.JsonSchemaFactory
 import com.networknt.schema.SchemaLocation
@@ -33,6 +34,16 @@ class ContractSchemas private constructor(base: String) {
 
         /** The copies the build put on the classpath (see pom.xml `<resources>`). */
         fun bundled(): ContractSchemas = ContractSchemas("classpath:$BUNDLED_PATH")
+
+        /**
+         * The fingerprint fields the bundled result schema defines. Optional fields arrive with
+         * newer contracts; a writer leaves out those its own contract does not know yet.
+         */
+        val bundledFingerprintFields: Set<String> by lazy {
+            val stream = ContractSchemas::class.java.classLoader.getResourceAsStream(BUNDLED_PATH + "result.schema.json")
+                ?: error("no ${BUNDLED_PATH}result.schema.json on the classpath")
+            stream.use { ObjectMapper().readTree(it).path("\$defs").path("fingerprint").path("properties").fieldNames().asSequence().toSet() }
+        }
 
         /** The schema files in a contract directory, e.g. the repository's device-runner/contract. */
         fun fromDirectory(dir: File): ContractSchemas {

@@ -2,6 +2,7 @@ package dev.latencylab.harness.result
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory
 import com.fasterxml.jackson.databind.node.ObjectNode
+import dev.latencylab.harness.contract.ContractSchemas
 
 /** What the device reports about itself; the Android shell fills it from Android APIs, the JVM CLI from its options. */
 data class DeviceInfo(
@@ -12,6 +13,11 @@ data class DeviceInfo(
     val battery: Double? = null,
     val charging: Boolean? = null,
     val temperature: Double? = null,
+    /**
+     * The platform's own thermal status in its own names (Android's PowerManager: none, light,
+     * moderate, severe, critical, emergency, shutdown); null where it cannot be read.
+     */
+    val thermalStatus: String? = null,
 ) {
     init {
         require(platform in PLATFORMS) { "platform must be one of ${PLATFORMS.joinToString("|")}, got '$platform'" }
@@ -20,6 +26,7 @@ data class DeviceInfo(
         require(model.length <= 128) { "model must be at most 128 characters" }
         require(osVersion.length <= 64) { "os_version must be at most 64 characters" }
         require(radio == null || radio.length <= 64) { "radio must be at most 64 characters" }
+        require(thermalStatus == null || thermalStatus.length <= 16) { "thermal_status must be at most 16 characters" }
     }
 
     companion object {
@@ -45,8 +52,17 @@ data class Fingerprint(
         put("battery", device.battery)
         put("charging", device.charging)
         put("temperature", device.temperature)
+        // Optional in the contract: written only where the contract bundled with this build
+        // defines it, so a build of the harness never writes a key its own schema refuses.
+        if (device.thermalStatus != null && THERMAL_STATUS in ContractSchemas.bundledFingerprintFields) {
+            put(THERMAL_STATUS, device.thermalStatus)
+        }
         put("clock_source", clockSource)
         put("clock_resolution_us", clockResolutionUs)
         set<ObjectNode>("client_stacks", nodes.objectNode().apply { clientStacks.toSortedMap().forEach { (k, v) -> put(k, v) } })
+    }
+
+    companion object {
+        const val THERMAL_STATUS = "thermal_status"
     }
 }
