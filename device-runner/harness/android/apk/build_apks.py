@@ -45,11 +45,15 @@ JVM_ONLY_DIR = "dev/latencylab/harness/jvm/"
 ENGINES_META_DATA = "dev.latencylab.harness.engines"
 ANDROID_NS = "http://schemas.android.com/apk/res/android"
 # Debian's android-framework-res (Android 10, API 29): what `aapt -I` links the manifest's attributes against.
-FRAMEWORK_RES = (Path("/usr/share/android-framework-res/framework-res.apk"),
-                 Path("/usr/lib/android-sdk/platforms/android-29/android.jar"))
+FRAMEWORK_RES = (
+    Path("/usr/share/android-framework-res/framework-res.apk"),
+    Path("/usr/lib/android-sdk/platforms/android-29/android.jar"),
+)
 # Jar entries that describe the jar itself rather than the code (AGP leaves them out of APKs too).
-_JAR_OWN = re.compile(r"^(META-INF/(MANIFEST\.MF|INDEX\.LIST|DEPENDENCIES|[^/]+\.(SF|RSA|DSA|EC)|maven/.*|versions/.*)"
-                      r"|(.*/)?module-info\.class)$")
+_JAR_OWN = re.compile(
+    r"^(META-INF/(MANIFEST\.MF|INDEX\.LIST|DEPENDENCIES|[^/]+\.(SF|RSA|DSA|EC)|maven/.*|versions/.*)"
+    r"|(.*/)?module-info\.class)$"
+)
 
 
 def log(message: str) -> None:
@@ -71,8 +75,12 @@ def gradle_values() -> dict[str, str]:
     """versionCode, versionName, minSdk, targetSdk from the Gradle build: one place says them."""
     text = GRADLE_FILE.read_text()
     values = {}
-    for key, pattern in {"versionCode": r"^\s*versionCode\s*=\s*(\d+)", "versionName": r'^\s*versionName\s*=\s*"([^"]+)"',
-                         "minSdk": r"^\s*minSdk\s*=\s*(\d+)", "targetSdk": r"^\s*targetSdk\s*=\s*(\d+)"}.items():
+    for key, pattern in {
+        "versionCode": r"^\s*versionCode\s*=\s*(\d+)",
+        "versionName": r'^\s*versionName\s*=\s*"([^"]+)"',
+        "minSdk": r"^\s*minSdk\s*=\s*(\d+)",
+        "targetSdk": r"^\s*targetSdk\s*=\s*(\d+)",
+    }.items():
         match = re.search(pattern, text, re.MULTILINE)
         if match is None:
             raise SystemExit(f"build_apks: {GRADLE_FILE} names no {key}")
@@ -104,7 +112,10 @@ def framework_res() -> Path:
     for path in FRAMEWORK_RES:
         if path.is_file():
             return path
-    raise SystemExit("build_apks: no Android framework-res.apk (Debian package android-framework-res; infra/bin/bootstrap.sh installs it)")
+    raise SystemExit(
+        "build_apks: no Android framework-res.apk "
+        "(Debian package android-framework-res; infra/bin/bootstrap.sh installs it)"
+    )
 
 
 def jar_of(entries: dict[str, bytes], path: Path) -> Path:
@@ -157,28 +168,46 @@ def java_resources(core_resources: dict[str, bytes], libraries: list[Path]) -> d
 
 def engines_summary(libraries: list[Path]) -> str:
     """What the manifest says this build measures with, from the jars it packages."""
+
     def version(prefix: str) -> str:
-        found = [lib.stem[len(prefix):] for lib in libraries if lib.stem.startswith(prefix) and lib.stem[len(prefix):][:1].isdigit()]
+        found = [
+            lib.stem[len(prefix) :]
+            for lib in libraries
+            if lib.stem.startswith(prefix) and lib.stem[len(prefix) :][:1].isdigit()
+        ]
         return found[0] if found else "?"
-    return (f"h1c,h1,h2: okhttp {version('okhttp-jvm-')}; grpc: grpc-java {version('grpc-okhttp-')} (grpc-okhttp); "
-            "h3: none (built without Gradle: Cronet is not on Maven Central)")
+
+    return (
+        f"h1c,h1,h2: okhttp {version('okhttp-jvm-')}; grpc: grpc-java {version('grpc-okhttp-')} (grpc-okhttp); "
+        "h3: none (built without Gradle: Cronet is not on Maven Central)"
+    )
 
 
 def app_manifest(values: dict[str, str], engines: str, out: Path) -> Path:
     """../app/src/main/AndroidManifest.xml with what the Gradle plugin would merge into it:
     the package, the versions, <uses-sdk>; and the engines this build holds."""
     ET.register_namespace("android", ANDROID_NS)
-    tree = ET.parse(APP / "src" / "main" / "AndroidManifest.xml")
+    tree = ET.parse(APP / "src" / "main" / "AndroidManifest.xml")  # noqa: S314 (the repository's own manifest)
     manifest = tree.getroot()
     manifest.set("package", PACKAGE)
     manifest.set(f"{{{ANDROID_NS}}}versionCode", values["versionCode"])
     manifest.set(f"{{{ANDROID_NS}}}versionName", values["versionName"])
-    manifest.insert(0, ET.Element("uses-sdk", {f"{{{ANDROID_NS}}}minSdkVersion": values["minSdk"],
-                                               f"{{{ANDROID_NS}}}targetSdkVersion": values["targetSdk"]}))
+    manifest.insert(
+        0,
+        ET.Element(
+            "uses-sdk",
+            {
+                f"{{{ANDROID_NS}}}minSdkVersion": values["minSdk"],
+                f"{{{ANDROID_NS}}}targetSdkVersion": values["targetSdk"],
+            },
+        ),
+    )
     application = manifest.find("application")
     if application is None:
         raise SystemExit("build_apks: the app's manifest has no <application>")
-    ET.SubElement(application, "meta-data", {f"{{{ANDROID_NS}}}name": ENGINES_META_DATA, f"{{{ANDROID_NS}}}value": engines})
+    ET.SubElement(
+        application, "meta-data", {f"{{{ANDROID_NS}}}name": ENGINES_META_DATA, f"{{{ANDROID_NS}}}value": engines}
+    )
     out.parent.mkdir(parents=True, exist_ok=True)
     tree.write(out, encoding="utf-8", xml_declaration=True)
     return out
@@ -189,8 +218,8 @@ def test_manifest(values: dict[str, str], out: Path) -> Path:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(f"""<?xml version="1.0" encoding="utf-8"?>
 <manifest xmlns:android="{ANDROID_NS}" package="{TEST_PACKAGE}"
-    android:versionCode="{values['versionCode']}" android:versionName="{values['versionName']}">
-    <uses-sdk android:minSdkVersion="{values['minSdk']}" android:targetSdkVersion="{values['targetSdk']}" />
+    android:versionCode="{values["versionCode"]}" android:versionName="{values["versionName"]}">
+    <uses-sdk android:minSdkVersion="{values["minSdk"]}" android:targetSdkVersion="{values["targetSdk"]}" />
     <application android:label="LatencyLab harness instrumentation" />
     <instrumentation android:name="{INSTRUMENTATION_CLASS}" android:targetPackage="{PACKAGE}"
         android:label="LatencyLab bench" />
@@ -216,7 +245,9 @@ def network_security_config(res: Path) -> Path:
     return res
 
 
-def with_code(resources_apk: Path, dex_dir: Path, java_files: dict[str, bytes], out: Path, library_dex: Path | None = None) -> Path:
+def with_code(
+    resources_apk: Path, dex_dir: Path, java_files: dict[str, bytes], out: Path, library_dex: Path | None = None
+) -> Path:
     """aapt's output plus the dex files (stored: ART maps them from the APK on API 28+) — ours
     as classes.dex, the libraries' after it — and the Java resources."""
     with zipfile.ZipFile(resources_apk) as source, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as apk:
@@ -226,15 +257,21 @@ def with_code(resources_apk: Path, dex_dir: Path, java_files: dict[str, bytes], 
             if info.filename == "resources.arsc":
                 info.compress_type = zipfile.ZIP_STORED
             apk.writestr(info, source.read(info.filename))
-        ours = sorted(dex_dir.glob("classes*.dex"), key=lambda p: int(p.stem[len("classes"):] or 1))
+        ours = sorted(dex_dir.glob("classes*.dex"), key=lambda p: int(p.stem[len("classes") :] or 1))
         for number, dex in enumerate(ours, start=1):
             apk.write(dex, dex_name(number), compress_type=zipfile.ZIP_STORED)
         if library_dex is not None:
             with zipfile.ZipFile(library_dex) as libraries:
-                names = sorted((n for n in libraries.namelist() if n.endswith(".dex")), key=lambda n: int(n[len("classes"):-4] or 1))
+                names = sorted(
+                    (n for n in libraries.namelist() if n.endswith(".dex")),
+                    key=lambda n: int(n[len("classes") : -4] or 1),
+                )
                 for number, name in enumerate(names, start=len(ours) + 1):
-                    apk.writestr(zipfile.ZipInfo(dex_name(number), date_time=(1980, 1, 1, 0, 0, 0)), libraries.read(name),
-                                 compress_type=zipfile.ZIP_STORED)
+                    apk.writestr(
+                        zipfile.ZipInfo(dex_name(number), date_time=(1980, 1, 1, 0, 0, 0)),
+                        libraries.read(name),
+                        compress_type=zipfile.ZIP_STORED,
+                    )
         for name in sorted(java_files):
             apk.writestr(name, java_files[name])
     return out
@@ -248,15 +285,35 @@ def sign(tools: dict[str, str], unsigned: Path, keystore: Path, password: str, m
     aligned = unsigned.with_suffix(".aligned.apk")
     run(f"zipalign {out.name}", [tools["zipalign"], "-f", "-p", "4", unsigned, aligned])
     out.parent.mkdir(parents=True, exist_ok=True)
-    run(f"apksigner sign {out.name}", [tools["apksigner"], "sign", "--ks", keystore, "--ks-key-alias", "harness", "--ks-pass", f"pass:{password}",
-         "--key-pass", f"pass:{password}", "--min-sdk-version", min_sdk, "--out", out, aligned])
+    run(
+        f"apksigner sign {out.name}",
+        [
+            tools["apksigner"],
+            "sign",
+            "--ks",
+            keystore,
+            "--ks-key-alias",
+            "harness",
+            "--ks-pass",
+            f"pass:{password}",
+            "--key-pass",
+            f"pass:{password}",
+            "--min-sdk-version",
+            min_sdk,
+            "--out",
+            out,
+            aligned,
+        ],
+    )
     return out
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--target", type=Path, required=True, help="the Maven module's target directory")
-    parser.add_argument("--core-jar", type=Path, required=True, help="the core's own classes (original-harness-core.jar)")
+    parser.add_argument(
+        "--core-jar", type=Path, required=True, help="the core's own classes (original-harness-core.jar)"
+    )
     args = parser.parse_args()
     target: Path = args.target.resolve()
     tools = {name: shutil.which(name) for name in ("aapt", "zipalign", "apksigner", "keytool", "java")}
@@ -288,30 +345,101 @@ def main() -> None:
     # java.*), so java.* and javax.* references resolve against this JDK: checked for existence,
     # not for Android 10 (harness/README.md says so).
     jdk = Path(os.path.realpath(tools["java"])).parents[1]
-    run("tracereferences --check", ["java", "-cp", r8, "com.android.tools.r8.tracereferences.TraceReferences", "--check",
-         "--lib", android, "--lib", jdk, *[arg for lib in libraries for arg in ("--lib", lib)],
-         "--source", ours, "--source", instrumentation])
-    log(f"API check passed: every class, method and field our code refers to exists in Android {values['minSdk']}'s "
-        "framework, the JDK's java.* or a packaged library")
+    run(
+        "tracereferences --check",
+        [
+            "java",
+            "-cp",
+            r8,
+            "com.android.tools.r8.tracereferences.TraceReferences",
+            "--check",
+            "--lib",
+            android,
+            "--lib",
+            jdk,
+            *[arg for lib in libraries for arg in ("--lib", lib)],
+            "--source",
+            ours,
+            "--source",
+            instrumentation,
+        ],
+    )
+    log(
+        f"API check passed: every class, method and field our code refers to exists in Android {values['minSdk']}'s "
+        "framework, the JDK's java.* or a packaged library"
+    )
 
     framework = framework_res()
     engines = engines_summary(libraries)
     app_res = network_security_config(stage / "app-res")
-    run("aapt package (app)", [tools["aapt"], "package", "-f", "-M", app_manifest(values, engines, stage / "app-manifest" / "AndroidManifest.xml"),
-         "-S", app_res, "-I", framework, "-F", stage / "app.ap_"])
-    run("aapt package (test)", [tools["aapt"], "package", "-f", "-M", test_manifest(values, stage / "test-manifest" / "AndroidManifest.xml"),
-         "-I", framework, "-F", stage / "test.ap_"])
-    app_unsigned = with_code(stage / "app.ap_", stage / "app-dex", java_resources(core_resources, libraries), stage / "app.unsigned.apk",
-                             library_dex)
+    run(
+        "aapt package (app)",
+        [
+            tools["aapt"],
+            "package",
+            "-f",
+            "-M",
+            app_manifest(values, engines, stage / "app-manifest" / "AndroidManifest.xml"),
+            "-S",
+            app_res,
+            "-I",
+            framework,
+            "-F",
+            stage / "app.ap_",
+        ],
+    )
+    run(
+        "aapt package (test)",
+        [
+            tools["aapt"],
+            "package",
+            "-f",
+            "-M",
+            test_manifest(values, stage / "test-manifest" / "AndroidManifest.xml"),
+            "-I",
+            framework,
+            "-F",
+            stage / "test.ap_",
+        ],
+    )
+    app_unsigned = with_code(
+        stage / "app.ap_",
+        stage / "app-dex",
+        java_resources(core_resources, libraries),
+        stage / "app.unsigned.apk",
+        library_dex,
+    )
     test_unsigned = with_code(stage / "test.ap_", stage / "test-dex", {}, stage / "test.unsigned.apk")
 
     # One key for both: Android starts an instrumentation only when its APK and the target
     # app are signed by the same certificate. Made here, kept only in target/ (never committed).
     password = secrets.token_hex(16)
     keystore = stage / "harness.keystore"
-    run("keytool -genkeypair", [tools["keytool"], "-genkeypair", "-keystore", keystore, "-storetype", "PKCS12", "-storepass", password,
-         "-keypass", password, "-alias", "harness", "-keyalg", "RSA", "-keysize", "2048", "-validity", "3650",
-         "-dname", "CN=LatencyLab harness (built without Gradle)"])
+    run(
+        "keytool -genkeypair",
+        [
+            tools["keytool"],
+            "-genkeypair",
+            "-keystore",
+            keystore,
+            "-storetype",
+            "PKCS12",
+            "-storepass",
+            password,
+            "-keypass",
+            password,
+            "-alias",
+            "harness",
+            "-keyalg",
+            "RSA",
+            "-keysize",
+            "2048",
+            "-validity",
+            "3650",
+            "-dname",
+            "CN=LatencyLab harness (built without Gradle)",
+        ],
+    )
     out = target / "apk"
     shutil.rmtree(out, ignore_errors=True)
     app_apk = sign(tools, app_unsigned, keystore, password, values["minSdk"], out / "app.apk")
@@ -319,8 +447,11 @@ def main() -> None:
     keystore.unlink()
     with zipfile.ZipFile(app_apk) as apk:
         dex_files = sorted(n for n in apk.namelist() if n.endswith(".dex"))
-    log(f"{app_apk} ({app_apk.stat().st_size:,} bytes, {', '.join(dex_files)}), {test_apk} ({test_apk.stat().st_size:,} bytes); "
-        f"{PACKAGE} {values['versionName']} ({values['versionCode']}), minSdk {values['minSdk']}, targetSdk {values['targetSdk']}")
+    log(
+        f"{app_apk} ({app_apk.stat().st_size:,} bytes, {', '.join(dex_files)}), "
+        f"{test_apk} ({test_apk.stat().st_size:,} bytes); {PACKAGE} {values['versionName']} ({values['versionCode']}), "
+        f"minSdk {values['minSdk']}, targetSdk {values['targetSdk']}"
+    )
     log(f"engines: {engines}")
 
 
