@@ -82,6 +82,20 @@ class ApkPairIT {
     }
 
     @Test
+    fun `the Java resources the code reads at run time travel in the app`() {
+        ZipFile(app).use { zip ->
+            val names = zip.entries().asSequence().map { it.name }.toSet()
+            // The contract's schemas (JobReader, ResultWriter), grpc's providers found through ServiceLoader.
+            for (name in listOf("job.schema.json", "result.schema.json", "sample.schema.json")) {
+                assertTrue(name, "dev/latencylab/harness/contract/$name" in names)
+            }
+            assertTrue(names.filter { it.startsWith("META-INF/services/io.grpc.") }.toString(),
+                "META-INF/services/io.grpc.ManagedChannelProvider" in names)
+            assertFalse("the core's JVM-only package travels only on the JVM", names.any { it.startsWith("dev/latencylab/harness/jvm/") })
+        }
+    }
+
+    @Test
     fun `the app's manifest says which engines it holds`() {
         val manifest = tool("aapt", "dump", "xmltree", app.path, "AndroidManifest.xml")
         val engines = manifest.substringAfter("=\"dev.latencylab.harness.engines\"").lineSequence().drop(1).first()
