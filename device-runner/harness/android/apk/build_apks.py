@@ -7,9 +7,10 @@ compiled the Kotlin and laid out the jars; standard library only.
 Each step uses the real tool:
   D8 (R8's dexer, --min-api = minSdk)   class files -> dex, Java 8+ language features desugared
                                         and JDK methods Android lacks backported for minSdk
-  R8's tracereferences --check          the API check: every class, method and field our dex
-                                        (ours, after D8) names must exist in Android <minSdk>'s
-                                        framework (android-all) or in the libraries packaged
+  R8's tracereferences --check          the API check: every class, method and field our code
+                                        names must exist in Android <minSdk>'s framework
+                                        (android-all), the JDK's java.* (android-all has no
+                                        libcore) or the libraries packaged
   aapt package                          manifest + resources against Android's framework-res.apk
   zipalign -p 4, apksigner sign         with an RSA key generated for this build (keytool);
                                         never committed, never reused
