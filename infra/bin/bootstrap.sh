@@ -31,6 +31,13 @@ have hostapd || [ -x /usr/sbin/hostapd ] || missing+=(hostapd)
 # The Android harness core (device-runner/harness/android/core) builds and tests with Maven on a JDK.
 have javac || missing+=(default-jdk-headless)
 have mvn || missing+=(maven)
+# The harness APKs built without Gradle (device-runner/harness/android/apk): Debian's Android build
+# tools, and Android 10's framework resources that aapt links the manifests against.
+have aapt || missing+=(aapt)
+have zipalign || missing+=(zipalign)
+have apksigner || missing+=(apksigner)
+have dexdump || missing+=(dexdump)
+[ -f /usr/share/android-framework-res/framework-res.apk ] || missing+=(android-framework-res)
 python3 -c "import ensurepip, venv" 2>/dev/null || missing+=(python3-venv)
 have node || missing+=(nodejs npm)
 

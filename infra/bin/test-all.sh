@@ -2,7 +2,7 @@
 # Runs every test suite against real PostgreSQL and Redis started on free ports:
 # lint (infra/bin/lint.sh: locks up to date, ruff, mypy, import contracts), the native programs' Go tests
 # and the dashboard build beside
-# the Kotlin harness core (Maven/JUnit), backend (pytest), device-runner (pytest), the fault tests (pytest against a
+# the Kotlin harness core (Maven/JUnit) and its APKs (Robolectric, the real Android build tools), backend (pytest), device-runner (pytest), the fault tests (pytest against a
 # whole stack: infra/tests/faults), frontend unit (vitest) and the browser
 # end-to-end tests (Playwright in Debian's Chromium against a full stack, with the demo lab of fake
 # phones: stack.py up --demo-lab).
@@ -118,6 +118,13 @@ if [ -f frontend/package.json ]; then
 fi
 background_suite harness-android "$run_dir/harness-android.log" \
   bash -c "cd device-runner/harness/android/core && mvn -B -ntp -Dstyle.color=never surefire:test"
+# The harness's two APKs built without Gradle (device-runner/harness/android/apk), from the core's jar
+# harness-build made: the Android-side code compiled against Android 10's framework and tested under
+# Robolectric against the reference target (Surefire's "Tests run: N"), then D8, R8's API check, aapt,
+# zipalign and apksigner, and the pair read back by apksigner verify, aapt and dexdump (Failsafe's
+# "Tests run: N"). Beside the backend like the core's tests: it needs nothing from the services.
+background_suite harness-apk "$run_dir/harness-apk.log" \
+  bash -c "cd device-runner/harness/android/apk && mvn -B -ntp -Dstyle.color=never verify"
 # The deployment files (docker-compose.yml through compose-spec's loader; infra/tests) likewise.
 background_suite deploy "$run_dir/deploy.log" \
   .venv/bin/python -m pytest -p no:cacheprovider infra/tests --ignore=infra/tests/faults

@@ -16,7 +16,7 @@ from latencylab_runner.drivers.fastlane import ARTIFACT_LIMIT, BoundedTail, run_
 from latencylab_runner.drivers.outcome import android_end, ios_end, lane_failure, parse_instrumentation, parse_xctest
 from latencylab_runner.phone_simulator.golden import TRANSCRIPTS, source, transcript
 
-STACK = ("java.lang.AssertionError: p50 missing\n\tat dev.latencylab.harness.BenchTest.runJob(BenchTest.kt:42)")
+STACK = ("java.lang.AssertionError: p50 missing\n\tat dev.latencylab.harness.android.BenchRun.run(BenchRun.kt:42)")
 
 # transcript → (error kind, words the runner's message must carry); None: the result document decides.
 OUTCOMES = {

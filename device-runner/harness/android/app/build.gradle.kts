@@ -1,5 +1,6 @@
-// The harness app. It has no UI: AndroidJUnitRunner runs BenchTest (androidTest), which
-// reads the job the runner pushed, runs the measurement core and writes the result.
+// The harness app. It has no UI: its instrumentation (androidTest: BenchInstrumentation, a plain
+// android.app.Instrumentation) reads the job the runner pushed, runs the measurement core and
+// writes the result. The same sources also build without Gradle, without Cronet (../apk).
 //
 // The core's sources are compiled in directly (../core/src/main/kotlin) except its jvm/
 // package (the JVM command line and the kwik/flupke HTTP/3 stand-in, which need java.net.http);
@@ -20,7 +21,8 @@ android {
         targetSdk = 35
         versionCode = 1
         versionName = "0.1.0"
-        testInstrumentationRunner = "androidx.test.runner.AndroidJUnitRunner"
+        // The component the runner starts: dev.latencylab.harness.test/<this class>.
+        testInstrumentationRunner = "dev.latencylab.harness.instrumentation.BenchInstrumentation"
     }
 
     buildTypes {
@@ -109,8 +111,5 @@ dependencies {
     implementation("org.slf4j:slf4j-nop:2.0.17")
     // HTTP/3 on the phone: Chromium's network stack, embedded (no Play Services needed).
     implementation("org.chromium.net:cronet-embedded:119.6045.31")
-
-    androidTestImplementation("androidx.test:runner:1.6.2")
-    androidTestImplementation("androidx.test.ext:junit:1.2.1")
-    androidTestImplementation("junit:junit:4.13.2")
+    // No androidTest libraries: BenchInstrumentation is a plain android.app.Instrumentation.
 }

@@ -28,7 +28,8 @@ log = logging.getLogger(__name__)
 # needs no permission for its own (androidx.benchmark's Outputs.kt uses it the same way).
 HARNESS_PACKAGE = "dev.latencylab.harness"
 HARNESS_TEST_PACKAGE = f"{HARNESS_PACKAGE}.test"
-INSTRUMENTATION = f"{HARNESS_TEST_PACKAGE}/androidx.test.runner.AndroidJUnitRunner"
+# The harness's own android.app.Instrumentation (harness/android/app/src/androidTest), not AndroidJUnitRunner.
+INSTRUMENTATION = f"{HARNESS_TEST_PACKAGE}/dev.latencylab.harness.instrumentation.BenchInstrumentation"
 DEVICE_DIR = f"/sdcard/Android/media/{HARNESS_PACKAGE}/latencylab"
 TARGET_CA_ENV = "LATENCYLAB_TARGET_CA"
 

@@ -55,7 +55,7 @@ FEATURES = "shell_v2,cmd,stat_v2,ls_v2,fixed_push_mkdir,apex,abb,fixed_push_syml
 UNAUTHORIZED = ("device unauthorized.\nThis adb server's $ADB_VENDOR_KEYS is not set\n"
                 "Try 'adb kill-server' if that seems wrong.\nOtherwise check for a confirmation dialog on your device.")
 HARNESS_PACKAGE = "dev.latencylab.harness"
-HARNESS_COMPONENT = "dev.latencylab.harness.test/androidx.test.runner.AndroidJUnitRunner"
+HARNESS_COMPONENT = "dev.latencylab.harness.test/dev.latencylab.harness.instrumentation.BenchInstrumentation"
 TEST_CLASS, TEST_METHOD = "dev.latencylab.harness.BenchTest", "runJob"
 APK_MANIFEST = "latencylab-simulator.json"  # what the simulator's stand-in APK says about itself
 # What PackageManager deletes with a package (its internal data and its external directories).

@@ -9,7 +9,10 @@ import android.os.BatteryManager
 import android.os.Build
 import dev.latencylab.harness.result.DeviceInfo
 
-/** The fingerprint's device part from Android APIs (what the JVM CLI takes from its options). */
+/**
+ * The fingerprint's device part from Android APIs (what the JVM CLI takes from its options),
+ * read when the harness starts a block.
+ */
 object AndroidDeviceInfo {
     fun read(context: Context): DeviceInfo {
         val battery = context.registerReceiver(null, IntentFilter(Intent.ACTION_BATTERY_CHANGED))
@@ -30,6 +33,7 @@ object AndroidDeviceInfo {
                 else -> null
             },
             temperature = if (tenths != Int.MIN_VALUE) tenths / 10.0 else null,
+            thermalStatus = AndroidThermalStatus.read(context),
         )
     }
 
