@@ -268,7 +268,8 @@ def android_end(text: str) -> BlockFailure | None:
         return BlockFailure("runner_fault", "the instrumentation ended without its result (INSTRUMENTATION_CODE "
                                             "missing): the connection to the phone broke mid-block")
     if inst.finished and not inst.started:
-        return BlockFailure("test_failure", "the instrumentation ran no test: the test APK has no BenchInstrumentation.runJob")
+        return BlockFailure("test_failure",
+                            "the instrumentation ran no test: the test APK has no BenchInstrumentation.runJob")
     if inst.finished and inst.code != -1:
         return BlockFailure("test_failure", f"the instrumentation finished with code {inst.code} (not RESULT_OK)")
     return None
