@@ -44,7 +44,7 @@ class FakeLab:
         assert self.process.stdout is not None
         line = self.process.stdout.readline()
         if not line:
-            self.process.wait(10)
+            self.process.wait(120)
             raise LabError(f"the fake lab did not start: {(self.directory / 'lab.stderr').read_text().strip()}")
         self.ready = json.loads(line)
         return self
@@ -52,7 +52,9 @@ class FakeLab:
     def __exit__(self, *_: object) -> None:
         if self.process is not None and self.process.poll() is None:
             self.process.terminate()
-            self.process.wait(10)
+            # Only a hang ends this wait: under a loaded two-core CI machine the simulator's exit
+            # (its adb server's threads, the harness processes it kills) took over 10 s once.
+            self.process.wait(120)
 
     @property
     def env(self) -> dict[str, str]:

@@ -62,13 +62,13 @@ def test_the_lab_process_serves_its_phones_to_the_real_adb_client(tmp_path):
         assert "model:Galaxy_S24" in listed
     finally:
         proc.terminate()
-        assert proc.wait(10) == 0
+        assert proc.wait(120) == 0
 
 
 def test_a_bad_phone_description_is_refused_naming_the_key(tmp_path):
     proc, ready = start(tmp_path, {"androids": []})
     assert ready is None
-    assert proc.wait(10) == 2
+    assert proc.wait(120) == 2
     assert "phones: unknown key 'androids'" in (proc.stderr.read() if proc.stderr else "")
 
 
@@ -76,7 +76,7 @@ def test_require_harness_refuses_to_start_without_the_jar(tmp_path):
     env = {"PATH": "/usr/bin:/bin", "LATENCYLAB_HARNESS_JAR": str(tmp_path / "missing.jar")}
     proc, ready = start(tmp_path, {}, "--require-harness", env=env)
     assert ready is None
-    assert proc.wait(10) == 3
+    assert proc.wait(120) == 3
     assert "harness core jar is not built" in (proc.stderr.read() if proc.stderr else "")
 
 
