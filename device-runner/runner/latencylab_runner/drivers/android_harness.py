@@ -108,12 +108,17 @@ class AndroidHarness:
 
     @staticmethod
     def _check(run: LaneRun, kind: str, what: str) -> None:
-        if run.cancelled:
-            raise Cancelled()
-        if run.start_error:
-            raise LaneFailure("runner_fault", run.start_error, run.log)
-        if run.timed_out:
-            raise LaneFailure("timeout", f"{what}: the lane ran over its {run.seconds:.0f} s limit and was killed",
-                              run.log)
+        check_lane_ended(run, what)
         if run.returncode != 0:
             raise LaneFailure(kind, f"{what}: {lane_failure(run.text)}", run.log)
+
+
+def check_lane_ended(run: LaneRun, what: str) -> None:
+    """The ends every platform's lane shares: cancelled, never started (the runner's), or
+    killed at its time limit. A lane that ran to its own exit code is the caller's to judge."""
+    if run.cancelled:
+        raise Cancelled()
+    if run.start_error:
+        raise LaneFailure("runner_fault", run.start_error, run.log)
+    if run.timed_out:
+        raise LaneFailure("timeout", f"{what}: the lane ran over its {run.seconds:.0f} s limit and was killed", run.log)

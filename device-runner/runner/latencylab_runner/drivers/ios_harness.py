@@ -25,11 +25,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .android_harness import LaneFailure
+from .android_harness import LaneFailure, check_lane_ended
 from .fastlane import LaneRun
 from .job_exchange import JobExchange
 from .outcome import ios_end, lane_failure
-from .phone import Cancelled
 
 # The harness's version as the Swift core reports it (harness/ios/Sources/HarnessCore/HarnessInfo.swift).
 VERSION_FILE = Path("harness") / "ios" / "Sources" / "HarnessCore" / "HarnessInfo.swift"
@@ -119,13 +118,7 @@ class IosHarness:
     def _check(run: LaneRun, kind: str, what: str) -> None:
         """A lane that failed: what xcodebuild's words prove (not ready, gone, signing, a failed
         probe test) comes first; anything else is `kind`."""
-        if run.cancelled:
-            raise Cancelled()
-        if run.start_error:
-            raise LaneFailure("runner_fault", run.start_error, run.log)
-        if run.timed_out:
-            raise LaneFailure("timeout", f"{what}: the lane ran over its {run.seconds:.0f} s limit and was killed",
-                              run.log)
+        check_lane_ended(run, what)
         if run.returncode != 0:
             proven = ios_end(run.text)
             if proven is not None:
