@@ -33,19 +33,6 @@ from latencylab_runner.workloads.job import build_job
 ONE_BLOCK = {**SPEC, "blocks": 1, "arms": [SPEC["arms"][1]], "baseline_arm": "h2"}
 
 
-@pytest.fixture
-def reference(target_server):
-    return ReferenceTarget("127.0.0.1", target_server.plain_port, target_server.tls_port, "localhost",
-                           str(target_server.ca_file))
-
-
-@pytest.fixture
-def exchange():
-    server = JobExchange("127.0.0.1", 0)
-    yield server
-    server.close()
-
-
 def phone(lab):
     return next(d for d in lab.world()["ios"] if d["udid"] == IPHONE)
 

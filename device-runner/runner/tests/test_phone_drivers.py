@@ -25,7 +25,6 @@ from latencylab_runner.agent.client import RunnerClient
 from latencylab_runner.devices.gate import GateThresholds
 from latencylab_runner.drivers.android_harness import harness_version
 from latencylab_runner.drivers.ios import neighbour_address
-from latencylab_runner.drivers.job_exchange import JobExchange
 from latencylab_runner.drivers.server_stacks import reference_target_software
 from latencylab_runner.drivers.targets import ReferenceTarget
 
@@ -48,19 +47,6 @@ def netem_missing_here(_ap: str) -> ShapingProbe:
     return ShapingProbe(False, "the kernel lacks sch_netem: `tc qdisc add dev llab-p1 parent 1:1 handle 1001: netem "
                                "delay 1ms` answered Error: Specified qdisc kind is unknown.; `modprobe sch_netem`",
                         "module")
-
-
-@pytest.fixture
-def reference(target_server):
-    return ReferenceTarget("127.0.0.1", target_server.plain_port, target_server.tls_port, "localhost",
-                           str(target_server.ca_file))
-
-
-@pytest.fixture
-def exchange():
-    server = JobExchange("127.0.0.1", 0)
-    yield server
-    server.close()
 
 
 def execute(driver, backend, serial, *, spec=SPEC, network_profile=None, cancelled=None):

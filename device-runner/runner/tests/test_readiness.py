@@ -38,12 +38,6 @@ SPEC = {"name": "readiness", "seed": 7, "blocks": 1, "timeout_s": 10, "baseline_
                  {"label": "h2", "protocol": "h2", "connection": "warm", "endpoint": None, "ca_bundle": None}]}
 
 
-@pytest.fixture
-def reference(target_server):
-    return ReferenceTarget("127.0.0.1", target_server.plain_port, target_server.tls_port, "localhost",
-                           str(target_server.ca_file))
-
-
 def example(name):
     return json.loads((EXAMPLES / name).read_text())
 
