@@ -24,6 +24,7 @@ from latencylab_runner.devices.ios import (
     parse_key_values,
     parse_udids,
 )
+from latencylab_runner.devices.model import STAND_IN_ANDROID_PROP, STAND_IN_IOS_KEY
 from latencylab_runner.devices.tools import ToolError, run_tool
 
 # adb docs/dev/adb_wifi.md, verbatim (TAB separator).
@@ -164,6 +165,9 @@ def test_ioreg_temperature_in_hundredths():
 
 def test_android_discovery_through_the_real_adb_client(lab):
     hot = scenario.android_device("HOT1", model="Galaxy S23", temperature_tenths=391, thermal_status=2, level=95)
+    # A phone as a real one answers: without the simulator's system property.
+    unmarked = scenario.android_device("REAL1")
+    del unmarked["props"][scenario.STAND_IN_ANDROID_PROP]
     lab.set(android=[
         scenario.android_device("R5CT1234", level=87, plugged=True),
         {"serial": "R58M41ABCDE", "state": "unauthorized", "usb": "1-3"},
@@ -172,6 +176,7 @@ def test_android_discovery_through_the_real_adb_client(lab):
                                     "[http://developer.android.com/tools/device.html]", "usb": "1-5"},
         hot,
         scenario.android_device("OLD9", release="9", sdk=28, thermal_status=None, level=30, plugged=False),
+        unmarked,
     ])
     found = {d.serial: d for d in AndroidDevices(Adb(), GateThresholds()).discover()}
     pixel = found["R5CT1234"]
@@ -180,6 +185,11 @@ def test_android_discovery_through_the_real_adb_client(lab):
     assert pixel.capabilities["sdk"] == 34
     assert pixel.fingerprint["manufacturer"] == "Google"
     assert pixel.fingerprint["build"] == "AP2A.240805.005"
+    # The simulator's phones say what they are (the service marks them as the JVM stand-in); a real one does not.
+    assert STAND_IN_ANDROID_PROP == scenario.STAND_IN_ANDROID_PROP
+    assert pixel.fingerprint["stand_in"] == scenario.STAND_IN == "jvm"
+    assert "stand_in" not in found["REAL1"].fingerprint
+    assert found["REAL1"].state == "available"
     assert found["R58M41ABCDE"].state == "unauthorized"
     assert "authorization" in found["R58M41ABCDE"].reason
     assert found["192.168.1.20:5555"].state == "offline"
@@ -238,7 +248,9 @@ def test_ios_discovery_through_the_libimobiledevice_fakes(lab):
     pending = scenario.ios_device("00008101-PENDING", lockdown_error={"code": -19,
                                                                       "text": "Pairing dialog response pending"})
     low = scenario.ios_device("00008101-LOWBATT", level=15, charging=True, temperature_centi_c=None)
-    lab.set(ios=[scenario.ios_device("00008130-001A2C3E0E38001C"), pending, low])
+    unmarked = scenario.ios_device("00008101-REAL")
+    del unmarked["info"][scenario.STAND_IN_IOS_KEY]
+    lab.set(ios=[scenario.ios_device("00008130-001A2C3E0E38001C"), pending, low, unmarked])
     found = {d.serial: d for d in IosDevices(IDeviceTools(), GateThresholds()).discover()}
     phone = found["00008130-001A2C3E0E38001C"]
     assert (phone.platform, phone.model, phone.os_version, phone.state) == ("ios", "iPhone 15 Pro", "17.5.1",
@@ -246,6 +258,9 @@ def test_ios_discovery_through_the_libimobiledevice_fakes(lab):
     assert (phone.battery, phone.charging, phone.temperature) == (90.0, True, 29.11)
     assert phone.fingerprint["device_name"] == "Lab iPhone 15 Pro"
     assert phone.fingerprint["build"] == "21F90"
+    assert STAND_IN_IOS_KEY == scenario.STAND_IN_IOS_KEY
+    assert phone.fingerprint["stand_in"] == "jvm"
+    assert "stand_in" not in found["00008101-REAL"].fingerprint
     # URLSession cannot force HTTP/1.1: an iPhone does not offer h1 (nor cleartext h1c).
     assert phone.capabilities == {"protocols": ["h2", "h3", "grpc"]}
     assert found["00008101-PENDING"].state == "unauthorized"

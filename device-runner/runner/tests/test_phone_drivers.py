@@ -510,6 +510,9 @@ def test_android_pixel_8_measures_the_reference_target(lab, backend, reference):
     assert fingerprint["platform"] == "android"
     assert fingerprint["model"] == "Pixel 8"
     assert fingerprint["device"]["manufacturer"] == "Google"
+    # The simulator's phone is the JVM stand-in, and both the device tools and the harness say so.
+    assert fingerprint["device"]["stand_in"] == "jvm"
+    assert fingerprint["harness_version"].endswith("(jvm)")
     assert fingerprint["client_stacks"]
     # The runner names the reference target it sent the phone to; this harness reads no Server headers.
     assert fingerprint["server_stacks"] == {

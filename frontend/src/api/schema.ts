@@ -2039,6 +2039,8 @@ export interface components {
             pool: components["schemas"]["PoolRef"];
             capabilities: unknown;
             fingerprint: unknown;
+            /** @description "jvm" when the device is the phone simulator's JVM stand-in, not a phone; null for a real device */
+            readonly stand_in: string | null;
             readonly consecutive_infra_failures: number;
             /** @description quarantined and the caller may release it */
             readonly can_release: boolean;
@@ -2095,6 +2097,8 @@ export interface components {
             pool: components["schemas"]["PoolRef"];
             capabilities: unknown;
             fingerprint: unknown;
+            /** @description "jvm" when the device is the phone simulator's JVM stand-in, not a phone; null for a real device */
+            readonly stand_in: string | null;
             readonly consecutive_infra_failures: number;
             /** @description quarantined and the caller may release it */
             readonly can_release: boolean;
@@ -2161,6 +2165,8 @@ export interface components {
             pool: components["schemas"]["PoolRef"];
             capabilities: unknown;
             fingerprint: unknown;
+            /** @description "jvm" when the device is the phone simulator's JVM stand-in, not a phone; null for a real device */
+            readonly stand_in: string | null;
             readonly consecutive_infra_failures: number;
             /** @description quarantined and the caller may release it */
             readonly can_release: boolean;
@@ -3194,6 +3200,8 @@ export interface components {
             fingerprint: {
                 [key: string]: unknown;
             };
+            /** @description "jvm" when the device was the phone simulator's JVM stand-in, not a phone; null otherwise */
+            stand_in: string | null;
             blocks: number;
             samples: number;
         };
@@ -3290,6 +3298,8 @@ export interface components {
             readonly device: string | null;
             readonly device_id: string | null;
             readonly device_model: string | null;
+            /** @description "jvm" when the run's device was the phone simulator's JVM stand-in, not a phone; null otherwise */
+            readonly stand_in: string | null;
             readonly network_profile: string;
             readonly status: components["schemas"]["RunStatusEnum"];
             readonly attempt: number;
@@ -3690,6 +3700,8 @@ export interface components {
             device: string;
             device_model: string;
             platform: string | null;
+            /** @description "jvm" when the device was the phone simulator's JVM stand-in, not a phone; null otherwise */
+            stand_in: string | null;
             profile: string;
             /**
              * Format: double

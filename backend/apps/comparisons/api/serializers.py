@@ -4,6 +4,8 @@ from django.db.models import Manager, Prefetch, QuerySet
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from apps.devices.stand_in import device_stand_in, run_stand_in
+
 from ..artifacts import run_artifacts_listing
 from ..models import Arm, Comparison, Run, RunArtifact
 from ..selectors import comparison_progress, run_waiting_reason, run_waiting_reasons
@@ -89,6 +91,8 @@ class RunOutputSerializer(serializers.ModelSerializer):
     device = serializers.SerializerMethodField(help_text="serial of the device running or that ran it")
     device_id = serializers.SerializerMethodField()
     device_model = serializers.SerializerMethodField()
+    stand_in = serializers.SerializerMethodField(help_text="\"jvm\" when the run's device was the phone simulator's "
+                                                           "JVM stand-in, not a phone; null otherwise")
     waiting_for = serializers.SerializerMethodField(help_text="why a queued run has not started yet")
     error_kind = serializers.SerializerMethodField(help_text="how the latest attempt ended badly; null if it did not")
     artifacts = RunArtifactOutputSerializer(many=True, help_text="files the runner kept: logs, raw results")
@@ -98,9 +102,9 @@ class RunOutputSerializer(serializers.ModelSerializer):
         model = Run
         list_serializer_class = RunListSerializer
         fields = [
-            "id", "slot", "device", "device_id", "device_model", "network_profile", "status", "attempt", "next_block",
-            "blocks_total", "error_kind", "error", "fingerprint", "link", "started_at", "finished_at", "waiting_for",
-            "artifacts",
+            "id", "slot", "device", "device_id", "device_model", "stand_in", "network_profile", "status", "attempt",
+            "next_block", "blocks_total", "error_kind", "error", "fingerprint", "link", "started_at", "finished_at",
+            "waiting_for", "artifacts",
         ]
         read_only_fields = fields
 
@@ -112,6 +116,10 @@ class RunOutputSerializer(serializers.ModelSerializer):
 
     def get_device_model(self, obj: Run) -> str | None:
         return obj.device.model if obj.device else None
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_stand_in(self, obj: Run) -> str | None:
+        return run_stand_in(obj.fingerprint) or (device_stand_in(obj.device.fingerprint) if obj.device else None)
 
     @extend_schema_field(serializers.ChoiceField(choices=Run.ErrorKind.choices, allow_null=True))
     def get_error_kind(self, obj: Run) -> str | None:

@@ -5,6 +5,7 @@ from rest_framework import serializers
 
 from ..models import Device, DevicePool, DeviceStateChange, EnrollmentToken, Runner
 from ..services import ENROLLMENT_TOKEN_DEFAULT_DAYS, ENROLLMENT_TOKEN_MAX_DAYS
+from ..stand_in import device_stand_in
 
 
 class PoolRefSerializer(serializers.ModelSerializer):
@@ -99,6 +100,8 @@ class DeviceOutputSerializer(serializers.ModelSerializer):
     pool = PoolRefSerializer()
     capabilities = serializers.JSONField()
     fingerprint = serializers.JSONField()
+    stand_in = serializers.SerializerMethodField(help_text="\"jvm\" when the device is the phone simulator's JVM "
+                                                           "stand-in, not a phone; null for a real device")
     consecutive_infra_failures = serializers.SerializerMethodField()
     can_release = serializers.SerializerMethodField(help_text="quarantined and the caller may release it")
 
@@ -106,8 +109,12 @@ class DeviceOutputSerializer(serializers.ModelSerializer):
         model = Device
         fields = ["id", "serial", "platform", "model", "os_version", "state", "state_reason", "battery", "charging",
                   "temperature", "thermal_status", "last_seen_at", "runner", "pool", "capabilities", "fingerprint",
-                  "consecutive_infra_failures", "can_release"]
+                  "stand_in", "consecutive_infra_failures", "can_release"]
         read_only_fields = fields
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_stand_in(self, device: Device) -> str | None:
+        return device_stand_in(device.fingerprint)
 
     def get_consecutive_infra_failures(self, device: Device) -> int:
         return len(device.infra_failures)

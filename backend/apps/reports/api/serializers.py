@@ -71,6 +71,8 @@ class ReportRunSerializer(serializers.Serializer):
     network_profile_applied = serializers.DictField(help_text="the profile the link emulated")
     network_measured = serializers.DictField(help_text="what the runner measured of the link")
     fingerprint = serializers.DictField(help_text="the device's and runner's fingerprint")
+    stand_in = serializers.CharField(allow_null=True, help_text="\"jvm\" when the device was the phone simulator's "
+                                                               "JVM stand-in, not a phone; null otherwise")
     blocks = serializers.IntegerField()
     samples = serializers.IntegerField()
 

@@ -65,6 +65,8 @@ class TrendPointSerializer(serializers.Serializer):
     device = serializers.CharField(help_text="the device's serial (or label) in the analysis")
     device_model = serializers.CharField()
     platform = serializers.CharField(allow_null=True)
+    stand_in = serializers.CharField(allow_null=True, help_text="\"jvm\" when the device was the phone simulator's "
+                                                               "JVM stand-in, not a phone; null otherwise")
     profile = serializers.CharField()
     value = serializers.FloatField(help_text="the statistic of the metric, in ms, over every period of the run")
     ci95 = serializers.ListField(child=serializers.FloatField(), allow_null=True,

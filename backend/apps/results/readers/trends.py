@@ -20,6 +20,7 @@ from django.db.models import Exists, OuterRef, QuerySet
 
 from apps.accounts.models import Organization
 from apps.comparisons.models import Arm, Comparison, Run
+from apps.devices.stand_in import device_stand_in, run_stand_in
 
 from ..models import Analysis
 from ..selectors import analyses_latest_sections
@@ -48,17 +49,19 @@ def analysed_comparisons(*, organization: Organization, branch: str | None = Non
     return queryset.order_by("-created_at")
 
 
-def _devices(comparison_ids: Iterable[Any]) -> dict[tuple[Any, str], tuple[str | None, str]]:
-    """(comparison, device label as the analysis names it) → (platform, model) of the run's device
-    (loader.run_device_label); the model falls back to the label when the device has none."""
-    out: dict[tuple[Any, str], tuple[str | None, str]] = {}
+def _devices(comparison_ids: Iterable[Any]) -> dict[tuple[Any, str], tuple[str | None, str, str | None]]:
+    """(comparison, device label as the analysis names it) → (platform, model, stand-in) of the
+    run's device (loader.run_device_label); the model falls back to the label when the device has
+    none; the stand-in is "jvm" for the phone simulator's phones (apps.devices.stand_in)."""
+    out: dict[tuple[Any, str], tuple[str | None, str, str | None]] = {}
     for run in Run.objects.filter(comparison_id__in=list(comparison_ids)).select_related("device").only(
             "comparison_id", "device_label", "slot", "fingerprint", "device__serial", "device__platform",
-            "device__model"):
+            "device__model", "device__fingerprint"):
         label = run.device.serial if run.device else run.device_label or f"slot-{run.slot}"
         fingerprint_model = run.fingerprint.get("model") if isinstance(run.fingerprint, dict) else None
         model = (run.device.model if run.device else "") or fingerprint_model or label
-        out[(run.comparison_id, label)] = (run.device.platform if run.device else None, str(model))
+        stand_in = run_stand_in(run.fingerprint) or (device_stand_in(run.device.fingerprint) if run.device else None)
+        out[(run.comparison_id, label)] = (run.device.platform if run.device else None, str(model), stand_in)
     return out
 
 
@@ -113,7 +116,7 @@ def trend_points(*, organization: Organization, metric: str, statistic: str, arm
                 continue
             if profile is not None and row.get("profile") != profile:
                 continue
-            device_platform, model = devices.get((comparison.id, row["device"]), (None, row["device"]))
+            device_platform, model, stand_in = devices.get((comparison.id, row["device"]), (None, row["device"], None))
             if device_model is not None and model != device_model:
                 continue
             if platform is not None and device_platform != platform:
@@ -135,7 +138,7 @@ def trend_points(*, organization: Organization, metric: str, statistic: str, arm
                 "status": comparison.status, "created_at": comparison.created_at,
                 "commit": tags.get("commit"), "version": tags.get("version"), "branch": tags.get("branch"),
                 "tags": {str(k): str(v) for k, v in tags.items()},
-                "device": row["device"], "device_model": model, "platform": device_platform,
+                "device": row["device"], "device_model": model, "platform": device_platform, "stand_in": stand_in,
                 "profile": row["profile"], "value": row[key],
                 "ci95": row.get("median_ci95_ms") if statistic == "median" else None,
                 "n": row["n"], "failed_requests": row.get("errors", 0),

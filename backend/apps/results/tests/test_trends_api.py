@@ -10,7 +10,7 @@ from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
 from apps.accounts.services import api_token_create
-from apps.comparisons.models import Comparison
+from apps.comparisons.models import Comparison, Run
 from apps.comparisons.services import comparison_create, comparison_plan
 from apps.devices.services import pool_get_or_create
 from apps.results.models import Analysis
@@ -79,6 +79,17 @@ def test_a_trend_marks_each_comparison_with_its_verdict(api, branch):
     p90 = api.get("/api/v1/trends", {"arm": "h2", "statistic": "p90"}).json()["points"]
     assert len(p90) == 4
     assert all(p["ci95"] is None and p["value"] > 0 for p in p90)
+
+
+@pytest.mark.django_db
+def test_a_point_measured_on_the_phone_simulator_says_so(api, branch):
+    """A run whose device announced itself as the simulator's JVM stand-in (the runner's
+    device fingerprint) is marked; so is one whose harness said it ran on a JVM."""
+    Run.objects.filter(comparison=branch[1]).update(fingerprint={"platform": "host", "device": {"stand_in": "jvm"}})
+    Run.objects.filter(comparison=branch[2]).update(
+        fingerprint={"platform": "android", "harness_version": "latencylab-harness 0.1.0 (jvm)"})
+    points = api.get("/api/v1/trends", {"arm": "h2", "branch": "main"}).json()["points"]
+    assert [p["stand_in"] for p in points] == [None, "jvm", "jvm"]
 
 
 @pytest.mark.django_db

@@ -29,6 +29,7 @@ from apps.accounts.models import Membership
 from apps.accounts.services import api_token_create, user_ensure_member
 from apps.comparisons.models import Comparison, Run
 from apps.devices.models import Device
+from apps.reports.document import report_document
 from apps.results.models import Sample
 from config.celery import app as celery_app
 from testing.device_lab import FakeLab, RunnerProcess, runner_configure, runner_register
@@ -183,6 +184,9 @@ def test_a_comparison_runs_on_a_host_an_android_phone_and_an_iphone(admin, api, 
         assert (iphone["battery"], iphone["charging"], iphone["temperature"]) == (90.0, True, 29.11)
         assert iphone["fingerprint"]["device_name"] == "Lab iPhone 15 Pro"
         assert iphone["capabilities"]["protocols"] == ["h2", "h3", "grpc"]  # no h1 on iOS
+        # The simulator's phones are marked as the JVM stand-in they are; the host runner is itself.
+        assert (pixel["stand_in"], iphone["stand_in"]) == ("jvm", "jvm")
+        assert devices[HOST]["stand_in"] is None
         assert host["platform"] == "host"
         assert host["runner"]["name"] == "lab-1"
         assert sorted(admin.get("/api/v1/runners").json()["results"][0]["drivers"]) == ["android", "host", "ios"]
@@ -207,6 +211,11 @@ def test_a_comparison_runs_on_a_host_an_android_phone_and_an_iphone(admin, api, 
         HOST: "host", PIXEL: "android", IPHONE: "ios"}
     assert runs[PIXEL]["fingerprint"]["model"] == "Pixel 8"
     assert runs[PIXEL]["fingerprint"]["battery"] == 87.0
+    # Each run says whether a phone measured it, and so does the shareable report.
+    assert {serial: run["stand_in"] for serial, run in runs.items()} == {HOST: None, PIXEL: "jvm", IPHONE: "jvm"}
+    reported = report_document(comparison=Comparison.objects.get(pk=comparison_id))["method"]["runs"]
+    assert sorted((r["fingerprint"]["platform"], r["stand_in"]) for r in reported) == [
+        ("android", "jvm"), ("host", None), ("ios", "jvm")]
     for serial in (PIXEL, IPHONE):
         stacks = runs[serial]["fingerprint"]["client_stacks"]
         assert stacks["h2"].startswith("okhttp"), stacks

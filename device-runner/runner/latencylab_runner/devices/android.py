@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .gate import THERMAL_SEVERITY, GateThresholds, apply_health
-from .model import DeviceStatus
+from .model import STAND_IN_ANDROID_PROP, DeviceStatus
 from .tools import ToolError, ToolResult, run_tool
 
 log = logging.getLogger(__name__)
@@ -24,7 +24,7 @@ _FIELD_MARKERS = (" usb:", " product:", " model:", " device:", " transport_id:")
 # Android Q's thermal status before the HAL reports (Integer.MIN_VALUE): unknown.
 _THERMAL_INVALID = -2147483648
 PROPS = {"model": "ro.product.model", "release": "ro.build.version.release", "sdk": "ro.build.version.sdk",
-         "manufacturer": "ro.product.manufacturer", "build": "ro.build.id"}
+         "manufacturer": "ro.product.manufacturer", "build": "ro.build.id", "stand_in": STAND_IN_ANDROID_PROP}
 # The harness app: OkHttp for h1/h2, grpc-java for gRPC, Cronet for h3 (harness/android).
 ANDROID_PROTOCOLS = ["h1c", "h1", "h2", "h3", "grpc"]
 
@@ -247,4 +247,5 @@ class AndroidDevices:
 def fingerprint_of(identity: dict[str, str], device: AdbDevice) -> dict[str, Any]:
     return {"manufacturer": identity.get("manufacturer") or None, "build": identity.get("build") or None,
             "sdk": int(identity["sdk"]) if identity.get("sdk", "").isdigit() else None,
-            "product": device.product, "device": device.device}
+            "product": device.product, "device": device.device,
+            **({"stand_in": identity["stand_in"]} if identity.get("stand_in") else {})}

@@ -13,7 +13,7 @@ import threading
 from typing import Any
 
 from .gate import GateThresholds, apply_health
-from .model import DeviceStatus
+from .model import STAND_IN_IOS_KEY, DeviceStatus
 from .tools import ToolError, run_tool, tool_available
 
 log = logging.getLogger(__name__)
@@ -192,4 +192,5 @@ class IosDevices:
 
 def fingerprint_of(identity: dict[str, str]) -> dict[str, Any]:
     return {"device_name": identity.get("DeviceName"), "build": identity.get("BuildVersion"),
-            "hardware_model": identity.get("HardwareModel"), "product_type": identity.get("ProductType")}
+            "hardware_model": identity.get("HardwareModel"), "product_type": identity.get("ProductType"),
+            **({"stand_in": identity[STAND_IN_IOS_KEY]} if identity.get(STAND_IN_IOS_KEY) else {})}

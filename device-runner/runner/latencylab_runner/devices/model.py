@@ -9,6 +9,13 @@ from typing import Any
 # States the runner reports; the backend adds `quarantined`.
 STATES = ("available", "busy", "not_ready", "unauthorized", "offline")
 REASON_MAX = 200  # the backend's limit for a state reason
+# The phone simulator (latencylab-phone-simulator) announces its phones through the device
+# tools: a system property on Android, a lockdown identity key on iOS. No real phone has
+# either. The descriptor's fingerprint then carries `stand_in` ("jvm": the Kotlin harness
+# core runs on the lab host's JVM in place of the phone), which the service shows on every
+# page and report that names the device.
+STAND_IN_ANDROID_PROP = "ro.latencylab.phone_simulator"
+STAND_IN_IOS_KEY = "LatencyLabPhoneSimulator"
 
 
 @dataclass

@@ -39,6 +39,15 @@ DEVICE_RUNNER = SIMULATOR_DIR.parents[2]
 HARNESS_JAR = DEVICE_RUNNER / "harness" / "android" / "core" / "target" / "harness-core.jar"
 
 
+# How a simulated phone announces itself to the runner, in what the runner reads from the
+# device tools anyway (a system property; a lockdown identity key): no real phone has either,
+# so every device page and report can mark these phones as the JVM stand-in they are
+# (devices/model.py STAND_IN_* reads the same names).
+STAND_IN = "jvm"
+STAND_IN_ANDROID_PROP = "ro.latencylab.phone_simulator"
+STAND_IN_IOS_KEY = "LatencyLabPhoneSimulator"
+
+
 def android_device(serial: str = "R5CT1234", *, model: str = "Pixel 8", release: str = "14", sdk: int = 34,
                    level: int = 87, plugged: bool = True, temperature_tenths: int = 315,
                    thermal_status: int | None = 0, **extra: Any) -> dict[str, Any]:
@@ -46,7 +55,8 @@ def android_device(serial: str = "R5CT1234", *, model: str = "Pixel 8", release:
         "serial": serial, "state": "device", "usb": "1-4", "product": "shiba", "device": "shiba",
         "props": {"ro.product.model": model, "ro.build.version.release": release, "ro.build.version.sdk": str(sdk),
                   "ro.product.manufacturer": "Google", "ro.build.id": "AP2A.240805.005",
-                  "ro.product.name": "shiba", "ro.product.device": "shiba"},
+                  "ro.product.name": "shiba", "ro.product.device": "shiba",
+                  STAND_IN_ANDROID_PROP: STAND_IN},
         "battery": {"ac": False, "usb": plugged, "wireless": False, "level": level, "scale": 100,
                     "temperature": temperature_tenths, "status": 2 if plugged else 3, "voltage": 4248},
         "thermal_status": thermal_status,
@@ -67,7 +77,7 @@ def ios_device(udid: str = "00008130-001A2C3E0E38001C", *, product_type: str = "
         "info": {"ActivationState": "Activated", "BuildVersion": "21F90", "DeviceClass": "iPhone",
                  "DeviceName": device_name, "HardwareModel": "D83AP", "ProductName": "iPhone OS",
                  "ProductType": product_type, "ProductVersion": version, "UniqueDeviceID": udid,
-                 "WiFiAddress": "a4:83:e7:12:34:56"},
+                 "WiFiAddress": "a4:83:e7:12:34:56", STAND_IN_IOS_KEY: STAND_IN},
         "battery": {"BatteryCurrentCapacity": level, "BatteryIsCharging": charging, "ExternalChargeCapable": True,
                     "ExternalConnected": charging, "FullyCharged": False, "GasGaugeCapability": True,
                     "HasBattery": True},

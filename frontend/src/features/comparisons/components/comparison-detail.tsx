@@ -14,6 +14,7 @@ import { ProgressBar } from './progress-bar';
 import { RunsTable } from './runs-table';
 import { TagList } from './tag-list';
 import { DataTable } from '@/components/data-table';
+import { StandInNotice } from '@/components/stand-in';
 
 type ComparisonDetailViewProps = {
   id: string;
@@ -119,6 +120,7 @@ export function ComparisonDetailView({ id, renderResults, renderShare, samplesRe
           {sharing && renderShare(detail)}
         </div>
       )}
+      <StandInNotice standIns={detail.runs.filter((run) => run.stand_in).length} total={detail.runs.length} />
       {rerun.isError && (
         <p role="alert" className="alert alert-error">
           Could not re-run: {rerun.error.message}

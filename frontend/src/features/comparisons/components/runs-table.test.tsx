@@ -7,6 +7,15 @@ import { RunsTable } from './runs-table';
 const [done, withArtifact] = comparisonDetailFixture.runs as [Run, Run];
 
 describe('runs table', () => {
+  it("marks a run measured on the phone simulator's JVM stand-in, and only that run", () => {
+    const simulated: Run = { ...withArtifact, device: 'R5CT1234', device_model: 'Pixel 8', stand_in: 'jvm' };
+    render(<RunsTable runs={[done, simulated]} />);
+    expect(within(screen.getByTestId(`run-${simulated.id}`)).getByTestId('stand-in-tag')).toHaveTextContent(
+      'simulated phone (JVM stand-in)',
+    );
+    expect(within(screen.getByTestId(`run-${done.id}`)).queryByTestId('stand-in-tag')).toBeNull();
+  });
+
   it('lists each run with its device, client and server stacks, fingerprint and artifacts as download links', () => {
     const failedOnce: Run = {
       ...withArtifact,

@@ -2,6 +2,7 @@ import type { Run, RunArtifact } from '@/lib/api-types';
 import { formatBytes } from '@/utils/format';
 import { clientStackEntries, serverStackEntries, stackEntriesText } from '@/utils/stacks';
 import { DataTable } from '@/components/data-table';
+import { StandInTag } from '@/components/stand-in';
 
 /** A comparison's runs: where each ran (device and its fingerprint), how it went, its artifacts. */
 export function RunsTable({ runs }: { runs: Run[] }) {
@@ -15,6 +16,7 @@ export function RunsTable({ runs }: { runs: Run[] }) {
                 <>
                   {run.device_model ? `${run.device_model} ` : ''}
                   <span className={run.device_model ? 'muted small' : undefined}>{run.device}</span>
+                  <StandInTag standIn={run.stand_in} />
                 </>
               ) : (
                 <span className="muted">not assigned</span>

@@ -45,6 +45,16 @@ describe('devices page', () => {
     expect(iphone).toHaveTextContent('Quarantined3 consecutive infrastructure failures — timeout: fastlane ran past 900 s');
   });
 
+  it("marks a phone simulator's device as the JVM stand-in it is, and only that device", async () => {
+    Object.assign(lab.state.devices[0]!, { stand_in: 'jvm' });
+    renderPage();
+    const simulated = await row(lab.state.devices[0]!.serial);
+    expect(within(within(simulated).getByRole('rowheader')).getByTestId('stand-in-tag')).toHaveTextContent(
+      'simulated phone (JVM stand-in)',
+    );
+    expect(within(await row('RFCX21')).queryByTestId('stand-in-tag')).toBeNull();
+  });
+
   it('links each device to its recent runs, with how they ended', async () => {
     renderPage();
     const pixel = await row('R5CT1234');

@@ -1,6 +1,7 @@
 import { Fragment, useState } from 'react';
 import { Link } from 'react-router-dom';
 import { DataTable } from '@/components/data-table';
+import { StandInTag } from '@/components/stand-in';
 import type { Device, DeviceRecentRun } from '@/lib/api-types';
 import { DeviceHistory } from './device-history';
 import { DeviceStateBadge } from './device-state-badge';
@@ -18,7 +19,10 @@ export function DevicesTable({ devices, now }: { devices: Device[]; now?: number
           <Fragment key={device.id}>
             <tr data-testid={`device-${device.serial}`}>
               <th scope="row">
-                <div className="row-title">{device.model || device.serial}</div>
+                <div className="row-title">
+                  {device.model || device.serial}
+                  <StandInTag standIn={device.stand_in} />
+                </div>
                 <div className="muted small">
                   {PLATFORM_LABELS[device.platform] ?? device.platform} {device.os_version} ·{' '}
                   <code>{device.serial}</code>

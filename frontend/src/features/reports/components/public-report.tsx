@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react';
 import { formatDateTime } from '@/utils/format';
 import type { PublicReport } from '../types';
+import { StandInNotice } from '@/components/stand-in';
 import { ReportMethodSection } from './report-method';
 import '../reports.css';
 
@@ -54,6 +55,10 @@ export function PublicReportView({ report, renderResults, downloads }: PublicRep
           </div>
         )}
       </header>
+      <StandInNotice
+        standIns={report.method.runs.filter((run) => run.stand_in).length}
+        total={report.method.runs.length}
+      />
       <p className={`report-verdict-line ${OUTCOME_CLASS[outcome] ?? ''}`} data-testid="report-verdict-line">
         {report.verdict_line}
       </p>

@@ -1,6 +1,7 @@
 import { formatNumber } from '@/utils/format';
 import type { ReportMethod, ReportRun } from '../types';
 import { DataTable } from '@/components/data-table';
+import { StandInTag } from '@/components/stand-in';
 
 /** Key facts of a link profile or measurement, e.g. "delay 50 ms · loss 1 %". */
 export function describeLink(values: Record<string, unknown>): string {
@@ -54,7 +55,10 @@ export function ReportMethodSection({ method }: { method: ReportMethod }) {
           <tbody>
             {method.runs.map((run, index) => (
               <tr key={`${run.device}-${run.network_profile}-${index}`}>
-                <th scope="row">{run.device}</th>
+                <th scope="row">
+                  {run.device}
+                  <StandInTag standIn={run.stand_in} />
+                </th>
                 <td>{fingerprintLine(run)}</td>
                 <td>{run.network_profile}</td>
                 <td>{describeLink(run.network_profile_applied)}</td>

@@ -44,6 +44,7 @@ export const publicReportFixture: PublicReport = {
         network_profile_applied: { delay_ms: 50 },
         network_measured: { rtt_ms: 101.2 },
         fingerprint: { platform: 'android', model: 'Pixel 8', os_version: '14' },
+        stand_in: null,
         blocks: 10,
         samples: 1200,
       },

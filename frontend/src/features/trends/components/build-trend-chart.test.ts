@@ -12,6 +12,7 @@ const base: Omit<TrendPoint, 'comparison_id' | 'value' | 'verdict' | 'ci95' | 'c
   device: 'd',
   device_model: 'Pixel 8',
   platform: 'android',
+  stand_in: null,
   profile: 'lte',
   n: 10,
   failed_requests: 0,

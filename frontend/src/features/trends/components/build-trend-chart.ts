@@ -75,7 +75,7 @@ export function buildTrendChart(trend: Trend): { data: Data[]; layout: Partial<L
       p.version ?? '–',
       VERDICT_MARKERS[verdictKey(p)].label,
       p.ci95 ? `[${formatMs(p.ci95[0])}, ${formatMs(p.ci95[1])}]` : '',
-      `${p.device_model} / ${p.profile}`,
+      `${p.device_model}${p.stand_in ? ' (simulated phone)' : ''} / ${p.profile}`,
       p.comparison_id, // read by a click on the point (point-links.tsx)
     ]),
     hovertemplate:

@@ -33,6 +33,7 @@ function point(id: string, commit: string, value: number, verdict: TrendPoint['v
     device: 'R5CT1234',
     device_model: 'Pixel 8',
     platform: 'android',
+    stand_in: null,
     profile: 'lte',
     value,
     ci95: [value - 2, value + 3],

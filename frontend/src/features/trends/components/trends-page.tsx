@@ -12,6 +12,7 @@ import {
   type TrendQuery,
 } from '../api/get-trend';
 import { DataTable } from '@/components/data-table';
+import { StandInTag } from '@/components/stand-in';
 import { buildTrendChart, trendValueLabel, VERDICT_MARKERS, verdictKey } from './build-trend-chart';
 import { PointLinks } from './point-links';
 import './trends.css';
@@ -285,6 +286,7 @@ function TrendTable({ points }: { points: TrendPoint[] }) {
                 <td>{formatDateTime(p.created_at)}</td>
                 <td>
                   {p.device_model} / {p.profile}
+                  <StandInTag standIn={p.stand_in} />
                 </td>
                 <td>
                   {formatMs(p.value)}

@@ -1,0 +1,40 @@
+"""Which fingerprints mark the phone simulator's JVM stand-in (apps.devices.stand_in)."""
+
+import pytest
+
+from apps.devices.stand_in import device_stand_in, run_stand_in
+
+
+@pytest.mark.parametrize("fingerprint,expected", [
+    ({"manufacturer": "Google", "build": "AP2A.240805.005", "stand_in": "jvm"}, "jvm"),
+    ({"manufacturer": "Google", "build": "AP2A.240805.005"}, None),  # a real phone says nothing
+    ({"stand_in": ""}, None),
+    ({"stand_in": 1}, None),
+    ({}, None),
+    (None, None),
+    ([], None),
+])
+def test_a_device_is_a_stand_in_only_when_its_fingerprint_says_so(fingerprint, expected):
+    assert device_stand_in(fingerprint) == expected
+
+
+@pytest.mark.parametrize("fingerprint,expected", [
+    # The runner copied the device's announcement into the run's fingerprint.
+    ({"platform": "android", "harness_version": "latencylab-harness 0.1.0 (android)",
+      "device": {"stand_in": "jvm"}}, "jvm"),
+    # The harness said it ran on a JVM, on a phone platform (a result from before the announcement).
+    ({"platform": "ios", "harness_version": "latencylab-harness 0.1.0 (jvm)"}, "jvm"),
+    ({"platform": "android", "harness_version": "latencylab-harness 0.1.0 (jvm)", "device": {}}, "jvm"),
+    ({"platform": "ios", "harness_version": "latencylab-harness 0.1.0 (jvm) — JVM stand-in for the iOS XCTest "
+                                            "harness (phone simulator)"}, "jvm"),
+    # Phones running their own harness; the host runner (the probe is its harness, not a stand-in).
+    ({"platform": "android", "harness_version": "latencylab-harness 0.1.0 (android)"}, None),
+    ({"platform": "ios", "harness_version": "latencylab-harness 0.1.0 (ios)"}, None),
+    ({"platform": "host", "harness_version": "latencylab-runner 0.2.0 (python 3.11.2)"}, None),
+    ({"platform": "host", "harness_version": "something (jvm)"}, None),
+    ({"platform": "android", "harness_version": None}, None),
+    ({}, None),
+    (None, None),
+])
+def test_a_run_is_a_stand_in_by_its_device_or_its_harness(fingerprint, expected):
+    assert run_stand_in(fingerprint) == expected
