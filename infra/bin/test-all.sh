@@ -101,21 +101,6 @@ background_suite device-runner "$run_dir/device-runner.log" \
   bash -c "cd device-runner && ../.venv/bin/python -m pytest -p no:cacheprovider --durations=15 -m 'not timing' \
     cli/tests contract/tests tools/tests runner/tests"
 device_runner_pid=$!
-if [ -f frontend/package.json ]; then
-  # When the device-runner suite ends, the backend's still has minutes to go (its agents wait on
-  # emulated links, leaving a core mostly idle): the dashboard's unit tests (Vitest, CPU-bound) and
-  # the browser end-to-end tests (a stack of their own with the demo lab; they mostly wait for its
-  # comparisons) take its place. The end-to-end tests ran after the timing suite before, alone:
-  # 180-230 s of the critical path, much of it with a core idle.
-  background_suite_after "$device_runner_pid" frontend-unit "$run_dir/frontend-unit.log" \
-    bash -c "cd frontend && npm test --silent"
-  background_suite_after "$device_runner_pid" e2e "$run_dir/e2e.log" bash -c "
-    set -e
-    trap \"'$REPO/.venv/bin/python' '$REPO/infra/bin/stack.py' down --dir '$run_dir/e2e' >/dev/null 2>&1\" EXIT  # down before the timing suite
-    .venv/bin/python infra/bin/stack.py up --dir '$run_dir/e2e' --ports auto --no-demo --demo-lab
-    web=\$(.venv/bin/python infra/bin/stack.py env --dir '$run_dir/e2e' | .venv/bin/python -c 'import json,sys; print(json.load(sys.stdin)[\"web\"])')
-    cd frontend && E2E_BASE_URL=\$web E2E_USERNAME=demo E2E_PASSWORD=demo-latencylab E2E_STACK_DIR='$run_dir/e2e' npm run e2e --silent"
-fi
 background_suite harness-android "$run_dir/harness-android.log" \
   bash -c "cd device-runner/harness/android/core && mvn -B -ntp -Dstyle.color=never surefire:test"
 # The harness's two APKs built without Gradle (device-runner/harness/android/apk), from the core's jar
@@ -132,6 +117,24 @@ background_suite deploy "$run_dir/deploy.log" \
 # PostgreSQL they break mid-run; they mostly wait for processes to restart.
 background_suite faults "$run_dir/faults.log" \
   env LATENCYLAB_FAULTS_DIR="$run_dir" .venv/bin/python -m pytest -p no:cacheprovider infra/tests/faults
+faults_pid=$!
+if [ -f frontend/package.json ]; then
+  # The dashboard's unit tests (Vitest, CPU-bound, ~4 minutes on one core) start when the fault
+  # tests end (~5 minutes in): from then the backend's and device-runner's suites leave a core
+  # 30-90 % idle (their agents and phones wait on emulated links), measured with vmstat. They
+  # started after the device-runner suite before, which put them on the critical path.
+  background_suite_after "$faults_pid" frontend-unit "$run_dir/frontend-unit.log" \
+    bash -c "cd frontend && npm test --silent"
+  # The browser end-to-end tests (a stack of their own with the demo lab; they mostly wait for its
+  # comparisons) take the device-runner suite's place when it ends. They ran after the timing
+  # suite before, alone: 180-230 s of the critical path, much of it with a core idle.
+  background_suite_after "$device_runner_pid" e2e "$run_dir/e2e.log" bash -c "
+    set -e
+    trap \"'$REPO/.venv/bin/python' '$REPO/infra/bin/stack.py' down --dir '$run_dir/e2e' >/dev/null 2>&1\" EXIT  # down before the timing suite
+    .venv/bin/python infra/bin/stack.py up --dir '$run_dir/e2e' --ports auto --no-demo --demo-lab
+    web=\$(.venv/bin/python infra/bin/stack.py env --dir '$run_dir/e2e' | .venv/bin/python -c 'import json,sys; print(json.load(sys.stdin)[\"web\"])')
+    cd frontend && E2E_BASE_URL=\$web E2E_USERNAME=demo E2E_PASSWORD=demo-latencylab E2E_STACK_DIR='$run_dir/e2e' npm run e2e --silent"
+fi
 # Its tests marked `timing` (a gate's verdict on latencies measured here) run last, below.
 suite backend bash -c "cd backend && ../.venv/bin/python -m pytest --create-db -p no:cacheprovider --durations=15 -m 'not timing'"
 finish_background_suites
