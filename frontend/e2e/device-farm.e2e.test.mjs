@@ -59,9 +59,12 @@ test("the Devices page lists the demo lab's fake phones with their states", { ti
       assert.match(text, model);
       assert.match(text, /\d+ ?%/, `${serial} shows its battery`);
       assert.match(text, /°C/, `${serial} shows its temperature`);
+      // The simulator's phones are not phones, and the page says so beside each one.
+      assert.match(text, /simulated phone \(JVM stand-in\)/, `${serial} is marked as the JVM stand-in`);
     }
     const host = page.locator('[data-testid^="device-host-"]').first();
     await host.waitFor();
+    assert.equal(await host.getByTestId('stand-in-tag').count(), 0, 'the host runner is not a stand-in');
 
     t.diagnostic(`screenshot ${await saveScreenshot(page, 'device-farm-devices')}`);
     assert.deepEqual(pageErrors, [], 'no uncaught errors in the page');
@@ -121,6 +124,9 @@ test('a comparison on host, Android and iOS, created in the builder, has per-dev
     assert.equal(await runs.locator('tbody tr').count(), 3);
     assert.equal((runsText.match(/\bdone\b/g) ?? []).length, 3, runsText);
     assert.match(runsText, /a1-block-1-fastlane\.log/);
+    // Two of its three devices were the simulator's JVM stand-ins: each run and the page say so.
+    assert.equal(await runs.getByTestId('stand-in-tag').count(), 2);
+    assert.match(await page.getByTestId('stand-in-notice').innerText(), /2 of 3 devices of this comparison were/);
 
     // The per-device small multiples: three devices, drawn with data.
     const chart = page.getByTestId('chart-devices');
