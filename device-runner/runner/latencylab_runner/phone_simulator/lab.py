@@ -32,7 +32,7 @@ import json
 import os
 import signal
 import sys
-import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +45,7 @@ from . import adb_server, harness_core, scenario
 FASTLANE_DIR = scenario.DEVICE_RUNNER / "fastlane"
 FAKE_TEAM_ID = "FAKETEAM00"
 FAKE_BUNDLE_ID_PREFIX = "test.latencylab-simulator.fake"
+STOP_POLL_S = 0.2  # how soon a SIGTERM delivered to another thread is acted on
 
 
 def expand(phones: dict[str, Any]) -> dict[str, Any]:
@@ -102,9 +103,15 @@ def serve(directory: Path, phones: dict[str, Any], *, require_harness: bool, rea
     scenario_path = directory / "scenario.json"
     scenario.save(expand(phones), scenario_path)
     server = adb_server.FakeAdbServer(scenario_path, directory / "phones").start()
-    stop = threading.Event()
+    # Python runs a signal's handler in the main thread only, and a main thread blocked in a lock
+    # (Event.wait() without a timeout) is not woken when the kernel delivers the signal to another
+    # thread (the adb server's, a harness run's): SIGTERM then went unnoticed and the simulator
+    # never exited (a clean-clone make test saw it). So the handler only records the signal, and
+    # the main thread looks at least every STOP_POLL_S; the handler takes no lock (an Event's
+    # lock may be the one the interrupted main thread holds).
+    stopping: list[int] = []
     for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: stop.set())
+        signal.signal(sig, lambda signum, _frame: stopping.append(signum))
     ready = json.dumps({
         "scenario": str(scenario_path),
         "env": environment(server.socket_spec, scenario_path, os.environ.get("PATH", os.defpath)),
@@ -116,7 +123,8 @@ def serve(directory: Path, phones: dict[str, Any], *, require_harness: bool, rea
         tmp.write_text(ready + "\n")
         tmp.replace(ready_file)
     print(ready, flush=True)
-    stop.wait()
+    while not stopping:
+        time.sleep(STOP_POLL_S)
     server.stop()
     return 0
 
