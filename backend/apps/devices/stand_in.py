@@ -12,7 +12,7 @@ names such a device says so.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 JVM = "jvm"
 LABEL = "phone simulator (JVM stand-in)"
@@ -27,6 +27,19 @@ def device_stand_in(fingerprint: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+class _HasFingerprint(Protocol):
+    fingerprint: Any
+
+
+class RunWithDevice(Protocol):
+    """What `stand_in_of_run` reads of a run: its fingerprint and its device, if it still has one."""
+
+    fingerprint: Any
+
+    @property
+    def device(self) -> _HasFingerprint | None: ...
+
+
 def run_stand_in(fingerprint: Any) -> str | None:
     """The stand-in a run's fingerprint shows: its device's announcement, or a phone run whose
     harness reported running on a JVM."""
@@ -39,3 +52,9 @@ def run_stand_in(fingerprint: Any) -> str | None:
     if fingerprint.get("platform") in PHONE_PLATFORMS and isinstance(harness, str) and f"({JVM})" in harness:
         return JVM
     return None
+
+
+def stand_in_of_run(run: RunWithDevice) -> str | None:
+    """The stand-in a run was measured on: what the run recorded of itself, or else what its
+    device (still assigned) announces now."""
+    return run_stand_in(run.fingerprint) or (device_stand_in(run.device.fingerprint) if run.device else None)

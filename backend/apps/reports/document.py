@@ -16,7 +16,7 @@ from django.utils import timezone
 from apps.comparisons.models import Comparison
 from apps.comparisons.secret_refs import REFERENCE
 from apps.core.errors import ApplicationError
-from apps.devices.stand_in import device_stand_in, run_stand_in
+from apps.devices.stand_in import stand_in_of_run
 from apps.results.selectors import results_for_charts
 from apps.results.verdicts.ci_verdict import verdict_for
 
@@ -89,7 +89,7 @@ def _runs(comparison: Comparison) -> list[dict[str, Any]]:
             "device": device, "platforms": run.platforms, "status": run.status,
             "network_profile": run.network_profile, "network_profile_applied": run.network_profile_spec,
             "network_measured": run.link, "fingerprint": fingerprint,
-            "stand_in": run_stand_in(fingerprint) or (device_stand_in(run.device.fingerprint) if run.device else None),
+            "stand_in": stand_in_of_run(run),
             "blocks": run.blocks_total, "samples": int(getattr(run, "sample_total", 0) or 0),
         })
     return out

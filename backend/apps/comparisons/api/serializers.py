@@ -4,7 +4,7 @@ from django.db.models import Manager, Prefetch, QuerySet
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from apps.devices.stand_in import device_stand_in, run_stand_in
+from apps.devices.stand_in import stand_in_of_run
 
 from ..artifacts import run_artifacts_listing
 from ..models import Arm, Comparison, Run, RunArtifact
@@ -119,7 +119,7 @@ class RunOutputSerializer(serializers.ModelSerializer):
 
     @extend_schema_field(serializers.CharField(allow_null=True))
     def get_stand_in(self, obj: Run) -> str | None:
-        return run_stand_in(obj.fingerprint) or (device_stand_in(obj.device.fingerprint) if obj.device else None)
+        return stand_in_of_run(obj)
 
     @extend_schema_field(serializers.ChoiceField(choices=Run.ErrorKind.choices, allow_null=True))
     def get_error_kind(self, obj: Run) -> str | None:

@@ -1,8 +1,11 @@
 """Which fingerprints mark the phone simulator's JVM stand-in (apps.devices.stand_in)."""
 
+from dataclasses import dataclass
+from typing import Any
+
 import pytest
 
-from apps.devices.stand_in import device_stand_in, run_stand_in
+from apps.devices.stand_in import device_stand_in, run_stand_in, stand_in_of_run
 
 
 @pytest.mark.parametrize("fingerprint,expected", [
@@ -38,3 +41,27 @@ def test_a_device_is_a_stand_in_only_when_its_fingerprint_says_so(fingerprint, e
 ])
 def test_a_run_is_a_stand_in_by_its_device_or_its_harness(fingerprint, expected):
     assert run_stand_in(fingerprint) == expected
+
+
+@dataclass
+class _Device:
+    fingerprint: Any
+
+
+@dataclass
+class _Run:
+    fingerprint: Any
+    device: _Device | None
+
+
+@pytest.mark.parametrize("run,expected", [
+    # What the run recorded of itself comes first…
+    (_Run({"platform": "ios", "harness_version": "latencylab-harness 0.1.0 (jvm)"}, None), "jvm"),
+    # …a run with nothing recorded yet (queued, leased) is its device's…
+    (_Run({}, _Device({"stand_in": "jvm"})), "jvm"),
+    (_Run(None, _Device({"model": "Pixel 8"})), None),
+    # …and without a device, nothing.
+    (_Run({"platform": "android", "harness_version": "latencylab-harness 0.1.0 (android)"}, None), None),
+])
+def test_a_runs_stand_in_is_its_own_record_or_its_devices(run, expected):
+    assert stand_in_of_run(run) == expected

@@ -20,7 +20,7 @@ from django.db.models import Exists, OuterRef, QuerySet
 
 from apps.accounts.models import Organization
 from apps.comparisons.models import Arm, Comparison, Run
-from apps.devices.stand_in import device_stand_in, run_stand_in
+from apps.devices.stand_in import stand_in_of_run
 
 from ..models import Analysis
 from ..selectors import analyses_latest_sections
@@ -60,7 +60,7 @@ def _devices(comparison_ids: Iterable[Any]) -> dict[tuple[Any, str], tuple[str |
         label = run.device.serial if run.device else run.device_label or f"slot-{run.slot}"
         fingerprint_model = run.fingerprint.get("model") if isinstance(run.fingerprint, dict) else None
         model = (run.device.model if run.device else "") or fingerprint_model or label
-        stand_in = run_stand_in(run.fingerprint) or (device_stand_in(run.device.fingerprint) if run.device else None)
+        stand_in = stand_in_of_run(run)
         out[(run.comparison_id, label)] = (run.device.platform if run.device else None, str(model), stand_in)
     return out
 
