@@ -29,7 +29,6 @@ from apps.accounts.models import Membership
 from apps.accounts.services import api_token_create, user_ensure_member
 from apps.comparisons.models import Comparison, Run
 from apps.devices.models import Device
-from apps.reports.document import report_document
 from apps.results.models import Sample
 from config.celery import app as celery_app
 from testing.device_lab import FakeLab, RunnerProcess, runner_configure, runner_register
@@ -213,7 +212,12 @@ def test_a_comparison_runs_on_a_host_an_android_phone_and_an_iphone(admin, api, 
     assert runs[PIXEL]["fingerprint"]["battery"] == 87.0
     # Each run says whether a phone measured it, and so does the shareable report.
     assert {serial: run["stand_in"] for serial, run in runs.items()} == {HOST: None, PIXEL: "jvm", IPHONE: "jvm"}
-    reported = report_document(comparison=Comparison.objects.get(pk=comparison_id))["method"]["runs"]
+    shared = api.post(f"/api/v1/comparisons/{comparison_id}/shares", {}, format="json")
+    assert shared.status_code == 201, shared.content
+    visitor = APIClient(REMOTE_ADDR="192.0.2.41")  # anyone with the link, counted apart by the public throttle
+    public_report = visitor.get(f"/api/v1/public/reports/{shared.json()['token']}")
+    assert public_report.status_code == 200, public_report.content
+    reported = public_report.json()["method"]["runs"]
     assert sorted((r["fingerprint"]["platform"], r["stand_in"]) for r in reported) == [
         ("android", "jvm"), ("host", None), ("ios", "jvm")]
     for serial in (PIXEL, IPHONE):
