@@ -42,3 +42,49 @@ def test_agent_keeps_going_after_a_run_fails_on_the_backend():
     agent = Agent(client, name="t", serial="host-t", driver=FailingFirstDriver(client), heartbeat_interval_s=60)
     assert agent.run_forever(max_runs=2) == 2
     assert client.executed == ["r1", "r2"]
+
+
+class IdleClient(ScriptedClient):
+    """No work, ever; its long-poll answers at once (a fast fake of an empty queue)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.leases = []
+        self.heartbeats: list[list[dict[str, Any]]] = []
+
+    def heartbeat(self, devices: list[dict[str, Any]], runs: list[dict[str, str]]) -> dict[str, Any]:
+        self.heartbeats.append(devices)
+        return {"commands": []}
+
+    def lease(self, serials: list[str], wait_s: float) -> list[dict[str, Any]]:
+        threading.Event().wait(0.01)  # the poll interval of a loop that waits for the drain
+        return []
+
+
+def test_sigterm_is_only_recorded_in_the_handler_and_drained_by_the_watcher():
+    """The handler runs on whatever the main thread was doing, possibly holding the lock of the
+    Event or Condition draining uses: it must take none. Here the interrupted thread holds both,
+    and the handler still returns (before the fix it set the Event itself and waited forever)."""
+    client = IdleClient()
+    agent = Agent(client, name="t", serial="host-t", driver=FailingFirstDriver(client), heartbeat_interval_s=60)
+    returned = threading.Event()
+
+    def interrupted_while_holding_the_locks() -> None:
+        with agent.stopping._cond, agent._changed:  # noqa: SLF001 — the locks a handler could meet
+            agent.signalled(15)
+        returned.set()
+
+    holder = threading.Thread(target=interrupted_while_holding_the_locks, daemon=True)
+    holder.start()
+    assert returned.wait(30), "the SIGTERM handler waited for a lock"
+    assert not agent.stopping.is_set()  # recorded only: the watcher drains
+
+    # The agent's own loop: its watcher sees the record, drains, and the loop ends.
+    assert agent.run_forever() == 0
+    assert agent.stopping.is_set()
+    # The stopping heartbeat (a thread of its own) reported the idle device offline, so the
+    # backend ends its long-poll.
+    for thread in threading.enumerate():
+        if thread.name == "stopping-heartbeat":
+            thread.join(30)
+    assert [d["state"] for d in client.heartbeats[-1]] == ["offline"]

@@ -32,6 +32,9 @@ log = logging.getLogger("latencylab.runner")
 
 # Why a stopping agent's free devices are offline (the backend shows it on the Devices page).
 STOPPING_REASON = "runner stopping"
+# How often the watcher thread looks for a signal the handler recorded: a SIGTERM starts the
+# drain within this, and a systemd stop waits for the drain anyway.
+SIGNAL_POLL_S = 0.2
 
 
 class SingleDevice:
@@ -67,6 +70,8 @@ class Agent:
         self.hosted = hosted
         # Set by SIGTERM or a `drain` command: no new leases; running runs finish.
         self.stopping = threading.Event()
+        # What the SIGTERM handler records, and all it does: the watcher thread drains.
+        self._signalled: list[int] = []
         self._stopped = threading.Event()
         self._active: dict[str, dict[str, Any]] = {}
         self._cancel: dict[str, threading.Event] = {}
@@ -128,6 +133,7 @@ class Agent:
         self.hello()
         heartbeat = threading.Thread(target=self._heartbeat_loop, name="heartbeat", daemon=True)
         heartbeat.start()
+        threading.Thread(target=self._signal_watch, name="signal-watch", daemon=True).start()
         idle_since = time.monotonic()
         try:
             while not self.stopping.is_set():
@@ -230,13 +236,28 @@ class Agent:
             while self._active:
                 self._changed.wait(timeout=1.0)
 
-    def drain(self, *_: Any) -> None:
-        """The SIGTERM handler (and the server's `drain` command): stop leasing; the loop
-        ends once running runs are done."""
+    def signalled(self, signum: int, _frame: Any = None) -> None:
+        """The SIGTERM handler: records the signal, nothing more. Python runs a handler on
+        the main thread between two of its steps, wherever it is — maybe holding the lock of
+        the very Event, Condition or log handler that draining uses, which a handler taking
+        it again would wait for forever. The watcher thread drains (`_signal_watch`)."""
+        self._signalled.append(signum)
+
+    def _signal_watch(self) -> None:
+        """Drains once a signal was recorded; looks every SIGNAL_POLL_S until the agent stops."""
+        while not self._stopped.wait(SIGNAL_POLL_S):
+            if self._signalled:
+                log.info("signal %d received", self._signalled[0])
+                self.drain()
+                return
+
+    def drain(self) -> None:
+        """Stop leasing (on SIGTERM, through the watcher, or the server's `drain` command); the
+        loop ends once running runs are done."""
         if self.stopping.is_set():
             return
         log.info("draining: no new leases; finishing the runs in progress")
         self.stopping.set()
-        # On a thread of its own: as the signal handler this runs on the main thread, which
-        # may be inside the lease request this heartbeat is meant to end.
+        # On a thread of its own: the caller may be the heartbeat thread (a `drain` command),
+        # and the main thread may be inside the lease request this heartbeat is meant to end.
         threading.Thread(target=self.heartbeat_once, name="stopping-heartbeat", daemon=True).start()

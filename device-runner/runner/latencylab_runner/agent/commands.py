@@ -119,7 +119,7 @@ def build_drivers(config: RunnerConfig, shaper: WifiShaper | None = None) -> lis
 
 
 def serve(agent: Agent, client: RunnerClient, *, max_runs: int | None = None, idle_exit_s: float | None = None) -> int:
-    signal.signal(signal.SIGTERM, agent.drain)
+    signal.signal(signal.SIGTERM, agent.signalled)
     try:
         agent.run_forever(max_runs=max_runs, idle_exit_s=idle_exit_s)
     except KeyboardInterrupt:
