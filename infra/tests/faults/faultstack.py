@@ -162,11 +162,18 @@ class FaultStack:
                           lambda: (n := self.comparison(comparison_id)["progress"]["blocks_done"]) >= at_least and n,
                           timeout_s)
 
-    def wait_runner_retrying(self, what: str, pattern: str, after: int, timeout_s: float = 60) -> str:
-        """Waits until the runner's log, past offset `after`, says it is retrying a call that
-        matches `pattern` (the fault reached the runner, and the runner did not give up)."""
+    def wait_runner_retrying(self, what: str, pattern: str, after: int, timeout_s: float = 60,
+                             times: int = 1) -> str:
+        """Waits until the runner's log, past offset `after`, says `times` times that it is
+        retrying a call that matches `pattern` (the fault reached the runner, and the runner
+        did not give up); returns the last such line."""
         regex = re.compile(pattern + r".*retrying in")
-        return wait_until(what, lambda: (m := regex.search(self.log("runner")[after:])) and m.group(0), timeout_s)
+
+        def retried() -> str | None:
+            found = regex.findall(self.log("runner")[after:])
+            return found[-1] if len(found) >= times else None
+
+        return wait_until(what, retried, timeout_s)
 
     def exported_samples(self, comparison_id: str) -> list[dict[str, Any]]:
         response = self.http.get(f"/api/v1/comparisons/{comparison_id}/samples.json")
