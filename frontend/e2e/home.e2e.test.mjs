@@ -58,14 +58,25 @@ test('Home shows recent verdicts, a running comparison live, and the farm', { ti
     const seen = [];
     const deadline = Date.now() + finishTimeoutMs;
     let screenshotted = false;
-    while ((await running.count()) > 0 && Date.now() < deadline) {
-      const now = Number((await bar.getAttribute('aria-valuenow').catch(() => null)) ?? NaN);
+    let shown = null; // the bar's aria-valuenow as last read
+    while ((await running.count()) > 0) {
+      shown = await bar.getAttribute('aria-valuenow').catch(() => null);
+      const now = Number(shown ?? NaN);
       if (Number.isFinite(now) && seen[seen.length - 1] !== now) seen.push(now);
       if (!screenshotted && now > 0) {
         t.diagnostic(`screenshot ${await saveScreenshot(page, 'home-running')}`);
         screenshotted = true;
       }
-      await page.waitForTimeout(500);
+      // The next thing to read: the bar showing another value, or the row gone.
+      await page.waitForFunction(
+        ({ testId, last }) => {
+          const row = globalThis.document.querySelector(`[data-testid="${testId}"]`);
+          const value = row?.querySelector('[role="progressbar"]')?.getAttribute('aria-valuenow') ?? null;
+          return !row || value !== last;
+        },
+        { testId: `home-in-flight-${long.id}`, last: shown },
+        { timeout: Math.max(1, deadline - Date.now()) },
+      );
     }
     t.diagnostic(`progress seen while running: ${seen.join(', ')} %`);
     assert.ok(seen.length >= 1, 'the running comparison showed a progress bar');

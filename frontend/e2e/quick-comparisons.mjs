@@ -1,6 +1,7 @@
 // Small comparisons created through the API with the signed-in page's session (the same
 // cookies and CSRF token the dashboard uses), for the pages that list or follow comparisons.
 import assert from 'node:assert/strict';
+import { waitForTerminalStatus } from './session.mjs';
 
 /** h1 vs h2 on the stack's host runner: a few echo API calls per block, done in seconds. The rounds are
  * spread over the blocks: keep rounds ≥ blocks (a block left without a round fails at the runner). */
@@ -37,12 +38,16 @@ export async function createComparison(page, baseUrl, spec) {
   return response.json();
 }
 
-/** Poll the comparison until it is finished, failed or cancelled; returns its last state. */
+/** Waits until the comparison is finished, failed or cancelled, as its own page shows it (a
+ * second tab of the same session, which follows the comparison as a user's does), and returns
+ * its state from the API; after `timeoutMs` without an end, its state then. */
 export async function waitForComparison(page, baseUrl, id, timeoutMs) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const body = await (await page.request.get(`${baseUrl}/api/v1/comparisons/${id}`)).json();
-    if (['finished', 'failed', 'cancelled'].includes(body.status) || Date.now() > deadline) return body;
-    await page.waitForTimeout(1_000);
+  const watcher = await page.context().newPage();
+  try {
+    await watcher.goto(`${baseUrl}/comparisons/${id}`);
+    await waitForTerminalStatus(watcher, timeoutMs);
+  } finally {
+    await watcher.close();
   }
+  return (await page.request.get(`${baseUrl}/api/v1/comparisons/${id}`)).json();
 }
