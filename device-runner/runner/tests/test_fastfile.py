@@ -20,11 +20,12 @@ from device_lab import scenario
 from latencylab_runner.agent.client import RunnerClient
 from latencylab_runner.drivers import android as android_driver
 from latencylab_runner.drivers.android import AndroidDriver
-from latencylab_runner.drivers.android_harness import AndroidHarness, LaneFailure
+from latencylab_runner.drivers.android_harness import AndroidHarness
 from latencylab_runner.drivers.fastlane import LaneRun
 from latencylab_runner.drivers.ios import IosDriver
 from latencylab_runner.drivers.ios_harness import IosHarness, IosSigning
 from latencylab_runner.drivers.job_exchange import JobExchange
+from latencylab_runner.drivers.lane_failure import LaneFailure
 from latencylab_runner.drivers.phone import PhoneSettings
 from latencylab_runner.drivers.targets import ReferenceTarget
 

@@ -16,9 +16,10 @@ from pathlib import Path
 
 from ..devices.android import AndroidDevices
 from ..devices.tools import ToolError
-from .android_harness import AndroidHarness, LaneFailure
+from .android_harness import AndroidHarness
 from .artifacts import RunArtifacts
 from .fastlane import LaneRun
+from .lane_failure import LaneFailure
 from .outcome import BlockFailure, android_end, lane_failure
 from .phone import PhoneDriver, PhoneSettings
 

@@ -16,22 +16,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .fastlane import LaneRun
-from .outcome import BlockFailure, lane_failure
-from .phone import Cancelled
+from .lane_failure import LaneFailure, check_lane_ended
+from .outcome import lane_failure
 
 # The harness's version as Gradle builds it (device-runner/harness/android/app/build.gradle.kts).
 VERSION_FILE = Path("harness") / "android" / "app" / "build.gradle.kts"
 APKS = ("app.apk", "test.apk")  # the names build_harness gives the app and its test APK
 
 Lane = Callable[[list[str], float, str], LaneRun]  # (fastlane arguments, time limit, label) → the run
-
-
-class LaneFailure(BlockFailure):
-    """A preparation lane that failed; its log is the block's evidence."""
-
-    def __init__(self, error_kind: str, message: str, log: bytes):
-        super().__init__(error_kind, message)
-        self.log = log
 
 
 @dataclass(frozen=True)
@@ -111,14 +103,3 @@ class AndroidHarness:
         check_lane_ended(run, what)
         if run.returncode != 0:
             raise LaneFailure(kind, f"{what}: {lane_failure(run.text)}", run.log)
-
-
-def check_lane_ended(run: LaneRun, what: str) -> None:
-    """The ends every platform's lane shares: cancelled, never started (the runner's), or
-    killed at its time limit. A lane that ran to its own exit code is the caller's to judge."""
-    if run.cancelled:
-        raise Cancelled()
-    if run.start_error:
-        raise LaneFailure("runner_fault", run.start_error, run.log)
-    if run.timed_out:
-        raise LaneFailure("timeout", f"{what}: the lane ran over its {run.seconds:.0f} s limit and was killed", run.log)

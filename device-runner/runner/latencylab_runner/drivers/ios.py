@@ -21,12 +21,12 @@ from typing import Any
 from ..devices.ios import IosDevices, model_name
 from ..devices.model import DeviceStatus
 from ..devices.tools import ToolError, run_tool
-from .android_harness import LaneFailure
 from .artifacts import RunArtifacts
 from .dhcp_leases import lease_address
 from .fastlane import LaneRun
 from .ios_harness import DEFAULT_MIN_FREE_MB, IosHarness, IosSigning
 from .job_exchange import JobExchange
+from .lane_failure import LaneFailure
 from .outcome import BlockFailure, ios_end
 from .phone import PhoneDriver, PhoneSettings
 from .xcresult import export_result, result_bundle

@@ -25,9 +25,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .android_harness import LaneFailure, check_lane_ended
 from .fastlane import LaneRun
 from .job_exchange import JobExchange
+from .lane_failure import LaneFailure, check_lane_ended
 from .outcome import ios_end, lane_failure
 
 # The harness's version as the Swift core reports it (harness/ios/Sources/HarnessCore/HarnessInfo.swift).
