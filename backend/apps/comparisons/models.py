@@ -107,6 +107,11 @@ class Run(TimeStampedModel):
     error = models.TextField(blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # The lease order's first key, copied from the comparison so that one index gives the order:
+    # set by the database whenever a run is inserted or becomes queued (migration
+    # 0008_run_queue_order's trigger), whichever code path queues it.
+    queue_order = models.DateTimeField(null=True, blank=True, editable=False,
+                                       help_text="the comparison's created_at, copied by the database when queued")
 
     class Meta:
         ordering = ["comparison", "slot", "network_profile"]
@@ -118,6 +123,11 @@ class Run(TimeStampedModel):
             models.Index(fields=["comparison", "network_profile", "device"], name="run_slot_device_idx"),
             # Which devices hold a live lease (the lease's free devices, hello and heartbeat).
             models.Index(fields=["device"], condition=models.Q(status="leased"), name="run_leased_device_idx"),
+            # The queue in lease order, per pool (apps.scheduler.leasing._next_run_for): a lease walks
+            # it from the front and stops at the first run its device may take, instead of sorting
+            # the pool's whole queue.
+            models.Index(fields=["pool", "queue_order", "slot", "network_profile"],
+                         condition=models.Q(status="queued"), name="run_queue_order_idx"),
         ]
 
 

@@ -140,7 +140,15 @@ def _another_device_fits(run: Run, device: Device) -> bool:
 
 def _next_run_for(device: Device, *, taken: list[UUID]) -> UUID | None:
     """The id of the run this device takes next, locked; `taken`: runs this lease request
-    already took for the runner's other devices."""
+    already took for the runner's other devices.
+
+    One query per look (`LIMIT 1 … FOR UPDATE SKIP LOCKED`), which walks the partial index
+    run_queue_order_idx of the device's pool in lease order and stops at the first row it may
+    take: what it reads is the runs ahead of that one that it passes (locked by another lease,
+    another platform, a slot of a comparison and profile this device holds, …), not the
+    backlog behind it. A run that failed on this device and fits another one is passed over:
+    two more queries each, for at most _MAX_PASSED_OVER looks, so at most
+    3 × _MAX_PASSED_OVER queries, and one when no run ahead failed on this device."""
     candidates = (
         Run.objects.select_for_update(skip_locked=True, of=("self",))
         .filter(
@@ -160,10 +168,12 @@ def _next_run_for(device: Device, *, taken: list[UUID]) -> UUID | None:
         # A run extended by run-until-decided keeps its device: another device takes it only
         # when that one is gone or quarantined.
         .exclude(Q(device__isnull=False) & ~Q(device=device) & ~Q(device__state__in=_UNFIT_STATES))
-        .order_by("comparison__created_at", "slot", "network_profile")
-        # Only the id and what the pass-over needs: PostgreSQL sorts the whole queue before it
-        # locks the first row, and narrow rows make that sort cheap (the full run is read once
-        # it is chosen).
+        # Oldest comparison first: the order of the partial index run_queue_order_idx (queue_order
+        # is the comparison's created_at, models.Run), so PostgreSQL walks the pool's queue from
+        # the front and stops at the first row that passes every filter and is not locked,
+        # rather than sorting the whole queue first.
+        .order_by("queue_order", "slot", "network_profile")
+        # Only the id and what the pass-over needs (the full run is read once it is chosen).
         .values_list("pk", "failed_device_ids")
     )
     protocols = device_protocols(device.capabilities)
@@ -192,9 +202,11 @@ def _next_run_for(device: Device, *, taken: list[UUID]) -> UUID | None:
 
 @transaction.atomic
 def _lease_once(*, runner: Runner, serials: list[str]) -> list[Run]:
-    """One look for work for the runner's free devices. A fixed number of round trips
-    besides one query per device: the chosen runs, the devices and the attempts are
-    written together."""
+    """One look for work for the runner's free devices. Bounded by the number of devices D
+    named, never by the backlog: one query locks the devices, each device's pick is one query
+    (_next_run_for; at most 3 × _MAX_PASSED_OVER when runs that failed on it are passed over),
+    and six more read the chosen runs and write them, their attempts and the devices together
+    (D + 7 queries in all, besides the transaction's own; at most 3 × _MAX_PASSED_OVER × D + 7)."""
     now = timezone.now()
     devices = list(
         Device.objects.select_for_update(skip_locked=True)
