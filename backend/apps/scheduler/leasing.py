@@ -145,7 +145,7 @@ def _next_run_for(device: Device, *, taken: list[UUID]) -> UUID | None:
     One query per look (`LIMIT 1 … FOR UPDATE SKIP LOCKED`), which walks the partial index
     run_queue_order_idx of the device's pool in lease order and stops at the first row it may
     take: what it reads is the runs ahead of that one that it passes (locked by another lease,
-    another platform, a slot of a comparison and profile this device holds, …), not the
+    another platform, another slot of a comparison and profile this device has taken, …), not the
     backlog behind it. A run that failed on this device and fits another one is passed over:
     two more queries each, for at most _MAX_PASSED_OVER looks, so at most
     3 × _MAX_PASSED_OVER queries, and one when no run ahead failed on this device."""
