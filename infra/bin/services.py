@@ -2,11 +2,15 @@
 """Starts and stops the PostgreSQL and Redis that `make up` and `make test` use, without
 Docker: the Debian binaries, in a directory of our own, on free (or given) ports.
 
-    services.py start --dir var/test [--pg-port N] [--redis-port N]   → prints KEY=VALUE lines
+    services.py start --dir var/test [--pg-port N] [--redis-port N] [--stat-statements]   → KEY=VALUE lines
     services.py stop  --dir var/test [--only postgres|redis]
 
 PostgreSQL's initdb refuses to run as root, so as root the cluster is owned by and run as
 the `postgres` system user.
+
+--stat-statements (off by default, so `make test` and `make up` are unchanged) loads
+pg_stat_statements into a cluster it starts, for benchmarks that count the statements the
+server runs (bench_farm.py); a cluster already running is left as it was started.
 """
 
 import argparse
@@ -52,7 +56,7 @@ def wait_port(port: int, what: str, timeout: float = 30) -> None:
     sys.exit(f"{what} did not start listening on port {port}")
 
 
-def start(base: Path, pg_port: int, redis_port: int) -> None:
+def start(base: Path, pg_port: int, redis_port: int, stat_statements: bool = False) -> None:
     base.mkdir(parents=True, exist_ok=True)
     pgdata = base / "pg"
     if os.geteuid() == 0:
@@ -72,11 +76,12 @@ def start(base: Path, pg_port: int, redis_port: int) -> None:
     running = subprocess.run(as_owner([pg_bin("pg_ctl"), "-D", str(pgdata), "status"]), capture_output=True)
     if running.returncode != 0:
         sockdir = pgdata
+        extra = " -c shared_preload_libraries=pg_stat_statements" if stat_statements else ""
         subprocess.run(
             as_owner([
                 pg_bin("pg_ctl"), "-D", str(pgdata), "-l", str(pgdata / "server.log"), "-w", "start",
                 "-o", f"-p {pg_port} -k {sockdir} -c listen_addresses=127.0.0.1 -c fsync=off "
-                      f"-c synchronous_commit=off -c max_connections=200",
+                      f"-c synchronous_commit=off -c max_connections=200{extra}",
             ]),
             check=True, stdout=subprocess.DEVNULL,
         )
@@ -143,11 +148,13 @@ def main() -> None:
     parser.add_argument("--dir", required=True, type=Path)
     parser.add_argument("--pg-port", type=int, default=0)
     parser.add_argument("--redis-port", type=int, default=0)
+    parser.add_argument("--stat-statements", action="store_true",
+                        help="load pg_stat_statements (a benchmark's statement counts); off by default")
     parser.add_argument("--only", choices=["postgres", "redis"], default=None, help="stop only this server")
     args = parser.parse_args()
     base = args.dir.resolve()
     if args.action == "start":
-        start(base, args.pg_port or free_port(), args.redis_port or free_port())
+        start(base, args.pg_port or free_port(), args.redis_port or free_port(), args.stat_statements)
     else:
         stop(base, args.only)
 
