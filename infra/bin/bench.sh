@@ -6,7 +6,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 REPO=$(pwd)
 run_dir=$(mkdir -p var && mktemp -d "$REPO/var/bench-XXXXXX")
-trap '.venv/bin/python infra/bin/services.py stop --dir "$run_dir" >/dev/null 2>&1; rm -rf "$run_dir"' EXIT
+trap '.venv/bin/python infra/bin/services.py stop --dir "$run_dir/farm" >/dev/null 2>&1; .venv/bin/python infra/bin/services.py stop --dir "$run_dir" >/dev/null 2>&1; rm -rf "$run_dir"' EXIT
 eval "$(.venv/bin/python infra/bin/services.py start --dir "$run_dir" | sed 's/^/export /')" || exit 1
 
 bench() { echo; echo "=== $1 ==="; shift; "$@" || echo "(benchmark exited $?)"; }
@@ -16,6 +16,8 @@ bench "analysis of a stored 1,000,000-sample comparison (load + engine)" bash -c
 bench "results API on a stored 1,000,000-sample comparison, through gunicorn with the stack running" bash -c "cd backend && ../.venv/bin/python benchmarks/bench_results.py"
 bench "ingestion through the upload endpoint (gunicorn, stack running) vs COPY + commit" bash -c "cd backend && ../.venv/bin/python benchmarks/bench_ingest.py"
 bench "scheduler: 200 runner agents × 4 simulated devices over HTTP (idle cost, lease latency, utilisation with a backlog), then 50 × 4 beside it" bash -c "cd backend && ../.venv/bin/python benchmarks/bench_scheduler.py && SCHEDULER_RUNNERS=50 ../.venv/bin/python benchmarks/bench_scheduler.py"
+# The farm benchmark counts statements with pg_stat_statements: PostgreSQL and Redis of its own, started with it.
+bench "farm: 250 simulated runners × 4 devices from one asyncio process, then 200 × 4 (the server's CPU and queries per heartbeat, lease and upload, apart from the simulator's; utilisation, lease latency)" bash -c 'eval "$(.venv/bin/python infra/bin/services.py start --dir "$0/farm" --stat-statements | sed "s/^/export /")" && cd backend && ../.venv/bin/python benchmarks/bench_farm.py && FARM_RUNNERS=200 ../.venv/bin/python benchmarks/bench_farm.py; rc=$?; cd .. && .venv/bin/python infra/bin/services.py stop --dir "$0/farm" >/dev/null; exit $rc' "$run_dir"
 bench "probe vs curl and h2load" bash -c "cd device-runner && ../.venv/bin/python benchmarks/bench_probe.py"
 bench "target server vs nginx" bash -c "cd device-runner && ../.venv/bin/python benchmarks/bench_target.py"
 bench "Nagle trap calibration" bash -c "cd device-runner && ../.venv/bin/python benchmarks/bench_nagle.py"
