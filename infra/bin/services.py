@@ -76,7 +76,10 @@ def start(base: Path, pg_port: int, redis_port: int, stat_statements: bool = Fal
     running = subprocess.run(as_owner([pg_bin("pg_ctl"), "-D", str(pgdata), "status"]), capture_output=True)
     if running.returncode != 0:
         sockdir = pgdata
-        extra = " -c shared_preload_libraries=pg_stat_statements" if stat_statements else ""
+        # Room for every distinct statement of a benchmark's phase: Django's savepoints are named
+        # one by one, and each name is an entry of its own.
+        extra = (" -c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.max=50000"
+                 if stat_statements else "")
         subprocess.run(
             as_owner([
                 pg_bin("pg_ctl"), "-D", str(pgdata), "-l", str(pgdata / "server.log"), "-w", "start",
