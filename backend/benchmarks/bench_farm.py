@@ -42,8 +42,13 @@ Then the farm runs as a farm (every loop above) on the rest of the backlog: over
 after one BLOCK_S to settle, device utilisation (lease answered → finish answered, ÷ wall time,
 the backlog checked non-empty at the end), lease request → answer-with-work p50/p99, the load
 average, each side's CPU; and the CPU the per-operation costs predict for the operations
-counted in the window beside what was measured (long-polls that waited are priced as empty
-leases, so a gap there is the waiting's cost).
+counted in the window beside what was measured (a lease priced per run leased, as a farm's
+leases are mostly for one device; long-polls that waited priced as empty leases).
+
+The backlog is queued in one transaction, then ANALYZEd (what autovacuum does within a minute of
+so many new rows; the lease round right after would otherwise measure the look for work planned
+on the empty table's statistics). Stopping the farm cancels the requests in flight: gunicorn may
+log a few 400s for their cut bodies.
 
 Prints figures; no pass/fail. Needs PostgreSQL (with --stat-statements for the counts) and
 Redis (LATENCYLAB_DB_*, LATENCYLAB_REDIS_URL). Run from backend/. Sizes through the
@@ -78,7 +83,7 @@ import httpx  # noqa: E402
 import psycopg  # noqa: E402
 import redis  # noqa: E402
 from django.conf import settings  # noqa: E402
-from django.db import connections  # noqa: E402
+from django.db import connection, connections  # noqa: E402
 from django.test.utils import get_runner, setup_test_environment  # noqa: E402
 
 from latencylab_runner import __version__ as RUNNER_VERSION  # noqa: E402
@@ -530,6 +535,10 @@ def run_benchmark() -> None:
         measured("lease, no work (wait_s 0: 204)", lambda r: [farm.lease(r, 0, kind="lease")])
         runs_per_device = MEASURE_S / (sched.BLOCKS * BLOCK_S) + 3 + 1  # + 1: the rounds' own
         backlog = sched.queue_backlog(org, int(len(devices) * runs_per_device))
+        # What autovacuum does within a minute of thousands of new rows: without it the lease
+        # round would measure the look for work planned on the empty table's statistics.
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE")
         time.sleep(1.0)
         measured("heartbeat, no run held", lambda r: [farm.heartbeat(r)])
         spent, n = measured("lease with work (wait_s 0)", lambda r: [farm.lease(r, 0, kind="lease")])
@@ -556,9 +565,10 @@ def run_benchmark() -> None:
         if meter.evicted:
             print("    pg_stat_statements evicted entries: the statement counts above are low")
         if leased:
-            net = lease_round[0].minus_rate(quiet)
-            print(f"    (lease with work per run leased: {per_op(net, leased)})")
+            print(f"    (lease with work per run leased: {per_op(lease_round[0].minus_rate(quiet), leased)})")
         unit = {key: statistics.fmean(values) for key, values in costs.items()}
+        net = lease_round[0].minus_rate(quiet)
+        per_run_leased = (net.server + net.postgres + net.redis) / max(1, leased)
 
         # The farm as a farm.
         start = time.monotonic()
@@ -587,18 +597,21 @@ def run_benchmark() -> None:
     with_work = [(answered - sent) * 1000 for sent, answered, n in farm.leases
                  if n and window_start <= answered <= window_end]
     empty = sum(1 for sent, answered, n in farm.leases if not n and window_start <= answered <= window_end)
+    runs_leased = sum(n for sent, answered, n in farm.leases if n and window_start <= answered <= window_end)
     shares = sched.utilisation(busy, devices, window_start, window_end)
     mean_share = statistics.fmean(shares)
     server = window.server + window.postgres + window.redis
     print(f"  farm ({window.wall:.0f} s window after {BLOCK_S:g} s to settle, backlog {backlog} runs, {left} still "
           f"queued at its end{'' if left else ': it ran out, utilisation understated'}): "
-          f"{counted['heartbeat']} heartbeats, {len(with_work)} leases with work and {empty} empty long-polls, "
+          f"{counted['heartbeat']} heartbeats, {len(with_work)} leases with work ({runs_leased} runs) and {empty} "
+          f"empty long-polls, "
           f"{counted['upload']} uploads, {counted['finish']} finishes answered")
     print(f"    CPU over the window: server {server:.1f} s = {server / window.wall:.0%} of a core (gunicorn "
           f"{window.server:.1f}, PostgreSQL {window.postgres:.1f}, Redis {window.redis:.1f}); simulator "
           f"{window.simulator:.1f} s = {window.simulator / window.wall:.0%} of a core"
           + (f"; {window.statements / window.wall:.0f} statements/s" if window.statements is not None else ""))
-    predicted = (counted["heartbeat"] * unit["heartbeat"] + len(with_work) * unit["lease with work"]
+    # A lease in the farm is mostly for one device: priced per run leased, not per request.
+    predicted = (counted["heartbeat"] * unit["heartbeat"] + runs_leased * per_run_leased
                  + empty * unit["lease"] + counted["upload"] * unit["upload"] + counted["finish"] * unit["finish ok"]
                  + (quiet.server + quiet.postgres + quiet.redis) * window.wall / quiet.wall)
     print(f"    the per-operation costs predict {predicted:.1f} CPU-s for these operations (+ the quiet rate), "
