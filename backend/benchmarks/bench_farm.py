@@ -32,7 +32,9 @@ A round's cost is its CPU and statements minus what the same stack spends doing 
 That attribution is sound because nothing else reaches the server during a round: the
 simulator sends only that round's requests (no heartbeat or long-poll loop runs yet), the
 backend has no Celery worker or beat here, and this process's own database work (seeding,
-queueing the backlog) happens between rounds. CPU-seconds and statements are totals, not
+queueing the backlog) happens between rounds; the web processes' wake-up listener (a query per
+process every 5 s while runs are queued) is the one thing left, a few hundredths of a query
+per request. CPU-seconds and statements are totals, not
 timings, so a busy neighbour on the machine stretches a round's duration but barely changes
 its CPU per request (the caches' and scheduler's share aside); statement counts do not move at
 all. Heartbeats are separate rounds between the others so that no held lease (60 s) expires
@@ -55,8 +57,7 @@ Redis (LATENCYLAB_DB_*, LATENCYLAB_REDIS_URL). Run from backend/. Sizes through 
 environment: FARM_RUNNERS (250), FARM_DEVICES_PER_RUNNER (4), FARM_BLOCK_S (30),
 FARM_MEASURE_S (90), FARM_CONNECTIONS (64: the simulator's connections for everything but the
 long-polls, which get one per runner as an agent has), FARM_ROUND_CONCURRENCY (8: a farm's
-requests arrive spread out; 250 leases at once contend for the same queued runs, and cost the
-database several times as much per run).
+requests arrive spread out, not 64 at once).
 """
 
 import asyncio
@@ -364,8 +365,7 @@ class Farm:
     def round(self, make: Callable[[SimRunner], list[Awaitable[None]]]) -> int:
         async def everything() -> int:
             coroutines = [c for runner in self.runners for c in make(runner)]
-            # ROUND_CONCURRENCY in flight: a farm's requests arrive spread out, not 64 at once
-            # (250 leases at once contend for the same queued runs).
+            # ROUND_CONCURRENCY in flight: a farm's requests arrive spread out, not 64 at once.
             gate = asyncio.Semaphore(ROUND_CONCURRENCY)
 
             async def gated(coroutine: Awaitable[None]) -> None:
