@@ -33,7 +33,7 @@ That attribution is sound because nothing else reaches the server during a round
 simulator sends only that round's requests (no heartbeat or long-poll loop runs yet), the
 backend has no Celery worker or beat here, and this process's own database work (seeding,
 queueing the backlog) happens between rounds; the web processes' wake-up listener (a query per
-process every 5 s while runs are queued) is the one thing left, under a hundredth of a query
+process every 5 s while runs are queued) is the one thing left, at most a few hundredths of a query
 per request. CPU-seconds and statements are totals, not
 timings, so a busy neighbour on the machine stretches a round's duration but barely changes
 its CPU per request (the caches' and scheduler's share aside); statement counts do not move at
