@@ -1,4 +1,5 @@
-"""The contract's core — its files, contract_dir(), load_schema() and the verdict-number rule —
+"""The contract's core — its files, contract_dir(), load_schema(), the verdict-number rule and the
+columnar upload body's writer and reader —
 imports with nothing but the standard library, so the CLI can depend on it and install only
 httpx and PyYAML besides; only the validator (latencylab_contract.validation) needs jsonschema
 and referencing, the `validation` extra the runner asks for. Checked in a Python that sees the
@@ -16,7 +17,7 @@ CORE_PROBE = """
 import sys
 before = set(sys.modules)
 import json
-import latencylab_contract, latencylab_contract.verdict_numbers as numbers
+import latencylab_contract, latencylab_contract.verdict_numbers as numbers, latencylab_contract.columnar
 from latencylab_contract import contract_dir, load_schema
 assert (contract_dir() / "verdict-format-vectors.json").is_file()
 assert load_schema("result")["$id"]
