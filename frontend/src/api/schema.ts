@@ -118,7 +118,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Upload one block's samples */
+        /** Upload one block's samples (JSON, or the same batch as columns: the contract's columnar body) */
         post: operations["runner_v1_runs_samples_create"];
         delete?: never;
         options?: never;
@@ -4459,9 +4459,10 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["BatchInputRequest"];
+                "application/vnd.latencylab.samples+columns": string;
             };
         };
         responses: {

@@ -4,6 +4,8 @@ brings, checked and stored. One job per module:
 - `decode`: an upload body decoded and checked against the wire contract (msgspec in C;
   per-sample Python checks naming `samples[i].field` when that fails), and what needs
   the run (arm labels, the batch's block);
+- `columnar`: the columnar upload body (latencylab_contract.columnar), read with numpy and
+  checked against the contract a whole column at a time;
 - `copy_codec`: PostgreSQL's binary COPY format, built column by column with numpy;
 - `store`: the samples into results_sample through that COPY, durations derived
   (apps.results.storage.derive), and each block's analysis columns
@@ -17,8 +19,9 @@ core). Never the analysis, the verdicts or the readers: storing a block costs no
 (an import contract in backend/pyproject.toml holds this).
 """
 
+from .columnar import ColumnarBatchParser, ColumnarSamples, columnar_validate
 from .decode import SampleBatchParser, SampleIn, batch_decode, sample_errors, samples_validate
 from .store import COLUMNS, samples_insert
 
-__all__ = ["COLUMNS", "SampleBatchParser", "SampleIn", "batch_decode", "sample_errors", "samples_insert",
-           "samples_validate"]
+__all__ = ["COLUMNS", "ColumnarBatchParser", "ColumnarSamples", "SampleBatchParser", "SampleIn", "batch_decode",
+           "columnar_validate", "sample_errors", "samples_insert", "samples_validate"]

@@ -107,3 +107,88 @@ class CopyRows:
         for name, _, value in fields:
             record[name] = value
         return record.view(f"V{record.itemsize}").tolist()
+
+
+class ColumnRows:
+    """The binary COPY rows of n rows, assembled column by column with no step per row (the
+    columnar upload). A column is either fixed-width (an n × w byte matrix: the same width on
+    every row) or variable (per row, a slice of a byte buffer: `blob[starts[i]:starts[i] +
+    lengths[i]]`). Rows of fixed-width columns only are one matrix; otherwise the rows are
+    laid out by offsets computed for all rows at once and every column is scattered into place."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.parts: dict[str, np.ndarray | tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+
+    def constant(self, column: str, chunk: bytes) -> None:
+        self.parts[column] = np.broadcast_to(np.frombuffer(chunk, np.uint8), (self.n, len(chunk)))
+
+    def numbers(self, column: str, dtype: str, values: np.ndarray, present: np.ndarray) -> None:
+        """Numbers (anything where null) with their present mask, as the big-endian `dtype`."""
+        if not present.any():
+            self.constant(column, NULL)
+            return
+        size = np.dtype(dtype).itemsize
+        records = np.empty(self.n, dtype=[("size", ">i4"), ("value", dtype)])
+        records["size"] = np.where(present, size, -1)
+        records["value"] = values
+        matrix = records.view(np.uint8).reshape(self.n, 4 + size)
+        if present.all():
+            self.parts[column] = matrix
+        else:  # a null is the first 4 bytes of its record: the length -1
+            self.parts[column] = (matrix.reshape(-1), np.arange(self.n) * (4 + size), np.where(present, 4 + size, 4))
+
+    def table(self, column: str, codes: np.ndarray, encoded: Sequence[bytes]) -> None:
+        """Row i's field is encoded[codes[i]] (length-prefixed values or NULL; -1 is the last).
+        Fixed-width when the values these rows use are all one width."""
+        if len(encoded) == 1 or (len(codes) and codes.min() == codes.max()):
+            self.constant(column, encoded[codes[0] if len(codes) else 0])
+            return
+        widths = np.fromiter(map(len, encoded), np.int64, len(encoded))
+        blob = np.frombuffer(b"".join(encoded), np.uint8)
+        offsets = np.cumsum(widths) - widths
+        lengths = widths[codes]
+        if (lengths == lengths[0]).all():
+            # the values of that width as a matrix (the others' rows unused), one row taken per row
+            width = int(lengths[0])
+            matrix = np.zeros((len(encoded), width), np.uint8)
+            same = np.flatnonzero(widths == width)
+            matrix[same] = blob[offsets[same][:, None] + np.arange(width)]
+            self.parts[column] = matrix[codes]
+        else:
+            self.parts[column] = (blob, offsets[codes], lengths)
+
+    def build(self, order: list[str] | None) -> tuple[list[str], bytes]:
+        """(the COPY column order, the rows in it). Without an order: the fixed-width columns
+        first, then the others."""
+        if order is None:
+            order = sorted(self.parts, key=lambda column: isinstance(self.parts[column], tuple))
+        count = np.broadcast_to(np.frombuffer(len(self.parts).to_bytes(2, "big"), np.uint8), (self.n, 2))
+        segments: list[Any] = []
+        run: list[np.ndarray] = [count]
+        for column in order:
+            part = self.parts[column]
+            if isinstance(part, tuple):
+                if run:
+                    segments.append(np.hstack(run))
+                run = []
+                segments.append(part)
+            else:
+                run.append(part)
+        if run:
+            segments.append(np.hstack(run))
+        if len(segments) == 1:
+            return order, segments[0].tobytes()
+        lengths = [np.full(self.n, s.shape[1]) if isinstance(s, np.ndarray) else s[2] for s in segments]
+        row_lengths = np.sum(lengths, axis=0)
+        position = np.cumsum(row_lengths) - row_lengths  # where each row's next field goes
+        out = np.empty(int(row_lengths.sum()), np.uint8)
+        for segment, length in zip(segments, lengths, strict=True):
+            if isinstance(segment, np.ndarray):
+                out[(position[:, None] + np.arange(segment.shape[1])).reshape(-1)] = segment.reshape(-1)
+            else:
+                blob, starts, _ = segment
+                within = np.arange(int(length.sum())) - np.repeat(np.cumsum(length) - length, length)
+                out[np.repeat(position, length) + within] = blob[np.repeat(starts, length) + within]
+            position += length
+        return order, out.tobytes()

@@ -29,7 +29,8 @@ from ..storage.block_columns import (
     block_columns_store,
 )
 from ..storage.derive import Column, durations_numpy
-from .copy_codec import BOOLEANS, NULL, SIGNATURE, TRAILER, CopyRows, encode_id, encode_text
+from .columnar import ColumnarSamples
+from .copy_codec import BOOLEANS, NULL, SIGNATURE, TRAILER, ColumnRows, CopyRows, encode_id, encode_text
 from .decode import OPTIONAL_BOOLS, SAMPLE_FIELDS, TIMESTAMPS, SampleIn
 
 # results_sample's columns in SampleIn's field order, after the run's ids, with the stored
@@ -90,8 +91,10 @@ def _out_of_range(name: str, values: Sequence[Any], low: int, high: int, first: 
     raise serializers.ValidationError({f"samples[{first + index}].{name}": [_RANGE_MESSAGE.format(low, high)]})
 
 
-def samples_columns(samples: list[Any]) -> dict[str, tuple]:
-    """The samples (SampleIn or dicts) as columns: field name → tuple of values."""
+def samples_columns(samples: list[Any] | ColumnarSamples) -> dict[str, tuple]:
+    """The samples (SampleIn, dicts or a columnar upload's) as columns: field name → tuple of values."""
+    if isinstance(samples, ColumnarSamples):
+        return samples.as_tuples()
     if samples and isinstance(samples[0], SampleIn):
         # A tuple per sample (msgspec's astuple, in C) turned into columns by zip: 5-10×
         # faster than a getter per column, with the cyclic garbage collector paused, which
@@ -112,22 +115,19 @@ def _present(values: tuple, value: Any) -> np.ndarray:
     return np.fromiter(map(is_, values, repeat(value)), bool, len(values))
 
 
-def _block_columns(columns: dict[str, tuple], ints: dict[str, Column], durations: dict[str, Column],
-                   delay: Column, arm_ids: dict[str, Any]) -> dict[str, np.ndarray]:
+def _block_columns(*, arm: np.ndarray, measure: np.ndarray, ok: np.ndarray, reused: np.ndarray,
+                   ints: dict[str, Column], durations: dict[str, Column], delay: Column) -> dict[str, np.ndarray]:
     """The block columns of these samples (apps.results.storage.block_columns): the values the
-    loader's COPY computes in SQL from the stored rows, plus `block`."""
-    arm_of = {label: int(arm_ids[label]) for label in set(columns["arm"])}
+    loader's COPY computes in SQL from the stored rows, plus `block`. `arm`: each row's Arm id;
+    `measure`, `ok`, `reused`: phase is measure, error_class is null, conn_reused is true."""
 
     def null_as(column: Column, value: int) -> np.ndarray:
         return np.where(column[1], column[0], value)
 
-    flags = (np.fromiter(map(operator.eq, columns["phase"], repeat("measure")), bool, len(columns["phase"]))
-             * FLAG_MEASURE
-             | _present(columns["error_class"], None) * FLAG_OK
-             | ~_present(columns["conn_reused"], True) * FLAG_FIRST_ON_CONNECTION
+    flags = (measure * FLAG_MEASURE | ok * FLAG_OK | ~reused * FLAG_FIRST_ON_CONNECTION
              | ~durations["ttfb"][1] * FLAG_TTFB_NULL).astype(np.uint8)
     return {
-        "arm": np.fromiter(map(arm_of.__getitem__, columns["arm"]), np.int64, len(columns["arm"])),
+        "arm": arm,
         "block": ints["block"][0],
         "period": null_as(ints["period"], -1), "repetition": null_as(ints["repetition"], -1),
         "step": null_as(ints["step"], -1), "flags": flags,
@@ -174,14 +174,57 @@ def _copy_chunk(samples: list[Any], *, comparison_id: Any, run_id: Any, arm_ids:
     rows.numbers("total_us", ">i8", *durations["total"])
     rows.numbers("ttfb_us", ">i8", *durations["ttfb"])
     order, data = rows.build(order)
-    return order, data, _block_columns(columns, ints, durations, delay, arm_ids)
+    n = len(samples)
+    arm_of = {label: int(arm_ids[label]) for label in set(columns["arm"])}
+    return order, data, _block_columns(
+        arm=np.fromiter(map(arm_of.__getitem__, columns["arm"]), np.int64, n),
+        measure=np.fromiter(map(operator.eq, columns["phase"], repeat("measure")), bool, n),
+        ok=_present(columns["error_class"], None), reused=_present(columns["conn_reused"], True),
+        ints=ints, durations=durations, delay=delay)
 
 
-def samples_insert(*, run: Run, samples: list[Any], arm_ids: dict[str, Any] | None = None,
+def _columnar_chunk(samples: ColumnarSamples, *, comparison_id: Any, run_id: Any, arm_ids: dict[str, Any],
+                    order: list[str] | None = None) -> tuple[list[str], bytes, dict[str, np.ndarray]]:
+    """As _copy_chunk, for columns checked by columnar_validate: every step a whole column."""
+    rows = ColumnRows(len(samples))
+    rows.constant("comparison_id", encode_id(comparison_id))
+    rows.constant("run_id", encode_id(run_id))
+    arm_codes, labels = samples.strings("arm")
+    rows.table("arm_id", arm_codes, [encode_id(arm_ids[label]) for label in labels])
+    ints: dict[str, Column] = {}
+    for name in COLUMNS[3:-2]:
+        if name in _INT_TYPES:
+            ints[name] = samples.numbers(name)
+            rows.numbers(name, _INT_TYPES[name][0], *ints[name])
+        elif name in OPTIONAL_BOOLS:  # -1 (null) picks the last
+            rows.table(name, samples.booleans(name), [BOOLEANS[False], BOOLEANS[True], NULL])
+        elif name == "server_delay_ms":
+            delay = samples.numbers(name, np.float64)
+            rows.numbers(name, ">f8", *delay)
+        else:  # -1 (null) picks the last
+            codes, values = samples.strings(name)
+            if name not in samples.cache:  # once per batch: each distinct string's encoding
+                samples.cache[name] = [*map(encode_text, values), encode_text("") if name in _NOT_NULL_TEXT else NULL]
+            rows.table(name, codes, samples.cache[name])
+    durations = durations_numpy({**ints, "t0": samples.numbers("t0")})
+    rows.numbers("total_us", ">i8", *durations["total"])
+    rows.numbers("ttfb_us", ">i8", *durations["ttfb"])
+    order, data = rows.build(order)
+    phase_codes, phases = samples.strings("phase")
+    error_codes, _ = samples.strings("error_class")
+    return order, data, _block_columns(
+        arm=np.array([int(arm_ids[label]) for label in labels], np.int64)[arm_codes] if labels
+        else np.zeros(0, np.int64),
+        measure=phase_codes == (phases.index("measure") if "measure" in phases else -2),
+        ok=error_codes < 0, reused=samples.booleans("conn_reused") == 1,
+        ints=ints, durations=durations, delay=delay)
+
+
+def samples_insert(*, run: Run, samples: list[Any] | ColumnarSamples, arm_ids: dict[str, Any] | None = None,
                    block: int | None = None) -> int:
-    """COPY the samples (SampleIn or dicts) into PostgreSQL inside the caller's transaction,
-    and each of their blocks' analysis columns (BlockColumns). `arm_ids`: label → Arm id,
-    when the caller has it; `block`: the block being stored, given its columns even when
+    """COPY the samples (SampleIn, dicts or a columnar upload's columns) into PostgreSQL inside
+    the caller's transaction, and each of their blocks' analysis columns (BlockColumns).
+    `arm_ids`: label → Arm id, when the caller has it; `block`: the block being stored, given its columns even when
     it has no samples."""
     if not samples:
         if block is not None:
@@ -190,13 +233,18 @@ def samples_insert(*, run: Run, samples: list[Any], arm_ids: dict[str, Any] | No
     if arm_ids is None:
         arm_ids = dict(run.comparison.arms.values_list("label", "id"))
     ids: dict[str, Any] = {"comparison_id": run.comparison_id, "run_id": run.id, "arm_ids": arm_ids}
-    order, data, analysis = _copy_chunk(samples[:COPY_CHUNK], **ids)
+    def chunk(first: int, order: list[str] | None = None) -> tuple[list[str], bytes, dict[str, np.ndarray]]:
+        if isinstance(samples, ColumnarSamples):
+            return _columnar_chunk(samples.slice(first, first + COPY_CHUNK), **ids, order=order)
+        return _copy_chunk(samples[first:first + COPY_CHUNK], **ids, order=order, first=first)
+
+    order, data, analysis = chunk(0)
     parts = [analysis]
     with connection.cursor() as cursor:
         with cursor.cursor.copy(f"COPY results_sample ({', '.join(order)}) FROM STDIN (FORMAT BINARY)") as copy:
             copy.write(SIGNATURE + data)
             for first in range(COPY_CHUNK, len(samples), COPY_CHUNK):
-                _, data, analysis = _copy_chunk(samples[first:first + COPY_CHUNK], **ids, order=order, first=first)
+                _, data, analysis = chunk(first, order)
                 copy.write(data)
                 parts.append(analysis)
             copy.write(TRAILER)

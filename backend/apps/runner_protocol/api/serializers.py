@@ -10,6 +10,7 @@ from rest_framework import serializers
 from apps.comparisons.blame import reported_kinds
 from apps.comparisons.models import Run
 from apps.devices.models import Device, DevicePool
+from apps.results.ingest import ColumnarSamples
 
 DRIVERS = ["host", "android", "ios"]
 # Serials and UDIDs are printable ASCII without spaces (adb over Wi-Fi: "192.168.1.7:5555").
@@ -201,9 +202,13 @@ class LeaseOutputSerializer(serializers.Serializer):
 class SampleListField(serializers.ListField):
     """A list taken as it is: the samples were checked against the contract by msgspec
     while the body was decoded (apps.results.ingest.SampleBatchParser) and are checked
-    against the run by samples_validate; a DRF field per sample would cost ~50× more."""
+    against the run by samples_validate; a DRF field per sample would cost ~50× more. A
+    columnar upload's samples (ColumnarSamples) are taken as they are too: columnar_validate
+    checks them."""
 
-    def to_internal_value(self, data: object) -> list:
+    def to_internal_value(self, data: object) -> list | ColumnarSamples:  # type: ignore[override]
+        if isinstance(data, ColumnarSamples):
+            return data
         if not isinstance(data, list):
             self.fail("not_a_list", input_type=type(data).__name__)
         return data

@@ -22,8 +22,15 @@ from apps.devices.authentication import (
     runner_of,
 )
 from apps.devices.services import runner_enroll
-from apps.results.ingest import SampleBatchParser, samples_validate
+from apps.results.ingest import (
+    ColumnarBatchParser,
+    ColumnarSamples,
+    SampleBatchParser,
+    columnar_validate,
+    samples_validate,
+)
 from apps.results.ingest.blocks import block_store
+from apps.results.ingest.columnar import MEDIA_TYPE as COLUMNAR_MEDIA_TYPE
 from apps.scheduler.leasing import heartbeat_receive, hello_receive, lease_acquire, run_finish
 
 from .serializers import (
@@ -108,18 +115,24 @@ class LeaseView(RunnerAPIView):
 
 
 class SamplesView(RunnerAPIView):
-    parser_classes = [SampleBatchParser]
+    # JSON, or the same batch as columns (contract README, "The columnar body")
+    parser_classes = [SampleBatchParser, ColumnarBatchParser]
 
-    @extend_schema(request=BatchInputSerializer, responses={200: BatchOutputSerializer},
-                   summary="Upload one block's samples")
+    @extend_schema(request={"application/json": BatchInputSerializer, COLUMNAR_MEDIA_TYPE: OpenApiTypes.BINARY},
+                   responses={200: BatchOutputSerializer},
+                   summary="Upload one block's samples (JSON, or the same batch as columns: the contract's "
+                           "columnar body)")
     def post(self, request: Request, run_id: str) -> Response:
         batch = request.data
         samples = batch.get("samples") if isinstance(batch, dict) else None
-        if isinstance(samples, list) and len(samples) > settings.RUNNER_MAX_BATCH_SAMPLES:
+        if isinstance(samples, list | ColumnarSamples) and len(samples) > settings.RUNNER_MAX_BATCH_SAMPLES:
             raise PayloadTooLarge(f"samples: at most {settings.RUNNER_MAX_BATCH_SAMPLES} per batch (one block)")
         data = validated(BatchInputSerializer, request)
 
         def samples_check(arms: set[str]) -> None:
+            if isinstance(data["samples"], ColumnarSamples):
+                columnar_validate(data["samples"], arms=arms, block=data["block"])
+                return
             samples_validate(data["samples"], arms=arms, block=data["block"],
                              contract_error=getattr(batch, "contract_error", None))
 
