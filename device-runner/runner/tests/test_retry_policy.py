@@ -17,6 +17,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from latencylab_contract import columnar
 
 from latencylab_runner.agent.client import EnrollmentError, LeaseLost, ProtocolError, RunnerClient, register
 from latencylab_runner.agent.journal import read_journal
@@ -237,7 +238,7 @@ def test_the_client_follows_each_vector_on_an_upload(vector: Vector, scripted):
     answered = tries - (1 if vector.answer == REFUSED else 0)  # a refused try never reached the server
     assert len(server.bodies) == answered
     # Every try sent the same batch: the backend stores the block once.
-    assert {json.loads(body)["batch_seq"] for body in server.bodies} <= {3}
+    assert {columnar.decode(body)["batch_seq"] for body in server.bodies} <= {3}  # as columns (the default)
     assert len(set(server.bodies)) <= 1
     if vector.expect == "retry":
         assert vector.wait is not None
@@ -345,7 +346,7 @@ def test_a_batch_is_retried_through_5xx_with_the_same_body_and_journaled_once(tm
         server.close()
     assert len(server.bodies) == 4
     assert len(set(server.bodies)) == 1
-    assert json.loads(server.bodies[0])["batch_seq"] == 4
+    assert columnar.decode(server.bodies[0])["batch_seq"] == 4  # as columns (the client's default)
     assert waits == backoff_waits(7)[:3]
     # The journal holds the batch as sent, once, without the lease token.
     journal = read_journal(tmp_path)

@@ -3,7 +3,13 @@ policy (retry_policy.py): a 429 from the backend's rate limit is asked again aft
 Retry-After; 408, 5xx and connection errors with exponential backoff and jitter; all within
 about 75 s of waiting. The same request is sent each time, so a retried block carries its
 batch_seq and is stored once. 409 means the lease is gone and is raised as LeaseLost so
-the driver stops working on that run; any other 4xx is a ProtocolError at once."""
+the driver stops working on that run; any other 4xx is a ProtocolError at once.
+
+A block's samples go as columns (latencylab_contract.columnar, the contract README's "The
+columnar body"): the backend checks and stores them a whole column at a time. A batch that
+has no columnar form (a field of mixed types) goes as JSON; `columnar=False` sends JSON
+always (a backend that predates the columnar body answers it 415, final like any 4xx: update
+the backend before its runners). The journal keeps the JSON form whichever was sent."""
 
 import logging
 import random
@@ -13,6 +19,9 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from latencylab_contract.columnar import MEDIA_TYPE as COLUMNAR
+from latencylab_contract.columnar import NotColumnar
+from latencylab_contract.columnar import encode as columnar_encode
 
 from .. import __version__
 from .journal import UploadJournal
@@ -69,7 +78,7 @@ def _detail(response: httpx.Response, default: str) -> str:
 class RunnerClient:
     def __init__(self, server: str, token: str, *, retry_budget_s: float = BUDGET_S, timeout_s: float = 60.0,
                  journal: Path | None = None, sleep: Callable[[float], None] = time.sleep,
-                 rng: random.Random | None = None):
+                 rng: random.Random | None = None, columnar: bool = True):
         self._http = httpx.Client(
             base_url=server.rstrip("/") + "/api/runner/v1",
             headers={"Authorization": f"Runner {token}", "User-Agent": f"latencylab-runner/{__version__}"},
@@ -79,6 +88,7 @@ class RunnerClient:
         self._journal = UploadJournal(journal) if journal else None
         self._sleep = sleep
         self._rng = rng or random.Random()  # noqa: S311 (jitter, not a secret)
+        self._columnar = columnar
 
     def close(self) -> None:
         self._http.close()
@@ -111,7 +121,15 @@ class RunnerClient:
     def upload_block(self, run_id: str, batch: dict[str, Any]) -> dict[str, Any]:
         if self._journal is not None:
             self._journal.record(run_id, batch)
-        return self._post(f"/runs/{run_id}/samples", batch).json()
+        path = f"/runs/{run_id}/samples"
+        if self._columnar:
+            try:
+                body = columnar_encode(batch)
+            except NotColumnar as exc:
+                log.info("%s: sent as JSON (%s)", path, exc)
+            else:
+                return self._post(path, content=body, headers={"Content-Type": COLUMNAR}).json()
+        return self._post(path, batch).json()
 
     def finish(self, run_id: str, report: dict[str, Any]) -> dict[str, Any]:
         return self._post(f"/runs/{run_id}/finish", report).json()

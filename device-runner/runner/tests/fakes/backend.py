@@ -15,7 +15,7 @@ import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from latencylab_contract import error_kinds
+from latencylab_contract import columnar, error_kinds
 
 DEVICE_KEYS = {"serial", "platform", "model", "os_version", "capabilities", "state", "reason", "battery", "charging",
                "temperature", "thermal_status", "fingerprint"}
@@ -108,7 +108,8 @@ class RecordingBackend:
             return 401, {"detail": "Invalid runner token."}
         if path == "/artifacts" or path.endswith("/artifacts"):
             return self._artifact(path, headers, body)
-        doc = json.loads(body)
+        # A block's samples come as columns (the runner's default) or as JSON.
+        doc = columnar.decode(body) if headers.get("Content-Type") == columnar.MEDIA_TYPE else json.loads(body)
         if path == "/hello":
             runner = doc["runner"]
             self._check({"name", "version", "drivers", "hostname"} <= set(runner),
