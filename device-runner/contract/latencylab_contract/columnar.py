@@ -126,7 +126,7 @@ def read_header(body: bytes | memoryview) -> tuple[dict[str, Any], int]:
         raise ColumnarError("the body ends inside the header")
     try:
         header = json.loads(bytes(body[start:start + size]))
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # RecursionError: nested deeper than json can read
         raise ColumnarError(f"the header is not JSON: {exc}") from exc
     if not isinstance(header, dict) or not isinstance(header.get("columns"), list):
         raise ColumnarError("the header must be an object with `columns`")

@@ -225,3 +225,41 @@ def test_the_runner_client_uploads_columns_to_a_live_backend(live_server, pool, 
         assert row["resp_headers_end"] == sample["resp_headers_end"]
         assert row["error_detail"] == sample["error_detail"]
     assert read_journal(tmp_path)[0]["samples"] == batch["samples"]  # the journal keeps the JSON form
+
+
+def raw_body(header: Any, buffers: bytes = b"") -> bytes:
+    head = header if isinstance(header, bytes) else json.dumps(header).encode()
+    start = columnar.MAGIC + struct.pack("<I", len(head)) + head
+    return start + bytes(-len(start) % 8) + buffers
+
+
+ENVELOPE = {"lease_token": "x", "attempt": 1, "batch_seq": 0, "block": 0}
+NASTY = {
+    "only the magic": columnar.MAGIC,
+    "a header length past the end": columnar.MAGIC + struct.pack("<I", 10**6) + b"{}",
+    "a header nested past json's depth": raw_body(b"[" * 100_000 + b"]" * 100_000),
+    "a header that is a list": raw_body([1, 2]),
+    "rows negative": raw_body({**ENVELOPE, "rows": -1, "columns": []}),
+    "many rows and no columns": raw_body({**ENVELOPE, "rows": 10**12, "columns": []}),
+    "rows and no columns": raw_body({**ENVELOPE, "rows": 3, "columns": []}),
+    "a column without a name": raw_body({**ENVELOPE, "rows": 1, "columns": [{"type": "null"}]}),
+    "a column twice": raw_body({**ENVELOPE, "rows": 1, "columns": [{"name": "seq", "type": "null"}] * 2}),
+    "values not strings": raw_body({**ENVELOPE, "rows": 1, "columns": [{"name": "arm", "type": "str", "values": [1]}]},
+                                   bytes(8)),
+    "a mask that disagrees with nulls": raw_body(
+        {**ENVELOPE, "rows": 1, "columns": [{"name": "seq", "type": "int64", "nulls": 1}]}, b"\x01" + bytes(15)),
+    "a bool of 7": raw_body({**ENVELOPE, "rows": 1, "columns": [{"name": "conn_reused", "type": "bool"}]},
+                            b"\x07" + bytes(7)),
+    "nulls a string": raw_body({**ENVELOPE, "rows": 1, "columns": [{"name": "seq", "type": "int64", "nulls": "0"}]},
+                               bytes(8)),
+}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("body", NASTY.values(), ids=NASTY.keys())
+def test_a_nonsensical_columnar_body_is_refused_never_a_500(runner_api, queued_run, body):
+    leased = lease(runner_api).json()["runs"][0]
+    # lease_token "x": the samples are checked before the lease, so a 409 would mean they passed
+    response = upload_columnar(runner_api, leased, 0, body=body)
+    assert response.status_code in (400, 413), response.content
+    assert Sample.objects.count() == 0
