@@ -55,6 +55,9 @@ _INT_TYPES = {  # column → (big-endian numpy type, smallest, largest) of its P
 _NOT_NULL_TEXT = ("op", "path")  # null is stored as ""
 _RANGE_MESSAGE = "out of range for the database column ({} … {})"
 COPY_CHUNK = 1000  # samples per piece of the COPY (the first goes out after ~1/5 of the work)
+# A columnar upload's rows are built ~10× faster, so PostgreSQL has less to overlap with and each
+# piece's own cost shows: 2,500 measured 3-4 ms a 5,000-sample batch faster than 1,000 or 500.
+COLUMNAR_COPY_CHUNK = 2500
 
 
 def _numbers(name: str, values: Sequence[Any], dtype: type = np.int64, first: int = 0) -> Column:
@@ -233,17 +236,19 @@ def samples_insert(*, run: Run, samples: list[Any] | ColumnarSamples, arm_ids: d
     if arm_ids is None:
         arm_ids = dict(run.comparison.arms.values_list("label", "id"))
     ids: dict[str, Any] = {"comparison_id": run.comparison_id, "run_id": run.id, "arm_ids": arm_ids}
+    size = COLUMNAR_COPY_CHUNK if isinstance(samples, ColumnarSamples) else COPY_CHUNK
+
     def chunk(first: int, order: list[str] | None = None) -> tuple[list[str], bytes, dict[str, np.ndarray]]:
         if isinstance(samples, ColumnarSamples):
-            return _columnar_chunk(samples.slice(first, first + COPY_CHUNK), **ids, order=order)
-        return _copy_chunk(samples[first:first + COPY_CHUNK], **ids, order=order, first=first)
+            return _columnar_chunk(samples.slice(first, first + size), **ids, order=order)
+        return _copy_chunk(samples[first:first + size], **ids, order=order, first=first)
 
     order, data, analysis = chunk(0)
     parts = [analysis]
     with connection.cursor() as cursor:
         with cursor.cursor.copy(f"COPY results_sample ({', '.join(order)}) FROM STDIN (FORMAT BINARY)") as copy:
             copy.write(SIGNATURE + data)
-            for first in range(COPY_CHUNK, len(samples), COPY_CHUNK):
+            for first in range(size, len(samples), size):
                 _, data, analysis = chunk(first, order)
                 copy.write(data)
                 parts.append(analysis)

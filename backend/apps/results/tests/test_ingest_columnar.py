@@ -39,6 +39,7 @@ def analysis_columns(run: Any, block: int) -> dict[str, np.ndarray]:
 @pytest.mark.parametrize("chunk", [1000, 5, 1])
 def test_the_same_batch_as_json_and_as_columns_stores_identical_rows(runner_api, queued_run, monkeypatch, chunk):
     monkeypatch.setattr(store, "COPY_CHUNK", chunk)
+    monkeypatch.setattr(store, "COLUMNAR_COPY_CHUNK", chunk)
     leased = lease(runner_api).json()["runs"][0]
     as_json, as_columns = varied_samples(0), varied_samples(1)
     assert upload(runner_api, leased, 0, samples=as_json).status_code == 200
