@@ -53,11 +53,12 @@ class Http:
         self.connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=120)
         self.headers = {"Authorization": authorization, "Accept": "application/json", **(headers or {})}
 
-    def request(self, method: str, path: str, body: bytes | None = None) -> tuple[int, bytes, float]:
+    def request(self, method: str, path: str, body: bytes | None = None,
+                content_type: str = "application/json") -> tuple[int, bytes, float]:
         """(status, body, seconds from sending to the last byte read)."""
         headers = dict(self.headers)
         if body is not None:
-            headers["Content-Type"] = "application/json"
+            headers["Content-Type"] = content_type
         start = time.perf_counter()
         try:
             self.connection.request(method, path, body=body, headers=headers)
