@@ -141,8 +141,8 @@ class ColumnRows:
     def table(self, column: str, codes: np.ndarray, encoded: Sequence[bytes]) -> None:
         """Row i's field is encoded[codes[i]] (length-prefixed values or NULL; -1 is the last).
         Fixed-width when the values these rows use are all one width."""
-        if len(encoded) == 1 or (len(codes) and codes.min() == codes.max()):
-            self.constant(column, encoded[codes[0] if len(codes) else 0])
+        if len(encoded) == 1 or not len(codes) or codes.min() == codes.max():
+            self.constant(column, encoded[codes[0]] if len(codes) else encoded[-1])
             return
         widths = np.fromiter(map(len, encoded), np.int64, len(encoded))
         blob = np.frombuffer(b"".join(encoded), np.uint8)

@@ -264,3 +264,31 @@ def test_a_nonsensical_columnar_body_is_refused_never_a_500(runner_api, queued_r
     response = upload_columnar(runner_api, leased, 0, body=body)
     assert response.status_code in (400, 413), response.content
     assert Sample.objects.count() == 0
+
+
+@pytest.mark.parametrize("rows", [1, 3, 8])  # never built empty: samples_insert stores no rows itself
+def test_column_rows_lay_out_what_copy_rows_do(rows):
+    """copy_codec.ColumnRows (columns, no step per row) against CopyRows (the JSON path's), for
+    texts of one and several widths, nulls on some rows, on all and on none, and constants."""
+    from apps.results.ingest.copy_codec import NULL, ColumnRows, CopyRows, encode_text
+
+    texts = ["x", "yy", None, "x", "zz", None, "x", "yy"][:rows]
+    same = ["ab", "cd", "ab", "cd", "ab", "cd", "ab", "cd"][:rows]
+    numbers = np.array([5, 0, 7, -1, 2**40, 0, 3, 9][:rows], np.int64)
+    some = np.array([True, False, True, True, False, True, True, False][:rows])
+    values = sorted({t for t in texts if t is not None})
+    codes = np.array([-1 if t is None else values.index(t) for t in texts], np.int32)
+    same_values = sorted(set(same))
+    columnar_rows, json_rows = ColumnRows(rows), CopyRows(rows)
+    columnar_rows.constant("id", b"\x00\x00\x00\x01\x07")
+    json_rows.constant("id", b"\x00\x00\x00\x01\x07")
+    columnar_rows.table("text", codes, [*map(encode_text, values), NULL])
+    json_rows.lookup("text", texts, {t: NULL if t is None else encode_text(t) for t in set(texts)})
+    columnar_rows.table("same", np.array([same_values.index(t) for t in same], np.int32),
+                        [*map(encode_text, same_values), NULL])
+    json_rows.lookup("same", same, {t: encode_text(t) for t in set(same)})
+    for name, present in (("some", some), ("all", np.ones(rows, bool)), ("none", np.zeros(rows, bool))):
+        columnar_rows.numbers(name, ">i8", numbers, present)
+        json_rows.numbers(name, ">i8", np.where(present, numbers, 0), present)
+    order = ["id", "text", "same", "some", "all", "none"]
+    assert columnar_rows.build(order) == json_rows.build(order)
