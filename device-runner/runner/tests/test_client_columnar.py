@@ -22,9 +22,10 @@ BATCH = json.loads((contract_dir() / "examples" / "upload-batch.json").read_text
 class Recorder(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self) -> None:
+    def __init__(self, *, takes_columns: bool = True) -> None:
         super().__init__(("127.0.0.1", 0), RecordingHandler)
         self.requests: list[tuple[str, str, bytes]] = []  # path, Content-Type, body
+        self.takes_columns = takes_columns  # False: a backend from before the columnar body
         self.url = f"http://127.0.0.1:{self.server_address[1]}"
         threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
 
@@ -34,9 +35,16 @@ class RecordingHandler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
         body = self.rfile.read(int(self.headers["Content-Length"]))
-        self.server.requests.append((self.path, self.headers["Content-Type"], body))
-        answer = json.dumps({"stored": 4, "duplicate": False, "next_block": 1}).encode()
-        self.send_response(200)
+        content_type = self.headers["Content-Type"]
+        self.server.requests.append((self.path, content_type, body))
+        if content_type == columnar.MEDIA_TYPE and not self.server.takes_columns:
+            # What DRF answers for a body no parser of the view takes (UnsupportedMediaType).
+            answer = json.dumps({"detail": f'Unsupported media type "{content_type}" in request.'}).encode()
+            status = 415
+        else:
+            answer = json.dumps({"stored": 4, "duplicate": False, "next_block": 1}).encode()
+            status = 200
+        self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(answer)))
         self.end_headers()
@@ -85,3 +93,18 @@ def test_a_batch_without_a_columnar_form_goes_as_json(recorder):
     content_type, body = upload(recorder, batch)
     assert content_type == "application/json"
     assert json.loads(body) == batch
+
+
+def test_a_backend_without_the_columnar_body_gets_the_block_again_as_json_and_json_after():
+    older = Recorder(takes_columns=False)
+    client = RunnerClient(older.url, "llr_test", retry_budget_s=0)
+    try:
+        assert client.upload_block("run-1", BATCH) == {"stored": 4, "duplicate": False, "next_block": 1}
+        assert client.upload_block("run-1", {**BATCH, "block": 1, "batch_seq": 1})["stored"] == 4
+    finally:
+        client.close()
+        older.shutdown()
+        older.server_close()
+    assert [content_type for _, content_type, _ in older.requests] == [
+        columnar.MEDIA_TYPE, "application/json", "application/json"]
+    assert json.loads(older.requests[1][2]) == BATCH

@@ -8,8 +8,9 @@ the driver stops working on that run; any other 4xx is a ProtocolError at once.
 A block's samples go as columns (latencylab_contract.columnar, the contract README's "The
 columnar body"): the backend checks and stores them a whole column at a time. A batch that
 has no columnar form (a field of mixed types) goes as JSON; `columnar=False` sends JSON
-always (a backend that predates the columnar body answers it 415, final like any 4xx: update
-the backend before its runners). The journal keeps the JSON form whichever was sent."""
+always. A backend that predates the columnar body answers it 415 and stores nothing: the
+block goes again as JSON, and so does everything the client sends after (runners may be
+updated before their backend). The journal keeps the JSON form whichever was sent."""
 
 import logging
 import random
@@ -39,6 +40,10 @@ class LeaseLost(Exception):
 
 class ProtocolError(Exception):
     pass
+
+
+class UnsupportedMediaType(ProtocolError):
+    """HTTP 415: the backend has no parser for the body's Content-Type."""
 
 
 def send_with_retries(send: Callable[[], httpx.Response], schedule: RetrySchedule, *,
@@ -104,6 +109,8 @@ class RunnerClient:
         response = send_with_retries(send, schedule, sleep=self._sleep, what=path)
         if outcome_of(response.status_code) is Outcome.LEASE_LOST:
             raise LeaseLost(_detail(response, "lease lost"))
+        if response.status_code == 415:
+            raise UnsupportedMediaType(f"{path}: HTTP 415: {response.text[:2000]}")
         if response.status_code >= 400:
             raise ProtocolError(f"{path}: HTTP {response.status_code}: {response.text[:2000]}")
         return response
@@ -128,7 +135,15 @@ class RunnerClient:
             except NotColumnar as exc:
                 log.info("%s: sent as JSON (%s)", path, exc)
             else:
-                return self._post(path, content=body, headers={"Content-Type": COLUMNAR}).json()
+                try:
+                    return self._post(path, content=body, headers={"Content-Type": COLUMNAR}).json()
+                except UnsupportedMediaType:
+                    # A backend from before the columnar body (DRF's 415 for a body it has no
+                    # parser for): it stored nothing, so the same block goes again as JSON, and
+                    # so does every later one this client sends.
+                    log.warning("%s: the backend does not take the columnar body (HTTP 415); "
+                                "sending JSON from now on", path)
+                    self._columnar = False
         return self._post(path, batch).json()
 
     def finish(self, run_id: str, report: dict[str, Any]) -> dict[str, Any]:
