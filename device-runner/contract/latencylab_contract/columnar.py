@@ -4,8 +4,8 @@ operations instead of a Python step per sample.
 
 Standard library only (the contract's core): `encode` is what the runner sends, `decode`
 the reference reader (the backend reads the same bytes with numpy,
-backend/apps/results/ingest/columnar.py). The example pair examples/upload-batch.llcol and
-examples/upload-batch.json is the same batch in both forms.
+backend/apps/results/ingest/columnar.py). The example pair examples/upload/batch.llcol and
+examples/upload/batch.json is the same batch in both forms.
 
 Layout: MAGIC, a uint32 (little-endian) header length, the header (UTF-8 JSON: the batch's
 envelope fields, "rows" and "columns"), zero padding to a multiple of 8 bytes, then each

@@ -10,8 +10,8 @@ from latencylab_contract import columnar, contract_dir
 from latencylab_contract.validation import iter_errors
 
 EXAMPLES = contract_dir() / "examples"
-EXAMPLE = EXAMPLES / "upload-batch.llcol"
-TWIN = EXAMPLES / "upload-batch.json"
+EXAMPLE = EXAMPLES / "upload" / "batch.llcol"
+TWIN = EXAMPLES / "upload" / "batch.json"
 
 
 def test_the_example_decodes_to_its_json_twin():
