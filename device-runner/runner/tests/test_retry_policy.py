@@ -214,7 +214,13 @@ def recording_sleep(server: ScriptedBackend, waits: list[float]):
 BATCH = {"lease_token": "secret-lease", "attempt": 1, "batch_seq": 3, "block": 3, "samples": [{"seq": 0}]}
 
 
-@pytest.mark.parametrize("vector", VECTORS, ids=lambda v: v.name)
+# A 415 to the columnar body is the one refusal an upload answers otherwise: the backend
+# predates that body, so the client sends the block again as JSON (test_client_columnar.py).
+# The policy itself still calls 415 final (above).
+UPLOAD_VECTORS = [vector for vector in VECTORS if vector.answer != 415]
+
+
+@pytest.mark.parametrize("vector", UPLOAD_VECTORS, ids=lambda v: v.name)
 def test_the_client_follows_each_vector_on_an_upload(vector: Vector, scripted):
     server = scripted(vector.answer, vector.headers)
     waits: list[float] = []
