@@ -16,7 +16,7 @@ from latencylab_contract import columnar, contract_dir
 from latencylab_runner.agent.client import RunnerClient
 from latencylab_runner.agent.journal import read_journal
 
-BATCH = json.loads((contract_dir() / "examples" / "upload-batch.json").read_text())
+BATCH = json.loads((contract_dir() / "examples" / "upload" / "batch.json").read_text())
 
 
 class Recorder(ThreadingHTTPServer):
@@ -76,7 +76,7 @@ def upload(recorder: Recorder, batch: dict[str, Any], **options: Any) -> tuple[s
 def test_a_block_goes_as_columns_by_default_and_the_journal_keeps_json(recorder, tmp_path: Path):
     content_type, body = upload(recorder, BATCH, journal=tmp_path)
     assert content_type == columnar.MEDIA_TYPE
-    assert body == (contract_dir() / "examples" / "upload-batch.llcol").read_bytes()
+    assert body == (contract_dir() / "examples" / "upload" / "batch.llcol").read_bytes()
     assert columnar.decode(body) == BATCH
     journal, = read_journal(tmp_path)
     assert journal == {**{k: v for k, v in BATCH.items() if k != "lease_token"}, "run_id": "run-1"}
