@@ -107,8 +107,11 @@ background_suite harness-android "$run_dir/harness-android.log" \
 # harness-build made: the Android-side code compiled against Android 10's framework and tested under
 # Robolectric against the reference target (Surefire's "Tests run: N"), then D8, R8's API check, aapt,
 # zipalign and apksigner, and the pair read back by apksigner verify, aapt and dexdump (Failsafe's
-# "Tests run: N"). Beside the backend like the core's tests: it needs nothing from the services.
-background_suite harness-apk "$run_dir/harness-apk.log" \
+# "Tests run: N"). It needs nothing from the services. It starts when the device-runner suite ends:
+# from then the backend suite's last ~3 minutes (agents waiting on emulated links) leave the cores
+# 40-90 % idle (vmstat), while its 2.5-4 minutes of compiling, dexing and Robolectric beside the
+# suites' first half, when both cores are saturated, lengthened them by as much.
+background_suite_after "$device_runner_pid" harness-apk "$run_dir/harness-apk.log" \
   bash -c "cd device-runner/harness/android/apk && mvn -B -ntp -Dstyle.color=never verify"
 # The deployment files (docker-compose.yml through compose-spec's loader; infra/tests) likewise.
 background_suite deploy "$run_dir/deploy.log" \
