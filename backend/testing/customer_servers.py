@@ -10,10 +10,11 @@ import json
 import shutil
 import socket
 import subprocess
-import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+
+from conditions import poll_until
 
 from .ports import free_port
 
@@ -21,16 +22,17 @@ ECHO_MODULE = Path("/usr/lib/nginx/modules/ngx_http_echo_module.so")
 
 
 def _wait_listening(port: int, proc: subprocess.Popen[bytes], log: Path, timeout_s: float = 15.0) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
+    def listening() -> bool:
         if proc.poll() is not None:
             raise RuntimeError(f"server exited ({proc.returncode}): {log.read_text()[-2000:]}")
         try:
             socket.create_connection(("127.0.0.1", port), 0.2).close()
-            return
+            return True
         except OSError:
-            time.sleep(0.05)
-    raise TimeoutError(f"port {port} not listening: {log.read_text()[-2000:]}")
+            return False
+
+    if not poll_until(listening, timeout_s):
+        raise TimeoutError(f"port {port} not listening: {log.read_text()[-2000:]}")
 
 
 @dataclass

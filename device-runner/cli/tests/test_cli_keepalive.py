@@ -15,6 +15,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from conditions import poll_until
 from latencylab_cli.client import ApiClient
 
 
@@ -47,15 +48,15 @@ def gunicorn(tmp_path: Path) -> Iterator[str]:
         cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
-        while True:  # ready when it answers
+        def answers() -> bool:  # ready when it answers
             try:
                 httpx.get(url + "/ready", timeout=2)
-                break
+                return True
             except httpx.TransportError:
                 assert process.poll() is None, process.stderr.read() if process.stderr else ""
-                assert time.monotonic() < deadline, "gunicorn did not start"
-                time.sleep(0.1)
+                return False
+
+        assert poll_until(answers, 60, every_s=0.1), "gunicorn did not start"
         yield url
     finally:
         process.terminate()

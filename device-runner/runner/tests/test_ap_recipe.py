@@ -18,12 +18,12 @@ import socket
 import struct
 import subprocess
 import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from conditions import poll_until
 from device_lab import scenario
 from latencylab_tools.netlab.nsutil import NS_PREFIX, in_netns
 from latencylab_tools.netlab.shaping_probe import ShapingProbe, probe_shaping
@@ -173,10 +173,8 @@ def test_the_recipe_gives_the_phone_a_lease_the_runner_finds_and_nats_its_traffi
     assert socket.inet_ntoa(ack[6]) == AP_ADDRESS  # … and its DNS server
 
     # The lease file as dnsmasq wrote it, read as the runner reads it.
-    deadline = time.monotonic() + 20
-    while PHONE_MAC not in (dnsmasq.read_text() if dnsmasq.exists() else ""):
-        assert time.monotonic() < deadline, "dnsmasq wrote no lease"
-        time.sleep(0.05)
+    assert poll_until(lambda: PHONE_MAC in (dnsmasq.read_text() if dnsmasq.exists() else ""), 20), \
+        "dnsmasq wrote no lease"
     (lease,) = parse_leases(dnsmasq.read_text())
     assert (lease.mac, lease.address, lease.hostname) == (PHONE_MAC, address, DHCP_HOST_NAME)
     assert lease.client_id == f"01:{PHONE_MAC}"

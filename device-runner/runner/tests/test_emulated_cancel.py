@@ -10,10 +10,10 @@ from __future__ import annotations
 import os
 import tempfile
 import threading
-import time
 from pathlib import Path
 
 import pytest
+from conditions import poll_until
 
 from latencylab_runner.drivers.emulated import emulated_run
 from latencylab_runner.drivers.targets import ReferenceTarget
@@ -43,13 +43,13 @@ def cancel_once_fetching(emulated, cancelled: threading.Event, seen: list[bool],
     connection open to the target: mid-block, however long the worker took to get there.
     Gives up after `timeout_s` (a hang guard; `seen` then stays empty and the test fails)."""
     started = len(emulated.link._procs)  # noqa: SLF001 — the link's processes, to find the worker
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
+
+    def worker_connected() -> bool:
         procs = emulated.link._procs  # noqa: SLF001
-        if len(procs) > started and has_a_connection_open(procs[-1].pid):
-            seen.append(True)
-            break
-        time.sleep(0.05)  # the poll interval of a wait on a condition
+        return len(procs) > started and has_a_connection_open(procs[-1].pid)
+
+    if poll_until(worker_connected, timeout_s):
+        seen.append(True)
     cancelled.set()
 
 SPEC = {"workload": {"kind": "series", "objects": "seed-mid-24", "periods": [24], "repetitions": 1,

@@ -12,9 +12,9 @@ import json
 import os
 import subprocess
 import threading
-import time
 
 import pytest
+from conditions import poll_until
 from device_lab import harness_core, scenario
 from latencylab_contract.validation import validate
 from latencylab_tools.netlab.shaping_probe import ShapingProbe
@@ -116,10 +116,7 @@ def test_android_fastlane_timeout_kills_the_lane_and_its_children(lab, backend, 
     assert_failed(backend, run_id, finish, kind="timeout", says="limit")
     assert "killed after" in artifact(backend, run_id, "fastlane.log").decode()
     child = int((lab.dir / "fastlane-hang.pid").read_text())
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and _alive(child):
-        time.sleep(0.1)
-    assert not _alive(child), "the lane's child process outlived the kill"
+    assert poll_until(lambda: not _alive(child), 10), "the lane's child process outlived the kill"
 
 
 def _alive(pid):

@@ -11,12 +11,12 @@ import socket
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from conditions import poll_until
 from latencylab_tools.tls import TlsPaths, ensure_tls
 
 TOOLS = Path(__file__).resolve().parent.parent
@@ -120,14 +120,15 @@ http {{
 
 
 def _wait_port(port: int, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    def listening() -> bool:
         try:
             socket.create_connection(("127.0.0.1", port), 0.2).close()
-            return
+            return True
         except OSError:
-            time.sleep(0.02)
-    raise TimeoutError(f"port {port} not listening")
+            return False
+
+    if not poll_until(listening, timeout, every_s=0.02):
+        raise TimeoutError(f"port {port} not listening")
 
 
 def start_nginx(tls: TlsPaths, workdir: Path) -> tuple[Nginx, subprocess.Popen[bytes]]:

@@ -9,9 +9,9 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
 
 import pytest
+from conditions import poll_until
 from latencylab_tools.netlab import PRESETS, EmulatedLink, LinkProfile, emulation_unavailable, sweep_leftovers
 from latencylab_tools.netlab.measure import measure_connect_rtt
 from latencylab_tools.netlab.nsutil import NetnsError, list_link_namespaces, netns_exists
@@ -101,10 +101,7 @@ def test_sigkill_of_owner_then_sweep_removes_everything():
         owner.send_signal(signal.SIGKILL)
         owner.wait()
     # The emulator notices its owner is gone on its own (pidfd / PDEATHSIG).
-    deadline = time.monotonic() + 5
-    while os.path.exists(f"/proc/{emu_pid}") and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not os.path.exists(f"/proc/{emu_pid}")
+    assert poll_until(lambda: not os.path.exists(f"/proc/{emu_pid}"), 5), "the emulator outlived its owner"
     # Namespaces (and the sleeper inside) outlive the crash until a sweep: this one, or the one
     # any other process's new link begins with (make test runs the timing tests in two halves
     # side by side), which is the sweep doing its job too. Either way, afterwards none is left.

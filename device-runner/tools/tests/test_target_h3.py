@@ -16,7 +16,6 @@ import signal
 import socket
 import ssl
 import subprocess
-import time
 from pathlib import Path
 
 import httpx
@@ -27,6 +26,7 @@ from aioquic.h3.connection import H3_ALPN, H3Connection, H3Stream
 from aioquic.h3.events import DataReceived, H3Event, HeadersReceived
 from aioquic.quic.configuration import QuicConfiguration
 from aioquic.quic.events import QuicEvent
+from conditions import poll_until
 from latencylab_tools import native
 from latencylab_tools.probe import ProbeRequest, open_session
 from latencylab_tools.target import content, http3, serve_target, start_target
@@ -204,12 +204,7 @@ def _process_gone(pid: int) -> bool:
 def _wait_gone(pid: int, port: int, timeout: float = 10.0) -> bool:
     """The process has exited and its UDP socket is closed (a zombie's last threads may
     still be exiting when its state already reads Z)."""
-    deadline = time.monotonic() + timeout
-    while not (_process_gone(pid) and _udp_port_free(port)):
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
+    return bool(poll_until(lambda: _process_gone(pid) and _udp_port_free(port), timeout))
 
 
 def _udp_port_free(port: int) -> bool:

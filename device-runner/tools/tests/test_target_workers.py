@@ -6,10 +6,10 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+from conditions import poll_until
 from latencylab_tools.probe import Origin, ProbeRequest, open_session
 from latencylab_tools.target import content
 
@@ -28,16 +28,14 @@ def _start(tls_dir, *extra: str) -> tuple[subprocess.Popen, dict]:
 
 
 def _gone(pid: int, timeout: float = 10.0) -> bool:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
+    def exited() -> bool:
         try:
             with open(f"/proc/{pid}/stat") as f:
-                if f.read().split(") ", 1)[1].startswith("Z"):
-                    return True  # exited, waiting to be reaped by init
+                return f.read().split(") ", 1)[1].startswith("Z")  # exited, waiting to be reaped by init
         except FileNotFoundError:
             return True
-        time.sleep(0.05)
-    return False
+
+    return bool(poll_until(exited, timeout))
 
 
 def _stop(proc: subprocess.Popen) -> int:

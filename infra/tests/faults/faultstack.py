@@ -14,7 +14,6 @@ import json
 import os
 import re
 import subprocess
-import time
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from pathlib import Path
@@ -22,6 +21,7 @@ from typing import Any
 
 import httpx
 import redis
+from conditions import poll_until
 
 from latencylab_runner.agent.journal import JOURNAL_ENV, read_journal
 from latencylab_runner.workloads.plan import plan_block
@@ -48,17 +48,17 @@ PLANNED_FIELDS = ["arm", "phase", "op", "path", "period", "repetition", "step"]
 
 def wait_until(what: str, check: Callable[[], Any], timeout_s: float, every_s: float = 0.5) -> Any:
     """Polls `check` until it returns something truthy; a bound, not a measurement."""
-    deadline = time.monotonic() + timeout_s
-    while True:
+
+    def looked() -> Any:
         try:
-            value = check()
+            return check()
         except (httpx.HTTPError, redis.RedisError, OSError, ValueError):
-            value = None  # the service under test may be down: that is the point
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout_s:.0f} s waiting for {what}")
-        time.sleep(every_s)
+            return None  # the service under test may be down: that is the point
+
+    value = poll_until(looked, timeout_s, every_s=every_s)
+    if not value:
+        raise AssertionError(f"timed out after {timeout_s:.0f} s waiting for {what}")
+    return value
 
 
 class FaultStack:
