@@ -32,13 +32,16 @@ LIMIT_HOLDS_S = 5
 
 class ObservedClient(RunnerClient):
     """The real client, with the test watching: every answer it gets (httpx's own response
-    hook), every wait it takes (really slept), and each block's batch as it is first sent.
+    hook), every wait it takes (`pass_time` moves the rate limit's clock on by it, as if it had
+    been slept), and each block's batch as it is first sent.
     Just before THROTTLED_BLOCK's batch goes out, `before_throttled_block` spends the runner's
     rate limit; once the upload call returns (or raises), `after_throttled_block` lifts it."""
 
     def __init__(self, *args: Any, before_throttled_block: Callable[[], None],
-                 after_throttled_block: Callable[[], None], **kwargs: Any) -> None:
+                 after_throttled_block: Callable[[], None], pass_time: Callable[[float], None],
+                 **kwargs: Any) -> None:
         super().__init__(*args, sleep=self._wait, **kwargs)
+        self.pass_time = pass_time
         self._http.event_hooks["response"].append(self._answered)
         self.before_throttled_block = before_throttled_block
         self.after_throttled_block = after_throttled_block
@@ -52,7 +55,7 @@ class ObservedClient(RunnerClient):
 
     def _wait(self, seconds: float) -> None:
         self.waits.append(seconds)
-        time.sleep(seconds)
+        self.pass_time(seconds)
 
     def upload_block(self, run_id: str, batch: dict[str, Any]) -> dict[str, Any]:
         self.samples_sent.setdefault(batch["block"], len(batch["samples"]))
@@ -82,8 +85,14 @@ def test_a_429_mid_upload_is_waited_out_and_the_run_finishes_with_every_sample_o
     def lift_the_limit() -> None:
         settings.RUNNER_RATE = roomy_rate
 
+    def pass_time(seconds: float) -> None:
+        # The wait the agent asked for, as the rate limit sees it: its record of the runner's
+        # calls ages by `seconds` (the limit is the only thing here that reads the clock), so
+        # the next call is admitted exactly when it would be after a real wait of that long.
+        cache.set(throttle_key, [at - seconds for at in cache.get(throttle_key, [])], 60)
+
     client = ObservedClient(live_server.url, token, before_throttled_block=spend_the_limit,
-                            after_throttled_block=lift_the_limit)
+                            after_throttled_block=lift_the_limit, pass_time=pass_time)
     # No heartbeats: the upload is the only call while the limit is spent.
     agent = host_agent(client, "limited-runner", target=reference_of(target), heartbeat_interval_s=3600)
     try:
