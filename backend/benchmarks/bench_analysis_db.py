@@ -18,8 +18,7 @@ import django  # noqa: E402
 
 django.setup()
 
-from django.conf import settings  # noqa: E402  (after django.setup())
-from django.test.utils import get_runner, setup_test_environment  # noqa: E402  (after django.setup())
+from scratch_database import scratch_database  # noqa: E402  (after django.setup())
 from seed import million_sample_comparison  # noqa: E402  (after django.setup())
 
 
@@ -28,13 +27,8 @@ def peak_rss_mb() -> float:
 
 
 def main() -> None:
-    setup_test_environment()
-    runner = get_runner(settings)(verbosity=0, interactive=False)
-    old = runner.setup_databases()
-    try:
+    with scratch_database():
         run()
-    finally:
-        runner.teardown_databases(old)
 
 
 def run() -> None:

@@ -84,8 +84,8 @@ import httpx  # noqa: E402
 import psycopg  # noqa: E402
 import redis  # noqa: E402
 from django.conf import settings  # noqa: E402
-from django.db import connection, connections  # noqa: E402
-from django.test.utils import get_runner, setup_test_environment  # noqa: E402
+from django.db import connection  # noqa: E402
+from scratch_database import scratch_database  # noqa: E402
 
 from latencylab_runner import __version__ as RUNNER_VERSION  # noqa: E402
 from latencylab_runner.devices.model import DeviceStatus  # noqa: E402
@@ -476,14 +476,8 @@ class Farm:
 def main() -> None:
     for noisy in ("httpx", "latencylab_runner"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
-    setup_test_environment()
-    runner = get_runner(settings)(verbosity=0, interactive=False)
-    old = runner.setup_databases()
-    try:
+    with scratch_database():
         run_benchmark()
-    finally:
-        connections.close_all()
-        runner.teardown_databases(old)
 
 
 def per_op(spent: Spent, n: int) -> str:

@@ -52,8 +52,8 @@ django.setup()
 
 import httpx  # noqa: E402
 from django.conf import settings  # noqa: E402
-from django.db import connection, connections  # noqa: E402
-from django.test.utils import get_runner, setup_test_environment  # noqa: E402
+from django.db import connection  # noqa: E402
+from scratch_database import scratch_database  # noqa: E402
 
 from latencylab_runner.agent.agent import Agent  # noqa: E402
 from latencylab_runner.agent.client import RunnerClient  # noqa: E402
@@ -78,14 +78,8 @@ BACKEND = Path(__file__).resolve().parents[1]
 def main() -> None:
     for noisy in ("httpx", "latencylab_runner"):  # a line per request and per run otherwise
         logging.getLogger(noisy).setLevel(logging.WARNING)
-    setup_test_environment()
-    runner = get_runner(settings)(verbosity=0, interactive=False)
-    old = runner.setup_databases()
-    try:
+    with scratch_database():
         run_benchmark()
-    finally:
-        connections.close_all()
-        runner.teardown_databases(old)
 
 
 def load() -> str:
