@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .bootstrap import DEFAULT_BOOTSTRAP_SEED, median_ci_sorted
-from .grouping import group_by, sorted_quantiles
+from .grouping import Groups, SortedGroups, group_by, sorted_groups, sorted_quantiles
 from .table import METRIC_COLUMNS, SampleTable
 
 US_PER_MS = 1000.0
@@ -28,8 +28,13 @@ def describe(
     values, usable = table.metric_values(metric)
     rows = np.flatnonzero(usable)
     keys = [getattr(table, k)[rows] for k in DESCRIBE_KEYS]
-    groups = group_by(keys, value_order=table.sorted_positions(METRIC_COLUMNS[metric], usable))
-    sorted_us = values[rows[groups.order]].astype(np.float64)
+    by_sort = sorted_groups(keys, values[rows])
+    groups: Groups | SortedGroups
+    if by_sort is not None:
+        groups, sorted_us = by_sort, by_sort.values.astype(np.float64)
+    else:
+        groups = group_by(keys, value_order=table.sorted_positions(METRIC_COLUMNS[metric], usable))
+        sorted_us = values[rows[groups.order]].astype(np.float64)
     x = sorted_us / US_PER_MS
     starts, counts = groups.starts, groups.counts
 

@@ -54,6 +54,12 @@ def _pack_keys(keys: Sequence[np.ndarray]) -> tuple[np.ndarray, int]:
     One integer sort is several times faster than a multi-key lexsort. The
     packed key is int32 when it fits (half the memory traffic of int64).
     """
+    packed, capacity, _ = _pack_keys_with_bounds(keys)
+    return packed, capacity
+
+
+def _pack_keys_with_bounds(keys: Sequence[np.ndarray]) -> tuple[np.ndarray, int, list[tuple[int, int]]]:
+    """_pack_keys, and each key's (lowest, highest) value: what unpacks a packed key (_unpack_keys)."""
     n = len(keys[0])
     columns, bounds = [], []
     capacity = 1
@@ -79,7 +85,19 @@ def _pack_keys(keys: Sequence[np.ndarray]) -> tuple[np.ndarray, int]:
             np.add(packed, column.astype(dtype, copy=False), out=packed)
         else:
             np.add(packed, (column.astype(np.int64) - lo).astype(dtype), out=packed)
-    return packed, capacity
+    return packed, capacity, bounds
+
+
+def _unpack_keys(packed: np.ndarray, bounds: Sequence[tuple[int, int]],
+                 dtypes: Sequence[np.dtype]) -> tuple[np.ndarray, ...]:
+    """The key columns of packed keys (_pack_keys_with_bounds), each in its column's dtype."""
+    code = packed.astype(np.int64)
+    columns: list[np.ndarray] = []
+    for (lo, hi), dtype in zip(reversed(bounds), reversed(dtypes), strict=True):
+        radix = hi - lo + 1
+        columns.append((code % radix + lo).astype(dtype) if radix > 1 else np.full(len(code), lo, dtype=dtype))
+        code //= radix
+    return tuple(reversed(columns))
 
 
 def radix_argsort(keys: np.ndarray, capacity: int) -> np.ndarray:
@@ -94,6 +112,16 @@ def radix_argsort(keys: np.ndarray, capacity: int) -> np.ndarray:
     if capacity <= 1 or n < 2:
         return np.arange(n, dtype=np.int64)
     bits = (capacity - 1).bit_length()
+    row_bits = (n - 1).bit_length()
+    if bits > 16 and bits + row_bits <= 63:
+        # More than one radix pass: one np.sort of (key, row) packed in an int64 is cheaper (numpy
+        # sorts int64 with SIMD, several times faster than a stable argsort), and since rows are
+        # distinct it gives the stable order.
+        packed = keys.astype(np.int64) << row_bits
+        packed |= np.arange(n, dtype=np.int64)
+        packed.sort()
+        packed &= (1 << row_bits) - 1
+        return packed
     # Narrow digits up front: later passes gather 1-2 byte digits, not the wide keys.
     digits = []
     for shift in range(0, bits, 16):
@@ -121,6 +149,27 @@ def stable_value_order(values: np.ndarray) -> np.ndarray:
     return np.argsort(values, kind="stable")
 
 
+def _key_value_order(packed: np.ndarray, capacity: int, values: np.ndarray) -> np.ndarray | None:
+    """The stable order by (key, value) of integer values, by one np.sort of (key, value, row)
+    packed in an int64 (see radix_argsort); None when they do not fit in 63 bits."""
+    values = np.asarray(values)
+    n = len(values)
+    if not np.issubdtype(values.dtype, np.integer):
+        return None
+    low = int(values.min())
+    value_bits = (int(values.max()) - low).bit_length()
+    row_bits = (n - 1).bit_length()
+    if (capacity - 1).bit_length() + value_bits + row_bits > 63:
+        return None
+    combined = packed.astype(np.int64) << value_bits
+    combined |= values.astype(np.int64) - low
+    combined <<= row_bits
+    combined |= np.arange(n, dtype=np.int64)
+    combined.sort()
+    combined &= (1 << row_bits) - 1
+    return combined
+
+
 def group_by(keys: Sequence[np.ndarray], values: np.ndarray | None = None, *,
              value_order: np.ndarray | None = None) -> Groups:
     """Group rows by the key columns (first key most significant).
@@ -136,13 +185,13 @@ def group_by(keys: Sequence[np.ndarray], values: np.ndarray | None = None, *,
         empty = np.zeros(0, dtype=np.int64)
         return Groups(empty, empty, empty, tuple(np.zeros(0, dtype=np.int64) for _ in keys))
     packed, capacity = _pack_keys(keys)
-    if value_order is None and values is not None:
+    order = _key_value_order(packed, capacity, values) if value_order is None and values is not None else None
+    if order is None and value_order is None and values is not None:
         value_order = stable_value_order(values)
-    if value_order is None:
-        order = radix_argsort(packed, capacity)
-    else:
+    if order is None:
         # Rows already in value order, then a stable sort by key: (key, value, row) order.
-        order = value_order[radix_argsort(packed[value_order], capacity)]
+        order = radix_argsort(packed, capacity) if value_order is None else \
+            value_order[radix_argsort(packed[value_order], capacity)]
     if capacity <= max(4 * n, 1 << 16):
         # Groups come in key order: their sizes are the non-zero counts of each packed key.
         per_key = np.bincount(packed, minlength=capacity)
@@ -156,6 +205,122 @@ def group_by(keys: Sequence[np.ndarray], values: np.ndarray | None = None, *,
     first_rows = order[starts]
     group_keys = tuple(np.asarray(k)[first_rows] for k in keys)
     return Groups(order=order, starts=starts, counts=counts, keys=group_keys)
+
+
+@dataclass(frozen=True, eq=False)
+class DenseGroups:
+    """Rows numbered by group (in key order, first key most significant), unsorted: what sums,
+    minima and maxima need. A bincount or ufunc.at over the group numbers is a linear pass,
+    where group_by's argsort is several passes and a gather of every column."""
+
+    codes: np.ndarray  # each row's group number
+    counts: np.ndarray  # rows per group
+    keys: tuple[np.ndarray, ...]  # key value of each group, one array per key column
+
+    def __len__(self) -> int:
+        return len(self.counts)
+
+    def integer_sums(self, column: np.ndarray) -> np.ndarray:
+        """Sums (float64) of a column of whole numbers (integers, booleans): exact in any order
+        while they stay below 2**53, so group_by's sums in its order, to the last bit."""
+        return np.bincount(self.codes, weights=column, minlength=len(self.counts))
+
+    def mins(self, column: np.ndarray) -> np.ndarray:
+        column = np.asarray(column)
+        out = np.full(len(self.counts), _highest(column.dtype), dtype=column.dtype)
+        np.minimum.at(out, self.codes, column)
+        return out
+
+    def maxs(self, column: np.ndarray) -> np.ndarray:
+        column = np.asarray(column)
+        out = np.full(len(self.counts), _lowest(column.dtype), dtype=column.dtype)
+        np.maximum.at(out, self.codes, column)
+        return out
+
+
+def _highest(dtype: np.dtype) -> int | float:
+    return np.iinfo(dtype).max if np.issubdtype(dtype, np.integer) else np.inf
+
+
+def _lowest(dtype: np.dtype) -> int | float:
+    return np.iinfo(dtype).min if np.issubdtype(dtype, np.integer) else -np.inf
+
+
+def dense_groups(keys: Sequence[np.ndarray]) -> DenseGroups | None:
+    """group_by(keys)'s groups without sorting the rows: each row's group number from a table
+    over the packed keys. None when the keys can take too many values for such a table (more
+    than 4 per row and 2**16): use group_by."""
+    n = len(keys[0]) if keys else 0
+    if n == 0:
+        return None
+    try:
+        packed, capacity, bounds = _pack_keys_with_bounds(keys)
+    except OverflowError:
+        return None
+    if capacity > max(4 * n, 1 << 16):
+        return None
+    per_key = np.bincount(packed, minlength=capacity)
+    present = np.flatnonzero(per_key)
+    group_of_key = np.zeros(capacity, dtype=np.int64)
+    group_of_key[present] = np.arange(len(present))
+    return DenseGroups(codes=group_of_key[packed], counts=per_key[present].astype(np.int64),
+                       keys=_unpack_keys(present, bounds, [np.asarray(k).dtype for k in keys]))
+
+
+@dataclass(frozen=True, eq=False)
+class SortedGroups:
+    """Each group's values, sorted, one group after another (in key order, first key most
+    significant): what order statistics and sums in value order need, without the permutation."""
+
+    values: np.ndarray
+    starts: np.ndarray
+    counts: np.ndarray
+    keys: tuple[np.ndarray, ...]
+    codes: np.ndarray  # each input row's group number (what bincount sums in group order by)
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+
+def sorted_groups(keys: Sequence[np.ndarray], values: np.ndarray) -> SortedGroups | None:
+    """group_by(keys, values)'s groups and their sorted values, by one np.sort of an int64
+    holding the packed keys above the value's bits. numpy sorts int64 several times faster
+    than it argsorts them, and values that sort equal are equal numbers, so the sorted values
+    (hence every statistic read from them) are group_by's to the last bit. None when the
+    values are not integers or keys and values do not fit in 62 bits: use group_by."""
+    values = np.asarray(values)
+    n = len(values)
+    if n == 0 or not keys or not np.issubdtype(values.dtype, np.integer):
+        return None
+    try:
+        packed, capacity, bounds = _pack_keys_with_bounds(keys)
+    except OverflowError:
+        return None
+    low = int(values.min())
+    value_bits = (int(values.max()) - low).bit_length()
+    if value_bits + (capacity - 1).bit_length() > 62:
+        return None
+    combined = packed.astype(np.int64) << value_bits
+    combined |= values.astype(np.int64) - low if low else values.astype(np.int64, copy=False)
+    combined.sort()
+    code_of = combined >> value_bits
+    new_group = np.empty(n, dtype=bool)
+    new_group[0] = True
+    np.not_equal(code_of[1:], code_of[:-1], out=new_group[1:])
+    starts = np.flatnonzero(new_group)
+    counts = np.diff(np.append(starts, n))
+    group_codes = code_of[starts]
+    combined &= (1 << value_bits) - 1
+    if low:
+        combined += low
+    group_of_code = np.zeros(capacity, dtype=np.int64) if capacity <= max(4 * n, 1 << 16) else None
+    if group_of_code is not None:
+        group_of_code[group_codes] = np.arange(len(starts))
+        codes = group_of_code[packed]
+    else:
+        codes = np.searchsorted(group_codes, packed)
+    keys_of_groups = _unpack_keys(group_codes, bounds, [np.asarray(k).dtype for k in keys])
+    return SortedGroups(values=combined, starts=starts, counts=counts, keys=keys_of_groups, codes=codes)
 
 
 def sorted_quantiles(sorted_values: np.ndarray, starts: np.ndarray, counts: np.ndarray, q: float) -> np.ndarray:

@@ -73,7 +73,7 @@ def payload_sweep(
     total_us = table.total_us[rows]
     ratio = total_us / rtt
     keys = [table.profile[rows], table.device[rows], table.arm[rows], table.resp_bytes[rows]]
-    by_latency = group_by(keys, value_order=table.sorted_positions("total_us", selected))
+    by_latency = group_by(keys, total_us)
     starts, counts = by_latency.starts, by_latency.counts
     median_latency = sorted_quantiles(total_us[by_latency.order], starts, counts, 0.5) / 1000.0
     # Rows without a baseline (NaN) are excluded from the ratio.

@@ -7,7 +7,7 @@ import pytest
 
 from apps.results.analysis import analyze_comparison, payload_sweep, synthetic_table
 from apps.results.analysis.bootstrap import _product, _searchsorted, hierarchical_ratio_bootstrap
-from apps.results.analysis.grouping import group_by, radix_argsort, stable_value_order
+from apps.results.analysis.grouping import dense_groups, group_by, radix_argsort, sorted_groups, stable_value_order
 from apps.results.analysis.significance import mann_whitney
 from apps.results.analysis.table import SampleTable
 
@@ -46,6 +46,66 @@ def test_group_by_is_a_stable_sort_by_keys_then_value(seed):
     if values is not None:
         shared = group_by(keys, value_order=np.argsort(values, kind="stable"))
         assert np.array_equal(shared.order, expected)
+
+
+def _random_keys(rng, n):
+    return [
+        rng.integers(-3, 5, n).astype(np.int32),  # negative codes (period -1)
+        np.full(n, 7, dtype=np.int32),  # a constant key
+        rng.random(n) < 0.3,  # boolean key
+        rng.integers(2**40, 2**40 + int(rng.choice([1, 9, 20_000])), n),  # large values, small range
+    ][: int(rng.integers(1, 5))]
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_sorted_groups_are_group_by_groups_with_their_values_sorted(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 3000))
+    keys = _random_keys(rng, n)
+    values = rng.integers(-5, 10 ** int(rng.integers(1, 9)), n)
+    found = sorted_groups(keys, values)
+    groups = group_by(keys, values)
+    assert found is not None
+    assert np.array_equal(found.values, values[groups.order])
+    assert found.values.dtype == values.dtype
+    assert np.array_equal(found.starts, groups.starts)
+    assert np.array_equal(found.counts, groups.counts)
+    for mine, theirs in zip(found.keys, groups.keys, strict=True):
+        assert np.array_equal(mine, theirs)
+        assert mine.dtype == theirs.dtype
+    # Each row's group number: its position among the groups in key order.
+    expected_codes = np.empty(n, dtype=np.int64)
+    expected_codes[groups.order] = groups.group_of_sorted_row()
+    assert np.array_equal(found.codes, expected_codes)
+
+
+def test_sorted_groups_leave_what_does_not_fit_to_group_by():
+    rng = np.random.default_rng(1)
+    keys = [rng.integers(0, 2**30, 100)]
+    assert sorted_groups(keys, rng.integers(0, 2**40, 100)) is None  # 30 + 40 bits
+    assert sorted_groups(keys, rng.random(100)) is None  # not integers
+    assert sorted_groups(keys, np.zeros(0, dtype=np.int64)) is None
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_dense_groups_are_group_by_groups(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 3000))
+    keys = _random_keys(rng, n)
+    found = dense_groups(keys)
+    groups = group_by(keys)
+    if found is None:  # keys that could take more than 4 values per row and 2**16
+        assert np.prod([int(k.max()) - int(k.min()) + 1 for k in keys], dtype=object) > max(4 * n, 2**16)
+        return
+    assert np.array_equal(found.counts, groups.counts)
+    for mine, theirs in zip(found.keys, groups.keys, strict=True):
+        assert np.array_equal(mine, theirs)
+        assert mine.dtype == theirs.dtype
+    whole = rng.integers(-10**6, 10**6, n)
+    assert np.array_equal(found.integer_sums(whole), groups.sums(whole))
+    assert np.array_equal(found.integer_sums(whole > 0), groups.sums(whole > 0))
+    assert np.array_equal(found.mins(whole), groups.mins(whole))
+    assert np.array_equal(found.maxs(whole), groups.maxs(whole))
 
 
 @pytest.mark.parametrize("capacity", [1, 2, 255, 256, 65_536, 65_537, 2**24 + 3, 2**40])
