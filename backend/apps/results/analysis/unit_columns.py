@@ -12,6 +12,7 @@ group's first value, as it was per arm, so every number is the same to the last 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -46,7 +47,8 @@ def cell_log_means(values: np.ndarray, cell: np.ndarray, starts: np.ndarray, cou
     capacity = int(cell.max()) + 1
     order = radix_argsort(group * capacity + cell, n_groups * capacity)
     logs = np.log(np.maximum(values[order].astype(np.float64), 1e-9))
-    return _trimmed_means(logs, cell[order], starts, counts, trim)
+    sorted_cells = cell[order]
+    return _trimmed_means(logs, sorted_cells, starts, counts, trim, lambda run_first: sorted_cells[run_first])
 
 
 @dataclass(frozen=True, eq=False)
@@ -89,25 +91,36 @@ def sorted_arms(unit: np.ndarray, profile: np.ndarray, arm: np.ndarray, cell: np
     counts = np.diff(np.append(starts, n))
     codes = group_of[starts]
     keys = (codes // (n_profiles * n_arms), (codes // n_arms) % n_profiles, codes % n_arms)
-    sorted_values = (by_group & mask) + low
-    del by_group, group_of
+    del group_of
+    by_group &= mask
+    by_group += low
+    sorted_values = by_group
     # Each group's cells in key order, each cell's values sorted: the trimmed means need no
     # other order (the groups' sizes, hence their starts, are those above).
     by_cell = np.sort(((group * n_cells + cell) << value_bits) | offset)
-    cell_of = (by_cell >> value_bits) % n_cells
-    logs = np.log(np.maximum(((by_cell & mask) + low).astype(np.float64), 1e-9))
+    # (group, cell) of each value: it changes exactly where a cell's run of values begins.
+    group_cell = by_cell >> value_bits
+    by_cell &= mask
+    by_cell += low
+    logs = by_cell.astype(np.float64)
     del by_cell
-    return SortedArms(keys, starts, counts, sorted_values, _trimmed_means(logs, cell_of, starts, counts, trim))
+    np.maximum(logs, 1e-9, out=logs)
+    np.log(logs, out=logs)
+    return SortedArms(keys, starts, counts, sorted_values,
+                      _trimmed_means(logs, group_cell, starts, counts, trim,
+                                     lambda run_first: group_cell[run_first] % n_cells))
 
 
-def _trimmed_means(logs: np.ndarray, sorted_cells: np.ndarray, starts: np.ndarray, counts: np.ndarray,
-                   trim: float) -> CellMeans:
-    """CellMeans of logs already ordered by group, then cell, then value."""
+def _trimmed_means(logs: np.ndarray, run_keys: np.ndarray, starts: np.ndarray, counts: np.ndarray,
+                   trim: float, cells_of_runs: Callable[[np.ndarray], np.ndarray]) -> CellMeans:
+    """CellMeans of logs already ordered by group, then cell, then value. `run_keys` changes
+    where a cell's values begin within a group (the cell, or the (group, cell) pair);
+    `cells_of_runs` gives the cell of each run from the positions where the runs begin."""
     n, n_groups = len(logs), len(starts)
     group = np.repeat(np.arange(n_groups, dtype=np.int64), counts)
     new_run = np.empty(n, dtype=bool)
     new_run[0] = True
-    np.not_equal(sorted_cells[1:], sorted_cells[:-1], out=new_run[1:])
+    np.not_equal(run_keys[1:], run_keys[:-1], out=new_run[1:])
     new_run[starts] = True
     run_start = np.flatnonzero(new_run)
     run_count = np.diff(np.append(run_start, n))
@@ -124,4 +137,4 @@ def _trimmed_means(logs: np.ndarray, sorted_cells: np.ndarray, starts: np.ndarra
     hi = run_start + run_count - cut
     mean = (cumulative[hi + run_group] - cumulative[lo + run_group]) / (hi - lo)
     group_first = np.searchsorted(run_group, np.arange(n_groups + 1))
-    return CellMeans(group_first, sorted_cells[run_start], mean)
+    return CellMeans(group_first, cells_of_runs(run_start), mean)
