@@ -159,22 +159,23 @@ def _units(source: MetricSource, metric: str, metric_index: int, base_code: int,
     """Arm comparisons per (unit, profile, arm), a unit being a device class (pooled) or one
     device; devices whose unit is −1 are left out. `period`: that period's values alone."""
     table = source.table
-    # (device, block) cell key of every row.
     n_blocks = int(table.block.max(initial=0)) + 1
-    cell_keys = table.device.astype(np.int64) * n_blocks + table.block
     units: list[_UnitStats] = []
     values, usable = table.metric_values(source.column_metric)
-    usable = usable & (unit_of_device[table.device] >= 0)
+    if (unit_of_device < 0).any():
+        usable = usable & (unit_of_device[table.device] >= 0)
     if period is not None:
         usable = usable & (table.period == period)
     rows = np.flatnonzero(usable)
-    unit = unit_of_device[table.device[rows]]
+    device = table.device[rows]
+    unit = unit_of_device[device]
+    # The (device, block) cell key of every row taken.
+    cell_keys = device.astype(np.int64) * n_blocks + table.block[rows]
     stratified = source.stratified and period is None
     # Sorted by value within each (unit, profile, arm): every arm is sorted once, with every
     # arm's cell statistics (unit_columns.py), not once per pair of arms (a baseline arm is
     # paired with every candidate).
-    arms = None if stratified else sorted_arms(unit, table.profile[rows], table.arm[rows], cell_keys[rows],
-                                                values[rows])
+    arms = None if stratified else sorted_arms(unit, table.profile[rows], table.arm[rows], cell_keys, values[rows])
     strata: np.ndarray | None = None
     n_strata = 1
     keys: tuple[np.ndarray, ...]
@@ -187,7 +188,7 @@ def _units(source: MetricSource, metric: str, metric_index: int, base_code: int,
         # (device, block) cell key of each value.
         sorted_rows = rows[groups.order]
         sorted_values = values[sorted_rows]
-        sorted_cell_keys = cell_keys[sorted_rows]
+        sorted_cell_keys = cell_keys[groups.order]
         if stratified:  # series time over its periods: each value's stratum, numbered densely
             strata = np.unique(table.period[sorted_rows], return_inverse=True)[1].astype(np.int64)
             n_strata = int(strata.max(initial=0)) + 1
