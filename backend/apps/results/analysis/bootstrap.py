@@ -53,10 +53,32 @@ def median_ci_sorted(
     idx_k = np.clip(np.ceil(n * u_k).astype(np.int64) - 1, 0, last)
     idx_next = np.clip(np.ceil(n * u_next).astype(np.int64) - 1, 0, last)
     even = (counts % 2 == 0)[:, None]
-    medians = np.where(even, 0.5 * (x[base + idx_k] + x[base + idx_next]), x[base + idx_k])
+    at_k = x[base + idx_k]
+    medians = np.where(even, 0.5 * (at_k + x[base + idx_next]), at_k)
     alpha = (1.0 - level) / 2.0
-    lower, upper = np.quantile(medians, [alpha, 1.0 - alpha], axis=1)
+    lower, upper = row_quantiles(medians, (alpha, 1.0 - alpha))
     return lower, upper
+
+
+def row_quantiles(rows: np.ndarray, quantiles: tuple[float, ...]) -> list[np.ndarray]:
+    """np.quantile(rows, quantiles, axis=1) for rows without NaN: numpy's 'linear' method with
+    its arithmetic (index (n − 1)·q, its two-sided interpolation), read from one sort of each
+    row. For many rows of a few thousand values a sort is a third of numpy's partitions."""
+    ordered = np.sort(rows, axis=1)
+    n = rows.shape[1]
+    out = []
+    for q in quantiles:
+        virtual = (n - 1) * q
+        below = min(max(int(np.floor(virtual)), 0), n - 1)
+        above = min(below + 1, n - 1)
+        a, b = ordered[:, below], ordered[:, above]
+        gamma = np.float64(virtual - below)
+        difference = b - a
+        value = a + difference * gamma
+        if gamma >= 0.5:  # numpy's _lerp: from the upper side when nearer to it
+            value = b - difference * (1 - gamma)
+        out.append(value)
+    return out
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from apps.results.analysis import analyze_comparison, payload_sweep, synthetic_table
-from apps.results.analysis.bootstrap import _product, _searchsorted, hierarchical_ratio_bootstrap
+from apps.results.analysis.bootstrap import _product, _searchsorted, hierarchical_ratio_bootstrap, row_quantiles
 from apps.results.analysis.grouping import dense_groups, group_by, radix_argsort, sorted_groups, stable_value_order
 from apps.results.analysis.significance import mann_whitney
 from apps.results.analysis.table import SampleTable
@@ -188,3 +188,17 @@ def test_analysis_does_not_depend_on_the_cached_orders():
     fresh = analyze_comparison(SampleTable(**{f.name: getattr(table, f.name) for f in dataclasses.fields(table)}),
                                baseline_arm="a", baselines=baselines)
     assert first == again == fresh
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_row_quantiles_are_numpys_to_the_last_bit(seed):
+    rng = np.random.default_rng(seed)
+    rows = int(rng.integers(1, 60))
+    columns = int(rng.choice([1, 2, 3, 7, 2000]))
+    values = rng.integers(0, int(rng.choice([3, 1000, 10**9])), (rows, columns)) / 7.0
+    for level in (0.95, 0.9, 0.5, 0.99, 1.0):
+        alpha = (1.0 - level) / 2.0
+        quantiles = (alpha, 1.0 - alpha, 0.5)
+        expected = np.quantile(values, quantiles, axis=1)
+        for mine, theirs in zip(row_quantiles(values, quantiles), expected, strict=True):
+            assert np.array_equal(mine, theirs)
