@@ -107,13 +107,17 @@ def runner_enroll(*, token: EnrollmentToken, name: str, hostname: str, version: 
 
 
 def _set_state(device: Device, state: str, reason: str, *, now: datetime, changed_by: User | None = None,
-               note: str | None = None) -> None:
+               note: str | None = None, changes: list[DeviceStateChange] | None = None) -> None:
     """Set the effective state and its reason (not saved); a change is recorded with
-    `note` (default: the reason), which may say more than the device's bounded field."""
+    `note` (default: the reason), which may say more than the device's bounded field —
+    at once, or appended to `changes` when given, for the caller to insert together."""
     if device.state != state:
-        DeviceStateChange.objects.create(device=device, from_state=device.state, to_state=state,
-                                         reason=(reason if note is None else note)[:1000], changed_by=changed_by,
-                                         at=now)
+        change = DeviceStateChange(device=device, from_state=device.state, to_state=state,
+                                   reason=(reason if note is None else note)[:1000], changed_by=changed_by, at=now)
+        if changes is None:
+            change.save()
+        else:
+            changes.append(change)
     device.state = state
     device.state_reason = reason[:500]
 
@@ -158,21 +162,40 @@ def _apply_descriptor(device: Device, descriptor: dict[str, Any], *, default_sta
         device.reported_reason = reason
 
 
-@transaction.atomic
+# What a report may change on a device it lists: the descriptor, what the runner says and the
+# effective state (besides last_seen_at, which every report sets).
+_REPORTED_FIELDS = (*_DESCRIPTOR_FIELDS, "reported_state", "reported_reason", "state", "state_reason")
+
+
+@transaction.atomic(savepoint=False)
 def runner_devices_report(*, runner: Runner, devices: list[dict[str, Any]], full_list: bool = True,
                           leased_device_ids: frozenset[UUID] | set[UUID] = frozenset(),
-                          default_state: str | None = None, went_offline: set[str] | None = None) -> list[Device]:
+                          default_state: str | None = None, went_offline: set[str] | None = None,
+                          locked: list[Device] | None = None) -> list[Device]:
     """Apply a runner's device descriptors (hello, heartbeat): devices appear (upsert by
     serial), change state, and — when `full_list` — a device it reported before and no
     longer lists goes offline with reason `disconnected`. The caller locks the runner's
-    devices and passes the ones under a live lease (apps.scheduler.leasing). The serials
-    this report took offline (the runner says so, or no longer lists them) are added to
-    `went_offline`, when given."""
+    devices and passes the ones under a live lease (apps.scheduler.leasing), and the locked
+    rows as `locked` (read here, locked, when not given). The serials this report took
+    offline (the runner says so, or no longer lists them) are added to `went_offline`, when
+    given.
+
+    However many devices: one INSERT for the devices reported for the first time, one for
+    the state changes (only real changes are recorded), and one UPDATE for the devices
+    reported before — of last_seen_at alone when nothing else they report changed, as in
+    most heartbeats."""
     now = timezone.now()
-    known = {d.serial: d for d in Device.objects.select_for_update().filter(runner=runner)}
+    if locked is None:
+        locked = list(Device.objects.select_for_update().filter(runner=runner))
+    known = {d.serial: d for d in locked}
     reported_before = {serial: device.reported_state for serial, device in known.items()}
     stored: list[Device] = []
+    appeared: list[Device] = []
+    seen: list[Device] = []  # reported before, listed now
+    changed_fields: set[str] = set()
+    changes: list[DeviceStateChange] = []
     for index, descriptor in enumerate(devices):
+        before: list[Any] | None = None
         device = known.pop(descriptor["serial"], None)
         if device is None:
             if not descriptor.get("platform"):
@@ -181,16 +204,20 @@ def runner_devices_report(*, runner: Runner, devices: list[dict[str, Any]], full
                     extra={f"devices[{index}].platform": ["required for a device not reported before"]})
             device = Device(runner=runner, pool=runner.pool, serial=descriptor["serial"],
                             state=Device.State.OFFLINE, reported_state=Device.State.OFFLINE)
+            appeared.append(device)
+        else:
+            seen.append(device)
+            before = [getattr(device, name) for name in _REPORTED_FIELDS]
         _apply_descriptor(device, descriptor, default_state=default_state)
-        device.last_seen_at = now
-        appeared = device._state.adding
-        if appeared:
-            device.save()
+        device.last_seen_at = device.updated_at = now
         state, reason = _state_from_report(device, leased=device.pk in leased_device_ids)
-        said = f"reported by runner {runner.name}" + (" (new device)" if appeared else "")
-        _set_state(device, state, reason, now=now, note=f"{reason} ({said})" if reason else said)
-        device.save()
+        said = f"reported by runner {runner.name}" + (" (new device)" if before is None else "")
+        _set_state(device, state, reason, now=now, note=f"{reason} ({said})" if reason else said, changes=changes)
+        if before is not None:
+            changed_fields.update(name for name, value in zip(_REPORTED_FIELDS, before, strict=True)
+                                  if getattr(device, name) != value)
         stored.append(device)
+    gone: list[Device] = []
     if full_list:
         for device in known.values():
             if device.reported_state == Device.State.OFFLINE and device.reported_reason == DISCONNECTED:
@@ -198,8 +225,20 @@ def runner_devices_report(*, runner: Runner, devices: list[dict[str, Any]], full
             device.reported_state, device.reported_reason = Device.State.OFFLINE, DISCONNECTED
             state, reason = _state_from_report(device, leased=device.pk in leased_device_ids)
             note = f"{DISCONNECTED} (no longer listed by runner {runner.name})"
-            _set_state(device, state, reason, now=now, note=note)
-            device.save(update_fields=["reported_state", "reported_reason", "state", "state_reason", "updated_at"])
+            _set_state(device, state, reason, now=now, note=note, changes=changes)
+            device.updated_at = now
+            changed_fields.update(("reported_state", "reported_reason", "state", "state_reason"))
+            gone.append(device)
+    if appeared:
+        Device.objects.bulk_create(appeared)
+    if changed_fields:
+        # Every row written gets its own values back for the fields it did not change: they
+        # were read under the lock. A device no longer listed keeps its last_seen_at.
+        Device.objects.bulk_update([*seen, *gone], ["last_seen_at", "updated_at", *sorted(changed_fields)])
+    elif seen:
+        Device.objects.filter(pk__in=[device.pk for device in seen]).update(last_seen_at=now, updated_at=now)
+    if changes:
+        DeviceStateChange.objects.bulk_create(changes)
     if went_offline is not None:
         went_offline.update(device.serial for device in [*stored, *known.values()]
                             if device.reported_state == Device.State.OFFLINE
@@ -207,9 +246,10 @@ def runner_devices_report(*, runner: Runner, devices: list[dict[str, Any]], full
     return stored
 
 
-@transaction.atomic
+@transaction.atomic(savepoint=False)
 def runner_hello(*, runner: Runner, info: dict[str, Any], devices: list[dict[str, Any]],
-                 leased_device_ids: frozenset[UUID] | set[UUID] = frozenset()) -> list[Device]:
+                 leased_device_ids: frozenset[UUID] | set[UUID] = frozenset(),
+                 locked: list[Device] | None = None) -> list[Device]:
     runner.version = str(info.get("version", ""))[:32]
     runner.hostname = str(info.get("hostname", ""))[:200]
     runner.drivers = list(info.get("drivers", []))
@@ -218,16 +258,16 @@ def runner_hello(*, runner: Runner, info: dict[str, Any], devices: list[dict[str
     # A device listed in hello without a state is ready: that is what hello meant before
     # runners reported states.
     return runner_devices_report(runner=runner, devices=devices, leased_device_ids=leased_device_ids,
-                                 default_state=Device.State.AVAILABLE)
+                                 default_state=Device.State.AVAILABLE, locked=locked)
 
 
-@transaction.atomic
+@transaction.atomic(savepoint=False)
 def runner_heartbeat(*, runner: Runner, devices: list[dict[str, Any]],
                      leased_device_ids: frozenset[UUID] | set[UUID] = frozenset(),
-                     went_offline: set[str] | None = None) -> list[Device]:
+                     went_offline: set[str] | None = None, locked: list[Device] | None = None) -> list[Device]:
     Runner.objects.filter(pk=runner.pk).update(last_seen_at=timezone.now())
     return runner_devices_report(runner=runner, devices=devices, leased_device_ids=leased_device_ids,
-                                 went_offline=went_offline)
+                                 went_offline=went_offline, locked=locked)
 
 
 @transaction.atomic
