@@ -285,32 +285,14 @@ def devices_mark_leased(*, leases: list[tuple[Device, str]]) -> None:
                                ["state", "state_reason", "last_seen_at", "updated_at"])
 
 
-@transaction.atomic
-def device_release_lease(*, device_id: UUID, why: str) -> None:
-    """A run's lease ended (`why`, e.g. "attempt 1 of 'nightly' ended: ok"): the device
-    takes the state its runner last reported (one that vanished mid-run is offline now,
-    not available)."""
-    device = Device.objects.select_for_update().filter(pk=device_id).first()
-    if device is None or device.state != Device.State.BUSY:
-        return
-    state, reason = _state_after_lease_or_quarantine(device)
-    _set_state(device, state, reason, now=timezone.now(), note=f"{why}; {reason}" if reason else why)
-    device.save(update_fields=["state", "state_reason", "updated_at"])
-
-
-@transaction.atomic
-def device_record_run_outcome(*, device_id: UUID, infra_error_kind: str | None, error: str = "",
-                              run_label: str = "") -> Device | None:
-    """After a run's lease ends on a device: an infrastructure failure counts towards
-    quarantine, any other ending resets the count (the device ran the harness)."""
-    device = Device.objects.select_for_update().filter(pk=device_id).first()
-    if device is None:
-        return None
+def _count_outcome(device: Device, *, infra_error_kind: str | None, error: str, run_label: str) -> list[str]:
+    """An infrastructure failure counts towards quarantine, any other ending resets the
+    count (the device ran the harness). Not saved: the fields it changed."""
     if infra_error_kind is None:
-        if device.infra_failures:
-            device.infra_failures = []
-            device.save(update_fields=["infra_failures", "updated_at"])
-        return device
+        if not device.infra_failures:
+            return []
+        device.infra_failures = []
+        return ["infra_failures"]
     failures = [*device.infra_failures, {"kind": infra_error_kind, "error": error[:300], "run": run_label,
                                          "at": timezone.now().isoformat()}][-QUARANTINE_AFTER_INFRA_FAILURES:]
     device.infra_failures = failures
@@ -318,8 +300,29 @@ def device_record_run_outcome(*, device_id: UUID, infra_error_kind: str | None, 
         details = "; ".join(f"{f['kind']}: {f['error']}" if f["error"] else f["kind"] for f in failures)
         reason = f"{len(failures)} consecutive infrastructure failures — {details}"
         _set_state(device, Device.State.QUARANTINED, reason, now=timezone.now())
-    device.save(update_fields=["infra_failures", "state", "state_reason", "updated_at"])
-    return device
+    return ["infra_failures", "state", "state_reason"]
+
+
+@transaction.atomic(savepoint=False)
+def device_end_lease(*, device_id: UUID, why: str, counts: bool, infra_error_kind: str | None = None,
+                     error: str = "", run_label: str = "") -> None:
+    """A run's lease on the device ended (`why`, e.g. "attempt 1 of 'nightly' ended: ok").
+    When the ending `counts` (it says something of the device), first its outcome: an
+    infrastructure failure (`infra_error_kind`) counts towards quarantine, any other ending
+    resets the count. Then the device, if still busy, takes the state its runner last
+    reported (one that vanished mid-run is offline now, not available); one this outcome
+    quarantined stays quarantined. One lock and at most one write."""
+    device = Device.objects.select_for_update().filter(pk=device_id).first()
+    if device is None:
+        return
+    changed = _count_outcome(device, infra_error_kind=infra_error_kind, error=error,
+                             run_label=run_label) if counts else []
+    if device.state == Device.State.BUSY:
+        state, reason = _state_after_lease_or_quarantine(device)
+        _set_state(device, state, reason, now=timezone.now(), note=f"{why}; {reason}" if reason else why)
+        changed += [name for name in ("state", "state_reason") if name not in changed]
+    if changed:
+        device.save(update_fields=[*changed, "updated_at"])
 
 
 # --- the runner's breaker: lab faults -------------------------------------------------------

@@ -36,8 +36,7 @@ from apps.comparisons.spec import wire_spec
 from apps.core.errors import Conflict
 from apps.devices.models import Device, Runner
 from apps.devices.services import (
-    device_record_run_outcome,
-    device_release_lease,
+    device_end_lease,
     devices_mark_leased,
     runner_heartbeat,
     runner_hello,
@@ -366,9 +365,8 @@ def _requeue_or_fail(run: Run, *, kind: str, error: str) -> None:
     blame = blame_of(kind)
     if device is not None:
         label = f"{run.comparison_id}/{run.pk}"
-        if blame == DEVICE:
-            device_record_run_outcome(device_id=device.pk, infra_error_kind=kind, error=error, run_label=label)
-        device_release_lease(device_id=device.pk, why=_attempt_ended(run, kind))
+        device_end_lease(device_id=device.pk, why=_attempt_ended(run, kind), counts=blame == DEVICE,
+                         infra_error_kind=kind, error=error, run_label=label)
         if blame == LAB:
             runner_record_lab_fault(runner_id=device.runner_id, kind=kind, error=error, run_label=label)
         if device.pk not in run.failed_device_ids:
@@ -424,12 +422,10 @@ def run_finish(*, runner: Runner, run_id: str, report: dict[str, Any]) -> Run:
         kind = "" if status == "ok" else report.get("error_kind") or Run.ErrorKind.TEST_FAILURE
         customer_fault = bool(kind) and blame_of(kind) == CUSTOMER_TARGET
         if run.device_id:
-            if not customer_fault:
-                # The device ran the harness (ok, or a test that failed): its count starts again,
-                # and so does its runner's, whose lab served it. A customer's endpoint that did not
-                # answer says nothing of either.
-                device_record_run_outcome(device_id=run.device_id, infra_error_kind=None)
-            device_release_lease(device_id=run.device_id, why=_attempt_ended(run, kind or "ok"))
+            # The device ran the harness (ok, or a test that failed): its count starts again,
+            # and so does its runner's, whose lab served it. A customer's endpoint that did not
+            # answer says nothing of either.
+            device_end_lease(device_id=run.device_id, why=_attempt_ended(run, kind or "ok"), counts=not customer_fault)
             if not customer_fault and run.device is not None:
                 runner_record_lab_worked(runner_id=run.device.runner_id)
         run.status = Run.Status.DONE if status == "ok" else Run.Status.FAILED
