@@ -61,12 +61,16 @@ def test_a_heartbeat_writes_every_change_in_one_update_and_records_only_real_cha
     recorded = DeviceStateChange.objects.count()
     before = {d.serial: d.last_seen_at for d in Device.objects.all()}
 
-    queries = statements(lab, [phone("A1", battery=40.0), phone("A2", state="not_ready", reason="hot"),
+    capabilities = {"protocols": ["h1", "h2"], "sdk": 35}
+    queries = statements(lab, [phone("A1", battery=40.0, capabilities=capabilities),
+                               phone("A2", state="not_ready", reason="hot"),
                                phone("B1", model="Galaxy S24")], [])  # A3 unplugged, B1 plugged in
     assert sum(sql.startswith("UPDATE") for sql in queries) == 2  # the runner, the devices
     assert sum(sql.startswith("INSERT") for sql in queries) == 2  # the new device, the state changes
     devices = {d.serial: d for d in Device.objects.all()}
-    assert (devices["A1"].battery, devices["A1"].state) == (40.0, "available")
+    assert (devices["A1"].battery, devices["A1"].capabilities, devices["A1"].state) == (40.0, capabilities,
+                                                                                        "available")
+    assert devices["A2"].capabilities["sdk"] == 34  # each row keeps its own values
     assert (devices["A2"].state, devices["A2"].state_reason) == ("not_ready", "hot")
     assert (devices["A3"].state, devices["A3"].state_reason) == ("offline", "disconnected")
     assert devices["A3"].last_seen_at == before["A3"]  # no longer listed: not seen
