@@ -172,9 +172,18 @@ def comparison_fail_for_target(*, comparison_id: str, error: str) -> bool:
     return True
 
 
-@transaction.atomic
 def comparison_complete_if_runs_done(*, comparison_id: str) -> bool:
-    """When every run is terminal, move to analysing and queue the analysis."""
+    """When every run is terminal, move to analysing and queue the analysis. While a run is
+    still going (after most finishes) that is one query, without the comparison's lock: the
+    locked check below would answer the same, and whatever ends that run calls this after
+    its own commit, as the locked check already relies on."""
+    if Run.objects.filter(comparison_id=comparison_id).exclude(status__in=Run.TERMINAL).exists():
+        return False
+    return _comparison_complete_if_runs_done(comparison_id=comparison_id)
+
+
+@transaction.atomic
+def _comparison_complete_if_runs_done(*, comparison_id: str) -> bool:
     comparison = Comparison.objects.select_for_update().get(pk=comparison_id)
     if comparison.status in Comparison.TERMINAL or comparison.status == Comparison.Status.ANALYSING:
         return False

@@ -107,13 +107,17 @@ def runner_enroll(*, token: EnrollmentToken, name: str, hostname: str, version: 
 
 
 def _set_state(device: Device, state: str, reason: str, *, now: datetime, changed_by: User | None = None,
-               note: str | None = None) -> None:
+               note: str | None = None, changes: list[DeviceStateChange] | None = None) -> None:
     """Set the effective state and its reason (not saved); a change is recorded with
-    `note` (default: the reason), which may say more than the device's bounded field."""
+    `note` (default: the reason), which may say more than the device's bounded field —
+    at once, or appended to `changes` when given, for the caller to insert together."""
     if device.state != state:
-        DeviceStateChange.objects.create(device=device, from_state=device.state, to_state=state,
-                                         reason=(reason if note is None else note)[:1000], changed_by=changed_by,
-                                         at=now)
+        change = DeviceStateChange(device=device, from_state=device.state, to_state=state,
+                                   reason=(reason if note is None else note)[:1000], changed_by=changed_by, at=now)
+        if changes is None:
+            change.save()
+        else:
+            changes.append(change)
     device.state = state
     device.state_reason = reason[:500]
 
@@ -158,21 +162,40 @@ def _apply_descriptor(device: Device, descriptor: dict[str, Any], *, default_sta
         device.reported_reason = reason
 
 
-@transaction.atomic
+# What a report may change on a device it lists: the descriptor, what the runner says and the
+# effective state (besides last_seen_at, which every report sets).
+_REPORTED_FIELDS = (*_DESCRIPTOR_FIELDS, "reported_state", "reported_reason", "state", "state_reason")
+
+
+@transaction.atomic(savepoint=False)
 def runner_devices_report(*, runner: Runner, devices: list[dict[str, Any]], full_list: bool = True,
                           leased_device_ids: frozenset[UUID] | set[UUID] = frozenset(),
-                          default_state: str | None = None, went_offline: set[str] | None = None) -> list[Device]:
+                          default_state: str | None = None, went_offline: set[str] | None = None,
+                          locked: list[Device] | None = None) -> list[Device]:
     """Apply a runner's device descriptors (hello, heartbeat): devices appear (upsert by
     serial), change state, and — when `full_list` — a device it reported before and no
     longer lists goes offline with reason `disconnected`. The caller locks the runner's
-    devices and passes the ones under a live lease (apps.scheduler.leasing). The serials
-    this report took offline (the runner says so, or no longer lists them) are added to
-    `went_offline`, when given."""
+    devices and passes the ones under a live lease (apps.scheduler.leasing), and the locked
+    rows as `locked` (read here, locked, when not given). The serials this report took
+    offline (the runner says so, or no longer lists them) are added to `went_offline`, when
+    given.
+
+    However many devices: one INSERT for the devices reported for the first time, one for
+    the state changes (only real changes are recorded), and one UPDATE for the devices
+    reported before — of last_seen_at alone when nothing else they report changed, as in
+    most heartbeats."""
     now = timezone.now()
-    known = {d.serial: d for d in Device.objects.select_for_update().filter(runner=runner)}
+    if locked is None:
+        locked = list(Device.objects.select_for_update().filter(runner=runner))
+    known = {d.serial: d for d in locked}
     reported_before = {serial: device.reported_state for serial, device in known.items()}
     stored: list[Device] = []
+    appeared: list[Device] = []
+    seen: list[Device] = []  # reported before, listed now
+    changed_fields: set[str] = set()
+    changes: list[DeviceStateChange] = []
     for index, descriptor in enumerate(devices):
+        before: list[Any] | None = None
         device = known.pop(descriptor["serial"], None)
         if device is None:
             if not descriptor.get("platform"):
@@ -181,16 +204,20 @@ def runner_devices_report(*, runner: Runner, devices: list[dict[str, Any]], full
                     extra={f"devices[{index}].platform": ["required for a device not reported before"]})
             device = Device(runner=runner, pool=runner.pool, serial=descriptor["serial"],
                             state=Device.State.OFFLINE, reported_state=Device.State.OFFLINE)
+            appeared.append(device)
+        else:
+            seen.append(device)
+            before = [getattr(device, name) for name in _REPORTED_FIELDS]
         _apply_descriptor(device, descriptor, default_state=default_state)
-        device.last_seen_at = now
-        appeared = device._state.adding
-        if appeared:
-            device.save()
+        device.last_seen_at = device.updated_at = now
         state, reason = _state_from_report(device, leased=device.pk in leased_device_ids)
-        said = f"reported by runner {runner.name}" + (" (new device)" if appeared else "")
-        _set_state(device, state, reason, now=now, note=f"{reason} ({said})" if reason else said)
-        device.save()
+        said = f"reported by runner {runner.name}" + (" (new device)" if before is None else "")
+        _set_state(device, state, reason, now=now, note=f"{reason} ({said})" if reason else said, changes=changes)
+        if before is not None:
+            changed_fields.update(name for name, value in zip(_REPORTED_FIELDS, before, strict=True)
+                                  if getattr(device, name) != value)
         stored.append(device)
+    gone: list[Device] = []
     if full_list:
         for device in known.values():
             if device.reported_state == Device.State.OFFLINE and device.reported_reason == DISCONNECTED:
@@ -198,8 +225,20 @@ def runner_devices_report(*, runner: Runner, devices: list[dict[str, Any]], full
             device.reported_state, device.reported_reason = Device.State.OFFLINE, DISCONNECTED
             state, reason = _state_from_report(device, leased=device.pk in leased_device_ids)
             note = f"{DISCONNECTED} (no longer listed by runner {runner.name})"
-            _set_state(device, state, reason, now=now, note=note)
-            device.save(update_fields=["reported_state", "reported_reason", "state", "state_reason", "updated_at"])
+            _set_state(device, state, reason, now=now, note=note, changes=changes)
+            device.updated_at = now
+            changed_fields.update(("reported_state", "reported_reason", "state", "state_reason"))
+            gone.append(device)
+    if appeared:
+        Device.objects.bulk_create(appeared)
+    if changed_fields:
+        # Every row written gets its own values back for the fields it did not change: they
+        # were read under the lock. A device no longer listed keeps its last_seen_at.
+        Device.objects.bulk_update([*seen, *gone], ["last_seen_at", "updated_at", *sorted(changed_fields)])
+    elif seen:
+        Device.objects.filter(pk__in=[device.pk for device in seen]).update(last_seen_at=now, updated_at=now)
+    if changes:
+        DeviceStateChange.objects.bulk_create(changes)
     if went_offline is not None:
         went_offline.update(device.serial for device in [*stored, *known.values()]
                             if device.reported_state == Device.State.OFFLINE
@@ -207,9 +246,10 @@ def runner_devices_report(*, runner: Runner, devices: list[dict[str, Any]], full
     return stored
 
 
-@transaction.atomic
+@transaction.atomic(savepoint=False)
 def runner_hello(*, runner: Runner, info: dict[str, Any], devices: list[dict[str, Any]],
-                 leased_device_ids: frozenset[UUID] | set[UUID] = frozenset()) -> list[Device]:
+                 leased_device_ids: frozenset[UUID] | set[UUID] = frozenset(),
+                 locked: list[Device] | None = None) -> list[Device]:
     runner.version = str(info.get("version", ""))[:32]
     runner.hostname = str(info.get("hostname", ""))[:200]
     runner.drivers = list(info.get("drivers", []))
@@ -218,16 +258,16 @@ def runner_hello(*, runner: Runner, info: dict[str, Any], devices: list[dict[str
     # A device listed in hello without a state is ready: that is what hello meant before
     # runners reported states.
     return runner_devices_report(runner=runner, devices=devices, leased_device_ids=leased_device_ids,
-                                 default_state=Device.State.AVAILABLE)
+                                 default_state=Device.State.AVAILABLE, locked=locked)
 
 
-@transaction.atomic
+@transaction.atomic(savepoint=False)
 def runner_heartbeat(*, runner: Runner, devices: list[dict[str, Any]],
                      leased_device_ids: frozenset[UUID] | set[UUID] = frozenset(),
-                     went_offline: set[str] | None = None) -> list[Device]:
+                     went_offline: set[str] | None = None, locked: list[Device] | None = None) -> list[Device]:
     Runner.objects.filter(pk=runner.pk).update(last_seen_at=timezone.now())
     return runner_devices_report(runner=runner, devices=devices, leased_device_ids=leased_device_ids,
-                                 went_offline=went_offline)
+                                 went_offline=went_offline, locked=locked)
 
 
 @transaction.atomic
@@ -245,32 +285,14 @@ def devices_mark_leased(*, leases: list[tuple[Device, str]]) -> None:
                                ["state", "state_reason", "last_seen_at", "updated_at"])
 
 
-@transaction.atomic
-def device_release_lease(*, device_id: UUID, why: str) -> None:
-    """A run's lease ended (`why`, e.g. "attempt 1 of 'nightly' ended: ok"): the device
-    takes the state its runner last reported (one that vanished mid-run is offline now,
-    not available)."""
-    device = Device.objects.select_for_update().filter(pk=device_id).first()
-    if device is None or device.state != Device.State.BUSY:
-        return
-    state, reason = _state_after_lease_or_quarantine(device)
-    _set_state(device, state, reason, now=timezone.now(), note=f"{why}; {reason}" if reason else why)
-    device.save(update_fields=["state", "state_reason", "updated_at"])
-
-
-@transaction.atomic
-def device_record_run_outcome(*, device_id: UUID, infra_error_kind: str | None, error: str = "",
-                              run_label: str = "") -> Device | None:
-    """After a run's lease ends on a device: an infrastructure failure counts towards
-    quarantine, any other ending resets the count (the device ran the harness)."""
-    device = Device.objects.select_for_update().filter(pk=device_id).first()
-    if device is None:
-        return None
+def _count_outcome(device: Device, *, infra_error_kind: str | None, error: str, run_label: str) -> list[str]:
+    """An infrastructure failure counts towards quarantine, any other ending resets the
+    count (the device ran the harness). Not saved: the fields it changed."""
     if infra_error_kind is None:
-        if device.infra_failures:
-            device.infra_failures = []
-            device.save(update_fields=["infra_failures", "updated_at"])
-        return device
+        if not device.infra_failures:
+            return []
+        device.infra_failures = []
+        return ["infra_failures"]
     failures = [*device.infra_failures, {"kind": infra_error_kind, "error": error[:300], "run": run_label,
                                          "at": timezone.now().isoformat()}][-QUARANTINE_AFTER_INFRA_FAILURES:]
     device.infra_failures = failures
@@ -278,8 +300,29 @@ def device_record_run_outcome(*, device_id: UUID, infra_error_kind: str | None, 
         details = "; ".join(f"{f['kind']}: {f['error']}" if f["error"] else f["kind"] for f in failures)
         reason = f"{len(failures)} consecutive infrastructure failures — {details}"
         _set_state(device, Device.State.QUARANTINED, reason, now=timezone.now())
-    device.save(update_fields=["infra_failures", "state", "state_reason", "updated_at"])
-    return device
+    return ["infra_failures", "state", "state_reason"]
+
+
+@transaction.atomic(savepoint=False)
+def device_end_lease(*, device_id: UUID, why: str, counts: bool, infra_error_kind: str | None = None,
+                     error: str = "", run_label: str = "") -> None:
+    """A run's lease on the device ended (`why`, e.g. "attempt 1 of 'nightly' ended: ok").
+    When the ending `counts` (it says something of the device), first its outcome: an
+    infrastructure failure (`infra_error_kind`) counts towards quarantine, any other ending
+    resets the count. Then the device, if still busy, takes the state its runner last
+    reported (one that vanished mid-run is offline now, not available); one this outcome
+    quarantined stays quarantined. One lock and at most one write."""
+    device = Device.objects.select_for_update().filter(pk=device_id).first()
+    if device is None:
+        return
+    changed = _count_outcome(device, infra_error_kind=infra_error_kind, error=error,
+                             run_label=run_label) if counts else []
+    if device.state == Device.State.BUSY:
+        state, reason = _state_after_lease_or_quarantine(device)
+        _set_state(device, state, reason, now=timezone.now(), note=f"{why}; {reason}" if reason else why)
+        changed += [name for name in ("state", "state_reason") if name not in changed]
+    if changed:
+        device.save(update_fields=[*changed, "updated_at"])
 
 
 # --- the runner's breaker: lab faults -------------------------------------------------------

@@ -36,8 +36,7 @@ from apps.comparisons.spec import wire_spec
 from apps.core.errors import Conflict
 from apps.devices.models import Device, Runner
 from apps.devices.services import (
-    device_record_run_outcome,
-    device_release_lease,
+    device_end_lease,
     devices_mark_leased,
     runner_heartbeat,
     runner_hello,
@@ -91,16 +90,20 @@ def run_lease_payload(run: Run) -> dict[str, Any]:
     }
 
 
-def _leased_device_ids(runner: Runner) -> set[UUID]:
-    """Lock the runner's devices, then read which of them hold a live lease: a lease taken
-    concurrently either committed before (seen here) or waits for these locks."""
-    list(Device.objects.select_for_update().filter(runner=runner).values_list("pk", flat=True))
-    return set(Run.objects.filter(status=Run.Status.LEASED, device__runner=runner).values_list("device_id", flat=True))
+def _lock_devices(runner: Runner) -> tuple[list[Device], set[UUID]]:
+    """Lock the runner's devices (read whole: the report applied next writes them), then
+    read which of them hold a live lease: a lease taken concurrently either committed before
+    (seen here) or waits for these locks."""
+    devices = list(Device.objects.select_for_update().filter(runner=runner))
+    leased = set(Run.objects.filter(status=Run.Status.LEASED, device__runner=runner)
+                 .values_list("device_id", flat=True))
+    return devices, leased
 
 
 @transaction.atomic
 def hello_receive(*, runner: Runner, info: dict[str, Any], devices: list[dict[str, Any]]) -> list[Device]:
-    return runner_hello(runner=runner, info=info, devices=devices, leased_device_ids=_leased_device_ids(runner))
+    locked, leased = _lock_devices(runner)
+    return runner_hello(runner=runner, info=info, devices=devices, leased_device_ids=leased, locked=locked)
 
 
 @transaction.atomic
@@ -108,11 +111,18 @@ def heartbeat_receive(*, runner: Runner, devices: list[dict[str, Any]],
                       runs: list[dict[str, str]]) -> dict[str, Any]:
     """Extend each listed lease still held (cancel_run for the others), then apply the
     device descriptors. Returns the commands, the new lease expiry and the devices'
-    effective states (a quarantined device is not offered for leases)."""
+    effective states (a quarantined device is not offered for leases).
+
+    In a number of queries that grows with neither the runs held nor the devices: one
+    UPDATE extends the leases (none when no run is listed), one locks and reads the
+    devices, one reads their live leases, one touches the runner, and, in most heartbeats
+    (nothing reported changed), one UPDATE sets the devices' last_seen_at
+    (devices.services.runner_devices_report)."""
     extended = heartbeat_extend_leases(runner=runner, runs=runs)
     went_offline: set[str] = set()
-    stored = runner_heartbeat(runner=runner, devices=devices, leased_device_ids=_leased_device_ids(runner),
-                              went_offline=went_offline)
+    locked, leased = _lock_devices(runner)
+    stored = runner_heartbeat(runner=runner, devices=devices, leased_device_ids=leased, went_offline=went_offline,
+                              locked=locked)
     if went_offline:
         # The runner's waiting lease request answers now (lease_acquire), at this commit: an
         # agent that is stopping reports its free devices offline and exits without waiting
@@ -299,22 +309,36 @@ def lease_acquire(*, runner: Runner, serials: list[str], wait_s: float) -> list[
 
 def heartbeat_extend_leases(*, runner: Runner, runs: list[dict[str, str]]) -> dict[str, Any]:
     """Extend each listed lease still held; answer cancel_run for the ones that are not.
-    In run-id order, so two transactions lock runs in the same order. A lease past its
-    expiry is not held, even before the reaper requeued its run: uploads are refused from
-    that moment (run_lock_under_lease), so a heartbeat must not revive it."""
-    commands = []
+    One statement however many runs are listed: it locks the runs it extends in run-id order
+    (the inner SELECT … ORDER BY id FOR UPDATE), so two transactions lock runs in the same
+    order. A lease past its expiry is not held, even before the reaper requeued its run:
+    uploads are refused from that moment (run_lock_under_lease), so a heartbeat must not
+    revive it."""
     now = timezone.now()
     expires = now + timedelta(seconds=settings.RUNNER_LEASE_SECONDS)
-    extended = 0
-    for item in sorted(runs, key=lambda r: r["run_id"]):
-        updated = Run.objects.filter(
-            pk=item["run_id"], device__runner=runner, status=Run.Status.LEASED, lease_token=item["lease_token"],
-            lease_expires_at__gte=now,
-        ).update(lease_expires_at=expires)
-        extended += updated
-        if not updated:
-            commands.append({"type": "cancel_run", "run_id": item["run_id"]})
-    return {"commands": commands, "lease_expires_at": expires if extended else None}
+    held: set[tuple[UUID, str]] = set()  # (run, lease token): a listed pair whose lease holds
+    if runs:
+        with connection.cursor() as cursor:
+            cursor.execute(_EXTEND_LEASES, {
+                "expires": expires, "now": now, "runner": runner.pk, "leased": Run.Status.LEASED.value,
+                "ids": [UUID(item["run_id"]) for item in runs], "tokens": [item["lease_token"] for item in runs]})
+            held = {(run_id, token) for run_id, token in cursor.fetchall()}
+    commands = [{"type": "cancel_run", "run_id": item["run_id"]} for item in sorted(runs, key=lambda r: r["run_id"])
+                if (UUID(item["run_id"]), item["lease_token"]) not in held]
+    return {"commands": commands, "lease_expires_at": expires if held else None}
+
+
+_EXTEND_LEASES = f"""
+UPDATE {Run._meta.db_table} SET lease_expires_at = %(expires)s
+WHERE id IN (
+    SELECT run.id FROM {Run._meta.db_table} run
+    JOIN unnest(%(ids)s::uuid[], %(tokens)s::text[]) AS listed (id, token)
+        ON listed.id = run.id AND listed.token = run.lease_token
+    JOIN {Device._meta.db_table} device ON device.id = run.device_id
+    WHERE device.runner_id = %(runner)s AND run.status = %(leased)s AND run.lease_expires_at >= %(now)s
+    ORDER BY run.id
+    FOR UPDATE OF run)
+RETURNING id, lease_token"""  # noqa: S608 — table names from the models, every value a parameter
 
 
 def _attempt_line(run: Run, device: Device | None, kind: str, error: str) -> str:
@@ -341,9 +365,8 @@ def _requeue_or_fail(run: Run, *, kind: str, error: str) -> None:
     blame = blame_of(kind)
     if device is not None:
         label = f"{run.comparison_id}/{run.pk}"
-        if blame == DEVICE:
-            device_record_run_outcome(device_id=device.pk, infra_error_kind=kind, error=error, run_label=label)
-        device_release_lease(device_id=device.pk, why=_attempt_ended(run, kind))
+        device_end_lease(device_id=device.pk, why=_attempt_ended(run, kind), counts=blame == DEVICE,
+                         infra_error_kind=kind, error=error, run_label=label)
         if blame == LAB:
             runner_record_lab_fault(runner_id=device.runner_id, kind=kind, error=error, run_label=label)
         if device.pk not in run.failed_device_ids:
@@ -399,12 +422,10 @@ def run_finish(*, runner: Runner, run_id: str, report: dict[str, Any]) -> Run:
         kind = "" if status == "ok" else report.get("error_kind") or Run.ErrorKind.TEST_FAILURE
         customer_fault = bool(kind) and blame_of(kind) == CUSTOMER_TARGET
         if run.device_id:
-            if not customer_fault:
-                # The device ran the harness (ok, or a test that failed): its count starts again,
-                # and so does its runner's, whose lab served it. A customer's endpoint that did not
-                # answer says nothing of either.
-                device_record_run_outcome(device_id=run.device_id, infra_error_kind=None)
-            device_release_lease(device_id=run.device_id, why=_attempt_ended(run, kind or "ok"))
+            # The device ran the harness (ok, or a test that failed): its count starts again,
+            # and so does its runner's, whose lab served it. A customer's endpoint that did not
+            # answer says nothing of either.
+            device_end_lease(device_id=run.device_id, why=_attempt_ended(run, kind or "ok"), counts=not customer_fault)
             if not customer_fault and run.device is not None:
                 runner_record_lab_worked(runner_id=run.device.runner_id)
         run.status = Run.Status.DONE if status == "ok" else Run.Status.FAILED
