@@ -213,17 +213,29 @@ def _next_run_for(device: Device, *, taken: list[UUID]) -> UUID | None:
 @transaction.atomic
 def _lease_once(*, runner: Runner, serials: list[str]) -> list[Run]:
     """One look for work for the runner's free devices. Bounded by the number of devices D
-    named, never by the backlog: one query locks the devices, each device's pick is one query
-    (_next_run_for; at most 3 × _MAX_PASSED_OVER when runs that failed on it are passed over),
-    and six more read the chosen runs and write them, their attempts and the devices together
-    (D + 7 queries in all, besides the transaction's own; at most 3 × _MAX_PASSED_OVER × D + 7)."""
+    named, never by the backlog: one query locks the devices and one reads which of them may
+    take a run, each device's pick is one query (_next_run_for; at most 3 × _MAX_PASSED_OVER
+    when runs that failed on it are passed over), and six more read the chosen runs and write
+    them, their attempts and the devices together (D + 8 queries in all, besides the
+    transaction's own; at most 3 × _MAX_PASSED_OVER × D + 8)."""
     now = timezone.now()
+    # The devices named, locked in one order, waiting for a transaction that holds them (the
+    # runner's heartbeat, another lease request of it) rather than skipping them: a lease that
+    # skipped them came away empty and waited for the next recheck of the queue (up to
+    # wakeups.RECHECK_S) while its devices idled. Only the devices' rows (`of`): the runner's
+    # row, which the heartbeat writes, is no business of a lease.
+    locked = list(Device.objects.select_for_update(of=("self",))
+                  .filter(runner=runner, serial__in=serials).order_by("pk").values_list("pk", flat=True))
+    # Whether each may take a run, asked after the locks are held: a statement of its own sees
+    # what the transaction that held them committed (a lease it took), as the lock's recheck of
+    # the locked row alone would not.
     devices = list(
-        Device.objects.select_for_update(skip_locked=True)
+        Device.objects.filter(pk__in=locked)
         # A runner whose breaker tripped (lab faults in a row) takes nothing until it is reset.
-        .filter(runner=runner, serial__in=serials, runner__breaker_tripped_at__isnull=True)
+        .filter(runner__breaker_tripped_at__isnull=True)
         .exclude(state__in=_NOT_LEASABLE_STATES)
         .exclude(runs__status=Run.Status.LEASED)
+        .order_by("pk")
     )
     chosen: dict[UUID, Device] = {}
     for device in devices:
