@@ -10,7 +10,7 @@ import secrets
 from collections.abc import Callable
 from datetime import timedelta
 
-from django.db.models import Q, QuerySet
+from django.db.models import Q
 from django.utils import timezone
 
 from apps.core.errors import Conflict
@@ -23,18 +23,23 @@ from .models import Run
 ARTIFACT_GRACE_SECONDS = 600
 
 
-def run_lock_under_lease(*, runner: Runner, run_id: str, lease_token: str, runs: QuerySet[Run] | None = None,
-                     found: Callable[[Run], None] | None = None) -> Run:
-    """The run, locked, if this runner still holds its lease; 409 otherwise. `runs`: the
-    queryset to read it with; `found(run)` is called before the lease is checked."""
+def run_lock_under_lease(*, runner: Runner, run_id: str, lease_token: str) -> Run:
+    """The run, locked, if this runner still holds its lease; 409 otherwise."""
     run = (
-        (Run.objects.select_related("device", "comparison") if runs is None else runs)
+        Run.objects.select_related("device", "comparison")
         .select_for_update(of=("self",))
         # last_device: a run requeued after its lease expired has no device, and its last
         # holder still deserves to hear why (lease_lost_reason).
         .filter(Q(device__runner=runner) | Q(last_device__runner=runner), pk=run_id)
         .first()
     )
+    return lease_check(run, lease_token=lease_token)
+
+
+def lease_check(run: Run | None, *, lease_token: str, found: Callable[[Run], None] | None = None) -> Run:
+    """`run` (locked, read where its device or its last device is this runner's; None: no
+    such run) if `lease_token` is its lease and the lease has not expired; 409 otherwise.
+    `found(run)` is called before the lease is checked."""
     if run is None:
         raise Conflict("This runner holds no lease on that run.")
     if found is not None:

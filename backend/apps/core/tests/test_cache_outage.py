@@ -100,3 +100,13 @@ def test_the_first_call_that_succeeds_ends_the_pause(monkeypatch) -> None:
 
 def test_it_is_the_cache_the_project_uses(settings) -> None:
     assert settings.CACHES["default"]["BACKEND"] == "apps.core.cache_outage.BreakerRedisCache"
+
+
+def test_the_redis_client_is_made_once_and_answers_reads_and_writes() -> None:
+    client = cache._cache  # type: ignore[attr-defined]
+    assert client.get_client(write=True) is client.get_client("any key", write=True)
+    cache.set("cache-client-test", 3)
+    try:
+        assert cache.get("cache-client-test") == 3
+    finally:
+        cache.delete("cache-client-test")

@@ -29,6 +29,9 @@ def repeat_check(*, run: Any, batch: dict[str, Any]) -> None:
     block, batch_seq = batch["block"], batch["batch_seq"]
     rows = RunBlock.objects.filter(Q(block=block) | Q(batch_seq=batch_seq), run_id=run.id)
     colliding = {row.block: row for row in rows}
+    if not colliding:  # block_store records a block unless it collides: the two disagree
+        raise RuntimeError(f"block {block} (batch_seq {batch_seq}) was not recorded, yet nothing stored collides "
+                           "with it")
     stored = colliding.get(block)
     if stored is None:
         other = next(iter(colliding.values()))

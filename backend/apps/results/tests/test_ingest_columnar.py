@@ -1,7 +1,8 @@
 """The columnar upload body (device-runner/contract/README.md, "The columnar body";
 apps.results.ingest.columnar): the same batch as JSON and as columns stores identical rows and
 analysis columns; a bad columnar batch is a 400 naming `samples[i].field` (413 over the batch
-bound) and stores nothing; a repeat is recognised whichever form each copy came in."""
+bound) and stores nothing; a repeat is recognised whichever form each copy came in; an upload
+takes four queries."""
 
 import json
 import struct
@@ -9,6 +10,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from latencylab_contract import columnar
 
 from apps.comparisons.models import RunBlock
@@ -83,6 +86,21 @@ def test_a_repeat_is_recognised_whichever_form_each_copy_came_in(runner_api, que
     other[4]["resp_end"] = (other[4]["resp_end"] or 0) + 1
     assert second(runner_api, leased, 0, samples=other).status_code == 409
     assert Sample.objects.filter(run=queued_run).count() == len(samples)
+
+
+@pytest.mark.django_db
+def test_a_columnar_upload_is_four_queries(runner_api, queued_run):
+    """The runner's token (one query); then in the block's transaction the run locked with its arms
+    and the block recorded (one query of two statements), the samples' COPY and the analysis
+    columns' insert (on psycopg's cursor: not counted here)."""
+    leased = lease(runner_api).json()["runs"][0]
+    with CaptureQueriesContext(connection) as queries:
+        response = upload_columnar(runner_api, leased, 0)
+    assert response.json() == {"stored": 6, "duplicate": False, "next_block": 1}
+    # The test's own transaction makes the block's a savepoint.
+    assert [query["sql"].split()[0] for query in queries] == ["SELECT", "SAVEPOINT", "SELECT", "RELEASE"]
+    assert "FOR UPDATE" in queries[2]["sql"]
+    assert "INSERT INTO comparisons_runblock" in queries[2]["sql"]
 
 
 def good() -> list[dict[str, Any]]:

@@ -217,7 +217,7 @@ class SampleListField(serializers.ListField):
 class BatchInputSerializer(serializers.Serializer):
     lease_token = serializers.CharField(max_length=64)
     attempt = serializers.IntegerField(min_value=1)
-    batch_seq = serializers.IntegerField(min_value=0)
+    batch_seq = serializers.IntegerField(min_value=0, max_value=2**31 - 1)  # RunBlock.batch_seq's column
     block = serializers.IntegerField(min_value=0, max_value=1000)
     baseline = serializers.JSONField(required=False, allow_null=True)
     samples = SampleListField(child=serializers.JSONField(), allow_empty=True)

@@ -136,8 +136,9 @@ class SamplesView(RunnerAPIView):
             samples_validate(data["samples"], arms=arms, block=data["block"],
                              contract_error=getattr(batch, "contract_error", None))
 
-        # One transaction: the run locked with its arm labels (one query), the samples
-        # checked against them (400), the lease checked (409), the block stored.
+        # One transaction: the run locked with its arm labels and the block recorded (one
+        # query), the samples checked against the labels (400), the lease checked (409), the
+        # samples stored.
         stored = block_store(runner=runner_of(request), run_id=run_id, batch=data, samples_check=samples_check)
         return Response(BatchOutputSerializer(stored).data)
 

@@ -77,6 +77,7 @@ def test_a_batch_with_one_malformed_sample_is_refused_whole(runner_api, leased, 
 BAD_ENVELOPES = {
     "samples not a list": {"samples": {"0": make_sample("h2", 1, 0)}},
     "batch_seq a string": {"batch_seq": "one"},
+    "batch_seq beyond its column": {"batch_seq": 2**31},
     "attempt zero": {"attempt": 0},
     "block negative": {"block": -1},
     "lease token too long": {"lease_token": "x" * 65},
