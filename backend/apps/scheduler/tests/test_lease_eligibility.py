@@ -4,7 +4,9 @@ platform has its own partial index of the queue, so a device's pick reads the ru
 it might take, not the backlog of another platform or of a suspended organization."""
 
 import json
+import threading
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 import psycopg
@@ -20,6 +22,7 @@ from apps.devices.models import Device
 from apps.devices.services import pool_get_or_create, runner_hello, runner_register
 from apps.scheduler import leasing, wakeups
 from testing.factories import SPEC
+from testing.waiting import wait_for
 
 from .test_lease_queue_order import plan_nodes
 
@@ -230,3 +233,74 @@ def test_runs_nobody_may_take_wake_no_runner_and_a_reinstatement_does(org, pool)
         with connection.cursor() as cursor:
             cursor.execute(wakeups._QUEUED_POOLS_SQL)  # noqa: SLF001
             assert cursor.fetchall() == [(str(pool.pk),)]
+
+
+def in_thread(work: Callable[[], object]) -> tuple[threading.Thread, dict[str, Any]]:
+    """`work` on a thread of its own (its own database connection); `state["pid"]` its backend."""
+    state: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_backend_pid()")
+                state["pid"] = cursor.fetchone()[0]
+            work()
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread, state
+
+
+def waits_for_a_lock(state: dict[str, Any]) -> bool:
+    if "pid" not in state:
+        return False
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT cardinality(pg_blocking_pids(%s)) > 0", [state["pid"]])
+        return bool(cursor.fetchone()[0])
+
+
+def leased_run(org: Any) -> Run:
+    run = planned(org, 1).runs.get()
+    Run.objects.filter(pk=run.pk).update(status=Run.Status.LEASED)
+    run.refresh_from_db()
+    return run
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_suspension_waits_for_a_run_being_queued_then_takes_it_out_of_the_queue(org, pool):
+    run = leased_run(org)
+    operator = User.objects.create(username="op")
+    with psycopg.Connection.connect(**connections["default"].get_connection_params()) as requeue:
+        requeue.execute("UPDATE comparisons_run SET status = 'queued' WHERE id = %s", [run.pk])  # not committed
+        thread, state = in_thread(lambda: organization_suspend(organization=org, reason="abuse report",
+                                                               suspended_by=operator))
+        # Without the run's lock on its organization the suspension would end here, not see the
+        # run (not queued yet for it), and leave it in the queue.
+        assert wait_for(lambda: waits_for_a_lock(state) or not thread.is_alive())
+        requeue.commit()
+    thread.join(timeout=30)
+    assert not thread.is_alive()
+    run.refresh_from_db()
+    assert (run.status, run.queue_order) == (Run.Status.QUEUED, None)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_run_being_queued_waits_for_a_suspension_then_stays_out_of_the_queue(org, pool):
+    run = leased_run(org)
+    with psycopg.Connection.connect(**connections["default"].get_connection_params()) as suspension:
+        suspension.execute("UPDATE accounts_organization SET suspended_at = now() WHERE id = %s", [org.pk])
+
+        def requeue() -> None:
+            run.status = Run.Status.QUEUED
+            run.save()
+
+        thread, state = in_thread(requeue)
+        # Without the lock the run would read the organization as it was, not suspended.
+        assert wait_for(lambda: waits_for_a_lock(state) or not thread.is_alive())
+        suspension.commit()
+    thread.join(timeout=30)
+    assert not thread.is_alive()
+    run.refresh_from_db()
+    assert (run.status, run.queue_order) == (Run.Status.QUEUED, None)
