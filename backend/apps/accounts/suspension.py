@@ -1,6 +1,8 @@
 """An operator suspends an organization (the Django admin's action): from then on its API
 calls answer 403 (IsOrganizationMember, permissions.suspended_message) and its runs are not leased
-(apps.scheduler.leasing), until it is reinstated. Nothing is deleted."""
+(apps.scheduler.leasing), until it is reinstated. Nothing is deleted. The database takes its
+queued runs out of the lease queue when suspended_at is set, and puts them back in their place
+when it is cleared (a trigger, apps/comparisons/migrations/0009_run_queue_eligibility)."""
 
 from django.contrib.auth.models import User
 from django.db import transaction

@@ -109,9 +109,12 @@ class Run(TimeStampedModel):
     finished_at = models.DateTimeField(null=True, blank=True)
     # The lease order's first key, copied from the comparison so that one index gives the order:
     # set by the database whenever a run is inserted or becomes queued (migration
-    # 0008_run_queue_order's trigger), whichever code path queues it.
+    # 0008_run_queue_order's trigger), whichever code path queues it. Empty while the run's
+    # organization is suspended (0009_run_queue_eligibility): its queued runs are then out of
+    # the lease queue, and back in their place when it is reinstated.
     queue_order = models.DateTimeField(null=True, blank=True, editable=False,
-                                       help_text="the comparison's created_at, copied by the database when queued")
+                                       help_text="the comparison's created_at, copied by the database when queued; "
+                                                 "empty while the organization is suspended")
 
     class Meta:
         ordering = ["comparison", "slot", "network_profile"]
@@ -123,11 +126,16 @@ class Run(TimeStampedModel):
             models.Index(fields=["comparison", "network_profile", "device"], name="run_slot_device_idx"),
             # Which devices hold a live lease (the lease's free devices, hello and heartbeat).
             models.Index(fields=["device"], condition=models.Q(status="leased"), name="run_leased_device_idx"),
-            # The queue in lease order, per pool (apps.scheduler.leasing._next_run_for): a lease walks
-            # it from the front and stops at the first run its device may take, instead of sorting
-            # the pool's whole queue.
-            models.Index(fields=["pool", "queue_order", "slot", "network_profile"],
-                         condition=models.Q(status="queued"), name="run_queue_order_idx"),
+            # The queue in lease order, per pool and per platform (apps.scheduler.leasing._next_run_for):
+            # a device's lease walks its platform's queue from the front and stops at the first run
+            # it may take, instead of sorting the pool's whole queue, and never reads the runs of
+            # another platform or of a suspended organization (no queue_order) on the way. A run
+            # for several platforms is in the queue of each.
+            *(models.Index(fields=["pool", "queue_order", "slot", "network_profile"],
+                           condition=models.Q(status="queued", queue_order__isnull=False,
+                                              platforms__contains=[platform]),
+                           name=f"run_queue_{platform}_idx")
+              for platform in Device.Platform.values),
         ]
 
 

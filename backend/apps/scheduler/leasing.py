@@ -152,21 +152,29 @@ def _next_run_for(device: Device, *, taken: list[UUID]) -> UUID | None:
     """The id of the run this device takes next, locked; `taken`: runs this lease request
     already took for the runner's other devices.
 
-    One query per look (`LIMIT 1 … FOR UPDATE SKIP LOCKED`), which walks the partial index
-    run_queue_order_idx of the device's pool in lease order and stops at the first row it may
-    take: what it reads is the runs ahead of that one that it passes (locked by another lease,
-    another platform, another slot of a comparison and profile this device has taken, …), not the
-    backlog behind it. A run that failed on this device and fits another one is passed over:
-    two more queries each, for at most _MAX_PASSED_OVER looks, so at most
-    3 × _MAX_PASSED_OVER queries, and one when no run ahead failed on this device."""
+    One query per look (`LIMIT 1 … FOR UPDATE SKIP LOCKED`), which walks the partial index of
+    the device's platform's queue (run_queue_<platform>_idx) in its pool in lease order and
+    stops at the first row it may take. That index holds only what the device's platform may
+    take and no run of a suspended organization (queue_order is empty while it is suspended,
+    migration 0009_run_queue_eligibility), so what the pick reads is the runs ahead of the one
+    it takes that it passes for reasons of its own (locked by another lease, another slot of a
+    comparison and profile this device has taken, a protocol or profile its lab cannot do, …),
+    not the backlog behind it nor another platform's or a suspended organization's runs ahead.
+    A run that failed on this device and fits another one is passed over: two more queries
+    each, for at most _MAX_PASSED_OVER looks, so at most 3 × _MAX_PASSED_OVER queries, and one
+    when no run ahead failed on this device."""
     candidates = (
         Run.objects.select_for_update(skip_locked=True, of=("self",))
         .filter(
             status=Run.Status.QUEUED,
+            # Out of the queue while its organization is suspended: with the platform (a literal,
+            # bound on the client), what makes the platform's partial index the one to walk.
+            queue_order__isnull=False,
             pool_id=device.pool_id,
             platforms__contains=[device.platform],
             comparison__status__in=[Comparison.Status.QUEUED, Comparison.Status.RUNNING],
-            # A suspended organization's runs wait until an operator reinstates it.
+            # A suspended organization's runs wait until an operator reinstates it (said twice:
+            # queue_order is the index's; this, the organization's own word).
             comparison__organization__suspended_at__isnull=True,
         )
         .exclude(pk__in=taken)
@@ -178,10 +186,10 @@ def _next_run_for(device: Device, *, taken: list[UUID]) -> UUID | None:
         # A run extended by run-until-decided keeps its device: another device takes it only
         # when that one is gone or quarantined.
         .exclude(Q(device__isnull=False) & ~Q(device=device) & ~Q(device__state__in=_UNFIT_STATES))
-        # Oldest comparison first: the order of the partial index run_queue_order_idx (queue_order
-        # is the comparison's created_at, models.Run), so PostgreSQL walks the pool's queue from
-        # the front and stops at the first row that passes every filter and is not locked,
-        # rather than sorting the whole queue first.
+        # Oldest comparison first: the order of the platform's partial index run_queue_<platform>_idx
+        # (queue_order is the comparison's created_at, models.Run), so PostgreSQL walks the pool's
+        # queue from the front and stops at the first row that passes every filter and is not
+        # locked, rather than sorting the whole queue first.
         .order_by("queue_order", "slot", "network_profile")
         # Only the id and what the pass-over needs (the full run is read once it is chosen).
         .values_list("pk", "failed_device_ids")

@@ -3,9 +3,11 @@ each: one listener per process hears PostgreSQL and wakes the waiting lease requ
 
 A trigger on the run table (migration 0005_run_queued_notify) calls
 `pg_notify('latencylab_runs_queued', <pool id>)` whenever a run becomes queued (planned,
-requeued after a failure or an expired lease, extended by a sequential look), in the
-transaction that queues it, so the notification is delivered only once the run is visible,
-and once per pool per transaction however many runs it queued.
+requeued after a failure or an expired lease, extended by a sequential look) or comes back
+to the queue (its organization reinstated), in the transaction that queues it, so the
+notification is delivered only once the run is visible, and once per pool per transaction
+however many runs it queued. A run queued while its organization is suspended is not in the
+queue (migration 0009_run_queue_eligibility) and wakes nobody.
 
 The listener is a thread with its own connection that LISTENs on that channel and sets
 the event of every waiting request (`Wakeup`) of the notified pool. The same channel
@@ -13,8 +15,8 @@ carries `runner:<runner id>` (wake_runner), which wakes only that runner's reque
 heartbeat took one of its devices offline (apps.scheduler.leasing). A waiting request
 holds no database connection of its own; it takes one only to look for work. Work can
 also appear without a run being queued (a device released from quarantine, a runner's
-breaker reset, an organization reinstated), so every RECHECK_S the listener asks which
-pools have queued runs and wakes their waiters: one query per process, and none of the
+breaker reset), so every RECHECK_S the listener asks which pools have queued runs that
+someone may take and wakes their waiters: one query per process, and none of the
 waiters look while the queue is empty. When its connection is lost the listener wakes
 everyone (it may have missed a notification), then keeps trying to reconnect, waking
 everyone every RECHECK_S meanwhile (polling, as a fallback)."""
@@ -36,7 +38,10 @@ CHANNEL = "latencylab_runs_queued"
 RECHECK_S = 5.0
 # How long a lease request waits for the listener's first LISTEN before it looks anyway.
 _START_WAIT_S = 5.0
-_QUEUED_POOLS_SQL = "SELECT DISTINCT pool_id::text FROM comparisons_run WHERE status = 'queued'"
+# Not the runs of a suspended organization (no queue_order, migration 0009_run_queue_eligibility):
+# nobody may take them, and a pool that has only those wakes nobody.
+_QUEUED_POOLS_SQL = ("SELECT DISTINCT pool_id::text FROM comparisons_run "
+                     "WHERE status = 'queued' AND queue_order IS NOT NULL")
 
 
 class Wakeup:

@@ -1,6 +1,7 @@
 """A lease costs the same whatever the backlog: the runs carry their queue order (queue_order,
 set by the database whenever a run is queued) and the pick of each device walks the partial
-index run_queue_order_idx from the front instead of sorting the pool's queue."""
+index of its platform's queue (run_queue_<platform>_idx) from the front instead of sorting the
+pool's queue."""
 
 import json
 from datetime import timedelta
@@ -95,7 +96,7 @@ def test_the_pick_walks_the_queue_order_index_and_sorts_nothing(org, pool):
     assert not [node for node in nodes if node["Node Type"] in ("Sort", "Incremental Sort")], described
     scans = [node for node in nodes if node.get("Relation Name") == "comparisons_run" and node.get("Alias") != "u0"]
     assert [(node["Node Type"], node.get("Index Name")) for node in scans] == [
-        ("Index Scan", "run_queue_order_idx")], described
+        ("Index Scan", "run_queue_host_idx")], described
 
 
 @pytest.mark.django_db
