@@ -80,10 +80,15 @@ def medians() -> dict[tuple[str, str, str], dict[str, float]]:
             parts = list(pool.map(lambda group: measure(link, servers, group, MID, rounds=5, warmups=3), groups))
         medians = {combo: values for part in parts for combo, values in part.items()}
         # A busy machine can push one object's median of 5 past the tolerance (the Python
-        # probe loses the CPU, the peer's C client does not). Objects that disagree in any
-        # judged pair are measured again with more rounds; a real difference stays.
-        if again := sorted({name for ours, reference, share in JUDGED_PAIRS for name in MID
-                            if not close_enough(medians[ours][name], medians[reference][name], share)}):
+        # probe loses the CPU, the peer's C client does not; the userspace link's own forwarding
+        # shares the CPU too, which the largest object, ~215 packets, feels most: a clean-clone
+        # run saw 107.6 against 102.3 ms at 309 KB once). Objects that disagree in any judged
+        # pair are measured again with more rounds, up to twice; a real difference stays.
+        for _ in range(2):
+            again = sorted({name for ours, reference, share in JUDGED_PAIRS for name in MID
+                            if not close_enough(medians[ours][name], medians[reference][name], share)})
+            if not again:
+                break
             # With the largest object, so the warm-ups grow the window as the first time; one
             # client at a time, so a neighbour's CPU cannot be what a real difference hides behind.
             remeasured = measure(link, servers, combos, sorted({*again, MID[-1]}), rounds=9, warmups=3)
