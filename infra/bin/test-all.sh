@@ -138,15 +138,16 @@ if [ -f frontend/package.json ]; then
     web=\$(.venv/bin/python infra/bin/stack.py env --dir '$run_dir/e2e' | .venv/bin/python -c 'import json,sys; print(json.load(sys.stdin)[\"web\"])')
     cd frontend && E2E_BASE_URL=\$web E2E_USERNAME=demo E2E_PASSWORD=demo-latencylab E2E_STACK_DIR='$run_dir/e2e' npm run e2e --silent"
 fi
-# The backend's tests that start web processes of their own (two gunicorn backends sharing the
-# lease load) run beside its suite, on a database and a Redis database of their own: most of
-# their time is those processes starting, CPU the backend suite's waits on emulated links leave
-# idle. In the suite they cost it 14-32 s.
-background_suite backend-web-processes "$run_dir/backend-web-processes.log" \
-  env LATENCYLAB_DB_NAME=latencylab_web_processes LATENCYLAB_REDIS_URL="${LATENCYLAB_REDIS_URL%/*}/1" \
-  bash -c "cd backend && ../.venv/bin/python -m pytest --create-db -p no:cacheprovider --durations=5 -m web_processes"
+# The backend's tests marked `beside` run beside its suite, on a database and a Redis database of
+# their own: the ones that start processes of their own and mostly wait on them — two gunicorn
+# backends sharing the lease load (14-32 s of the suite), and the device farm end to end (real
+# agents, simulated phones and the Kotlin harness: 120-150 s of the suite, the longest part of
+# the critical path) — on CPU the backend suite's waits on emulated links leave idle.
+background_suite backend-beside "$run_dir/backend-beside.log" \
+  env LATENCYLAB_DB_NAME=latencylab_beside LATENCYLAB_REDIS_URL="${LATENCYLAB_REDIS_URL%/*}/1" \
+  bash -c "cd backend && ../.venv/bin/python -m pytest --create-db -p no:cacheprovider --durations=8 -m beside"
 # Its tests marked `timing` (a gate's verdict on latencies measured here) run last, below.
-suite backend bash -c "cd backend && ../.venv/bin/python -m pytest --create-db -p no:cacheprovider --durations=15 -m 'not timing and not web_processes'"
+suite backend bash -c "cd backend && ../.venv/bin/python -m pytest --create-db -p no:cacheprovider --durations=15 -m 'not timing and not beside'"
 finish_background_suites
 # Tests that judge measured latencies run last, apart from every other suite, so none competes
 # for the CPU (the end-to-end stack is down by now: its idle servers and fake phones would share it).

@@ -56,6 +56,9 @@ ANDROID_SPEC = {"name": "farm: one Android phone", "preset": "mid-image-series",
 EXIT = {"regression": 1, "inconclusive": 0, "improvement": 0, "equivalent": 0}
 TERMINAL_S = 240
 
+# Real agents and phones mostly waiting on them: a suite of its own beside the backend's (test-all.sh).
+pytestmark = pytest.mark.beside
+
 
 @pytest.fixture
 def target(tmp_path):

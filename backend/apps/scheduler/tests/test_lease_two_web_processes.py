@@ -131,7 +131,7 @@ def queue_backlog(org: Any) -> int:
     return Run.objects.filter(status=Run.Status.QUEUED).count()
 
 
-@pytest.mark.web_processes
+@pytest.mark.beside
 @pytest.mark.django_db(transaction=True)
 def test_two_web_processes_lease_every_run_once_to_runners_polling_both(org, pool):
     runners = []
