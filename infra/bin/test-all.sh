@@ -98,7 +98,7 @@ finish_background_suites
 # suites beside each other on two cores: no faster (backend 657 s, device-runner 547 s, against
 # 582 s and 437 s without it, at busier load) and a quarter more CPU; the pair already fills both cores.
 background_suite device-runner "$run_dir/device-runner.log" \
-  bash -c "cd device-runner && ../.venv/bin/python -m pytest -p no:cacheprovider --durations=15 -m 'not timing and not beside' \
+  bash -c "cd device-runner && ../.venv/bin/python -m pytest -p no:cacheprovider --durations=15 -m 'not timing' \
     cli/tests contract/tests tools/tests runner/tests"
 device_runner_pid=$!
 background_suite harness-android "$run_dir/harness-android.log" \
@@ -146,12 +146,6 @@ fi
 background_suite backend-beside "$run_dir/backend-beside.log" \
   env LATENCYLAB_DB_NAME=latencylab_beside LATENCYLAB_REDIS_URL="${LATENCYLAB_REDIS_URL%/*}/1" \
   bash -c "cd backend && ../.venv/bin/python -m pytest --create-db -p no:cacheprovider --durations=8 -m beside"
-backend_beside_pid=$!
-# The device-runner's tests marked `beside` (the CI templates against a whole stack of their own,
-# started by infra/bin/stack.py: ~130 s of the device-runner suite, whose end starts the APK pair
-# and the browser tests) run when the backend's end, beside the rest.
-background_suite_after "$backend_beside_pid" device-runner-beside "$run_dir/device-runner-beside.log" \
-  bash -c "cd device-runner && ../.venv/bin/python -m pytest -p no:cacheprovider --durations=5 -m beside cli/tests"
 # Its tests marked `timing` (a gate's verdict on latencies measured here) run last, below.
 suite backend bash -c "cd backend && ../.venv/bin/python -m pytest --create-db -p no:cacheprovider --durations=15 -m 'not timing and not beside'"
 finish_background_suites

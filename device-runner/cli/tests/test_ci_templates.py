@@ -50,8 +50,6 @@ seed: 11
 GH_REPO, PR = "acme/shop", 7
 PROJECT_ID, MR = 42, 3
 EXPRESSION = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
-# A whole stack of its own, mostly waited on: a suite of its own beside the rest (test-all.sh).
-pytestmark = pytest.mark.beside
 
 
 # --- the real service ----------------------------------------------------------------------
