@@ -165,11 +165,12 @@ background_suite device-runner-timing-links "$run_dir/timing-links.log" \
   bash -c "cd device-runner && ../.venv/bin/python -m pytest -p no:cacheprovider --durations=10 -m timing ${timing_links[*]}"
 background_suite device-runner-timing-rest "$run_dir/timing-rest.log" \
   bash -c "cd device-runner && ../.venv/bin/python -m pytest -p no:cacheprovider --durations=10 -m timing ${timing_rest[*]}"
-finish_background_suites
-# Then the backend's: the gate's verdicts on latencies a real agent measures against real servers
-# (a Nagle trap, series loaded sooner). Beside the whole backend phase a loaded block could leave
-# the verdict inconclusive; here nothing competes.
+# And the backend's, beside the two halves: the gate's verdicts on latencies a real agent measures
+# against real servers (a Nagle trap, series loaded sooner), over links of their own. Beside the
+# whole backend phase a loaded block could leave the verdict inconclusive; beside the halves
+# (a quarter of the two cores) nothing that heavy competes. After them, it added ~42 s to make test.
 suite backend-timing bash -c "cd backend && ../.venv/bin/python -m pytest --create-db -p no:cacheprovider --durations=5 -m timing"
+finish_background_suites
 echo
 # Where the time goes (budget: 15 minutes in all on two cores).
 echo "suite times:"; printf '  %s\n' "${timings[@]}"; echo "  total            ${SECONDS}s"

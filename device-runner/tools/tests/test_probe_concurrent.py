@@ -1,5 +1,7 @@
 """Session.fetch_concurrent: several streams at once on one h2 / h3 connection."""
 
+from itertools import pairwise
+
 import pytest
 from latencylab_tools.probe import ProbeRequest, open_session
 from latencylab_tools.target import content
@@ -40,10 +42,13 @@ def test_concurrent_streams_overlap_on_one_warm_connection(target_server, protoc
                 assert all(f[k] is None for k in ("dns_start", "dns_end", "conn_start", "tls_start", "conn_ready"))
                 assert f["server_time_us"] is not None
                 assert None not in (f["req_start"], f["req_end"], f["resp_first_byte"], f["resp_end"], f["app_done"])
-            # All issued at once: every stream before the first one completed (an ordering, so
-            # a stalled client cannot break it, as it could a bound on the t0s' spread).
-            first_end = min(f["wall_time"] + _duration_us(f) for f in samples)
-            assert max(f["wall_time"] for f in samples) < first_end
+            # Issued together: taken in the order they were issued, each stream began before the
+            # one before it completed (an ordering, not a bound on the t0s' spread). One pause of
+            # the client between two issues (the OS took its CPU) is allowed; fetched one after
+            # another, no stream would overlap the previous one.
+            spans = sorted((f["wall_time"], f["wall_time"] + _duration_us(f)) for f in samples)
+            overlapping = sum(later[0] < earlier[1] for earlier, later in pairwise(spans))
+            assert overlapping >= N - 2, spans
         after = session.fetch(ProbeRequest("GET", "/files/mid-01", op="file"))
         assert after["error_class"] is None
         assert after["conn_reused"] is True
