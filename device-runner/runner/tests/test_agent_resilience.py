@@ -86,5 +86,7 @@ def test_sigterm_is_only_recorded_in_the_handler_and_drained_by_the_watcher():
     # backend ends its long-poll.
     for thread in threading.enumerate():
         if thread.name == "stopping-heartbeat":
+            # enumerate() lists a thread that is still starting too, which join() refuses.
+            assert thread._started.wait(30)  # noqa: SLF001 — threading has no public "has started"
             thread.join(30)
     assert [d["state"] for d in client.heartbeats[-1]] == ["offline"]
