@@ -80,14 +80,20 @@ def start(base: Path, pg_port: int, redis_port: int, stat_statements: bool = Fal
         # one by one, and each name is an entry of its own.
         extra = (" -c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.max=50000"
                  if stat_statements else "")
-        subprocess.run(
+        log = pgdata / "server.log"
+        pg_started = subprocess.run(
             as_owner([
-                pg_bin("pg_ctl"), "-D", str(pgdata), "-l", str(pgdata / "server.log"), "-w", "start",
+                pg_bin("pg_ctl"), "-D", str(pgdata), "-l", str(log), "-w", "start",
                 "-o", f"-p {pg_port} -k {sockdir} -c listen_addresses=127.0.0.1 -c fsync=off "
                       f"-c synchronous_commit=off -c max_connections=200{extra}",
             ]),
-            check=True, stdout=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
         )
+        if pg_started.returncode != 0:
+            # pg_ctl says only "could not start server"; the reason is in the server's log.
+            tail = log.read_text(errors="replace").splitlines()[-10:] if log.exists() else ["(no server log)"]
+            sys.exit(f"PostgreSQL did not start on port {pg_port} (pg_ctl exit {pg_started.returncode}); "
+                     f"the end of {log}:\n" + "\n".join(tail))
     else:
         pg_port = int((pgdata / "postmaster.pid").read_text().splitlines()[3])
     wait_port(pg_port, "PostgreSQL")

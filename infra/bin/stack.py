@@ -207,9 +207,12 @@ class Stack:
             self.save_state(state)
         ports = state["ports"]
         print(f"LatencyLab stack in {self.base}")
-        started = subprocess.run([sys.executable, str(REPO / "infra/bin/services.py"), "start", "--dir",
-                                  str(self.base), "--pg-port", str(ports["pg"]), "--redis-port", str(ports["redis"])],
-                                 check=True, capture_output=True, text=True).stdout
+        services = subprocess.run([sys.executable, str(REPO / "infra/bin/services.py"), "start", "--dir",
+                                   str(self.base), "--pg-port", str(ports["pg"]), "--redis-port", str(ports["redis"])],
+                                  capture_output=True, text=True)
+        if services.returncode != 0:
+            sys.exit(f"PostgreSQL and Redis did not start in {self.base}:\n{services.stderr.strip()}")
+        started = services.stdout
         # Servers left running from an earlier `up` keep their ports: use what they report.
         actual = dict(line.split("=", 1) for line in started.split())
         ports["pg"] = int(actual["LATENCYLAB_DB_PORT"])

@@ -23,6 +23,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import tempfile
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -62,8 +63,13 @@ class Service:
 
 
 @pytest.fixture(scope="module")
-def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
-    base = tmp_path_factory.mktemp("stack")
+def service() -> Iterator[Service]:
+    # Not pytest's tmp_path: a pytest session starting beside this one (make test runs several)
+    # resets its parent to mode 0700, and PostgreSQL runs as its own user, which must reach its
+    # data directory.
+    parent = REPO_ROOT / "var"
+    parent.mkdir(parents=True, exist_ok=True)
+    base = Path(tempfile.mkdtemp(prefix="ci-templates-stack-", dir=parent))
     python = str(REPO_ROOT / ".venv" / "bin" / "python")
     if not os.path.exists(python):
         python = sys.executable
@@ -78,6 +84,7 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     finally:
         subprocess.run([python, str(STACK), "down", "--dir", str(base)], capture_output=True, timeout=120,
                        check=False)
+        shutil.rmtree(base, ignore_errors=True)
 
 
 # --- a checkout of the repository and a Python as setup-python leaves it -----------------
