@@ -3,7 +3,8 @@
 bench_scheduler.py runs 200 real runner agents as threads on the two cores that also run the
 server and PostgreSQL, so it cannot tell which one is short of CPU. Here FARM_RUNNERS (250)
 simulated runners × FARM_DEVICES_PER_RUNNER (4) devices run in ONE asyncio loop (one thread of
-this process, httpx.AsyncClient, HTTP/1.1 keep-alive, bounded connections), speaking the real
+this process; an httpx.AsyncClient per runner, as each agent has its own client: HTTP/1.1
+keep-alive, at most FARM_RUNNER_CONNECTIONS connections), speaking the real
 runner protocol over real HTTP to the same backend as bench_scheduler (its start_web: gunicorn
 gthread, 2 workers × 128 threads, a pool of 32 database connections each) — the calls
 latencylab_runner's RunnerClient makes, with its payloads: hello with the device
@@ -55,9 +56,13 @@ log a few 400s for their cut bodies.
 Prints figures; no pass/fail. Needs PostgreSQL (with --stat-statements for the counts) and
 Redis (LATENCYLAB_DB_*, LATENCYLAB_REDIS_URL). Run from backend/. Sizes through the
 environment: FARM_RUNNERS (250), FARM_DEVICES_PER_RUNNER (4), FARM_BLOCK_S (30),
-FARM_MEASURE_S (90), FARM_CONNECTIONS (64: the simulator's connections for everything but the
-long-polls, which get one per runner as an agent has), FARM_ROUND_CONCURRENCY (8: a farm's
-requests arrive spread out, not 64 at once).
+FARM_MEASURE_S (90), FARM_RUNNER_CONNECTIONS (6: each runner's client's connections, for its
+long-poll, heartbeat and its devices' uploads), FARM_ROUND_CONCURRENCY (8: a farm's requests
+arrive spread out, not all at once).
+
+The simulator's own delay is reported beside the lease latency: how late a 50 ms timer on its
+loop fires (p50, p99) over the window. A loop that is late by tens of milliseconds adds that
+to every latency it measures, on both the sending and the answering side.
 """
 
 import asyncio
@@ -66,6 +71,7 @@ import os
 import random
 import resource
 import signal
+import ssl
 import statistics
 import subprocess
 import sys
@@ -95,11 +101,12 @@ RUNNERS = int(os.environ.get("FARM_RUNNERS", "250"))
 DEVICES_PER_RUNNER = int(os.environ.get("FARM_DEVICES_PER_RUNNER", "4"))
 BLOCK_S = float(os.environ.get("FARM_BLOCK_S", "30"))
 MEASURE_S = float(os.environ.get("FARM_MEASURE_S", "90"))
-CONNECTIONS = int(os.environ.get("FARM_CONNECTIONS", "64"))
+RUNNER_CONNECTIONS = int(os.environ.get("FARM_RUNNER_CONNECTIONS", "6"))
 ROUND_CONCURRENCY = int(os.environ.get("FARM_ROUND_CONCURRENCY", "8"))
 HEARTBEAT_S = 10.0
 LEASE_WAIT_S = 25.0
 QUIET_S = 8.0
+LATENESS_TIMER_S = 0.05
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 TRANSACTION_CONTROL = r"^\s*(begin|commit|rollback|savepoint|release|start transaction)\M"
 
@@ -242,6 +249,7 @@ class SimRunner:
     held: dict[str, dict[str, Any]] = field(default_factory=dict)  # device serial → its lease
     since: dict[str, float] = field(default_factory=dict)  # device serial → its lease answered (farm mode)
     changed: asyncio.Event | None = None
+    client: httpx.AsyncClient | None = None  # its own, as each agent has (RunnerClient)
 
     def descriptors(self) -> list[dict[str, Any]]:
         out = []
@@ -275,6 +283,7 @@ class Farm:
         self.failed: list[str] = []  # runs abandoned for another error: the error
         self.heartbeats_failed = 0  # answered cancel_run for a run still held, or never answered
         self.farming = False
+        self.lateness: list[tuple[float, float]] = []  # (when, how late a 50 ms timer fired) in farm mode
         self.tasks: set[asyncio.Task] = set()
         self.rng = random.Random(1)  # noqa: S311 — simulated durations, not a secret
         self.call(self._open())
@@ -282,27 +291,32 @@ class Farm:
     async def _open(self) -> None:
         base = self.url + "/api/runner/v1"
         headers = {"User-Agent": f"latencylab-runner/{RUNNER_VERSION}"}
-        self.calls = httpx.AsyncClient(base_url=base, headers=headers, timeout=90, limits=httpx.Limits(
-            max_connections=CONNECTIONS, max_keepalive_connections=CONNECTIONS))
-        self.polls = httpx.AsyncClient(base_url=base, headers=headers, timeout=LEASE_WAIT_S + 30, limits=httpx.Limits(
-            max_connections=len(self.runners), max_keepalive_connections=len(self.runners)))
+        # A client per runner, as each agent has one: a pool shared by the whole farm is what
+        # the simulator measured of itself before — httpcore walks every connection of a pool
+        # (a readability check of each idle one) whenever a request joins or leaves it, so one
+        # pool of hundreds of connections held its requests back for a quarter of a second at
+        # the median before they were sent. One TLS context for all (plain HTTP: never used).
+        tls = ssl.create_default_context()
+        limits = httpx.Limits(max_connections=RUNNER_CONNECTIONS, max_keepalive_connections=RUNNER_CONNECTIONS)
         for runner in self.runners:
             runner.changed = asyncio.Event()
+            runner.client = httpx.AsyncClient(
+                base_url=base, headers={**headers, "Authorization": f"Runner {runner.token}"},
+                timeout=LEASE_WAIT_S + 30, limits=limits, verify=tls)
 
     def call(self, coroutine: Awaitable[Any]) -> Any:
         """Run `coroutine` on the farm's loop; its result."""
         future: Future = asyncio.run_coroutine_threadsafe(coroutine, self.loop)  # type: ignore[arg-type]
         return future.result()
 
-    async def post(self, kind: str, runner: SimRunner, path: str, body: dict[str, Any], *,
-                   client: httpx.AsyncClient | None = None) -> httpx.Response:
+    async def post(self, kind: str, runner: SimRunner, path: str, body: dict[str, Any]) -> httpx.Response:
         """One protocol call, asked again (as the agent's retry policy would) on 429, 5xx or
         no answer; any other 4xx is a bug here and raised."""
         for attempt in range(8):
             self.requests[kind] += 1
             try:
-                response = await (client or self.calls).post(path, json=body,
-                                                              headers={"Authorization": f"Runner {runner.token}"})
+                assert runner.client is not None
+                response = await runner.client.post(path, json=body)
             except httpx.TransportError:
                 response = None
             if response is not None and (response.status_code < 400 or response.status_code == 409):
@@ -332,11 +346,10 @@ class Farm:
         if lost:
             raise RuntimeError(f"{runner.name}: leases lost {lost}")
 
-    async def lease(self, runner: SimRunner, wait_s: float, *, kind: str = "lease",
-                    client: httpx.AsyncClient | None = None) -> list[dict[str, Any]]:
+    async def lease(self, runner: SimRunner, wait_s: float, *, kind: str = "lease") -> list[dict[str, Any]]:
         free = [serial for serial in runner.serials if serial not in runner.held]
         sent = time.monotonic()
-        response = await self.post(kind, runner, "/lease", {"devices": free, "wait_s": wait_s}, client=client)
+        response = await self.post(kind, runner, "/lease", {"devices": free, "wait_s": wait_s})
         runs = [] if response.status_code == 204 else response.json()["runs"]
         answered = time.monotonic()
         for run in runs:
@@ -381,6 +394,9 @@ class Farm:
     def start_farming(self) -> None:
         async def start() -> None:
             self.farming = True
+            lateness = asyncio.create_task(self._lateness())
+            self.tasks.add(lateness)
+            lateness.add_done_callback(self._ended)
             for runner in self.runners:
                 for loop in (self._heartbeats(runner), self._leasing(runner)):
                     task = asyncio.create_task(loop)
@@ -393,6 +409,14 @@ class Farm:
         self.tasks.discard(task)
         if not task.cancelled() and task.exception() is not None:
             print(f"  a simulated runner task failed: {task.exception()!r}", file=sys.stderr)
+
+    async def _lateness(self) -> None:
+        """How late the loop runs a 50 ms timer: what the simulator adds to what it measures."""
+        while self.farming:
+            asked = time.monotonic()
+            await asyncio.sleep(LATENESS_TIMER_S)
+            fired = time.monotonic()
+            self.lateness.append((fired, fired - asked - LATENESS_TIMER_S))
 
     async def _heartbeats(self, runner: SimRunner) -> None:
         await asyncio.sleep(self.rng.uniform(0, HEARTBEAT_S))  # runners start at different times
@@ -415,7 +439,7 @@ class Farm:
                 continue
             # Short polls while runs are going, so a device that frees up is leased soon (the agent's rule).
             wait = LEASE_WAIT_S if not runner.held else min(LEASE_WAIT_S, 5.0)
-            for run in await self.lease(runner, wait, client=self.polls):
+            for run in await self.lease(runner, wait):
                 task = asyncio.create_task(self._run(runner, run))
                 self.tasks.add(task)
                 task.add_done_callback(self._ended)
@@ -460,8 +484,9 @@ class Farm:
                 task.cancel()
             if tasks:
                 await asyncio.wait(tasks, timeout=10)
-            await self.calls.aclose()
-            await self.polls.aclose()
+            for runner in self.runners:
+                if runner.client is not None:
+                    await runner.client.aclose()
 
         try:
             asyncio.run_coroutine_threadsafe(stop(), self.loop).result(timeout=30)
@@ -506,9 +531,10 @@ def run_benchmark() -> None:
         meter = Meter(web.pid)
         farm = Farm(url, runners)
         print(f"{RUNNERS} simulated runners × {DEVICES_PER_RUNNER} devices = {len(devices)} (blocks of {BLOCK_S:g} s, "
-              f"{sched.BLOCKS} per run), one asyncio loop, {CONNECTIONS} connections + one per runner for "
-              f"long-polls; backend: gunicorn {sched.WEB_WORKERS} workers × {sched.WEB_THREADS} threads, a pool of "
-              f"{sched.WEB_POOL} database connections each; PostgreSQL at {settings.DATABASES['default']['PORT']}"
+              f"{sched.BLOCKS} per run), one asyncio loop, a client per runner (at most {RUNNER_CONNECTIONS} "
+              f"connections each); backend: gunicorn {sched.WEB_WORKERS} workers × {sched.WEB_THREADS} threads, "
+              f"a pool of {sched.WEB_POOL} database connections each; "
+              f"PostgreSQL at {settings.DATABASES['default']['PORT']}"
               + ("" if meter.counting else " (no pg_stat_statements: statement counts left out; start the services "
                                            "with --stat-statements)"))
 
@@ -613,6 +639,10 @@ def run_benchmark() -> None:
     if with_work:
         print(f"    leases with work: request → answer p50 {statistics.median(with_work):.0f} ms, "
               f"p99 {sched.percentile(with_work, 0.99):.0f} ms")
+    late = [lag * 1000 for at, lag in farm.lateness if window_start <= at <= window_end]
+    if late:
+        print(f"    the simulator's own delay (a {LATENESS_TIMER_S * 1000:.0f} ms timer on its loop fired late by): "
+              f"p50 {statistics.median(late):.1f} ms, p99 {sched.percentile(late, 0.99):.1f} ms")
     print(f"    device utilisation: mean {mean_share:.1%}, lowest {min(shares):.1%}, "
           f"p5 {sched.percentile(shares, 0.05):.1%} over {len(shares)} devices")
     lost = sum(1 for at in farm.lost if window_start <= at <= window_end)

@@ -11,6 +11,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from apps.accounts.actor import NO_ACTOR, Actor
+from apps.core.bulk import rows_update
 from apps.core.errors import ApplicationError, Conflict
 from apps.core.events import publish
 from apps.core.operator_reason import operator_reason
@@ -234,7 +235,7 @@ def runner_devices_report(*, runner: Runner, devices: list[dict[str, Any]], full
     if changed_fields:
         # Every row written gets its own values back for the fields it did not change: they
         # were read under the lock. A device no longer listed keeps its last_seen_at.
-        Device.objects.bulk_update([*seen, *gone], ["last_seen_at", "updated_at", *sorted(changed_fields)])
+        rows_update(Device, [*seen, *gone], ["last_seen_at", "updated_at", *sorted(changed_fields)])
     elif seen:
         Device.objects.filter(pk__in=[device.pk for device in seen]).update(last_seen_at=now, updated_at=now)
     if changes:
@@ -281,8 +282,7 @@ def devices_mark_leased(*, leases: list[tuple[Device, str]]) -> None:
     for device, reason in leases:
         device.state, device.state_reason = Device.State.BUSY, reason[:500]
         device.last_seen_at = device.updated_at = now
-    Device.objects.bulk_update([device for device, _ in leases],
-                               ["state", "state_reason", "last_seen_at", "updated_at"])
+    rows_update(Device, [device for device, _ in leases], ["state", "state_reason", "last_seen_at", "updated_at"])
 
 
 def _count_outcome(device: Device, *, infra_error_kind: str | None, error: str, run_label: str) -> list[str]:

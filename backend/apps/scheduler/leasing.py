@@ -12,7 +12,6 @@ device fault counts towards the device's quarantine, a lab fault towards the run
 breaker, and a customer-target fault fails the comparison alone."""
 
 import secrets
-import threading
 import time
 from datetime import timedelta
 from functools import partial
@@ -33,6 +32,8 @@ from apps.comparisons.platforms import device_protocols, devices_supporting, run
 from apps.comparisons.secret_refs import referenced_secret_names
 from apps.comparisons.services import comparison_complete_if_runs_done, comparison_fail_for_target
 from apps.comparisons.spec import wire_spec
+from apps.core.admission import WorkSlots
+from apps.core.bulk import rows_update
 from apps.core.errors import Conflict
 from apps.devices.models import Device, Runner
 from apps.devices.services import (
@@ -265,8 +266,8 @@ def _lease_once(*, runner: Runner, serials: list[str]) -> list[Run]:
         run.lease_ended_at = None
         run.started_at = run.started_at or now
         run.updated_at = now
-    Run.objects.bulk_update(leased, ["device", "last_device", "status", "attempt", "lease_token", "lease_expires_at",
-                                     "lease_ended_at", "started_at", "updated_at"])
+    rows_update(Run, leased, ["device", "last_device", "status", "attempt", "lease_token", "lease_expires_at",
+                              "lease_ended_at", "started_at", "updated_at"])
     RunAttempt.objects.bulk_create([RunAttempt(run=run, number=run.attempt, device=run.device, started_at=now)
                                     for run in leased])
     devices_mark_leased(leases=[(chosen[run.pk], f"running {run.comparison.name!r} ({run.network_profile}), "
@@ -277,7 +278,7 @@ def _lease_once(*, runner: Runner, serials: list[str]) -> list[Run]:
     return leased
 
 
-def _release_connection() -> None:
+def release_connection() -> None:
     """Give the thread's database connection back: a farm of runners long-polls on as many
     web threads, which must not hold a connection each while they wait, nor keep one
     after. Not inside a transaction (a test's), which must keep its connection."""
@@ -285,23 +286,19 @@ def _release_connection() -> None:
         connection.close()
 
 
-# Looks for work at once per web process: when a queued backlog wakes every waiting runner
-# together, the rest queue here (in memory) rather than each opening a database connection.
-LOOKS_AT_ONCE = 8
-_looking = threading.BoundedSemaphore(LOOKS_AT_ONCE)
+# The runner protocol's requests a web process works on at once (apps.core.admission): the API
+# holds one for each request, a long-poll lends it back while it waits, and a look for work
+# takes one when called outside a request. A woken herd of waiting runners looks for work a few
+# at a time, each queued without a database connection.
+RUNNER_WORK = WorkSlots(settings.RUNNER_WORK_SLOTS)
 
 
 def _look(*, runner: Runner, serials: list[str]) -> list[dict[str, Any]]:
-    if not _looking.acquire(blocking=False):
-        # Others are looking: queue without the connection authentication took, or a herd
-        # queued here would hold every connection of the process (or of its pool).
-        _release_connection()
-        _looking.acquire()
-    try:
-        return [run_lease_payload(run) for run in _lease_once(runner=runner, serials=serials)]
-    finally:
-        _release_connection()
-        _looking.release()
+    with RUNNER_WORK.held(before_waiting=release_connection):
+        try:
+            return [run_lease_payload(run) for run in _lease_once(runner=runner, serials=serials)]
+        finally:
+            release_connection()
 
 
 def lease_acquire(*, runner: Runner, serials: list[str], wait_s: float) -> list[dict[str, Any]]:
@@ -320,7 +317,8 @@ def lease_acquire(*, runner: Runner, serials: list[str], wait_s: float) -> list[
             remaining = deadline - time.monotonic()
             if runs or remaining <= 0:
                 return runs
-            wakeup.wait(timeout=remaining)
+            with RUNNER_WORK.lent():
+                wakeup.wait(timeout=remaining)
             if wakeup.woken_for(own):
                 # A heartbeat of this runner took a device offline (heartbeat_receive): the
                 # runner is stopping, or asks again for the devices it still has.

@@ -1,7 +1,10 @@
 """The runner protocol v1 (device-runner/contract/README.md). Runners pull;
 nothing here ever connects to a runner."""
 
+from typing import Any
+
 from django.conf import settings
+from django.http import HttpRequest, HttpResponseBase
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
@@ -31,7 +34,14 @@ from apps.results.ingest import (
 )
 from apps.results.ingest.blocks import block_store
 from apps.results.ingest.columnar import MEDIA_TYPE as COLUMNAR_MEDIA_TYPE
-from apps.scheduler.leasing import heartbeat_receive, hello_receive, lease_acquire, run_finish
+from apps.scheduler.leasing import (
+    RUNNER_WORK,
+    heartbeat_receive,
+    hello_receive,
+    lease_acquire,
+    release_connection,
+    run_finish,
+)
 
 from .serializers import (
     ArtifactStoredSerializer,
@@ -63,6 +73,13 @@ class RunnerAPIView(APIView):
     permission_classes = [IsRunner]
     throttle_classes = [RunnerRateThrottle]
     parser_classes = [JSONParser]  # "All bodies are JSON" (contract README)
+
+    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+        # A few requests at a time per process, the rest queued in arrival order before they
+        # take a database connection (apps.core.admission); a lease lends its slot back while
+        # it long-polls (apps.scheduler.leasing).
+        with RUNNER_WORK.held(before_waiting=release_connection):
+            return super().dispatch(request, *args, **kwargs)
 
 
 class RegisterView(APIView):

@@ -13,6 +13,7 @@ import pytest
 from django.db import connection
 
 from apps.comparisons.services import comparison_create, comparison_plan
+from apps.core.admission import WorkSlots
 from apps.devices.services import pool_get_or_create, runner_heartbeat, runner_hello, runner_register
 from apps.scheduler import leasing, wakeups
 from apps.scheduler.wakeups import runner_wakeup_key, wake_runner
@@ -221,10 +222,10 @@ def test_the_recheck_wakes_only_waiters_of_pools_with_queued_runs(settings, org,
 
 @pytest.mark.django_db(transaction=True)
 def test_a_woken_herd_looks_a_few_at_a_time(settings, org, monkeypatch, counted_looks, slow_recheck):
-    """Six runners woken by one queued backlog look for work at most LOOKS_AT_ONCE (here 2) at
-    a time, so a farm's herd does not open a database connection each; all six get work."""
+    """Six runners woken by one queued backlog look for work at most RUNNER_WORK_SLOTS (here 2)
+    at a time, so a farm's herd does not open a database connection each; all six get work."""
     settings.RUNNER_LEASE_WAIT_MAX_S = 20
-    monkeypatch.setattr(leasing, "_looking", threading.BoundedSemaphore(2))
+    monkeypatch.setattr(leasing, "RUNNER_WORK", WorkSlots(2))
     looks, wakes = counted_looks
     looking, most = [0], [0]
     lock, queued = threading.Lock(), threading.Event()
@@ -265,8 +266,8 @@ def test_a_lease_request_queued_behind_the_looks_gives_its_connection_back(setti
     """The request's connection (its authentication used one) is given back while it queues
     for a look: a herd queued there holds no connections."""
     settings.RUNNER_LEASE_WAIT_MAX_S = 20
-    looks = threading.BoundedSemaphore(1)
-    monkeypatch.setattr(leasing, "_looking", looks)
+    slots = WorkSlots(1)
+    monkeypatch.setattr(leasing, "RUNNER_WORK", slots)
     pool = pool_get_or_create(organization=org, slug="local", name="Local")
     runners = [host_runner(pool, f"lab-{n}") for n in range(3)]
     wakeups.listener.ensure_running()
@@ -281,13 +282,14 @@ def test_a_lease_request_queued_behind_the_looks_gives_its_connection_back(setti
         finally:
             connection.close()
 
-    looks.acquire()  # every look taken: the requests queue
+    taken = slots.held()
+    taken.__enter__()  # every slot taken: the requests queue
     threads = [threading.Thread(target=authenticated_lease, args=(runner,)) for runner in runners]
     for thread in threads:
         thread.start()
     until(lambda: len(queued) == 3, "three requests authenticated")
     until(lambda: other_connections() == 1, "the queued requests gave their connections back")
-    looks.release()
+    taken.__exit__(None, None, None)
     for thread in threads:
         thread.join(timeout=PATIENCE_S)
     assert not any(thread.is_alive() for thread in threads)
