@@ -282,6 +282,20 @@ class SortedGroups:
         return len(self.starts)
 
 
+def runs_of(codes: np.ndarray, also_starting: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Where each run of equal codes begins in `codes` (sorted, or at least grouped) and how
+    long it is; a run also begins at each position of `also_starting` (a sub-run's codes
+    that repeat across its enclosing runs)."""
+    n = len(codes)
+    new_run = np.empty(n, dtype=bool)
+    new_run[0] = True
+    np.not_equal(codes[1:], codes[:-1], out=new_run[1:])
+    if also_starting is not None:
+        new_run[also_starting] = True
+    starts = np.flatnonzero(new_run)
+    return starts, np.diff(np.append(starts, n))
+
+
 def sorted_groups(keys: Sequence[np.ndarray], values: np.ndarray) -> SortedGroups | None:
     """group_by(keys, values)'s groups and their sorted values, by one np.sort of an int64
     holding the packed keys above the value's bits. numpy sorts int64 several times faster
@@ -304,11 +318,7 @@ def sorted_groups(keys: Sequence[np.ndarray], values: np.ndarray) -> SortedGroup
     combined |= values.astype(np.int64) - low if low else values.astype(np.int64, copy=False)
     combined.sort()
     code_of = combined >> value_bits
-    new_group = np.empty(n, dtype=bool)
-    new_group[0] = True
-    np.not_equal(code_of[1:], code_of[:-1], out=new_group[1:])
-    starts = np.flatnonzero(new_group)
-    counts = np.diff(np.append(starts, n))
+    starts, counts = runs_of(code_of)
     group_codes = code_of[starts]
     combined &= (1 << value_bits) - 1
     if low:

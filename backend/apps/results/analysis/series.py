@@ -16,11 +16,15 @@ counted as incomplete and left out of the timings.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 import numpy as np
 
 from .effects import percentage_gain, speedup
 from .grouping import DenseGroups, Groups, dense_groups, group_by, sorted_quantiles
 from .table import SampleTable
+
+Aggregate = Callable[[np.ndarray], np.ndarray]
 
 SERIES_KEYS = ("profile", "device", "arm", "period", "block", "repetition")
 US_PER_S = 1_000_000.0
@@ -50,51 +54,43 @@ def _series_by_dense_groups(table: SampleTable, rows: np.ndarray, groups: DenseG
                             span: bool) -> dict[str, np.ndarray]:
     """series_times from group numbers: every aggregate is a sum of whole numbers, a minimum or
     a maximum, so no order of the rows is needed (and the numbers are _series_by_group_by's)."""
-    ok = table.ok[rows]
-    n_bytes = groups.integer_sums(np.where(ok, table.resp_bytes[rows], 0))
-    failed = groups.integer_sums(~ok)
-    if span:
-        issued = table.issued_us[rows]
-        monotonic = groups.mins(issued) >= 0  # per series: every request has its monotonic time
-        start = np.where(monotonic[groups.codes], issued, table.start_us[rows])
-        ok = ok & (start >= 0)
-        failed = groups.integer_sums(~ok)
-        first = groups.mins(np.where(ok, start, np.iinfo(np.int64).max))
-        last = groups.maxs(np.where(ok, start + table.total_us[rows], 0))
-        time_us = np.where(failed == 0, last - first, 0).astype(np.float64)
-    else:
-        time_us = groups.integer_sums(np.where(ok, table.total_us[rows], 0))
-    out = {k: groups.keys[i] for i, k in enumerate(SERIES_KEYS)}
-    out.update(time_us=time_us, bytes=n_bytes, requests=groups.counts, complete=failed == 0)
-    return out
+    return _series_aggregated(table, rows, span, keys=groups.keys, counts=groups.counts, sums=groups.integer_sums,
+                              mins=groups.mins, maxs=groups.maxs, of_row=lambda per_series: per_series[groups.codes])
 
 
 def _series_by_group_by(table: SampleTable, rows: np.ndarray, groups: Groups, span: bool) -> dict[str, np.ndarray]:
+    def of_row(per_series: np.ndarray) -> np.ndarray:
+        by_row = np.empty(len(rows), dtype=per_series.dtype)
+        by_row[groups.order] = per_series[groups.group_of_sorted_row()]
+        return by_row
+
+    return _series_aggregated(table, rows, span, keys=groups.keys, counts=groups.counts, sums=groups.sums,
+                              mins=groups.mins, maxs=groups.maxs, of_row=of_row)
+
+
+def _series_aggregated(table: SampleTable, rows: np.ndarray, span: bool, *, keys: Sequence[np.ndarray],
+                       counts: np.ndarray, sums: Aggregate, mins: Aggregate, maxs: Aggregate,
+                       of_row: Aggregate) -> dict[str, np.ndarray]:
+    """Each series' time, bytes, requests and completeness from its groups' aggregates (sums,
+    minimums and maximums of a value per row; of_row: a value per series spread back to its rows)."""
     ok = table.ok[rows]
-    n_bytes = groups.sums(np.where(ok, table.resp_bytes[rows], 0))
-    failed = groups.sums(~ok)
+    n_bytes = sums(np.where(ok, table.resp_bytes[rows], 0))
+    failed = sums(~ok)
     if span:
-        start = _issue_times(table, rows, groups)
+        issued = table.issued_us[rows]
+        # Each row's issue time on the clock its series is timed on: the monotonic issue time
+        # where every request of the series has one, else the wall clock (−1 where unknown).
+        start = np.where(of_row(mins(issued) >= 0), issued, table.start_us[rows])
         ok = ok & (start >= 0)
-        failed = groups.sums(~ok)
-        first = groups.mins(np.where(ok, start, np.iinfo(np.int64).max))
-        last = groups.maxs(np.where(ok, start + table.total_us[rows], 0))
+        failed = sums(~ok)
+        first = mins(np.where(ok, start, np.iinfo(np.int64).max))
+        last = maxs(np.where(ok, start + table.total_us[rows], 0))
         time_us = np.where(failed == 0, last - first, 0).astype(np.float64)
     else:
-        time_us = groups.sums(np.where(ok, table.total_us[rows], 0))
-    out = {k: groups.keys[i] for i, k in enumerate(SERIES_KEYS)}
-    out.update(time_us=time_us, bytes=n_bytes, requests=groups.counts, complete=failed == 0)
+        time_us = sums(np.where(ok, table.total_us[rows], 0))
+    out = {k: keys[i] for i, k in enumerate(SERIES_KEYS)}
+    out.update(time_us=time_us, bytes=n_bytes, requests=counts, complete=failed == 0)
     return out
-
-
-def _issue_times(table: SampleTable, rows: np.ndarray, groups: Groups) -> np.ndarray:
-    """Each row's issue time on the clock its series is timed on: the monotonic issue time
-    where every request of the series has one, else the wall clock (−1 where unknown)."""
-    issued = table.issued_us[rows]
-    monotonic = groups.mins(issued) >= 0  # per series
-    by_row = np.empty(len(rows), dtype=bool)
-    by_row[groups.order] = monotonic[groups.group_of_sorted_row()]
-    return np.where(by_row, issued, table.start_us[rows])
 
 
 def series_summary(table: SampleTable, *, baseline_arm: str | None = None, span: bool = False) -> list[dict]:

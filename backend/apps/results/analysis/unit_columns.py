@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .grouping import radix_argsort
+from .grouping import radix_argsort, runs_of
 
 
 @dataclass(frozen=True, eq=False)
@@ -84,11 +84,7 @@ def sorted_arms(unit: np.ndarray, profile: np.ndarray, arm: np.ndarray, cell: np
     mask = (1 << value_bits) - 1
     by_group = np.sort((group << value_bits) | offset)
     group_of = by_group >> value_bits
-    new_group = np.empty(n, dtype=bool)
-    new_group[0] = True
-    np.not_equal(group_of[1:], group_of[:-1], out=new_group[1:])
-    starts = np.flatnonzero(new_group)
-    counts = np.diff(np.append(starts, n))
+    starts, counts = runs_of(group_of)
     codes = group_of[starts]
     keys = (codes // (n_profiles * n_arms), (codes // n_arms) % n_profiles, codes % n_arms)
     del group_of
@@ -118,12 +114,7 @@ def _trimmed_means(logs: np.ndarray, run_keys: np.ndarray, starts: np.ndarray, c
     `cells_of_runs` gives the cell of each run from the positions where the runs begin."""
     n, n_groups = len(logs), len(starts)
     group = np.repeat(np.arange(n_groups, dtype=np.int64), counts)
-    new_run = np.empty(n, dtype=bool)
-    new_run[0] = True
-    np.not_equal(run_keys[1:], run_keys[:-1], out=new_run[1:])
-    new_run[starts] = True
-    run_start = np.flatnonzero(new_run)
-    run_count = np.diff(np.append(run_start, n))
+    run_start, run_count = runs_of(run_keys, also_starting=starts)
     cut = np.floor(trim * run_count).astype(np.int64)
     # Each group's cumulative sum of logs, led by 0, in one array: group g's sits at
     # starts[g] + g … starts[g] + counts[g] + g.
