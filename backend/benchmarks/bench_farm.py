@@ -94,6 +94,7 @@ from django.db import connection  # noqa: E402
 from scratch_database import scratch_database  # noqa: E402
 
 from latencylab_runner import __version__ as RUNNER_VERSION  # noqa: E402
+from latencylab_runner.agent.client import KEEPALIVE_EXPIRY_S  # noqa: E402
 from latencylab_runner.devices.model import DeviceStatus  # noqa: E402
 from testing.factories import make_sample  # noqa: E402
 
@@ -297,7 +298,8 @@ class Farm:
         # pool of hundreds of connections held its requests back for a quarter of a second at
         # the median before they were sent. One TLS context for all (plain HTTP: never used).
         tls = ssl.create_default_context()
-        limits = httpx.Limits(max_connections=RUNNER_CONNECTIONS, max_keepalive_connections=RUNNER_CONNECTIONS)
+        limits = httpx.Limits(max_connections=RUNNER_CONNECTIONS, max_keepalive_connections=RUNNER_CONNECTIONS,
+                              keepalive_expiry=KEEPALIVE_EXPIRY_S)  # as the agent's client
         for runner in self.runners:
             runner.changed = asyncio.Event()
             runner.client = httpx.AsyncClient(

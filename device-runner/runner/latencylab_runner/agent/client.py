@@ -32,6 +32,12 @@ log = logging.getLogger(__name__)
 
 # `register` is typed by a person, who should hear of a wrong server URL in seconds.
 REGISTER_BUDGET_S = 15.0
+# An idle connection is dropped after this long, before the server drops it: gunicorn closes a
+# keep-alive connection idle for 2 s (its default), and a request sent on one it is closing
+# fails with a ReadError and waits out a retry's back-off (the farm benchmark met 15–35 per
+# run with httpx's default, 5 s). An agent's requests are seconds apart (a heartbeat every
+# 10 s), so reuse was rare anyway: a block's upload followed by its finish.
+KEEPALIVE_EXPIRY_S = 1.5
 
 
 class LeaseLost(Exception):
@@ -88,6 +94,8 @@ class RunnerClient:
             base_url=server.rstrip("/") + "/api/runner/v1",
             headers={"Authorization": f"Runner {token}", "User-Agent": f"latencylab-runner/{__version__}"},
             timeout=timeout_s,
+            # httpx's default connection limits, with the shorter idle expiry.
+            limits=httpx.Limits(max_connections=100, max_keepalive_connections=20, keepalive_expiry=KEEPALIVE_EXPIRY_S),
         )
         self._retry_budget_s = retry_budget_s
         self._journal = UploadJournal(journal) if journal else None
