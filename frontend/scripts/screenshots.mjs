@@ -1,7 +1,7 @@
 // Development aid, not a test: serves the built app with `vite preview`, answers /api from
 // the unit-test fixtures inside the browser (page.route), and screenshots every page into
 // screenshots/. Run `npm run build && npm run screenshots`.
-/* global document -- the function given to waitForFunction runs inside the page */
+/* global document, requestAnimationFrame -- the functions given to waitForFunction and evaluate run inside the page */
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +28,7 @@ const verdicts = new Map(
     .map((verdict) => [verdict.comparison, verdict]),
 );
 const networkProfiles = fixture('network-profiles.json');
+const pools = fixture('pools.json');
 const detailFor = (entry) => ({
   ...detail,
   id: entry.results.comparison,
@@ -36,7 +37,9 @@ const detailFor = (entry) => ({
   spec: { ...detail.spec, name: entry.title, preset: entry.preset, baseline_arm: entry.results.baseline_arm,
           arms: entry.results.arms.map((label) => ({ label, protocol: 'h2', connection: 'warm' })) },
 });
-const me = { username: 'ada', organization: { slug: 'acme', name: 'Acme Mobile' } };
+// As the unit tests' fixture (src/testing/fixtures: meFixture): the organisation switcher reads the list.
+const me = { username: 'ada', organization: { slug: 'acme', name: 'Acme Mobile' }, role: 'owner',
+  organizations: [{ slug: 'acme', name: 'Acme Mobile', role: 'owner' }] };
 const outDir = path.join(root, 'screenshots');
 mkdirSync(outDir, { recursive: true });
 
@@ -53,6 +56,7 @@ function mockApi(page, { signedIn = true, running = false } = {}) {
     if (p.endsWith('/auth/csrf')) return route.fulfill({ status: 204, headers: { 'set-cookie': 'csrftoken=abc; Path=/' } });
     if (p.endsWith('/auth/me')) return signedIn ? json(me) : json({ detail: 'Not signed in.' }, 403);
     if (p.endsWith('/auth/login')) return json({ detail: 'Wrong username or password.' }, 400);
+    if (p.endsWith('/auth/signup')) return json({ open: false });
     if (p.endsWith('/presets')) return json(presets);
     if (p.endsWith('/comparisons') && method === 'GET') return json(page1);
     if (p.endsWith('/comparisons/validate')) {
@@ -64,6 +68,7 @@ function mockApi(page, { signedIn = true, running = false } = {}) {
       return json({ arms: { 1: { protocol: ['"h4" is not a valid choice.'] } }, blocks: ['Ensure this value is less than or equal to 50.'] }, 400);
     }
     if (p.endsWith('/network-profiles')) return json(networkProfiles);
+    if (p.endsWith('/pools')) return json(pools);
     if (p.endsWith('/verdict')) {
       const verdict = !running && verdicts.get(p.split('/')[4]);
       return verdict ? json(verdict) : json({ detail: 'The comparison is running; its verdict exists once it is finished.' }, 409);
@@ -101,7 +106,9 @@ async function shot(name, url, options = {}, act = async () => {}) {
   // Charts are drawn one at a time, visible ones first: the picture waits for all of them.
   await page.waitForFunction(() => document.querySelectorAll('.plot[data-state="loading"]').length === 0, null,
     { timeout: 30_000 });
-  await page.waitForTimeout(400);
+  // Then what the last chart's drawing set off has painted: the web fonts and two frames.
+  await page.evaluate(() => document.fonts.ready);
+  await page.evaluate(() => new Promise((painted) => requestAnimationFrame(() => requestAnimationFrame(painted))));
   await page.screenshot({ path: path.join(outDir, `${name}.png`), fullPage: true });
   console.log(`screenshots/${name}.png`);
   // Close-ups of the results sections, readable at full size next to the full page.
