@@ -9,6 +9,7 @@ from rest_framework.test import APIClient
 from apps.accounts.services import api_token_create, organization_get_or_create, user_ensure_member
 from apps.comparisons.services import comparison_create, comparison_plan
 from apps.devices.services import pool_get_or_create, runner_hello, runner_register
+from apps.scheduler import wakeups
 from apps.scheduler.wakeups import listener as runs_queued_listener
 from testing.factories import SPEC
 
@@ -77,3 +78,13 @@ def queued_run(org, pool):
     comparison = comparison_create(organization=org, submitted_spec=SPEC)
     comparison_plan(comparison_id=str(comparison.id))
     return comparison.runs.get()
+
+
+@pytest.fixture
+def slow_recheck(monkeypatch):
+    """The wake-up listener restarted with a recheck longer than any wait of a test: a waiting
+    long-poll wakes only for a notification or a lost connection."""
+    monkeypatch.setattr(wakeups, "RECHECK_S", 600.0)
+    wakeups.listener.stop()
+    yield
+    wakeups.listener.stop()  # the next test's listener starts with the default recheck

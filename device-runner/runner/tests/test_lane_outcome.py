@@ -212,7 +212,7 @@ def test_lane_time_limit_kills_the_process_group(tmp_path):
 def test_lane_cancelled_by_the_server(tmp_path):
     cancelled = threading.Event()
     cancelled.set()
-    lane = run_lane([sys.executable, "-c", "import time; time.sleep(3600)"], cwd=tmp_path, env={}, timeout_s=600,
+    lane = run_lane([sys.executable, "-c", "import signal; signal.pause()"], cwd=tmp_path, env={}, timeout_s=600,
                     label="t", cancelled=cancelled)
     assert lane.cancelled
     assert not lane.timed_out

@@ -86,12 +86,12 @@ def test_namespaces_removed_on_exit_and_guard_refuses_after():
 
 def test_sigkill_of_owner_then_sweep_removes_everything():
     owner_code = textwrap.dedent("""
-        import sys, time
+        import signal, sys
         from latencylab_tools.netlab import EmulatedLink, PRESETS
         link = EmulatedLink(PRESETS["lte"], backend="userspace").start()
         link.spawn_in_server(["sleep", "60"])
         print(" ".join(link.namespaces), link._backend.proc.pid, flush=True)
-        time.sleep(60)
+        signal.pause()  # until the test kills it
     """)
     owner = subprocess.Popen([sys.executable, "-c", owner_code], stdout=subprocess.PIPE, text=True)
     try:

@@ -17,16 +17,6 @@ from testing.device_farm import heartbeat, phone, runner_client
 PATIENCE_S = 30.0
 
 
-@pytest.fixture
-def no_recheck(monkeypatch):
-    """The wake-up listener with a recheck longer than the test: the long-poll wakes only when
-    its own runner's heartbeat takes its device offline."""
-    monkeypatch.setattr(wakeups, "RECHECK_S", 600.0)
-    wakeups.listener.stop()
-    yield
-    wakeups.listener.stop()
-
-
 def test_at_most_size_requests_work_at_once_and_the_rest_wait():
     slots = WorkSlots(2)
     inside, most, waited = [0], [0], []
@@ -90,7 +80,7 @@ def test_lending_outside_a_slot_changes_nothing_and_no_wait_gives_nothing_back()
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_long_poll_waiting_for_work_leaves_its_slot_to_a_heartbeat(settings, pool, monkeypatch, no_recheck):
+def test_a_long_poll_waiting_for_work_leaves_its_slot_to_a_heartbeat(settings, pool, monkeypatch, slow_recheck):
     """One slot: a runner's long-poll finds no work and waits; another runner's heartbeat
     is answered meanwhile, through the same process, while the long-poll still waits. Then its
     own runner's heartbeat takes its phone offline, which answers it (with no run)."""

@@ -23,16 +23,6 @@ from testing.factories import SPEC
 PATIENCE_S = 30.0
 
 
-@pytest.fixture
-def slow_recheck(monkeypatch):
-    """The listener restarted with a recheck longer than any wait here: a wake can only come
-    from a notification or a lost connection."""
-    monkeypatch.setattr(wakeups, "RECHECK_S", 600.0)
-    wakeups.listener.stop()
-    yield
-    wakeups.listener.stop()  # the next test's listener starts with the default recheck
-
-
 def host_runner(pool, name: str):
     runner, _ = runner_register(pool=pool, name=name)
     runner_hello(runner=runner, info={"version": "test", "drivers": ["host"]},
