@@ -10,7 +10,6 @@ from apps.accounts.services import api_token_create, organization_get_or_create,
 from apps.comparisons.services import comparison_create, comparison_plan
 from apps.devices.services import pool_get_or_create, runner_hello, runner_register
 from apps.scheduler import wakeups
-from apps.scheduler.wakeups import listener as runs_queued_listener
 from testing.factories import SPEC
 
 # Under CI=true a skipped test fails (infra/testing/no_skips_under_ci.py).
@@ -22,7 +21,7 @@ def django_db_setup(django_db_setup):
     """pytest-django's test database, and at its end the lease listener stopped first: its
     connection would keep the test database from being dropped."""
     yield
-    runs_queued_listener.stop()
+    wakeups.listener.stop()
 
 
 @pytest.fixture

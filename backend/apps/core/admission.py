@@ -1,5 +1,7 @@
 """How many requests of a kind a web process works on at once; the rest wait their turn here,
-in memory, in arrival order, holding no database connection.
+in memory, in about the order they came (threading.Semaphore wakes its waiters first come,
+first served, but a request arriving as a slot frees may take it first), holding no database
+connection.
 
 A gthread worker has many threads (a farm's long-polls each hold one while they wait) but one
 interpreter lock, and a pool of database connections smaller than its threads. When a farm's
@@ -7,8 +9,7 @@ agents, each with its own HTTP client, send their heartbeats, uploads and leases
 every thread would otherwise start its request: they take turns on the interpreter lock a few
 milliseconds at a time and queue for the pool, and each request's few milliseconds of work
 stretch over seconds (measured: a lease's median from 0.1 s to 1.4 s). Working on a few at a
-time and queueing the rest keeps each request's time close to its work, and the queue's
-order is the order the requests came in.
+time and queueing the rest keeps each request's time close to its work.
 
 A request that waits for something else (a lease's long-poll) lends its slot back for the
 wait (`lent`), so waiting runners never hold the process's capacity."""
