@@ -251,7 +251,7 @@ RUNNER_LEASE_SECONDS = int(env("RUNNER_LEASE_SECONDS", "60"))
 RUNNER_OFFLINE_SECONDS = int(env("RUNNER_OFFLINE_SECONDS", "30"))
 RUNNER_MAX_ATTEMPTS = 3
 RUNNER_LEASE_WAIT_MAX_S = 25
-# Runner-protocol requests a web process works on at once; the rest wait in arrival order
+# Runner-protocol requests a web process works on at once; the rest wait their turn
 # without a database connection (apps.core.admission; a long-poll's wait does not count).
 RUNNER_WORK_SLOTS = int(env("RUNNER_WORK_SLOTS", "8"))
 RUNNER_MAX_BATCH_SAMPLES = 20_000

@@ -75,7 +75,7 @@ class RunnerAPIView(APIView):
     parser_classes = [JSONParser]  # "All bodies are JSON" (contract README)
 
     def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
-        # A few requests at a time per process, the rest queued in arrival order before they
+        # A few requests at a time per process, the rest queued (first come, first served) before they
         # take a database connection (apps.core.admission); a lease lends its slot back while
         # it long-polls (apps.scheduler.leasing).
         with RUNNER_WORK.held(before_waiting=release_connection):

@@ -1,5 +1,5 @@
-"""A web process works on a few runner-protocol requests at once and queues the rest in
-arrival order, each queued request holding no database connection (apps.core.admission); a
+"""A web process works on a few runner-protocol requests at once and queues the rest,
+each queued request holding no database connection (apps.core.admission); a
 long-poll lends its slot back while it waits, so waiting runners never take the process's
 capacity from the ones with work to report."""
 
